@@ -1,0 +1,58 @@
+// Run vocabulary from the spec (§2.2, §3.1). Pure: imported by workflows, activities and the API.
+
+export const RUN_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+export const TERMINAL_RUN_STATES: readonly RunState[] = ['succeeded', 'failed', 'cancelled'];
+
+export function isTerminalRunState(state: RunState): boolean {
+  return TERMINAL_RUN_STATES.includes(state);
+}
+
+export const RUN_FAILURE_REASONS = [
+  'never_started',
+  'no_model_response',
+  'sandbox_failed',
+  'spawn_failed',
+  'crashed',
+  'agent_died',
+  'timed_out',
+  'sandbox_run_lost',
+  'sandbox_unreachable',
+  'dropped_commit',
+  'no_changes',
+  'finalize_failed',
+  'push_rejected_policy',
+  'finalize_unposted',
+  'provider_error',
+  'oom_killed',
+  'evicted',
+] as const;
+export type RunFailureReason = (typeof RUN_FAILURE_REASONS)[number];
+
+export const CLONE_KINDS = ['replicate', 'continue'] as const;
+export type CloneKind = (typeof CLONE_KINDS)[number];
+
+export const PR_STATES = ['open', 'merged', 'closed_unmerged'] as const;
+export type PrState = (typeof PR_STATES)[number];
+
+export const PREVIEW_STATES = ['starting', 'live', 'failed', 'torn-down'] as const;
+export type PreviewState = (typeof PREVIEW_STATES)[number];
+
+export const COST_BASES = ['api', 'subscription_estimate'] as const;
+export type CostBasis = (typeof COST_BASES)[number];
+
+export const EVENT_STREAMS = ['stdout', 'stderr', 'system'] as const;
+export type EventStream = (typeof EVENT_STREAMS)[number];
+
+export const PLAN_RUN_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type PlanRunState = (typeof PLAN_RUN_STATES)[number];
+
+export const PLAN_RUN_CHILD_STATES = ['pending', 'dispatched', 'running', 'pr_open', 'merged', 'failed', 'skipped'] as const;
+export type PlanRunChildState = (typeof PLAN_RUN_CHILD_STATES)[number];
+
+export const INBOX_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+export type InboxPriority = (typeof INBOX_PRIORITIES)[number];
+
+export const INBOX_STATES = ['unread', 'delivered', 'failed'] as const;
+export type InboxState = (typeof INBOX_STATES)[number];

@@ -1,0 +1,32 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { PlanRunState } from '../../core/run-states.ts';
+
+// The projection of one planRunWorkflow.
+export const PlanRunEntity = defineEntity({
+  name: 'PlanRun',
+  tableName: 'plan_runs',
+  indexes: [{ properties: ['projectId', 'createdAt'] }, { properties: ['state'] }],
+  properties: {
+    id: p.string().primary().length(32),
+    planId: p.string().length(255).nullable(),
+    source: p.string().$type<'plan' | 'issues'>().length(16),
+    projectId: p.string().length(32),
+    agentName: p.string().length(255),
+    promptTemplate: p.text(),
+    ref: p.string().length(255).nullable(),
+    providerOverride: p.string().length(255).nullable(),
+    modelOverride: p.string().length(255).nullable(),
+    maxCostUsd: p.double().nullable(),
+    dispatcherHandle: p.string().length(255),
+    trigger: p.string().length(64),
+    state: p.string().$type<PlanRunState>().length(16),
+    failureReason: p.text().nullable(),
+    createdAt: p.datetime(),
+    startedAt: p.datetime().nullable(),
+    endedAt: p.datetime().nullable(),
+    resumedAt: p.datetime().nullable(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type PlanRun = InferEntity<typeof PlanRunEntity>;

@@ -1,0 +1,64 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { CloneKind, CostBasis, PreviewState, PrState, RunFailureReason, RunState } from '../../core/run-states.ts';
+
+// The projection of one runWorkflow. Every column the spec's Run carries, plus the bookkeeping the
+// service needs (workspace, branch, caps, the per-run event counter). Written only by activities.
+export const RunEntity = defineEntity({
+  name: 'Run',
+  tableName: 'runs',
+  indexes: [{ properties: ['projectId', 'createdAt'] }, { properties: ['agentName', 'createdAt'] }, { properties: ['state'] }],
+  properties: {
+    id: p.string().primary().length(32),
+    agentName: p.string().length(255),
+    projectId: p.string().length(32).nullable(),
+    sandboxId: p.string().length(64).nullable(),
+    sandboxRunId: p.string().length(128).nullable(),
+    seedId: p.string().length(255).nullable(),
+    parentRunId: p.string().length(32).nullable(),
+    cloneKind: p.string().$type<CloneKind>().length(16).nullable(),
+    mode: p.string().length(16).default('batch'),
+    provider: p.string().length(255).nullable(),
+    model: p.string().length(255).nullable(),
+    renderedAgentJson: p.json<Record<string, unknown>>().nullable(),
+    state: p.string().$type<RunState>().length(16),
+    failureReason: p.string().$type<RunFailureReason>().length(32).nullable(),
+    // Epoch milliseconds: the spec makes a run's createdAt a number, unlike every other timestamp.
+    createdAt: p.bigint('number'),
+    startedAt: p.datetime().nullable(),
+    endedAt: p.datetime().nullable(),
+    commitsAhead: p.integer().nullable(),
+    filesChanged: p.integer().nullable(),
+    insertions: p.integer().nullable(),
+    deletions: p.integer().nullable(),
+    prompt: p.text(),
+    trigger: p.string().length(64),
+    prUrl: p.text().nullable(),
+    prState: p.string().$type<PrState>().length(16).nullable(),
+    prMergedAt: p.datetime().nullable(),
+    targetBranch: p.string().length(255).nullable(),
+    ref: p.string().length(255).nullable(),
+    baseCommit: p.string().length(40).nullable(),
+    branch: p.string().length(255).nullable(),
+    salvageRef: p.string().length(255).nullable(),
+    salvagePath: p.text().nullable(),
+    costUsd: p.double().nullable(),
+    maxCostUsd: p.double().nullable(),
+    tokensInput: p.integer().nullable(),
+    tokensOutput: p.integer().nullable(),
+    tokensCacheRead: p.integer().nullable(),
+    tokensCacheWrite: p.integer().nullable(),
+    previewState: p.string().$type<PreviewState>().length(16).nullable(),
+    previewPort: p.integer().nullable(),
+    previewStartedAt: p.datetime().nullable(),
+    previewLastHitAt: p.datetime().nullable(),
+    previewFailureMessage: p.text().nullable(),
+    costBasis: p.string().$type<CostBasis>().length(32).default('api'),
+    workspacePath: p.text().nullable(),
+    dispatcherHandle: p.string().length(255).nullable(),
+    // Allocates each RunEvent's per-run seq atomically (UPDATE … RETURNING).
+    lastEventSeq: p.integer().default(0),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type Run = InferEntity<typeof RunEntity>;

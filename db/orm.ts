@@ -1,0 +1,82 @@
+// The read model's single entry point: initORM(overrides) opens SQLite (the embedded default) or
+// PostgreSQL (production) with the same entities; schema changes come only from migrations.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MikroORM, type Options } from '@mikro-orm/core';
+import { SqliteDriver } from '@mikro-orm/sqlite';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { EntityManager } from '@mikro-orm/sql';
+import { ALL_ENTITIES } from './entities/index.ts';
+import { migrationsFor } from './migrations/index.ts';
+
+export type DbDialect = 'sqlite' | 'postgresql';
+
+export interface OrmSettings {
+  /** `postgres://…` / `postgresql://…` selects PostgreSQL; anything else is a SQLite file path. */
+  databaseUrl: string;
+  debug?: boolean;
+}
+
+export interface ReadModel {
+  orm: MikroORM;
+  dialect: DbDialect;
+  /** A fresh, request-scoped entity manager. Never share one across concurrent work. */
+  em(): EntityManager;
+  close(): Promise<void>;
+}
+
+export function dialectOf(databaseUrl: string): DbDialect {
+  return /^postgres(ql)?:\/\//i.test(databaseUrl) ? 'postgresql' : 'sqlite';
+}
+
+export function ormOptions(settings: OrmSettings, overrides: Partial<Options> = {}): Options {
+  const dialect = dialectOf(settings.databaseUrl);
+  const connection =
+    dialect === 'postgresql'
+      ? { driver: PostgreSqlDriver, clientUrl: settings.databaseUrl }
+      : { driver: SqliteDriver, dbName: settings.databaseUrl };
+  return {
+    ...connection,
+    entities: ALL_ENTITIES,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: migrationsFor(dialect),
+      tableName: 'svc_migrations',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+    },
+    debug: settings.debug ?? false,
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    ...overrides,
+  } as Options;
+}
+
+export async function initORM(settings: OrmSettings, overrides: Partial<Options> = {}): Promise<ReadModel> {
+  const dialect = dialectOf(settings.databaseUrl);
+  if (dialect === 'sqlite' && settings.databaseUrl !== ':memory:') mkdirSync(dirname(settings.databaseUrl), { recursive: true });
+  const orm = await MikroORM.init(ormOptions(settings, overrides));
+  if (dialect === 'sqlite') {
+    // WAL lets the API read while a worker's activity writes; busy_timeout absorbs short lock waits.
+    const connection = (orm.em as unknown as EntityManager).getConnection();
+    await connection.execute('pragma journal_mode = wal');
+    await connection.execute('pragma busy_timeout = 5000');
+    await connection.execute('pragma foreign_keys = on');
+  }
+  return {
+    orm,
+    dialect,
+    em: () => orm.em.fork() as unknown as EntityManager,
+    close: () => orm.close(true),
+  };
+}
+
+/** Applies every pending migration; safe to call on every start and from several processes. */
+export async function migrate(readModel: ReadModel): Promise<string[]> {
+  const migrator = readModel.orm.migrator;
+  const applied = await migrator.up();
+  return applied.map((m) => m.name);
+}

