@@ -36,7 +36,8 @@ ensure_deps() {
   local stamp="$SVC_ROOT/node_modules/.svc-lock-stamp"
   if [ -f "$stamp" ] && cmp -s "$SVC_ROOT/package-lock.json" "$stamp"; then return; fi
   log "installing npm dependencies with Node $(node --version)"
-  (cd "$SVC_ROOT" && npm ci --no-audit --no-fund >&2)
+  # `npm ci` refuses lockfiles whose optional platform packages the registry lacks; install honours the lock.
+  (cd "$SVC_ROOT" && npm install --no-audit --no-fund --loglevel=error >&2)
   cp "$SVC_ROOT/package-lock.json" "$stamp"
 }
 

@@ -57,6 +57,8 @@ export const RunEntity = defineEntity({
     dispatcherHandle: p.string().length(255).nullable(),
     // Allocates each RunEvent's per-run seq atomically (UPDATE … RETURNING).
     lastEventSeq: p.integer().default(0),
+    // Grows with every projection from the workflow; an older projection never overwrites a newer.
+    projectionVersion: p.integer().default(0),
     updatedAt: p.datetime(),
   },
 });

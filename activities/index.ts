@@ -1,0 +1,14 @@
+// createActivities(deps): every activity the worker registers, built from its dependencies.
+import { createRunActivities, type RunActivityDeps } from './run-activities.ts';
+
+export type { RunEventInput } from './read-model/run-projection.ts';
+
+export type ActivityDeps = RunActivityDeps;
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createRunActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

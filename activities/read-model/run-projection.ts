@@ -1,0 +1,74 @@
+// Writes of the run projection and its event log. Both are idempotent, so an activity retried
+// after a crash or a timeout changes nothing the first attempt already wrote.
+import type { EntityManager } from '@mikro-orm/sql';
+import type { RunSnapshot } from '../../core/run-model.ts';
+import type { EventStream } from '../../core/run-states.ts';
+import { RunEntity, RunEventEntity } from '../../db/entities/index.ts';
+
+export interface RunEventInput {
+  /** Unique per run: the same key written twice is stored once. */
+  dedupeKey: string;
+  kind: string;
+  stream: EventStream | null;
+  ts: string;
+  payload: unknown;
+}
+
+const toDate = (value: string | null) => (value === null ? null : new Date(value));
+
+function rowFromSnapshot(snapshot: RunSnapshot) {
+  return {
+    ...snapshot,
+    renderedAgentJson: snapshot.renderedAgentJson as unknown as Record<string, unknown>,
+    startedAt: toDate(snapshot.startedAt),
+    endedAt: toDate(snapshot.endedAt),
+    prMergedAt: toDate(snapshot.prMergedAt),
+    previewStartedAt: toDate(snapshot.previewStartedAt),
+    previewLastHitAt: toDate(snapshot.previewLastHitAt),
+    updatedAt: new Date(),
+  };
+}
+
+/** Upserts the run row unless a newer projection of it is already stored. */
+export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): Promise<void> {
+  await em.transactional(async (tx) => {
+    const existing = await tx.findOne(RunEntity, { id: snapshot.id });
+    if (existing && existing.projectionVersion > snapshot.projectionVersion) return;
+    const row = rowFromSnapshot(snapshot);
+    if (existing) tx.assign(existing, row);
+    else tx.create(RunEntity, { ...row, lastEventSeq: 0 });
+  });
+}
+
+/**
+ * Appends events with per-run seqs allocated from the run row's counter. The counter update comes
+ * first so the transaction holds the write lock (SQLite) or the row lock (PostgreSQL) before it
+ * reads, which keeps concurrent writers of one run strictly ordered.
+ */
+export async function appendRunEvents(em: EntityManager, runId: string, events: RunEventInput[]): Promise<number> {
+  const unique = [...new Map(events.map((event) => [event.dedupeKey, event])).values()];
+  if (unique.length === 0) return 0;
+  return em.transactional(async (tx) => {
+    const connection = tx.getConnection();
+    const bumped = await connection.execute<{ last_event_seq: number }[]>(
+      'update runs set last_event_seq = last_event_seq + ? where id = ? returning last_event_seq',
+      [unique.length, runId],
+      'all',
+      tx.getTransactionContext(),
+    );
+    if (bumped.length === 0) throw new Error(`run ${runId} has no read-model row yet`);
+    const existing = await tx.find(RunEventEntity, { runId, dedupeKey: { $in: unique.map((e) => e.dedupeKey) } }, { fields: ['dedupeKey'] });
+    const seen = new Set(existing.map((row) => row.dedupeKey));
+    const fresh = unique.filter((event) => !seen.has(event.dedupeKey));
+    let seq = Number(bumped[0]!.last_event_seq) - unique.length;
+    for (const event of fresh) {
+      seq += 1;
+      tx.create(RunEventEntity, { runId, seq, ts: new Date(event.ts), kind: event.kind, stream: event.stream, payload: event.payload ?? null, dedupeKey: event.dedupeKey });
+    }
+    const unused = unique.length - fresh.length;
+    if (unused > 0) {
+      await connection.execute('update runs set last_event_seq = last_event_seq - ? where id = ?', [unused, runId], 'run', tx.getTransactionContext());
+    }
+    return fresh.length;
+  });
+}

@@ -1,0 +1,134 @@
+// The I/O of a run: read-model projection, the workspace, and the agent process in its sandbox.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { Context, heartbeat } from '@temporalio/activity';
+import type { AgentDefinition } from '../core/agents.ts';
+import type { AgentExitEvidence } from '../core/agent-exit.ts';
+import type { RunSnapshot } from '../core/run-model.ts';
+import type { EventStream } from '../core/run-states.ts';
+import { ProjectEntity } from '../db/entities/index.ts';
+import type { ReadModel } from '../db/orm.ts';
+import { dataPaths } from '../stack/config.ts';
+import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
+import { buildCommandLaunch, parseCommandOutput } from './runtimes/command.ts';
+import { sandboxFiles } from './sandbox/files.ts';
+import { inspectSandbox, readNewLines, readRemainder, sandboxRunId, startSandbox } from './sandbox/local-sandbox.ts';
+
+const execFileAsync = promisify(execFile);
+
+export interface RunActivityDeps {
+  readModel: ReadModel;
+  dataDir: string;
+  /** How often a supervising activity looks at its sandbox. */
+  pollIntervalMs?: number;
+}
+
+export interface SupervisionProgress {
+  offsets: Record<'stdout' | 'stderr', number>;
+  sawOutput: boolean;
+  stderrHead: string[];
+}
+
+const STDERR_HEAD_LINES = 20;
+
+export function createRunActivities(deps: RunActivityDeps) {
+  const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);
+  const pollIntervalMs = deps.pollIntervalMs ?? 250;
+
+  async function ingestOutput(runId: string, progress: SupervisionProgress, final: boolean): Promise<void> {
+    const files = sandboxFiles(sandboxDir(runId));
+    const events: RunEventInput[] = [];
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const path = stream === 'stdout' ? files.stdout : files.stderr;
+      const { lines, nextOffset } = readNewLines(path, progress.offsets[stream]);
+      progress.offsets[stream] = nextOffset;
+      if (final) {
+        const rest = readRemainder(path, nextOffset);
+        if (rest) {
+          lines.push(rest);
+          progress.offsets[stream] = rest.offset + Buffer.byteLength(rest.text);
+        }
+      }
+      for (const line of lines) events.push(outputEvent(stream, line, progress));
+    }
+    if (events.length) await appendRunEvents(deps.readModel.em(), runId, events);
+  }
+
+  return {
+    async projectRun({ snapshot, events }: { snapshot: RunSnapshot; events: RunEventInput[] }): Promise<void> {
+      await projectRunRow(deps.readModel.em(), snapshot);
+      if (events.length) await appendRunEvents(deps.readModel.em(), snapshot.id, events);
+    },
+
+    /** A clone of the project when there is one, else an empty scratch directory. Idempotent. */
+    async prepareWorkspace({ runId, projectId, workspacePath }: { runId: string; projectId: string | null; workspacePath: string }) {
+      const project = projectId ? await deps.readModel.em().findOne(ProjectEntity, { id: projectId }) : null;
+      const source = project && existsSync(join(project.localPath, '.git')) ? project.localPath : null;
+      if (existsSync(workspacePath)) return { workspacePath, kind: source ? ('clone' as const) : ('scratch' as const) };
+      mkdirSync(dirname(workspacePath), { recursive: true });
+      if (!source) {
+        mkdirSync(workspacePath, { recursive: true });
+        return { workspacePath, kind: 'scratch' as const };
+      }
+      // Clone next to the target and rename: a retry never sees a half-made workspace.
+      const partial = `${workspacePath}.partial-${runId}`;
+      rmSync(partial, { recursive: true, force: true });
+      await execFileAsync('git', ['clone', '--quiet', '--no-hardlinks', source, partial]);
+      renameSync(partial, workspacePath);
+      return { workspacePath, kind: 'clone' as const };
+    },
+
+    /** Starts the agent once; on a retry, reports the agent that is already there. */
+    async startAgent({ runId, agent, prompt, workspacePath }: { runId: string; agent: AgentDefinition; prompt: string; workspacePath: string }) {
+      const spec = buildCommandLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
+      const status = await startSandbox(sandboxDir(runId), spec);
+      const isolation = 'process' as const;
+      switch (status.kind) {
+        case 'running':
+          return { status: 'running' as const, sandboxRunId: sandboxRunId(status.supervisor), spawnedAt: status.agent?.spawnedAt ?? null, endedAt: null, message: null, isolation };
+        case 'exited':
+          if (status.exit.spawnError) {
+            return { status: 'spawn_failed' as const, sandboxRunId: null, spawnedAt: null, endedAt: status.exit.endedAt, message: `spawn ${agent.command[0]} ${status.exit.spawnError.code}: ${status.exit.spawnError.message}`, isolation };
+          }
+          return { status: 'running' as const, sandboxRunId: null, spawnedAt: status.agent?.spawnedAt ?? status.exit.endedAt, endedAt: null, message: null, isolation };
+        default:
+          return { status: 'lost' as const, sandboxRunId: null, spawnedAt: null, endedAt: null, message: status.kind === 'lost' ? status.reason : 'sandbox did not start', isolation };
+      }
+    },
+
+    /**
+     * Follows the agent until it exits, turning its output into run events. Heartbeats carry the
+     * read offsets, so an attempt on a new worker resumes exactly where the last one stopped.
+     */
+    async superviseAgent({ runId }: { runId: string }): Promise<AgentExitEvidence & { endedAt: string | null }> {
+      const context = Context.current();
+      const progress: SupervisionProgress = (context.info.heartbeatDetails as SupervisionProgress | undefined) ?? { offsets: { stdout: 0, stderr: 0 }, sawOutput: false, stderrHead: [] };
+      const files = sandboxFiles(sandboxDir(runId));
+      for (;;) {
+        const status = inspectSandbox(files);
+        const done = status.kind === 'exited' || status.kind === 'lost';
+        await ingestOutput(runId, progress, done);
+        heartbeat(progress);
+        if (status.kind === 'exited') {
+          const { exit } = status;
+          return { spawnError: exit.spawnError, exitCode: exit.exitCode, signal: exit.signal, stoppedBySvc: exit.stoppedBySvc, sawOutput: progress.sawOutput, stderrHead: progress.stderrHead, oomKilled: false, lost: false, endedAt: exit.endedAt };
+        }
+        if (status.kind === 'lost') {
+          return { spawnError: null, exitCode: null, signal: null, stoppedBySvc: false, sawOutput: progress.sawOutput, stderrHead: progress.stderrHead, oomKilled: false, lost: true, endedAt: null };
+        }
+        await context.sleep(pollIntervalMs);
+      }
+    },
+  };
+}
+
+function outputEvent(stream: EventStream, line: { offset: number; text: string }, progress: SupervisionProgress): RunEventInput {
+  if (stream === 'stdout' && line.text.trim()) progress.sawOutput = true;
+  if (stream === 'stderr' && progress.stderrHead.length < STDERR_HEAD_LINES) progress.stderrHead.push(line.text);
+  const parsed = parseCommandOutput(stream, line.text);
+  return { dedupeKey: `${stream}:${line.offset}`, kind: parsed.kind, stream, ts: new Date().toISOString(), payload: parsed.payload };
+}
+
+export type RunActivities = ReturnType<typeof createRunActivities>;

@@ -1,0 +1,59 @@
+// The on-disk contract between the sandbox supervisor and the activities that watch it.
+import { renameSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface LaunchSpec {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  stdin: string | null;
+}
+
+export interface SupervisorRecord {
+  pid: number;
+  startTime: string | null;
+}
+
+export interface AgentRecord {
+  pid: number;
+  startTime: string | null;
+  spawnedAt: string;
+}
+
+export interface ExitRecord {
+  exitCode: number | null;
+  signal: string | null;
+  spawnError: { code: string; message: string } | null;
+  stoppedBySvc: boolean;
+  endedAt: string;
+}
+
+export function sandboxFiles(dir: string) {
+  return {
+    dir,
+    spec: join(dir, 'launch.json'),
+    claim: join(dir, 'claim'),
+    supervisor: join(dir, 'supervisor.json'),
+    agent: join(dir, 'agent.json'),
+    exit: join(dir, 'exit.json'),
+    stdout: join(dir, 'stdout.log'),
+    stderr: join(dir, 'stderr.log'),
+  };
+}
+
+export type SandboxFiles = ReturnType<typeof sandboxFiles>;
+
+export function writeJsonAtomic<T>(path: string, value: T): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify(value));
+  renameSync(temporary, path);
+}
+
+export function readJsonIfExists<T>(path: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}

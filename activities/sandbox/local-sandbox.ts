@@ -1,0 +1,124 @@
+// The local sandbox backend: one directory per run holding the launch spec, the supervisor's
+// records and the agent's output. Start is idempotent and exactly-once (the supervisor's claim);
+// inspection works from any worker process, including one started after the first died.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readSync, closeSync, fstatSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isSameProcessAlive } from '../../stack/processes.ts';
+import { readJsonIfExists, sandboxFiles, writeJsonAtomic, type AgentRecord, type ExitRecord, type LaunchSpec, type SandboxFiles, type SupervisorRecord } from './files.ts';
+
+const SUPERVISOR_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'supervisor.ts');
+
+export type SandboxStatus =
+  | { kind: 'starting' }
+  | { kind: 'running'; supervisor: SupervisorRecord; agent: AgentRecord | undefined }
+  | { kind: 'exited'; agent: AgentRecord | undefined; exit: ExitRecord }
+  | { kind: 'lost'; reason: string };
+
+export function sandboxRunId(supervisor: SupervisorRecord): string {
+  return `local:${hostname()}:${supervisor.pid}`;
+}
+
+export function inspectSandbox(files: SandboxFiles): SandboxStatus {
+  const exit = readJsonIfExists<ExitRecord>(files.exit);
+  const agent = readJsonIfExists<AgentRecord>(files.agent);
+  if (exit) return { kind: 'exited', agent, exit };
+  const supervisor = readJsonIfExists<SupervisorRecord>(files.supervisor);
+  if (!supervisor) return existsSync(files.claim) ? { kind: 'starting' } : { kind: 'lost', reason: 'never claimed' };
+  if (!isSameProcessAlive(supervisor.pid, supervisor.startTime ?? undefined)) {
+    // The exit record may have landed between the two reads above.
+    const lateExit = readJsonIfExists<ExitRecord>(files.exit);
+    if (lateExit) return { kind: 'exited', agent: readJsonIfExists<AgentRecord>(files.agent), exit: lateExit };
+    return { kind: 'lost', reason: `supervisor ${supervisor.pid} is gone without an exit record` };
+  }
+  return { kind: 'running', supervisor, agent };
+}
+
+/**
+ * Starts the supervisor unless this sandbox was already claimed, then waits until the agent has
+ * spawned (or failed to). Safe to call again after a crash: it never starts a second agent.
+ */
+export async function startSandbox(dir: string, spec: LaunchSpec, timeoutMs = 30_000): Promise<SandboxStatus> {
+  const files = sandboxFiles(dir);
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(files.claim)) {
+    writeJsonAtomic(files.spec, spec);
+    const child = spawn(process.execPath, ['--no-warnings', SUPERVISOR_SCRIPT, dir], { detached: true, stdio: 'ignore' });
+    child.unref();
+  }
+  const deadline = Date.now() + timeoutMs;
+  let lostSince: number | undefined;
+  while (Date.now() < deadline) {
+    const status = inspectSandbox(files);
+    if (status.kind === 'exited' || (status.kind === 'running' && status.agent)) return status;
+    if (status.kind === 'lost') {
+      // A supervisor that is still starting has not claimed yet: give it a moment before deciding.
+      lostSince ??= Date.now();
+      if (Date.now() - lostSince > 5000) return status;
+    }
+    await sleep(25);
+  }
+  return { kind: 'lost', reason: `the agent did not start within ${timeoutMs} ms` };
+}
+
+/** Asks the supervisor to stop its agent (SIGTERM to the agent's group, SIGKILL after 5 s). */
+export function stopSandbox(files: SandboxFiles): void {
+  const supervisor = readJsonIfExists<SupervisorRecord>(files.supervisor);
+  if (supervisor && isSameProcessAlive(supervisor.pid, supervisor.startTime ?? undefined)) process.kill(supervisor.pid, 'SIGTERM');
+}
+
+/** Reads whole lines appended to a file since `offset`; a trailing partial line waits for later. */
+export function readNewLines(path: string, offset: number, maxBytes = 1 << 20): { lines: { offset: number; text: string }[]; nextOffset: number } {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], nextOffset: offset };
+    throw error;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size <= offset) return { lines: [], nextOffset: offset };
+    const buffer = Buffer.alloc(Math.min(size - offset, maxBytes));
+    const read = readSync(fd, buffer, 0, buffer.length, offset);
+    const lines: { offset: number; text: string }[] = [];
+    let start = 0;
+    for (let i = 0; i < read; i++) {
+      if (buffer[i] === 0x0a) {
+        lines.push({ offset: offset + start, text: buffer.toString('utf8', start, i) });
+        start = i + 1;
+      }
+    }
+    // A full buffer with no newline is one very long line: emit it rather than stall forever.
+    if (lines.length === 0 && read === maxBytes) {
+      return { lines: [{ offset, text: buffer.toString('utf8', 0, read) }], nextOffset: offset + read };
+    }
+    return { lines, nextOffset: offset + start };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whatever is left after the last newline, once the writer has exited. */
+export function readRemainder(path: string, offset: number): { offset: number; text: string } | undefined {
+  const { lines, nextOffset } = readNewLines(`${path}`, offset);
+  if (lines.length) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size <= nextOffset) return undefined;
+    const buffer = Buffer.alloc(size - nextOffset);
+    readSync(fd, buffer, 0, buffer.length, nextOffset);
+    return { offset: nextOffset, text: buffer.toString('utf8') };
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,81 @@
+// The sandbox supervisor: a tiny process, detached from the worker, that owns one agent process.
+// It claims the sandbox exactly once, starts the agent with its output going to files, and records
+// how it ended. A worker that dies loses nothing: a new one reads these files and carries on.
+//   node activities/sandbox/supervisor.ts <sandbox-dir>
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { processStartTime } from '../../stack/processes.ts';
+import { sandboxFiles, writeJsonAtomic, type AgentRecord, type ExitRecord, type LaunchSpec, type SupervisorRecord } from './files.ts';
+
+const dir = process.argv[2];
+if (!dir) {
+  process.stderr.write('usage: supervisor.ts <sandbox-dir>\n');
+  process.exit(2);
+}
+const files = sandboxFiles(dir);
+
+// Exactly once: only the process that creates the claim file may start the agent.
+try {
+  closeSync(openSync(files.claim, 'wx'));
+} catch {
+  process.exit(0);
+}
+writeJsonAtomic<SupervisorRecord>(files.supervisor, { pid: process.pid, startTime: processStartTime(process.pid) ?? null });
+
+const spec = JSON.parse(readFileSync(files.spec, 'utf8')) as LaunchSpec;
+const stdoutFd = openSync(files.stdout, 'a');
+const stderrFd = openSync(files.stderr, 'a');
+let stoppedBySvc = false;
+let finished = false;
+
+function finish(record: ExitRecord): void {
+  if (finished) return;
+  finished = true;
+  writeJsonAtomic(files.exit, record);
+  process.exit(0);
+}
+
+const agent = spawn(spec.argv[0]!, spec.argv.slice(1), {
+  cwd: spec.cwd,
+  env: spec.env,
+  stdio: ['pipe', stdoutFd, stderrFd],
+  // Its own process group: a stop reaches everything the agent started.
+  detached: true,
+});
+
+agent.once('error', (error: NodeJS.ErrnoException) => {
+  finish({ exitCode: null, signal: null, spawnError: { code: error.code ?? 'ERROR', message: error.message }, stoppedBySvc, endedAt: new Date().toISOString() });
+});
+
+agent.once('spawn', () => {
+  writeJsonAtomic<AgentRecord>(files.agent, { pid: agent.pid!, startTime: processStartTime(agent.pid!) ?? null, spawnedAt: new Date().toISOString() });
+  agent.stdin!.on('error', () => {
+    // The agent may exit without reading its prompt; that is its business, not a supervisor crash.
+  });
+  agent.stdin!.end(spec.stdin ?? '');
+});
+
+agent.once('exit', (exitCode, signal) => {
+  finish({ exitCode, signal, spawnError: null, stoppedBySvc, endedAt: new Date().toISOString() });
+});
+
+// A stop request from svc (cancel, cap, watchdog): pass it to the agent's whole group.
+for (const name of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(name, () => {
+    stoppedBySvc = true;
+    if (agent.pid) {
+      try {
+        process.kill(-agent.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      setTimeout(() => {
+        try {
+          process.kill(-agent.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, 5000).unref();
+    }
+  });
+}

@@ -1,0 +1,27 @@
+// The Koa application: request id → error envelope → routes (each with its own auth policy and
+// validation) → 404/405 for everything else.
+import Koa from 'koa';
+import { Router } from '@koa/router';
+import type { AuthSettings } from './auth.ts';
+import { errorEnvelope, type ErrorLogger } from './middleware/error-envelope.ts';
+import { requestId } from './middleware/request-id.ts';
+import { mountRoutes, type RouteSpec } from './route.ts';
+
+export interface ApiAppDeps {
+  auth: AuthSettings;
+  routes: RouteSpec<any, any, any>[];
+  logger: ErrorLogger;
+}
+
+export function createApiApp(deps: ApiAppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  // Koa's own error printing would duplicate what the envelope middleware logs.
+  app.silent = true;
+  const router = new Router();
+  mountRoutes(router, deps.routes, deps.auth);
+  app.use(requestId());
+  app.use(errorEnvelope(deps.logger));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,39 @@
+// The one errors catalogue: every failure the API sends is one of these, rendered as the envelope
+// {error:{code,message,hint?}}. Codes are stable snake_case; statuses follow notes/api.md §3.
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly hint: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, hint?: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.hint = hint;
+    this.headers = headers;
+  }
+
+  toEnvelope() {
+    return { error: { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}) } };
+  }
+}
+
+const BEARER_CHALLENGE = 'Bearer realm="svc"';
+
+export const Errors = {
+  validation: (message: string, hint?: string) => new ApiError(400, 'validation_error', message, hint),
+  unauthorized: (message: string, hint?: string, challenge: 'invalid_request' | 'invalid_token' = 'invalid_token') =>
+    new ApiError(401, 'unauthorized', message, hint ?? 'send Authorization: Bearer <operator token>', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="${challenge}"` }),
+  forbidden: (policy: string) =>
+    new ApiError(403, 'forbidden', `this route needs the ${policy} capability`, 'authenticate as the operator', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="insufficient_scope"` }),
+  notFound: (what: string, hint?: string) => new ApiError(404, 'not_found', `${what} not found`, hint),
+  routeNotFound: (method: string, path: string) => new ApiError(404, 'not_found', `no route for ${method} ${path}`, 'see GET /openapi.json for the routes svc serves'),
+  methodNotAllowed: (method: string, path: string, allowed: string) =>
+    new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, `allowed: ${allowed}`, { Allow: allowed }),
+  payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `request body is larger than ${limit} bytes`),
+  unsupportedMediaType: (type: string) => new ApiError(415, 'unsupported_media_type', `request body must be application/json, got ${type}`),
+  temporalUnavailable: (detail: string) => new ApiError(503, 'runtime_unreachable', 'the workflow engine (Temporal) is unreachable', detail),
+  internal: (requestId: string) => new ApiError(500, 'internal_error', 'internal server error', `request id ${requestId}; see the server log`),
+};

@@ -1,0 +1,38 @@
+import type { Middleware } from 'koa';
+import { ApiError, Errors } from '../errors.ts';
+
+export interface ErrorLogger {
+  error(message: string, meta: Record<string, unknown>): void;
+}
+
+/** Turns every failure (ours, Koa's, or a bug) into the error envelope; unmatched routes become 404. */
+export function errorEnvelope(logger: ErrorLogger): Middleware {
+  return async (ctx, next) => {
+    let failure: ApiError | undefined;
+    try {
+      await next();
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) failure = Errors.routeNotFound(ctx.method, ctx.path);
+        // The router's allowedMethods() marks a known path asked with the wrong method.
+        else if (ctx.status === 405 || ctx.status === 501) failure = Errors.methodNotAllowed(ctx.method, ctx.path, ctx.response.get('Allow') || 'none');
+      }
+    } catch (error) {
+      failure = toApiError(error, ctx.state.requestId as string);
+      if (failure.status >= 500) logger.error('request failed', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, error: String((error as Error)?.stack ?? error) });
+    }
+    if (!failure) return;
+    ctx.status = failure.status;
+    for (const [name, value] of Object.entries(failure.headers)) ctx.set(name, value);
+    ctx.body = failure.toEnvelope();
+  };
+}
+
+function toApiError(error: unknown, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  // Koa and its helpers throw http-errors with an `expose`d status for client mistakes.
+  const status = (error as { status?: number; expose?: boolean })?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: boolean }).expose) {
+    return new ApiError(status, status === 404 ? 'not_found' : 'validation_error', (error as Error).message);
+  }
+  return Errors.internal(requestId);
+}

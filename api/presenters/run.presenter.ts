@@ -1,0 +1,56 @@
+// Run → the spec's Run JSON (§2.2): exactly its fields, timestamps as ISO-8601 UTC strings,
+// createdAt as epoch milliseconds. Accepts a read-model row or a workflow snapshot.
+import type { Run } from '../../db/entities/index.ts';
+import type { RunSnapshot } from '../../core/run-model.ts';
+
+type Timestamp = Date | string | null | undefined;
+
+export const iso = (value: Timestamp): string | null => (value === null || value === undefined ? null : new Date(value).toISOString());
+
+export function presentRun(run: Run | RunSnapshot) {
+  return {
+    id: run.id,
+    agentName: run.agentName,
+    projectId: run.projectId ?? null,
+    sandboxId: run.sandboxId ?? null,
+    sandboxRunId: run.sandboxRunId ?? null,
+    seedId: run.seedId ?? null,
+    parentRunId: run.parentRunId ?? null,
+    cloneKind: run.cloneKind ?? null,
+    mode: 'batch' as const,
+    provider: run.provider ?? null,
+    model: run.model ?? null,
+    renderedAgentJson: run.renderedAgentJson ?? null,
+    state: run.state,
+    failureReason: run.failureReason ?? null,
+    createdAt: Number(run.createdAt),
+    startedAt: iso(run.startedAt),
+    endedAt: iso(run.endedAt),
+    commitsAhead: run.commitsAhead ?? null,
+    filesChanged: run.filesChanged ?? null,
+    insertions: run.insertions ?? null,
+    deletions: run.deletions ?? null,
+    prompt: run.prompt,
+    trigger: run.trigger,
+    prUrl: run.prUrl ?? null,
+    prState: run.prState ?? null,
+    prMergedAt: iso(run.prMergedAt),
+    targetBranch: run.targetBranch ?? null,
+    ref: run.ref ?? null,
+    salvageRef: run.salvageRef ?? null,
+    salvagePath: run.salvagePath ?? null,
+    costUsd: run.costUsd ?? null,
+    tokensInput: run.tokensInput ?? null,
+    tokensOutput: run.tokensOutput ?? null,
+    tokensCacheRead: run.tokensCacheRead ?? null,
+    tokensCacheWrite: run.tokensCacheWrite ?? null,
+    previewState: run.previewState ?? null,
+    previewPort: run.previewPort ?? null,
+    previewStartedAt: iso(run.previewStartedAt),
+    previewLastHitAt: iso(run.previewLastHitAt),
+    previewFailureMessage: run.previewFailureMessage ?? null,
+    costBasis: run.costBasis,
+  };
+}
+
+export type RunJson = ReturnType<typeof presentRun>;

@@ -1,0 +1,80 @@
+// A route is declared once, with everything the API needs to serve and document it: method, path,
+// auth policy, zod schemas for params/query/body/response, and a thin handler (call → present).
+// Validation and auth happen here, so handlers never try/catch and never see bad input.
+import type { Context } from 'koa';
+import type { Router } from '@koa/router';
+import { z, type ZodType } from 'zod';
+import { authorize, type AuthPolicy, type AuthSettings, type Identity } from './auth.ts';
+import { Errors } from './errors.ts';
+import { readJsonBody } from './middleware/json-body.ts';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  identity: Identity | undefined;
+  ctx: Context;
+}
+
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+  method: HttpMethod;
+  /** OpenAPI form: /runs/{id}. */
+  path: string;
+  auth: AuthPolicy;
+  summary: string;
+  tags: string[];
+  params?: ZodType<P>;
+  query?: ZodType<Q>;
+  body?: ZodType<B>;
+  bodyRequired?: boolean;
+  responses: Record<number, { description: string; schema?: ZodType; contentType?: string }>;
+  handler(input: RouteInput<P, Q, B>): Promise<RouteResult>;
+}
+
+export function defineRoute<P = undefined, Q = undefined, B = undefined>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
+  return spec;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, where: string): string {
+  const field = issue.path.length ? issue.path.join('.') : where;
+  return `field "${field}": ${issue.message}`;
+}
+
+export function parseOrThrow<T>(schema: ZodType<T>, value: unknown, where: 'body' | 'query' | 'path'): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues;
+  throw Errors.validation(`invalid request ${where}`, issues.slice(0, 5).map((issue) => describeIssue(issue, where)).join('; '));
+}
+
+export function toKoaPath(openApiPath: string): string {
+  return openApiPath.replace(/\{(\w+)\}/g, ':$1');
+}
+
+export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], auth: AuthSettings): void {
+  for (const route of routes) {
+    router[route.method](toKoaPath(route.path), async (ctx: Context) => {
+      const identity = authorize(ctx, route.auth, auth);
+      const params = route.params ? parseOrThrow(route.params, (ctx as unknown as { params: unknown }).params, 'path') : undefined;
+      const query = route.query ? parseOrThrow(route.query, { ...ctx.query }, 'query') : undefined;
+      let body: unknown;
+      if (route.body) {
+        const raw = await readJsonBody(ctx);
+        if (raw === undefined && route.bodyRequired) throw Errors.validation('request body is required', 'send a JSON object');
+        body = parseOrThrow(route.body, raw ?? {}, 'body');
+      }
+      const result = await route.handler({ params, query, body, identity, ctx });
+      ctx.status = result.status;
+      for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+      if (result.body !== undefined) ctx.body = result.body;
+    });
+  }
+}

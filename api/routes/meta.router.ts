@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { defineRoute } from '../route.ts';
+
+export interface ReadinessCheck {
+  name: string;
+  ok: boolean;
+  message?: string;
+  hint?: string;
+}
+
+export interface MetaDeps {
+  version: string;
+  readinessChecks(): Promise<ReadinessCheck[]>;
+}
+
+const readyCheck = z.object({ name: z.string(), ok: z.boolean(), message: z.string().optional(), hint: z.string().optional() });
+const readyResponse = z.object({ ok: z.boolean(), checks: z.array(readyCheck) });
+
+export function metaRoutes(deps: MetaDeps) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/healthz',
+      auth: 'anonymous',
+      summary: 'Liveness: the API process answers',
+      tags: ['meta'],
+      responses: { 200: { description: 'Alive', schema: z.object({ ok: z.literal(true) }) } },
+      handler: async () => ({ status: 200, body: { ok: true } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/readyz',
+      auth: 'readOperator',
+      summary: 'Readiness: the read model and Temporal are reachable',
+      tags: ['meta'],
+      responses: {
+        200: { description: 'Ready', schema: readyResponse },
+        503: { description: 'Not ready; the failing checks say why', schema: readyResponse },
+      },
+      handler: async () => {
+        const checks = await deps.readinessChecks();
+        const ok = checks.every((check) => check.ok);
+        return { status: ok ? 200 : 503, body: { ok, checks } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/version',
+      auth: 'anonymous',
+      summary: 'The server version',
+      tags: ['meta'],
+      responses: { 200: { description: 'Version', schema: z.object({ version: z.string() }) } },
+      handler: async () => ({ status: 200, body: { version: deps.version } }),
+    }),
+  ];
+}

@@ -1,0 +1,102 @@
+// Request and response schemas of the runs routes: they validate requests and document the API.
+import { z } from 'zod';
+import { CLONE_KINDS, COST_BASES, PREVIEW_STATES, PR_STATES, RUN_FAILURE_REASONS, RUN_STATES } from '../../core/run-states.ts';
+
+const optionalText = z.string().trim().min(1).nullable().optional();
+
+export const dispatchRunBody = z
+  .object({
+    agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)'),
+    project: z.string().trim().min(1).nullable().optional(),
+    prompt: z.string().refine((value) => value.trim().length > 0, 'required and must not be blank'),
+    trigger: z.string().trim().min(1).max(64).optional(),
+    providerOverride: optionalText,
+    modelOverride: optionalText,
+    maxCostUsd: z.number().positive().finite().nullable().optional(),
+    seedId: optionalText,
+    ref: optionalText,
+    targetBranch: optionalText,
+    dispatcherHandle: optionalText,
+    baseCommit: z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-hex commit SHA').nullable().optional(),
+  })
+  .strict();
+export type DispatchRunBody = z.infer<typeof dispatchRunBody>;
+
+export const runIdParams = z.object({ id: z.string().min(1).max(64) }).strict();
+
+const canonicalInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^(0|[1-9][0-9]*)$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+export const listRunsQuery = z
+  .object({
+    project: z.string().min(1).optional(),
+    agent: z.string().min(1).optional(),
+    sort: z.enum(['started', 'cost']).default('started'),
+    dir: z.enum(['asc', 'desc']).default('desc'),
+    limit: canonicalInt(1, 500).default(100),
+    offset: canonicalInt(0, Number.MAX_SAFE_INTEGER).default(0),
+  })
+  .strict()
+  .refine((query) => !(query.project && query.agent), { message: 'filter by project or by agent, not both', path: ['agent'] });
+export type ListRunsQuery = z.infer<typeof listRunsQuery>;
+
+const timestamp = z.string().nullable();
+
+export const runSchema = z.object({
+  id: z.string(),
+  agentName: z.string(),
+  projectId: z.string().nullable(),
+  sandboxId: z.string().nullable(),
+  sandboxRunId: z.string().nullable(),
+  seedId: z.string().nullable(),
+  parentRunId: z.string().nullable(),
+  cloneKind: z.enum(CLONE_KINDS).nullable(),
+  mode: z.literal('batch'),
+  provider: z.string().nullable(),
+  model: z.string().nullable(),
+  renderedAgentJson: z.unknown(),
+  state: z.enum(RUN_STATES),
+  failureReason: z.enum(RUN_FAILURE_REASONS).nullable(),
+  createdAt: z.number().nullable(),
+  startedAt: timestamp,
+  endedAt: timestamp,
+  commitsAhead: z.number().int().nullable(),
+  filesChanged: z.number().int().nullable(),
+  insertions: z.number().int().nullable(),
+  deletions: z.number().int().nullable(),
+  prompt: z.string(),
+  trigger: z.string(),
+  prUrl: z.string().nullable(),
+  prState: z.enum(PR_STATES).nullable(),
+  prMergedAt: timestamp,
+  targetBranch: z.string().nullable(),
+  ref: z.string().nullable(),
+  salvageRef: z.string().nullable(),
+  salvagePath: z.string().nullable(),
+  costUsd: z.number().nullable(),
+  tokensInput: z.number().int().nullable(),
+  tokensOutput: z.number().int().nullable(),
+  tokensCacheRead: z.number().int().nullable(),
+  tokensCacheWrite: z.number().int().nullable(),
+  previewState: z.enum(PREVIEW_STATES).nullable(),
+  previewPort: z.number().int().nullable(),
+  previewStartedAt: timestamp,
+  previewLastHitAt: timestamp,
+  previewFailureMessage: z.string().nullable(),
+  costBasis: z.enum(COST_BASES),
+});
+
+export const dispatchRunResponse = z.object({ run: runSchema, sandbox: z.object({ id: z.string(), workspacePath: z.string() }) });
+export const getRunResponse = z.object({ run: runSchema });
+export const listRunsResponse = z.object({
+  runs: z.array(runSchema),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  costTotalUsd: z.number().nullable(),
+  costPricedCount: z.number().int(),
+});

@@ -1,0 +1,78 @@
+// The API process: wires services into routes and serves them over HTTP, with a clean shutdown.
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ReadModel } from '../db/orm.ts';
+import { createApiApp } from './app.ts';
+import type { AuthSettings } from './auth.ts';
+import { metaRoutes, type ReadinessCheck } from './routes/meta.router.ts';
+import { runsRoutes } from './routes/runs.router.ts';
+import type { AgentCatalog } from './services/agent-catalog.ts';
+import { RunsService } from './services/runs.service.ts';
+import type { TemporalGateway } from './services/temporal-gateway.ts';
+
+export interface ApiServerDeps {
+  host: string;
+  port: number;
+  version: string;
+  dataDir: string;
+  auth: AuthSettings;
+  readModel: ReadModel;
+  temporal: TemporalGateway;
+  agents: AgentCatalog;
+}
+
+export interface RunningApi {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>) {
+  const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, dataDir: deps.dataDir });
+  return [...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }), ...runsRoutes(runs)];
+}
+
+async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal'>): Promise<ReadinessCheck[]> {
+  const db: ReadinessCheck = await deps.readModel
+    .em()
+    .getConnection()
+    .execute('select 1')
+    .then(() => ({ name: 'db_reachable', ok: true }))
+    .catch((error: Error) => ({ name: 'db_reachable', ok: false, message: error.message, hint: 'check DATABASE_URL' }));
+  const temporal: ReadinessCheck = (await deps.temporal.isReachable())
+    ? { name: 'temporal_reachable', ok: true }
+    : { name: 'temporal_reachable', ok: false, message: 'Temporal did not answer', hint: 'check TEMPORAL_ADDRESS or the embedded server log' };
+  return [db, temporal];
+}
+
+export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
+  const app = createApiApp({
+    auth: deps.auth,
+    routes: allRoutes(deps),
+    logger: { error: (message, meta) => console.error(JSON.stringify({ level: 'error', message, ...meta })) },
+  });
+  const server = createServer(app.callback());
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(deps.port, deps.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : deps.port;
+  const host = deps.host.includes(':') ? `[${deps.host}]` : deps.host;
+  return {
+    url: `http://${host}:${port}`,
+    server,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Held-open streams end here; a client mid-request gets its answer first.
+      setTimeout(() => sockets.forEach((socket) => socket.destroy()), 2000).unref();
+      await closed;
+    },
+  };
+}

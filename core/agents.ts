@@ -1,0 +1,57 @@
+// Agent definitions: what a named agent is and how its process is launched. Pure data; loading
+// the configuration file lives in api/services/agent-catalog.ts.
+
+export const STEERING_CAPABILITIES = ['mid-run', 'spawn-only', 'none'] as const;
+export type SteeringCapability = (typeof STEERING_CAPABILITIES)[number];
+
+export const RUNTIME_IDS = ['command'] as const;
+export type RuntimeId = (typeof RUNTIME_IDS)[number];
+
+export interface AgentDefinition {
+  name: string;
+  description: string | null;
+  runtime: RuntimeId;
+  /** argv of the agent process for the command runtime; the prompt arrives on stdin and in SVC_PROMPT. */
+  command: string[];
+  env: Record<string, string>;
+  provider: string | null;
+  model: string | null;
+  systemPrompt: string | null;
+  maxCostUsd: number | null;
+  maxDurationMinutes: number | null;
+  steering: SteeringCapability | null;
+  source: 'builtin' | 'config';
+}
+
+export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
+  {
+    name: 'shell',
+    description: 'Runs the prompt as a bash script inside the workspace: the plain-command agent.',
+    runtime: 'command',
+    command: ['bash', '-s'],
+    env: {},
+    provider: null,
+    model: null,
+    systemPrompt: null,
+    maxCostUsd: null,
+    maxDurationMinutes: null,
+    steering: 'spawn-only',
+    source: 'builtin',
+  },
+];
+
+export interface DispatchOverrides {
+  providerOverride: string | null;
+  modelOverride: string | null;
+  maxCostUsd: number | null;
+}
+
+/** The definition frozen on a run: the agent with the dispatch overrides folded in. */
+export function renderAgent(agent: AgentDefinition, overrides: DispatchOverrides): AgentDefinition {
+  return {
+    ...agent,
+    provider: overrides.providerOverride ?? agent.provider,
+    model: overrides.modelOverride ?? agent.model,
+    maxCostUsd: overrides.maxCostUsd ?? agent.maxCostUsd,
+  };
+}

@@ -1,0 +1,129 @@
+// The run as runWorkflow holds it. The workflow is the source of truth; this snapshot is what it
+// projects into the read model and what the API presents. Timestamps are ISO-8601 UTC strings
+// except createdAt, which the spec makes epoch milliseconds.
+import type { AgentDefinition } from './agents.ts';
+import type { CloneKind, CostBasis, PreviewState, PrState, RunFailureReason, RunState } from './run-states.ts';
+
+export interface RunSnapshot {
+  id: string;
+  agentName: string;
+  projectId: string | null;
+  sandboxId: string | null;
+  sandboxRunId: string | null;
+  seedId: string | null;
+  parentRunId: string | null;
+  cloneKind: CloneKind | null;
+  mode: 'batch';
+  provider: string | null;
+  model: string | null;
+  renderedAgentJson: AgentDefinition;
+  state: RunState;
+  failureReason: RunFailureReason | null;
+  createdAt: number;
+  startedAt: string | null;
+  endedAt: string | null;
+  commitsAhead: number | null;
+  filesChanged: number | null;
+  insertions: number | null;
+  deletions: number | null;
+  prompt: string;
+  trigger: string;
+  prUrl: string | null;
+  prState: PrState | null;
+  prMergedAt: string | null;
+  targetBranch: string | null;
+  ref: string | null;
+  baseCommit: string | null;
+  branch: string | null;
+  salvageRef: string | null;
+  salvagePath: string | null;
+  costUsd: number | null;
+  maxCostUsd: number | null;
+  tokensInput: number | null;
+  tokensOutput: number | null;
+  tokensCacheRead: number | null;
+  tokensCacheWrite: number | null;
+  previewState: PreviewState | null;
+  previewPort: number | null;
+  previewStartedAt: string | null;
+  previewLastHitAt: string | null;
+  previewFailureMessage: string | null;
+  costBasis: CostBasis;
+  workspacePath: string | null;
+  dispatcherHandle: string | null;
+  /** Grows with every projection, so a late retry of an older projection never wins. */
+  projectionVersion: number;
+}
+
+export interface RunWorkflowInput {
+  runId: string;
+  createdAt: number;
+  agent: AgentDefinition;
+  projectId: string | null;
+  prompt: string;
+  trigger: string;
+  seedId: string | null;
+  ref: string | null;
+  baseCommit: string | null;
+  targetBranch: string | null;
+  dispatcherHandle: string | null;
+  sandbox: { id: string; workspacePath: string };
+}
+
+export interface RunOutcome {
+  runId: string;
+  state: RunState;
+  failureReason: RunFailureReason | null;
+}
+
+export function initialRunSnapshot(input: RunWorkflowInput): RunSnapshot {
+  return {
+    id: input.runId,
+    agentName: input.agent.name,
+    projectId: input.projectId,
+    sandboxId: input.sandbox.id,
+    sandboxRunId: null,
+    seedId: input.seedId,
+    parentRunId: null,
+    cloneKind: null,
+    mode: 'batch',
+    provider: input.agent.provider,
+    model: input.agent.model,
+    renderedAgentJson: input.agent,
+    state: 'queued',
+    failureReason: null,
+    createdAt: input.createdAt,
+    startedAt: null,
+    endedAt: null,
+    commitsAhead: null,
+    filesChanged: null,
+    insertions: null,
+    deletions: null,
+    prompt: input.prompt,
+    trigger: input.trigger,
+    prUrl: null,
+    prState: null,
+    prMergedAt: null,
+    targetBranch: input.targetBranch,
+    ref: input.ref,
+    baseCommit: input.baseCommit,
+    branch: null,
+    salvageRef: null,
+    salvagePath: null,
+    costUsd: null,
+    maxCostUsd: input.agent.maxCostUsd,
+    tokensInput: null,
+    tokensOutput: null,
+    tokensCacheRead: null,
+    tokensCacheWrite: null,
+    previewState: null,
+    previewPort: null,
+    previewStartedAt: null,
+    previewLastHitAt: null,
+    previewFailureMessage: null,
+    costBasis: 'api',
+    workspacePath: input.sandbox.workspacePath,
+    dispatcherHandle: input.dispatcherHandle,
+    projectionVersion: 0,
+  };
+}

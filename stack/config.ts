@@ -1,0 +1,60 @@
+// Everything the service reads from its environment, in one typed object. Documented in
+// docs/configuration.md; nothing else in the code reads process.env for service settings.
+import { resolve, join } from 'node:path';
+
+export interface SvcConfig {
+  dataDir: string;
+  host: string;
+  port: number;
+  /** SQLite file path (embedded default) or a postgres:// URL. */
+  databaseUrl: string;
+  /** Set when an external Temporal is used; unset means `svc serve` starts the embedded one. */
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  taskQueue: string;
+  /** Operator token from the environment; otherwise a token file in the data directory. */
+  apiToken: string | undefined;
+  agentsFile: string | undefined;
+  /** How often a supervising activity heartbeats, and how long Temporal waits for one. */
+  heartbeatTimeoutMs: number;
+  /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
+  workflowBundlePath: string | undefined;
+}
+
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
+  const dataDir = resolve(env.SVC_DATA_DIR || '.svc-data');
+  return {
+    dataDir,
+    host: env.SVC_HOST || '127.0.0.1',
+    port: intFromEnv(env, 'SVC_PORT', 8080),
+    databaseUrl: env.DATABASE_URL || join(dataDir, 'svc.sqlite'),
+    temporalAddress: env.TEMPORAL_ADDRESS || undefined,
+    temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
+    taskQueue: env.SVC_TASK_QUEUE || 'svc',
+    apiToken: env.SVC_API_TOKEN || undefined,
+    agentsFile: env.SVC_AGENTS_FILE || undefined,
+    heartbeatTimeoutMs: intFromEnv(env, 'SVC_HEARTBEAT_TIMEOUT_MS', 30_000),
+    workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
+  };
+}
+
+export const dataPaths = {
+  operatorToken: (dataDir: string) => join(dataDir, 'operator-token'),
+  temporalPidFile: (dataDir: string) => join(dataDir, 'temporal', 'dev.pid'),
+  temporalLog: (dataDir: string) => join(dataDir, 'logs', 'temporal.log'),
+  sandboxes: (dataDir: string) => join(dataDir, 'sandboxes'),
+  workspaces: (dataDir: string) => join(dataDir, 'workspaces'),
+  projects: (dataDir: string) => join(dataDir, 'projects'),
+};
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

@@ -1,0 +1,107 @@
+// Brings the service up in one process: Temporal (embedded unless TEMPORAL_ADDRESS is set), the
+// read model (migrated), a worker and the API, and takes it down again in the reverse order.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startApi, type RunningApi } from '../api/server.ts';
+import { AgentCatalog } from '../api/services/agent-catalog.ts';
+import { TemporalGateway } from '../api/services/temporal-gateway.ts';
+import { initORM, migrate, type ReadModel } from '../db/orm.ts';
+import { startWorker, type RunningWorker } from '../worker/worker.ts';
+import { dataPaths, type SvcConfig } from './config.ts';
+import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
+import { registerSearchAttributes } from './search-attributes-registration.ts';
+import { startTemporalDev, type RunningTemporal } from './temporal-dev.ts';
+
+export const SVC_VERSION: string = (
+  JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8')) as { version: string }
+).version;
+
+export interface StackOptions {
+  config: SvcConfig;
+  api: boolean;
+  worker: boolean;
+  noAuth: boolean;
+  log?: (line: string) => void;
+}
+
+export interface RunningStack {
+  config: SvcConfig;
+  temporalAddress: string;
+  temporalUiUrl: string | undefined;
+  embeddedTemporal: RunningTemporal | undefined;
+  readModel: ReadModel;
+  token: OperatorToken;
+  api: RunningApi | undefined;
+  worker: RunningWorker | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startStack(options: StackOptions): Promise<RunningStack> {
+  const { config } = options;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error) => console.error(`svc: shutdown step failed: ${String(error)}`));
+    stops.length = 0;
+  };
+  try {
+    let embeddedTemporal: RunningTemporal | undefined;
+    let temporalAddress = config.temporalAddress;
+    if (!temporalAddress) {
+      embeddedTemporal = await startTemporalDev(config.dataDir);
+      stops.push(() => embeddedTemporal!.stop());
+      temporalAddress = embeddedTemporal.address;
+      log(`temporal: embedded dev server at ${temporalAddress} (CLI from ${embeddedTemporal.cli.source}${embeddedTemporal.cli.path ? `: ${embeddedTemporal.cli.path}` : ''})`);
+    } else {
+      await registerSearchAttributes(temporalAddress, config.temporalNamespace);
+      log(`temporal: external cluster at ${temporalAddress}`);
+    }
+
+    const readModel = await initORM({ databaseUrl: config.databaseUrl });
+    stops.push(() => readModel.close());
+    const applied = await migrate(readModel);
+    log(`read model: ${readModel.dialect}${readModel.dialect === 'sqlite' ? ` at ${config.databaseUrl}` : ''}${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
+
+    const token = loadOperatorToken(config.apiToken, dataPaths.operatorToken(config.dataDir));
+
+    let worker: RunningWorker | undefined;
+    if (options.worker) {
+      worker = await startWorker({ temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, dataDir: config.dataDir, readModel, workflowBundlePath: config.workflowBundlePath });
+      stops.push(() => worker!.shutdown());
+      log(`worker: polling task queue "${config.taskQueue}"`);
+    }
+
+    let api: RunningApi | undefined;
+    if (options.api) {
+      const temporal = await TemporalGateway.connect({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
+      stops.push(() => temporal.close());
+      api = await startApi({
+        host: config.host,
+        port: config.port,
+        version: SVC_VERSION,
+        dataDir: config.dataDir,
+        auth: { operatorToken: token.token, noAuth: options.noAuth },
+        readModel,
+        temporal,
+        agents: AgentCatalog.load(config.agentsFile),
+      });
+      stops.push(() => api!.close());
+    }
+
+    return {
+      config,
+      temporalAddress,
+      temporalUiUrl: embeddedTemporal?.uiUrl,
+      embeddedTemporal,
+      readModel,
+      token,
+      api,
+      worker,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

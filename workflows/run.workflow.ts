@@ -1,0 +1,62 @@
+// runWorkflow: one run, from queued to a terminal state. Workflow id = run id. The workflow holds
+// the run; every transition is projected into the read model by an activity before it goes on.
+import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { RunEventInput } from '../activities/index.ts';
+import { classifyAgentExit } from '../core/agent-exit.ts';
+import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflowInput } from '../core/run-model.ts';
+import type { RunFailureReason, RunState } from '../core/run-states.ts';
+import { SvcState } from '../core/search-attributes.ts';
+import { readModel, sandboxSetup, supervision } from './activity-proxies.ts';
+import { runAcceptedUpdate, runSnapshotQuery } from './messages.ts';
+
+export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
+  const run: RunSnapshot = initialRunSnapshot(input);
+  let accepted = false;
+  setHandler(runSnapshotQuery, () => run);
+  setHandler(runAcceptedUpdate, async () => {
+    await condition(() => accepted);
+    return run;
+  });
+
+  const project = async (events: RunEventInput[]) => {
+    run.projectionVersion += 1;
+    await readModel.projectRun({ snapshot: { ...run }, events });
+  };
+  const now = () => new Date(Date.now()).toISOString();
+  const finish = async (state: RunState, failureReason: RunFailureReason | null, endedAt: string, detail: Record<string, unknown>) => {
+    run.state = state;
+    run.failureReason = failureReason;
+    run.endedAt = endedAt;
+    run.startedAt ??= endedAt;
+    upsertSearchAttributes([{ key: SvcState, value: state }]);
+    await project([{ dedupeKey: 'state:terminal', kind: 'state_change', stream: 'system', ts: endedAt, payload: { type: 'result', state, failureReason, ...detail } }]);
+    return { runId: run.id, state, failureReason };
+  };
+
+  await project([{ dedupeKey: 'state:queued', kind: 'state_change', stream: 'system', ts: new Date(input.createdAt).toISOString(), payload: { state: 'queued' } }]);
+  accepted = true;
+
+  const workspace = await sandboxSetup.prepareWorkspace({ runId: run.id, projectId: run.projectId, workspacePath: input.sandbox.workspacePath });
+  run.workspacePath = workspace.workspacePath;
+
+  const start = await sandboxSetup.startAgent({ runId: run.id, agent: input.agent, prompt: input.prompt, workspacePath: workspace.workspacePath });
+  run.sandboxRunId = start.sandboxRunId;
+  if (start.status === 'spawn_failed') {
+    return finish('failed', 'spawn_failed', start.endedAt ?? now(), { message: start.message });
+  }
+  if (start.status === 'lost') {
+    return finish('failed', 'sandbox_run_lost', now(), { message: start.message });
+  }
+
+  run.state = 'running';
+  run.startedAt = start.spawnedAt ?? now();
+  upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
+  await project([
+    { dedupeKey: 'sandbox:started', kind: 'sandbox.started', stream: 'system', ts: run.startedAt, payload: { sandboxId: run.sandboxId, sandboxRunId: run.sandboxRunId, workspacePath: run.workspacePath, isolation: start.isolation, workspace: workspace.kind } },
+    { dedupeKey: 'state:running', kind: 'state_change', stream: 'system', ts: run.startedAt, payload: { state: 'running' } },
+  ]);
+
+  const evidence = await supervision.superviseAgent({ runId: run.id });
+  const verdict = classifyAgentExit(evidence);
+  return finish(verdict.state, verdict.failureReason, evidence.endedAt ?? now(), { exitCode: evidence.exitCode, signal: evidence.signal });
+}
