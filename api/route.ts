@@ -3,7 +3,7 @@
 // Validation and auth happen here, so handlers never try/catch and never see bad input.
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
-import { z, type ZodType } from 'zod';
+import { type z, type ZodType } from 'zod';
 import { authorize, type AuthPolicy, type AuthSettings, type Identity } from './auth.ts';
 import { Errors } from './errors.ts';
 import { readJsonBody } from './middleware/json-body.ts';

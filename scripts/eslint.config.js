@@ -1,0 +1,30 @@
+// Lint rules that guard the architecture. The main one: workflow code must stay deterministic, so
+// files under workflows/ import only @temporalio/workflow, pure modules of core/, each other, and
+// types (`import type`) from anywhere.
+import tseslint from 'typescript-eslint';
+
+const NON_DETERMINISTIC = [
+  { group: ['node:*', 'fs', 'fs/*', 'path', 'child_process', 'crypto', 'http', 'https', 'net', 'os', 'timers', 'timers/*'], message: 'workflow code must be deterministic: do I/O in an activity' },
+  { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'], message: 'workflows import only @temporalio/workflow' },
+  { group: ['@mikro-orm/*', 'koa', '@koa/*', 'clipanion', 'pg', 'better-sqlite3', 'yaml', '@octokit/*'], message: 'workflows never touch I/O libraries; call an activity' },
+  { group: ['../activities/*', '../api/*', '../db/*', '../stack/*', '../worker/*', '../cli/*'], allowTypeImports: true, message: 'only types may come from these layers (import type)' },
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.tools/**', '.svc-data/**', 'dist/**', 'db/migrations/**'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser, parserOptions: { ecmaVersion: 'latest', sourceType: 'module' } },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'use a const array and a union type (type stripping cannot run enums)' }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: NON_DETERMINISTIC }],
+    },
+  },
+);

@@ -1,0 +1,22 @@
+import test from 'ava';
+import { classifyAgentExit, type AgentExitEvidence } from '../../core/agent-exit.ts';
+
+const base: AgentExitEvidence = { spawnError: null, exitCode: 0, signal: null, stoppedBySvc: false, sawOutput: true, stderrHead: [], oomKilled: false, lost: false };
+
+const cases: [string, Partial<AgentExitEvidence>, string, string | null][] = [
+  ['clean exit', {}, 'succeeded', null],
+  ['missing executable', { spawnError: { code: 'ENOENT', message: 'spawn nope ENOENT' }, exitCode: null }, 'failed', 'spawn_failed'],
+  ['non-zero exit after output', { exitCode: 1 }, 'failed', 'crashed'],
+  ['non-zero exit, silent', { exitCode: 1, sawOutput: false }, 'failed', 'no_model_response'],
+  ['killed by someone else', { exitCode: null, signal: 'SIGKILL' }, 'failed', 'agent_died'],
+  ['OOM recorded by the sandbox', { exitCode: null, signal: 'SIGKILL', oomKilled: true }, 'failed', 'oom_killed'],
+  ['bubblewrap refused', { exitCode: 1, sawOutput: false, stderrHead: ['bwrap: No permissions to create new namespace'] }, 'failed', 'sandbox_failed'],
+  ['shell could not find the agent', { exitCode: 127, sawOutput: false, stderrHead: ['bash: line 1: claude: command not found'] }, 'failed', 'spawn_failed'],
+  ['supervisor vanished', { lost: true, exitCode: null }, 'failed', 'sandbox_run_lost'],
+];
+
+for (const [name, evidence, state, reason] of cases) {
+  test(`classifies: ${name}`, (t) => {
+    t.deepEqual(classifyAgentExit({ ...base, ...evidence }), { state, failureReason: reason });
+  });
+}

@@ -1,0 +1,109 @@
+// The read model on both databases: migrations from empty, no drift between entities and
+// migrations, and the idempotent projection/event writes the activities rely on.
+import test from 'ava';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { appendRunEvents, projectRunRow } from '../../activities/read-model/run-projection.ts';
+import { BUILTIN_AGENTS } from '../../core/agents.ts';
+import { newId } from '../../core/ids.ts';
+import { initialRunSnapshot } from '../../core/run-model.ts';
+import { RunEntity, RunEventEntity } from '../../db/entities/index.ts';
+import { initORM, migrate, type ReadModel } from '../../db/orm.ts';
+import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
+import { DATABASE_LEGS, postgresOrSkip, suitePostgresUrl, type DatabaseLeg } from '../support/env.ts';
+
+async function withReadModel(leg: DatabaseLeg, work: (readModel: ReadModel) => Promise<void>): Promise<void> {
+  const scratch = leg === 'postgresql' ? await createScratchPostgresDatabase(suitePostgresUrl()!) : undefined;
+  const readModel = await initORM({ databaseUrl: scratch?.url ?? join(mkdtempSync(join(tmpdir(), 'svc-db-')), 'svc.sqlite') });
+  try {
+    await migrate(readModel);
+    await work(readModel);
+  } finally {
+    await readModel.close();
+    await scratch?.drop();
+  }
+}
+
+function snapshot(overrides: Partial<ReturnType<typeof initialRunSnapshot>> = {}) {
+  const runId = newId('run');
+  return {
+    ...initialRunSnapshot({
+      runId,
+      createdAt: 1_795_000_000_123,
+      agent: BUILTIN_AGENTS[0]!,
+      projectId: null,
+      prompt: 'echo hi',
+      trigger: 'cli',
+      seedId: null,
+      ref: null,
+      baseCommit: null,
+      targetBranch: null,
+      dispatcherHandle: null,
+      sandbox: { id: `sbx-${runId}`, workspacePath: '/tmp/w' },
+    }),
+    ...overrides,
+  };
+}
+
+for (const leg of DATABASE_LEGS) {
+  test(`${leg}: migrations apply from empty, are idempotent and match the entities`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      t.deepEqual(await migrate(readModel), [], 'a second migrate applies nothing');
+      const drift = await readModel.orm.schema.getUpdateSchemaSQL({ wrap: false });
+      t.is(drift.trim(), '', 'entities and migrations describe the same schema');
+    });
+  });
+
+  test(`${leg}: a projected run keeps the spec's types (createdAt a number, timestamps round-trip)`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      const run = snapshot({ state: 'running', startedAt: '2026-11-22T01:02:03.456Z', projectionVersion: 2 });
+      await projectRunRow(readModel.em(), run);
+      const row = await readModel.em().findOneOrFail(RunEntity, { id: run.id });
+      t.is(typeof row.createdAt, 'number');
+      t.is(row.createdAt, 1_795_000_000_123);
+      t.is(row.startedAt?.toISOString(), '2026-11-22T01:02:03.456Z');
+      t.is(row.state, 'running');
+      t.deepEqual(row.renderedAgentJson, BUILTIN_AGENTS[0] as unknown as Record<string, unknown>);
+    });
+  });
+
+  test(`${leg}: an older projection never overwrites a newer one`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      const run = snapshot({ state: 'succeeded', projectionVersion: 5 });
+      await projectRunRow(readModel.em(), run);
+      await projectRunRow(readModel.em(), { ...run, state: 'running', projectionVersion: 3 });
+      t.is((await readModel.em().findOneOrFail(RunEntity, { id: run.id })).state, 'succeeded');
+      await projectRunRow(readModel.em(), { ...run, state: 'failed', failureReason: 'crashed', projectionVersion: 6 });
+      t.is((await readModel.em().findOneOrFail(RunEntity, { id: run.id })).failureReason, 'crashed');
+    });
+  });
+
+  test(`${leg}: events are stored once per dedupe key with gap-free per-run seqs, even from concurrent writers`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      const run = snapshot({ projectionVersion: 1 });
+      await projectRunRow(readModel.em(), run);
+      const event = (key: string) => ({ dedupeKey: key, kind: 'log.stdout', stream: 'stdout' as const, ts: new Date().toISOString(), payload: { text: key } });
+      t.is(await appendRunEvents(readModel.em(), run.id, [event('a'), event('b'), event('a')]), 2);
+      t.is(await appendRunEvents(readModel.em(), run.id, [event('b'), event('c')]), 1, 'a retried batch writes only what is new');
+      const writers = Array.from({ length: 8 }, (_, writer) => appendRunEvents(readModel.em(), run.id, Array.from({ length: 5 }, (_, i) => event(`w${writer}-${i}`))));
+      await Promise.all(writers);
+      const rows = await readModel.em().find(RunEventEntity, { runId: run.id }, { orderBy: { seq: 'asc' } });
+      t.is(rows.length, 43);
+      t.deepEqual(rows.map((row) => row.seq), Array.from({ length: 43 }, (_, i) => i + 1));
+      t.is(new Set(rows.map((row) => row.dedupeKey)).size, 43);
+      t.deepEqual(rows[0]!.payload, { text: 'a' });
+    });
+  });
+
+  test(`${leg}: events for a run with no row are refused (the workflow projects first)`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      await t.throwsAsync(appendRunEvents(readModel.em(), 'run_000000000000', [{ dedupeKey: 'x', kind: 'k', stream: null, ts: new Date().toISOString(), payload: null }]), { message: /no read-model row/ });
+    });
+  });
+}

@@ -1,0 +1,35 @@
+// The import rule on workflows/** must actually fire: lint small sources as if they lived there.
+import test from 'ava';
+import { ESLint } from 'eslint';
+
+const eslint = new ESLint({ overrideConfigFile: 'scripts/eslint.config.js' });
+
+async function problems(source: string, filePath = 'workflows/example.workflow.ts'): Promise<string[]> {
+  const [result] = await eslint.lintText(source, { filePath });
+  return result!.messages.map((message) => message.ruleId ?? message.message);
+}
+
+test('a workflow may import @temporalio/workflow, core modules and activity types', async (t) => {
+  const source = [
+    "import { sleep } from '@temporalio/workflow';",
+    "import type { Activities } from '../activities/index.ts';",
+    "import { classifyAgentExit } from '../core/agent-exit.ts';",
+    'export const x: [typeof sleep, Activities | undefined, typeof classifyAgentExit] = [sleep, undefined, classifyAgentExit];',
+  ].join('\n');
+  t.deepEqual(await problems(source), []);
+});
+
+for (const [name, line] of [
+  ['node builtins', "import { readFileSync } from 'node:fs';"],
+  ['the activity SDK', "import { Context } from '@temporalio/activity';"],
+  ['the ORM', "import { MikroORM } from '@mikro-orm/core';"],
+  ['activity values', "import { createActivities } from '../activities/index.ts';"],
+]) {
+  test(`a workflow may not import ${name}`, async (t) => {
+    t.deepEqual(await problems(`${line}\nexport const used = [${line.match(/\{ (\w+) \}/)![1]}];`), ['@typescript-eslint/no-restricted-imports']);
+  });
+}
+
+test('the rule does not apply outside workflows/', async (t) => {
+  t.deepEqual(await problems("import { readFileSync } from 'node:fs';\nexport const r = readFileSync;", 'activities/example.ts'), []);
+});

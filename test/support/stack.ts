@@ -1,0 +1,117 @@
+// A real svc stack for one test: API + (optionally) worker against the suite's Temporal server,
+// on its own task queue, data directory and database (SQLite file or a scratch PostgreSQL DB).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
+import { loadConfig, type SvcConfig } from '../../stack/config.ts';
+import { startStack, type RunningStack } from '../../stack/stack.ts';
+import { suitePostgresUrl, suiteTemporalAddress, type DatabaseLeg } from './env.ts';
+
+export interface TestStack {
+  stack: RunningStack;
+  config: SvcConfig;
+  url: string;
+  token: string;
+  request(method: string, path: string, options?: { body?: unknown; token?: string | null; headers?: Record<string, string>; rawBody?: string }): Promise<TestResponse>;
+  stop(): Promise<void>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export interface TestStackOptions {
+  database?: DatabaseLeg;
+  worker?: boolean;
+  temporalAddress?: string;
+  env?: Record<string, string>;
+  dataDir?: string;
+}
+
+export async function testEnvironment(options: TestStackOptions) {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'));
+  let dropDatabase = async () => {};
+  let databaseUrl = join(dataDir, 'svc.sqlite');
+  if (options.database === 'postgresql') {
+    const base = suitePostgresUrl();
+    if (!base) throw new Error('no PostgreSQL for this test');
+    const scratch = await createScratchPostgresDatabase(base);
+    databaseUrl = scratch.url;
+    dropDatabase = scratch.drop;
+  }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SVC_DATA_DIR: dataDir,
+    SVC_PORT: '0',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: options.temporalAddress ?? suiteTemporalAddress(),
+    SVC_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
+    SVC_API_TOKEN: '',
+    ...options.env,
+  };
+  return { dataDir, databaseUrl, env, dropDatabase };
+}
+
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const environment = await testEnvironment(options);
+  const config = loadConfig(environment.env);
+  const stack = await startStack({ config, api: true, worker: options.worker ?? true, noAuth: false, log: () => {} });
+  const url = stack.api!.url;
+  const token = stack.token.token;
+  return {
+    stack,
+    config,
+    url,
+    token,
+    request: (method, path, requestOptions = {}) => request(url, token, method, path, requestOptions),
+    async stop() {
+      await stack.stop();
+      await environment.dropDatabase();
+      if (!options.dataDir) rmSync(environment.dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function request(
+  baseUrl: string,
+  defaultToken: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string | null; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  const token = options.token === undefined ? defaultToken : options.token;
+  if (token) headers.authorization = `Bearer ${token}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+/** Polls GET /runs/{id} until the run is terminal (or the deadline passes). */
+export async function waitForRunState(stack: Pick<TestStack, 'request'>, runId: string, states: string[] = ['succeeded', 'failed', 'cancelled'], timeoutMs = 60_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let last: any;
+  while (Date.now() < deadline) {
+    const response = await stack.request('GET', `/runs/${runId}`);
+    last = response.body?.run;
+    if (last && states.includes(last.state)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`run ${runId} did not reach ${states.join('/')} in ${timeoutMs} ms; last state ${last?.state}`);
+}
