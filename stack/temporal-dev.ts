@@ -125,6 +125,7 @@ export async function startTemporalDev(dataDir: string, settings = loadTemporalD
   // Its own process group, so stopping it also stops anything it spawned.
   const child = spawn(cli.path, devServerArgs(settings, dbFile), { stdio: ['ignore', logFd, logFd], detached: true });
   closeSync(logFd);
+  mkdirSync(dirname(pidFile), { recursive: true });
   writeFileSync(pidFile, JSON.stringify({ pid: child.pid }));
   const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
   try {

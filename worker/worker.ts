@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 
@@ -39,7 +39,22 @@ export interface RunningWorker {
   shutdown(): Promise<void>;
 }
 
+let runtimeInstalled = false;
+
+/** The SDK logs every worker state change at INFO; svc keeps WARN and up unless SVC_LOG_LEVEL says otherwise. */
+function installRuntimeOnce(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const level = (process.env.SVC_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
+  try {
+    Runtime.install({ logger: new DefaultLogger(level) });
+  } catch {
+    // Someone (a test helper, the SDK download path) created the runtime first: keep theirs.
+  }
+}
+
 export async function startWorker(settings: WorkerSettings): Promise<RunningWorker> {
+  installRuntimeOnce();
   const connection = await NativeConnection.connect({ address: settings.temporalAddress });
   const workflowBundle = settings.workflowBundlePath ? { code: readFileSync(settings.workflowBundlePath, 'utf8') } : await buildWorkflowBundle();
   const worker = await Worker.create({
