@@ -1,0 +1,27 @@
+// Replays recorded histories against today's workflow code: a non-deterministic change to
+// runWorkflow (one that would break runs in flight during a deploy) fails here.
+import test from 'ava';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { buildWorkflowBundle } from '../../worker/worker.ts';
+
+const HISTORIES = join('test', 'fixtures', 'histories');
+
+const workflowBundle = process.env.SVC_WORKFLOW_BUNDLE ? { code: readFileSync(process.env.SVC_WORKFLOW_BUNDLE, 'utf8') } : await buildWorkflowBundle();
+
+for (const file of readdirSync(HISTORIES).filter((name) => name.endsWith('.json'))) {
+  test(`replays ${file} deterministically`, async (t) => {
+    const history = JSON.parse(readFileSync(join(HISTORIES, file), 'utf8'));
+    t.true(history.events.length > 10, 'a real recorded history');
+    await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle }, history, file));
+  });
+}
+
+test('a history the code no longer matches is reported as non-deterministic', async (t) => {
+  const history = JSON.parse(readFileSync(join(HISTORIES, 'run-succeeded.json'), 'utf8'));
+  // Pretend the recorded run had scheduled a different activity first.
+  const scheduled = history.events.find((event: any) => event.activityTaskScheduledEventAttributes);
+  scheduled.activityTaskScheduledEventAttributes.activityType.name = 'somethingElse';
+  await t.throwsAsync(Worker.runReplayHistory({ workflowBundle }, history, 'tampered'), { name: 'DeterminismViolationError' });
+});
