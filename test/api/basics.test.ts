@@ -1,6 +1,6 @@
 // API basics against a real stack: the envelope on every failure, X-Request-ID, bearer auth with
 // WWW-Authenticate, and bad input that changes nothing.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { statSync, readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { startTestStack, type TestStack } from '../support/stack.ts';
@@ -20,7 +20,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-function assertEnvelope(t: import('ava').ExecutionContext, response: { body: any; headers: Headers }, code: string) {
+function assertEnvelope(t: ExecutionContext, response: { body: any; headers: Headers }, code: string) {
   t.is(response.body?.error?.code, code, JSON.stringify(response.body));
   t.is(typeof response.body.error.message, 'string');
   t.true(response.body.error.message.length > 0);
@@ -60,7 +60,7 @@ test('unknown routes are 404 not_found; a known path with the wrong method is 40
 });
 
 test('missing, malformed and wrong tokens are 401 with a WWW-Authenticate challenge; a query-string token is ignored', async (t) => {
-  for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-token' }]) {
+  for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-token' }] as Record<string, string>[]) {
     const response = await svc.request('GET', '/runs', { token: null, headers });
     t.is(response.status, 401);
     assertEnvelope(t, response, 'unauthorized');

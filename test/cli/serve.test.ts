@@ -1,6 +1,6 @@
 // `svc serve` as a user runs it: a real process with the embedded stack, then with an external
 // Temporal and PostgreSQL; clean shutdown with no orphans; a restart that loses nothing.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ function cleanEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...overrides };
 }
 
-async function stopGracefully(t: import('ava').ExecutionContext, serve: ChildHandle): Promise<void> {
+async function stopGracefully(t: ExecutionContext, serve: ChildHandle): Promise<void> {
   serve.child.kill('SIGTERM');
   t.is(await serve.exited, 0, serve.output());
   t.regex(serve.output(), /svc: stopped/);
