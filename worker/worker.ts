@@ -47,7 +47,8 @@ function installRuntimeOnce(): void {
   runtimeInstalled = true;
   const level = (process.env.SVC_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
   try {
-    Runtime.install({ logger: new DefaultLogger(level) });
+    // Core's own (Rust) logs go through the same logger and level instead of straight to stderr.
+    Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: 'ERROR' }, forward: {} } } });
   } catch {
     // Someone (a test helper, the SDK download path) created the runtime first: keep theirs.
   }

@@ -52,6 +52,8 @@ const ava = spawn(process.execPath, ['--no-warnings', join('node_modules', 'ava'
     SVC_TEST_TEMPORAL_ADDRESS: temporal.address,
     SVC_WORKFLOW_BUNDLE: bundlePath,
     SVC_TEST_POSTGRES_URL: hasPostgres ? postgresUrl : '',
+    // Tests kill Temporal on purpose; the SDK's retry warnings would bury ava's report.
+    SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'ERROR',
   },
 });
 const code = await new Promise<number>((resolve) => ava.once('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))));
