@@ -1,10 +1,14 @@
 // Activity proxies, declared once, each with a named timeout profile and an explicit retry policy.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 
-/** Read-model writes: idempotent, so they retry until they land; no accepted work is lost. */
-export const readModel = proxyActivities<Pick<Activities, 'projectRun'>>({
+/**
+ * Read-model writes: short and idempotent, so they run as local activities (no server round trip
+ * between the workflow and its projection, which keeps dispatch fast) and retry until they land.
+ */
+export const readModel = proxyLocalActivities<Pick<Activities, 'projectRun'>>({
   startToCloseTimeout: '30s',
+  localRetryThreshold: '10s',
   retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 

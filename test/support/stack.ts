@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
 import { loadConfig, type SvcConfig } from '../../stack/config.ts';
 import { startStack, type RunningStack } from '../../stack/stack.ts';
+import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
+import { freePort } from './free-port.ts';
 import { suitePostgresUrl, suiteTemporalAddress, type DatabaseLeg } from './env.ts';
 
 export interface TestStack {
@@ -114,4 +116,27 @@ export async function waitForRunState(stack: Pick<TestStack, 'request'>, runId: 
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`run ${runId} did not reach ${states.join('/')} in ${timeoutMs} ms; last state ${last?.state}`);
+}
+
+/** A whole stack with its own Temporal dev server, for tools and tests that must not share one. */
+export async function startIsolatedStack(options: { worker?: boolean } = {}) {
+  const settings = loadTemporalDevSettings();
+  settings.port = await freePort();
+  settings.ui.enabled = false;
+  const temporalDir = mkdtempSync(join(tmpdir(), 'svc-temporal-'));
+  const temporal = await startTemporalDev(temporalDir, settings);
+  const environment = await testEnvironment({ temporalAddress: temporal.address });
+  const stack = await startStack({ config: loadConfig(environment.env), api: true, worker: options.worker ?? true, noAuth: false, log: () => {} });
+  return {
+    temporal,
+    temporalDir,
+    temporalSettings: settings,
+    environment,
+    stack,
+    api: { request: (method: string, path: string, requestOptions?: Parameters<TestStack['request']>[2]) => request(stack.api!.url, stack.token.token, method, path, requestOptions) },
+    async stop() {
+      await stack.stop();
+      await temporal.stop();
+    },
+  };
 }

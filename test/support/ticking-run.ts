@@ -1,0 +1,35 @@
+// The run the durability tests disturb: an agent that records each start in a marker file, then
+// prints eight ticks a second apart. What must hold after any crash is checked in one place.
+import type { ExecutionContext } from 'ava';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RunEventEntity } from '../../db/entities/index.ts';
+import type { ReadModel } from '../../db/orm.ts';
+import { waitFor } from './processes.ts';
+import type { TestResponse } from './stack.ts';
+
+type Api = { request(method: string, path: string, options?: { body?: unknown }): Promise<TestResponse> };
+
+const TICKS = 8;
+
+export async function startTickingRun(api: Api, readModel: ReadModel, dataDir: string): Promise<{ runId: string; marker: string }> {
+  const marker = join(dataDir, 'agent-starts.log');
+  const prompt = `echo started >> ${marker}\nfor i in $(seq 1 ${TICKS}); do echo tick $i; sleep 1; done`;
+  const { body } = await api.request('POST', '/runs', { body: { agent: 'shell', prompt } });
+  const runId = body.run.id as string;
+  await waitFor(async () => (await readModel.em().count(RunEventEntity, { runId, kind: 'log.stdout' })) >= 2, 'the agent to print');
+  return { runId, marker };
+}
+
+/** Started once, every line recorded once and in order, one pass through the states, no seq gaps. */
+export async function assertRanExactlyOnce(t: ExecutionContext, readModel: ReadModel, runId: string, marker: string): Promise<void> {
+  t.is(readFileSync(marker, 'utf8'), 'started\n', 'the agent process was started exactly once');
+  const log = await readModel.em().find(RunEventEntity, { runId }, { orderBy: { seq: 'asc' } });
+  t.deepEqual(
+    log.filter((e) => e.stream === 'stdout').map((e) => (e.payload as { text: string }).text),
+    Array.from({ length: TICKS }, (_, i) => `tick ${i + 1}`),
+    'every output line recorded once, in order',
+  );
+  t.deepEqual(log.filter((e) => e.kind === 'state_change').map((e) => (e.payload as { state: string }).state), ['queued', 'running', 'succeeded']);
+  t.deepEqual(log.map((e) => e.seq), log.map((_, i) => i + 1));
+}
