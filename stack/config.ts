@@ -1,5 +1,5 @@
-// Everything the service reads from its environment, in one typed object. Documented in
-// docs/configuration.md; nothing else in the code reads process.env for service settings.
+// Everything the service reads from its environment, in one typed object. Documented in the
+// README (Configuration); nothing else reads process.env for service settings.
 import { resolve, join } from 'node:path';
 
 export interface SvcConfig {

@@ -12,7 +12,7 @@ export class ServeCommand extends Command {
     details: `
       With no configuration, starts the embedded stack: a Temporal dev server (state kept in the data directory, with its Web UI), the SQLite read model (migrated), a worker and the API on loopback. It prints the API URL, where the operator token is and the Temporal UI URL, then runs until SIGINT or SIGTERM, when it ends streams, drains the worker and stops the server.
 
-      With \`TEMPORAL_ADDRESS\` set it uses that Temporal instead of starting one; with \`DATABASE_URL=postgres://…\` it uses PostgreSQL. Other settings come from the environment (see docs/configuration.md).
+      With \`TEMPORAL_ADDRESS\` set it uses that Temporal instead of starting one; with \`DATABASE_URL=postgres://…\` it uses PostgreSQL. Other settings come from the environment (see the README's Configuration table).
 
       \`--no-auth\` treats every caller as the operator. It is refused unless the API is bound to a loopback address.
     `,
