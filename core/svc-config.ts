@@ -1,0 +1,185 @@
+// A project's `.svc/` policy files: config.yaml (or the legacy defaults.json), triggers.yaml and
+// preview.yaml, validated strictly. Pure: callers hand in file contents and get typed settings
+// plus the problems, each with a stable code.
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { z } from 'zod';
+
+export const SVC_CONFIG_FILES = { config: '.svc/config.yaml', legacyDefaults: '.svc/defaults.json', triggers: '.svc/triggers.yaml', preview: '.svc/preview.yaml' } as const;
+
+const DURATION = /^(\d+h)?(\d+m)?(\d+s)?$/;
+const duration = z.string().refine((value) => value !== '' && DURATION.test(value), 'a duration such as 30s, 5m or 1h30m');
+
+export function durationSeconds(value: string): number {
+  const match = DURATION.exec(value)!;
+  return (parseInt(match[1] ?? '0', 10) * 60 + parseInt(match[2] ?? '0', 10)) * 60 + parseInt(match[3] ?? '0', 10);
+}
+
+export const previewSchema = z
+  .object({
+    type: z.enum(['server', 'static']),
+    mode: z.enum(['path', 'subdomain']).optional(),
+    command: z.string().min(1),
+    setup: z.string().min(1).optional(),
+    setup_timeout: duration.optional(),
+    port: z.number().int().min(1).max(65535),
+    readiness_path: z.string().startsWith('/').optional(),
+    readiness_timeout: duration.optional(),
+    connect_timeout: duration.refine((value) => durationSeconds(value) >= 1 && durationSeconds(value) <= 3600, 'between 1s and 1h').optional(),
+    idle_ttl: duration.optional(),
+    max_lifetime: duration.optional(),
+  })
+  .strict();
+
+const resourceAmounts = z.object({ memoryMiB: z.number().int().min(64).max(131072).optional(), cpuMillicores: z.number().int().min(10).max(64000).optional() }).strict();
+const repoRelativePath = z.string().min(1).max(512).refine((path) => !path.startsWith('/') && !path.split('/').includes('..'), 'a repo-relative path without ".."');
+
+export const defaultsSchema = z
+  .object({
+    defaultRole: z.string().min(1).optional(),
+    defaultBranch: z.string().min(1).optional(),
+    defaultPrompt: z.string().min(1).optional(),
+    defaultProvider: z.string().min(1).optional(),
+    defaultModel: z.string().min(1).optional(),
+    runBranchPrefix: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a lowercase slug').optional(),
+    agentImage: z.string().min(1).max(512).optional(),
+    preview: previewSchema.optional(),
+    agent: z.object({ skipGitHooks: z.boolean().optional() }).strict().optional(),
+    interactiveAgents: z.object({ plannerRuntime: z.enum(['claude-code', 'sapling', 'pi']).optional() }).strict().optional(),
+    resources: z.object({ requests: resourceAmounts.optional(), limits: resourceAmounts.optional(), network: z.enum(['none', 'restricted', 'open']).optional() }).strict().optional(),
+    admission: z.object({ maxConcurrentRuns: z.number().int().min(1).optional() }).strict().optional(),
+    maxCostUsd: z.number().positive().optional(),
+    ciFixer: z
+      .object({ enabled: z.boolean().default(false), maxRetries: z.number().int().min(0).default(2), cooldownMinutes: z.number().int().min(0).default(10), logTailLines: z.number().int().min(1).default(200), role: z.string().min(1).default('pr-fixer') })
+      .strict()
+      .optional(),
+    healer: z
+      .object({ enabled: z.boolean().default(false), maxRetries: z.number().int().min(0).default(3), cooldownMinutes: z.number().int().min(0).default(30), role: z.string().min(1).default('healer'), projectMapping: z.array(z.unknown()).default([]) })
+      .strict()
+      .optional(),
+    qualityGate: z.record(z.string(), z.unknown()).optional(),
+    repoContext: z.string().max(8192).optional(),
+    tracker: z.object({ url: z.url(), tokenEnv: z.string().min(1).optional() }).strict().optional(),
+    pr: z
+      .object({ autoMerge: z.object({ method: z.enum(['squash', 'merge', 'rebase']).default('squash'), protectedPaths: z.array(repoRelativePath).max(100).default([]) }).strict().optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type SvcDefaults = z.infer<typeof defaultsSchema>;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const triggerSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'a lowercase slug'),
+    kind: z.literal('cron'),
+    cron: z.string().refine((cron) => [5, 6].includes(cron.trim().split(/\s+/).length), 'a cron expression of 5 or 6 fields'),
+    seed: z.string().min(1).optional(),
+    role: z.string().min(1),
+    timezone: z.string().refine(isTimeZone, 'an IANA time zone such as Europe/Paris').optional(),
+    prompt: z.string().min(1).optional(),
+    maxCostUsd: z.number().positive().optional(),
+  })
+  .strict();
+export type Trigger = z.infer<typeof triggerSchema>;
+
+const triggersSchema = z.array(triggerSchema).superRefine((triggers, ctx) => {
+  const seen = new Set<string>();
+  triggers.forEach((trigger, index) => {
+    if (seen.has(trigger.id)) ctx.addIssue({ code: 'custom', message: `duplicate trigger id "${trigger.id}"`, path: [index, 'id'] });
+    seen.add(trigger.id);
+  });
+});
+
+export type ConfigProblemCode = 'svc_config_parse_error' | 'svc_config_schema_error' | 'svc_config_deprecated';
+export interface ConfigProblem {
+  file: string;
+  code: ConfigProblemCode;
+  message: string;
+}
+
+export interface SvcConfigFiles {
+  config: string | null;
+  legacyDefaults: string | null;
+  triggers: string | null;
+  preview: string | null;
+}
+
+export interface LoadedSvcConfig {
+  triggers: Trigger[] | null;
+  defaults: SvcDefaults | null;
+  sourceFile: string | null;
+  errors: ConfigProblem[];
+  warnings: ConfigProblem[];
+}
+
+function parseFile<T>(file: string, text: string, format: 'yaml' | 'json', schema: z.ZodType<T>, errors: ConfigProblem[]): T | null {
+  let value: unknown;
+  try {
+    value = format === 'json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    errors.push({ file, code: 'svc_config_parse_error', message: (error as Error).message.split('\n')[0]! });
+    return null;
+  }
+  const result = schema.safeParse(value ?? (format === 'yaml' && file === SVC_CONFIG_FILES.triggers ? [] : {}));
+  if (result.success) return result.data;
+  errors.push({ file, code: 'svc_config_schema_error', message: result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ') });
+  return null;
+}
+
+export function loadSvcConfig(files: SvcConfigFiles): LoadedSvcConfig {
+  const errors: ConfigProblem[] = [];
+  const warnings: ConfigProblem[] = [];
+  let defaults: SvcDefaults | null = null;
+  let sourceFile: string | null = null;
+  if (files.config !== null) {
+    defaults = parseFile(SVC_CONFIG_FILES.config, files.config, 'yaml', defaultsSchema, errors);
+    sourceFile = SVC_CONFIG_FILES.config;
+    if (files.legacyDefaults !== null) warnings.push({ file: SVC_CONFIG_FILES.legacyDefaults, code: 'svc_config_deprecated', message: 'ignored: config.yaml takes precedence; remove defaults.json' });
+  } else if (files.legacyDefaults !== null) {
+    defaults = parseFile(SVC_CONFIG_FILES.legacyDefaults, files.legacyDefaults, 'json', defaultsSchema, errors);
+    sourceFile = SVC_CONFIG_FILES.legacyDefaults;
+    warnings.push({ file: SVC_CONFIG_FILES.legacyDefaults, code: 'svc_config_deprecated', message: 'defaults.json is deprecated: run `svc config migrate`' });
+  }
+  if (files.preview !== null) {
+    const preview = parseFile(SVC_CONFIG_FILES.preview, files.preview, 'yaml', z.object({ preview: previewSchema }).strict(), errors);
+    // preview.yaml wins over a preview block nested in config.yaml.
+    if (preview) defaults = { ...(defaults ?? {}), preview: preview.preview };
+  }
+  const triggers = files.triggers === null ? null : parseFile(SVC_CONFIG_FILES.triggers, files.triggers, 'yaml', triggersSchema, errors);
+  return { triggers, defaults, sourceFile, errors, warnings };
+}
+
+/** A config problem that blocks dispatch: a broken config.yaml/defaults.json (not triggers or preview). */
+export function blockingProblem(config: LoadedSvcConfig): ConfigProblem | undefined {
+  return config.errors.find((problem) => problem.file === SVC_CONFIG_FILES.config || problem.file === SVC_CONFIG_FILES.legacyDefaults);
+}
+
+const TRIGGERS_HEADER = '# Cron triggers for svc: each entry dispatches a run of `role` on its schedule.\n# - id: nightly\n#   kind: cron\n#   cron: "0 3 * * *"\n#   timezone: Europe/Paris\n#   role: shell\n#   prompt: "…"\n';
+const CONFIG_HEADER = '# svc project settings (defaultRole, defaultPrompt, runBranchPrefix, maxCostUsd, preview, pr, …).\n';
+const PREVIEW_HEADER = '# Preview deployment for runs of this project.\n';
+
+export function scaffoldFiles(defaultRole: string | undefined): Record<string, string> {
+  return {
+    [SVC_CONFIG_FILES.triggers]: `${TRIGGERS_HEADER}[]\n`,
+    [SVC_CONFIG_FILES.config]: `${CONFIG_HEADER}${defaultRole ? toYaml({ defaultRole }) : '{}\n'}`,
+  };
+}
+
+/** defaults.json → config.yaml (+ preview.yaml when it has a preview block). */
+export function migrateLegacyDefaults(legacyJson: string): { files: Record<string, string> } | { problem: ConfigProblem } {
+  const errors: ConfigProblem[] = [];
+  const defaults = parseFile(SVC_CONFIG_FILES.legacyDefaults, legacyJson, 'json', defaultsSchema, errors);
+  if (!defaults) return { problem: errors[0]! };
+  const { preview, ...rest } = defaults;
+  const files: Record<string, string> = { [SVC_CONFIG_FILES.config]: `${CONFIG_HEADER}${Object.keys(rest).length ? toYaml(rest) : '{}\n'}` };
+  if (preview) files[SVC_CONFIG_FILES.preview] = `${PREVIEW_HEADER}${toYaml({ preview })}`;
+  return { files };
+}
