@@ -1,13 +1,15 @@
 // createActivities(deps): every activity the worker registers, built from its dependencies.
+import { createProjectActivities, type ProjectActivityDeps } from './project-activities.ts';
 import { createRunActivities, type RunActivityDeps } from './run-activities.ts';
 
 export type { RunEventInput } from './read-model/run-projection.ts';
 
-export type ActivityDeps = RunActivityDeps;
+export type ActivityDeps = RunActivityDeps & ProjectActivityDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createRunActivities(deps),
+    ...createProjectActivities(deps),
   };
 }
 

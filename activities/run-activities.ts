@@ -1,26 +1,25 @@
 // The I/O of a run: read-model projection, the workspace, and the agent process in its sandbox.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { Context, heartbeat } from '@temporalio/activity';
 import type { AgentDefinition } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { RunSnapshot } from '../core/run-model.ts';
 import type { EventStream } from '../core/run-states.ts';
-import { ProjectEntity } from '../db/entities/index.ts';
+import { ProjectEntity, ProjectTriggerEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../stack/config.ts';
+import { git } from './git/git.ts';
+import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
 import { buildCommandLaunch, parseCommandOutput } from './runtimes/command.ts';
 import { sandboxFiles } from './sandbox/files.ts';
 import { inspectSandbox, readNewLines, readRemainder, sandboxRunId, startSandbox } from './sandbox/local-sandbox.ts';
 
-const execFileAsync = promisify(execFile);
-
 export interface RunActivityDeps {
   readModel: ReadModel;
   dataDir: string;
+  projectsRoot: string;
   /** How often a supervising activity looks at its sandbox. */
   pollIntervalMs?: number;
 }
@@ -57,9 +56,12 @@ export function createRunActivities(deps: RunActivityDeps) {
   }
 
   return {
-    async projectRun({ snapshot, events }: { snapshot: RunSnapshot; events: RunEventInput[] }): Promise<void> {
+    async projectRun({ snapshot, events, triggerFire }: { snapshot: RunSnapshot; events: RunEventInput[]; triggerFire?: { projectId: string; triggerId: string } | null }): Promise<void> {
       await projectRunRow(deps.readModel.em(), snapshot);
       if (events.length) await appendRunEvents(deps.readModel.em(), snapshot.id, events);
+      if (triggerFire) {
+        await deps.readModel.em().nativeUpdate(ProjectTriggerEntity, triggerFire, { lastFiredAt: new Date(snapshot.createdAt), lastRunId: snapshot.id });
+      }
     },
 
     /** A clone of the project when there is one, else an empty scratch directory. Idempotent. */
@@ -72,10 +74,12 @@ export function createRunActivities(deps: RunActivityDeps) {
         mkdirSync(workspacePath, { recursive: true });
         return { workspacePath, kind: 'scratch' as const };
       }
-      // Clone next to the target and rename: a retry never sees a half-made workspace.
+      // Clone next to the target and rename: a retry never sees a half-made workspace. The shared
+      // project lock keeps a concurrent refresh from moving the clone under our feet.
       const partial = `${workspacePath}.partial-${runId}`;
       rmSync(partial, { recursive: true, force: true });
-      await execFileAsync('git', ['clone', '--quiet', '--no-hardlinks', source, partial]);
+      const [owner, name] = source.split('/').slice(-2) as [string, string];
+      await withProjectLock(projectLockFile(deps.projectsRoot, owner, name), 'shared', () => git(['clone', '--quiet', '--no-hardlinks', source, partial]));
       renameSync(partial, workspacePath);
       return { workspacePath, kind: 'clone' as const };
     },

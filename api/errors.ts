@@ -34,6 +34,11 @@ export const Errors = {
     new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, `allowed: ${allowed}`, { Allow: allowed }),
   payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `request body is larger than ${limit} bytes`),
   unsupportedMediaType: (type: string) => new ApiError(415, 'unsupported_media_type', `request body must be application/json, got ${type}`),
+  projectUnavailable: (message: string, hint?: string) => new ApiError(503, 'project_unavailable', message, hint ?? 'check the git URL, the forge credentials and the server log'),
+  projectLacksSeeds: (projectId: string) => new ApiError(400, 'project_lacks_seeds', `project ${projectId} has no .seeds/ tracker`, 'initialise one in the repository with `sd init` and refresh the project'),
+  svcConfigInvalid: (file: string, message: string) => new ApiError(422, 'svc_config_invalid', `${file} is invalid: ${message}`, 'fix the file and refresh the project (GET /projects/{id}/svc-config lists the problems)'),
+  svcConfigUnavailable: (message: string) => new ApiError(503, 'svc_config_unavailable', `the project's .svc/ directory cannot be read: ${message}`),
+  conflict: (message: string, hint?: string) => new ApiError(409, 'state_transition_error', message, hint),
   temporalUnavailable: (detail: string) => new ApiError(503, 'runtime_unreachable', 'the workflow engine (Temporal) is unreachable', detail),
   internal: (requestId: string) => new ApiError(500, 'internal_error', 'internal server error', `request id ${requestId}; see the server log`),
 };

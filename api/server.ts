@@ -6,7 +6,11 @@ import { createApiApp } from './app.ts';
 import type { AuthSettings } from './auth.ts';
 import { metaRoutes, type ReadinessCheck } from './routes/meta.router.ts';
 import { runsRoutes } from './routes/runs.router.ts';
-import type { AgentCatalog } from './services/agent-catalog.ts';
+import { projectsRoutes } from './routes/projects.router.ts';
+import { catalogRoutes } from './routes/catalog.router.ts';
+import { ProjectsService } from './services/projects.service.ts';
+import type { GitHubForge } from '../activities/forge/github-forge.ts';
+import type { AgentCatalog } from '../stack/agent-catalog.ts';
 import { RunsService } from './services/runs.service.ts';
 import type { TemporalGateway } from './services/temporal-gateway.ts';
 
@@ -15,6 +19,8 @@ export interface ApiServerDeps {
   port: number;
   version: string;
   dataDir: string;
+  projectsRoot: string;
+  forge: GitHubForge;
   auth: AuthSettings;
   readModel: ReadModel;
   temporal: TemporalGateway;
@@ -28,8 +34,14 @@ export interface RunningApi {
 }
 
 export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>) {
-  const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, dataDir: deps.dataDir });
-  return [...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }), ...runsRoutes(runs)];
+  const projects = new ProjectsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projectsRoot: deps.projectsRoot });
+  const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir });
+  return [
+    ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
+    ...runsRoutes(runs),
+    ...projectsRoutes(projects, runs),
+    ...catalogRoutes(deps.agents, deps.forge),
+  ];
 }
 
 async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal'>): Promise<ReadinessCheck[]> {

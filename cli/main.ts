@@ -2,15 +2,29 @@
 // The `svc` command line. One command per file under cli/commands/.
 import { Builtins, Cli } from 'clipanion';
 import { SVC_VERSION } from '../stack/stack.ts';
+import { EXIT } from './base-command.ts';
+import { ConfigMigrateCommand } from './commands/config/migrate.ts';
+import { InitCommand } from './commands/init.ts';
+import { ProjectAddCommand } from './commands/project/add.ts';
+import { ProjectListCommand } from './commands/project/list.ts';
 import { ServeCommand } from './commands/serve.ts';
 import { WorkerCommand } from './commands/worker.ts';
 
 const cli = new Cli({ binaryLabel: 'svc — the Agent Run Control Service', binaryName: 'svc', binaryVersion: SVC_VERSION });
-cli.register(Builtins.HelpCommand);
-cli.register(Builtins.VersionCommand);
-cli.register(ServeCommand);
-cli.register(WorkerCommand);
+for (const command of [Builtins.HelpCommand, Builtins.VersionCommand, ServeCommand, WorkerCommand, ProjectAddCommand, ProjectListCommand, InitCommand, ConfigMigrateCommand]) {
+  cli.register(command);
+}
 
+const args = process.argv.slice(2);
+const context = { ...Cli.defaultContext };
+let command;
+try {
+  command = cli.process(args, context);
+} catch (error) {
+  // Unknown commands, missing arguments and invalid option values are usage errors: exit 2.
+  process.stderr.write(cli.error(error as Error));
+  process.exit(EXIT.usage);
+}
 // Exit explicitly: every part has been shut down in order by now, and native handles (the Temporal
 // runtime) must not keep a finished command alive.
-process.exit(await cli.run(process.argv.slice(2)));
+process.exit(await cli.run(command, context));

@@ -68,6 +68,8 @@ export interface RunWorkflowInput {
   targetBranch: string | null;
   dispatcherHandle: string | null;
   sandbox: { id: string; workspacePath: string };
+  /** Set when a project trigger dispatched this run: the first projection records the fire. */
+  triggerFire?: { projectId: string; triggerId: string } | null;
 }
 
 export interface RunOutcome {

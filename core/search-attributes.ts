@@ -10,3 +10,14 @@ export const SvcPlanId = defineSearchAttributeKey('SvcPlanId', SearchAttributeTy
 export const SvcSeedId = defineSearchAttributeKey('SvcSeedId', SearchAttributeType.KEYWORD);
 
 export const ALL_SEARCH_ATTRIBUTES = [SvcKind, SvcProjectId, SvcAgent, SvcState, SvcPlanId, SvcSeedId];
+
+/** The search attributes a run starts with, wherever it is started from. */
+export function runSearchAttributes(input: { agent: { name: string }; projectId: string | null; seedId: string | null }) {
+  return [
+    { key: SvcKind, value: 'run' },
+    { key: SvcAgent, value: input.agent.name },
+    { key: SvcState, value: 'queued' },
+    ...(input.projectId ? [{ key: SvcProjectId, value: input.projectId }] : []),
+    ...(input.seedId ? [{ key: SvcSeedId, value: input.seedId }] : []),
+  ];
+}

@@ -15,8 +15,12 @@ export interface SvcConfig {
   /** Operator token from the environment; otherwise a token file in the data directory. */
   apiToken: string | undefined;
   agentsFile: string | undefined;
-  /** How often a supervising activity heartbeats, and how long Temporal waits for one. */
-  heartbeatTimeoutMs: number;
+  /** Where project clones live: <root>/<owner>/<name>. */
+  projectsRoot: string;
+  /** A GitHub token (PAT) for clones, pushes and the forge API; unset means anonymous. */
+  githubToken: string | undefined;
+  /** GitHub's REST base URL (GitHub Enterprise, or a local stand-in in tests). */
+  githubApiUrl: string;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
 }
@@ -41,7 +45,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     taskQueue: env.SVC_TASK_QUEUE || 'svc',
     apiToken: env.SVC_API_TOKEN || undefined,
     agentsFile: env.SVC_AGENTS_FILE || undefined,
-    heartbeatTimeoutMs: intFromEnv(env, 'SVC_HEARTBEAT_TIMEOUT_MS', 30_000),
+    projectsRoot: resolve(env.SVC_PROJECTS_DIR || join(dataDir, 'projects')),
+    githubToken: env.SVC_GIT_TOKEN || env.GITHUB_TOKEN || undefined,
+    githubApiUrl: (env.SVC_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
   };
 }
@@ -52,7 +58,6 @@ export const dataPaths = {
   temporalLog: (dataDir: string) => join(dataDir, 'logs', 'temporal.log'),
   sandboxes: (dataDir: string) => join(dataDir, 'sandboxes'),
   workspaces: (dataDir: string) => join(dataDir, 'workspaces'),
-  projects: (dataDir: string) => join(dataDir, 'projects'),
 };
 
 export function isLoopbackHost(host: string): boolean {

@@ -3,8 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GitHubForge } from '../activities/forge/github-forge.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
-import { AgentCatalog } from '../api/services/agent-catalog.ts';
+import { AgentCatalog } from './agent-catalog.ts';
 import { TemporalGateway } from '../api/services/temporal-gateway.ts';
 import { initORM, migrate, type ReadModel } from '../db/orm.ts';
 import { startWorker, type RunningWorker } from '../worker/worker.ts';
@@ -65,9 +66,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 
     const token = loadOperatorToken(config.apiToken, dataPaths.operatorToken(config.dataDir));
 
+    const agents = AgentCatalog.load(config.agentsFile);
     let worker: RunningWorker | undefined;
     if (options.worker) {
-      worker = await startWorker({ temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue, dataDir: config.dataDir, readModel, workflowBundlePath: config.workflowBundlePath });
+      worker = await startWorker({ config, temporalAddress, readModel, agents });
       stops.push(() => worker!.shutdown());
       log(`worker: polling task queue "${config.taskQueue}"`);
     }
@@ -81,10 +83,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         port: config.port,
         version: SVC_VERSION,
         dataDir: config.dataDir,
+        projectsRoot: config.projectsRoot,
+        forge: new GitHubForge({ apiUrl: config.githubApiUrl, token: config.githubToken }),
         auth: { operatorToken: token.token, noAuth: options.noAuth },
         readModel,
         temporal,
-        agents: AgentCatalog.load(config.agentsFile),
+        agents,
       });
       stops.push(() => api!.close());
     }

@@ -4,19 +4,19 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
+import type { AgentCatalog } from '../stack/agent-catalog.ts';
+import type { SvcConfig } from '../stack/config.ts';
 
 export const WORKFLOWS_ENTRY = join(dirname(fileURLToPath(import.meta.url)), '..', 'workflows', 'index.ts');
 
 export interface WorkerSettings {
+  config: SvcConfig;
   temporalAddress: string;
-  namespace: string;
-  taskQueue: string;
-  dataDir: string;
   readModel: ReadModel;
-  /** A prebuilt bundle (see buildWorkflowBundle); without one the worker bundles from source. */
-  workflowBundlePath?: string | undefined;
+  agents: AgentCatalog;
 }
 
 export async function buildWorkflowBundle(): Promise<WorkflowBundle> {
@@ -56,19 +56,34 @@ function installRuntimeOnce(): void {
 
 export async function startWorker(settings: WorkerSettings): Promise<RunningWorker> {
   installRuntimeOnce();
+  const { config } = settings;
   const connection = await NativeConnection.connect({ address: settings.temporalAddress });
-  const workflowBundle = settings.workflowBundlePath ? { code: readFileSync(settings.workflowBundlePath, 'utf8') } : await buildWorkflowBundle();
+  // Activities that manage Temporal Schedules need a client of their own.
+  const clientConnection = await Connection.connect({ address: settings.temporalAddress });
+  const temporal = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
+  const workflowBundle = config.workflowBundlePath ? { code: readFileSync(config.workflowBundlePath, 'utf8') } : await buildWorkflowBundle();
   const worker = await Worker.create({
     connection,
-    namespace: settings.namespace,
-    taskQueue: settings.taskQueue,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
     workflowBundle,
-    activities: createActivities({ readModel: settings.readModel, dataDir: settings.dataDir }),
+    activities: createActivities({
+      readModel: settings.readModel,
+      dataDir: config.dataDir,
+      projectsRoot: config.projectsRoot,
+      githubToken: config.githubToken,
+      temporal,
+      taskQueue: config.taskQueue,
+      agents: settings.agents,
+    }),
     // Activities that supervise agents are cheap pollers; allow many at once.
     maxConcurrentActivityTaskExecutions: 200,
     shutdownGraceTime: '10s',
   });
-  const done = worker.run().finally(() => connection.close());
+  const done = worker.run().finally(async () => {
+    await clientConnection.close();
+    await connection.close();
+  });
   return {
     worker,
     done,

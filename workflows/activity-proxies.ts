@@ -28,3 +28,15 @@ export const supervision = proxyActivities<Pick<Activities, 'superviseAgent'>>({
   heartbeatTimeout: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
 });
+
+/** Git work on a project clone: a clone can take a while; failures that retrying cannot fix are non-retryable. */
+export const projectGit = proxyActivities<Pick<Activities, 'registerProjectClone' | 'refreshProjectClone' | 'deleteProject'>>({
+  startToCloseTimeout: '15m',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
+});
+
+/** Schedules and trigger resolution: quick calls to Temporal and the read model. */
+export const projectSetup = proxyActivities<Pick<Activities, 'syncProjectTriggers' | 'prepareTriggerRun'>>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});

@@ -1,2 +1,3 @@
 // The worker's workflow entry point: every workflow type svc registers.
 export { runWorkflow } from './run.workflow.ts';
+export { registerProjectWorkflow, refreshProjectWorkflow, deleteProjectWorkflow, triggerFireWorkflow } from './project.workflow.ts';

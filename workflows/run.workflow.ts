@@ -18,9 +18,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     return run;
   });
 
-  const project = async (events: RunEventInput[]) => {
+  const project = async (events: RunEventInput[], triggerFire: RunWorkflowInput['triggerFire'] = null) => {
     run.projectionVersion += 1;
-    await readModel.projectRun({ snapshot: { ...run }, events });
+    await readModel.projectRun({ snapshot: { ...run }, events, triggerFire });
   };
   const now = () => new Date(Date.now()).toISOString();
   const finish = async (state: RunState, failureReason: RunFailureReason | null, endedAt: string, detail: Record<string, unknown>) => {
@@ -33,7 +33,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     return { runId: run.id, state, failureReason };
   };
 
-  await project([{ dedupeKey: 'state:queued', kind: 'state_change', stream: 'system', ts: new Date(input.createdAt).toISOString(), payload: { state: 'queued' } }]);
+  await project([{ dedupeKey: 'state:queued', kind: 'state_change', stream: 'system', ts: new Date(input.createdAt).toISOString(), payload: { state: 'queued' } }], input.triggerFire);
   accepted = true;
 
   const workspace = await sandboxSetup.prepareWorkspace({ runId: run.id, projectId: run.projectId, workspacePath: input.sandbox.workspacePath });

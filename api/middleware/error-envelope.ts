@@ -18,7 +18,9 @@ export function errorEnvelope(logger: ErrorLogger): Middleware {
       }
     } catch (error) {
       failure = toApiError(error, ctx.state.requestId as string);
-      if (failure.status >= 500) logger.error('request failed', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, error: String((error as Error)?.stack ?? error) });
+      // Typed failures say what happened; only a bug (an untyped throw) needs its stack in the log.
+      const detail = error instanceof ApiError ? `${error.code}: ${error.message}` : String((error as Error)?.stack ?? error);
+      if (failure.status >= 500) logger.error('request failed', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, error: detail });
     }
     if (!failure) return;
     ctx.status = failure.status;

@@ -1,24 +1,31 @@
 // Run use-cases behind the routes: dispatch (validate references, then start the workflow) and
 // reads from the read model.
-import { join } from 'node:path';
 import { raw } from '@mikro-orm/core';
-import { renderAgent } from '../../core/agents.ts';
+import type { AgentDefinition } from '../../core/agents.ts';
 import { newId } from '../../core/ids.ts';
+import { buildRunInput, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot } from '../../core/run-model.ts';
-import { ProjectEntity, RunEntity, type Run } from '../../db/entities/index.ts';
+import { blockingProblem } from '../../core/svc-config.ts';
+import { triggerPrompt } from '../../activities/project-activities.ts';
+import { ProjectEntity, RunEntity, type Project, type Run } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
+import type { AgentCatalog } from '../../stack/agent-catalog.ts';
 import { dataPaths } from '../../stack/config.ts';
+import { loadSvcConfigFrom } from '../../stack/svc-config-files.ts';
 import { Errors } from '../errors.ts';
 import type { DispatchRunBody, ListRunsQuery } from '../routes/runs.schema.ts';
-import type { AgentCatalog } from './agent-catalog.ts';
+import type { ProjectsService } from './projects.service.ts';
 import type { TemporalGateway } from './temporal-gateway.ts';
 
 export interface RunsServiceDeps {
   readModel: ReadModel;
   temporal: TemporalGateway;
   agents: AgentCatalog;
+  projects: ProjectsService;
   dataDir: string;
 }
+
+type Dispatched = { run: RunSnapshot; sandbox: { id: string; workspacePath: string } };
 
 export class RunsService {
   readonly #deps: RunsServiceDeps;
@@ -27,35 +34,56 @@ export class RunsService {
     this.#deps = deps;
   }
 
-  async dispatch(body: DispatchRunBody): Promise<{ run: RunSnapshot; sandbox: { id: string; workspacePath: string } }> {
-    const agent = this.#deps.agents.get(body.agent);
-    if (!agent) throw Errors.notFound(`agent "${body.agent}"`, 'GET /agents lists the agents this server knows');
+  #agent(name: string): AgentDefinition {
+    const agent = this.#deps.agents.get(name);
+    if (!agent) throw Errors.notFound(`agent "${name}"`, 'GET /agents lists the agents this server knows');
+    return agent;
+  }
+
+  /** The project's policy: a broken config.yaml blocks dispatch (422). */
+  #projectDefaults(project: Pick<Project, 'localPath'>) {
+    const config = loadSvcConfigFrom(project.localPath);
+    const problem = blockingProblem(config);
+    if (problem) throw Errors.svcConfigInvalid(problem.file, problem.message);
+    return config;
+  }
+
+  async #start(request: Omit<RunRequest, 'runId' | 'createdAt'>): Promise<Dispatched> {
+    const input = buildRunInput({ ...request, runId: newId('run'), createdAt: Date.now() }, dataPaths.workspaces(this.#deps.dataDir));
+    const run = await this.#deps.temporal.startRun(input);
+    return { run, sandbox: input.sandbox };
+  }
+
+  async dispatch(body: DispatchRunBody): Promise<Dispatched> {
+    const agent = this.#agent(body.agent);
     const projectId = body.project ?? null;
-    if (projectId && !(await this.#deps.readModel.em().findOne(ProjectEntity, { id: projectId }))) {
-      throw Errors.notFound(`project "${projectId}"`, 'GET /projects lists registered projects');
+    let projectMaxCostUsd: number | null = null;
+    if (projectId) {
+      const project = await this.#deps.readModel.em().findOne(ProjectEntity, { id: projectId });
+      if (!project) throw Errors.notFound(`project "${projectId}"`, 'GET /projects lists registered projects');
+      projectMaxCostUsd = this.#projectDefaults(project).defaults?.maxCostUsd ?? null;
     }
-    const runId = newId('run');
-    const sandbox = { id: `sbx-${runId}`, workspacePath: join(dataPaths.workspaces(this.#deps.dataDir), runId) };
-    const rendered = renderAgent(agent, {
-      providerOverride: body.providerOverride ?? null,
-      modelOverride: body.modelOverride ?? null,
-      maxCostUsd: body.maxCostUsd ?? null,
-    });
-    const run = await this.#deps.temporal.startRun({
-      runId,
-      createdAt: Date.now(),
-      agent: rendered,
+    return this.#start({ ...body, agent, projectId, trigger: body.trigger ?? 'manual', projectMaxCostUsd });
+  }
+
+  /** POST /projects/{id}/triggers/{triggerId}/run: refresh, then dispatch what the trigger says. */
+  async dispatchTrigger(projectId: string, triggerId: string): Promise<Dispatched> {
+    const { project } = await this.#deps.projects.refresh(projectId, null);
+    const config = this.#projectDefaults(project);
+    const trigger = config.triggers?.find((entry) => entry.id === triggerId);
+    if (!trigger) throw Errors.notFound(`trigger "${triggerId}"`, `GET /projects/${projectId}/triggers lists this project's triggers`);
+    const prompt = triggerPrompt(trigger, config.defaults?.defaultPrompt);
+    if (!prompt) throw Errors.validation(`trigger "${triggerId}" has no prompt`, 'give it a prompt or a seed, or set defaultPrompt in .svc/config.yaml');
+    return this.#start({
+      agent: this.#agent(trigger.role),
       projectId,
-      prompt: body.prompt,
-      trigger: body.trigger ?? 'manual',
-      seedId: body.seedId ?? null,
-      ref: body.ref ?? null,
-      baseCommit: body.baseCommit ?? null,
-      targetBranch: body.targetBranch ?? null,
-      dispatcherHandle: body.dispatcherHandle ?? null,
-      sandbox,
+      prompt,
+      trigger: 'manual',
+      seedId: trigger.seed ?? null,
+      maxCostUsd: trigger.maxCostUsd ?? null,
+      projectMaxCostUsd: config.defaults?.maxCostUsd ?? null,
+      triggerFire: { projectId, triggerId },
     });
-    return { run, sandbox };
   }
 
   async get(id: string): Promise<Run> {

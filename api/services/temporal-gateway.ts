@@ -1,9 +1,22 @@
-// The API's only door to Temporal: starting workflows and asking them things. Connection failures
-// become 503 runtime_unreachable; nothing here writes the read model.
-import { Client, Connection, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+// The API's only door to Temporal: starting workflows, waiting on short ones, describing
+// schedules. Connection failures become 503 runtime_unreachable; workflow failures typed by their
+// activities (project_unavailable, not_found) become the matching API errors. Nothing here writes
+// the read model.
+import { randomUUID } from 'node:crypto';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  Client,
+  Connection,
+  ScheduleNotFoundError,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+} from '@temporalio/client';
 import type { RunSnapshot, RunWorkflowInput } from '../../core/run-model.ts';
-import { SvcAgent, SvcKind, SvcProjectId, SvcState } from '../../core/search-attributes.ts';
+import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
 import type { runWorkflow } from '../../workflows/run.workflow.ts';
+import type * as projectWorkflows from '../../workflows/project.workflow.ts';
 import { runAcceptedUpdate } from '../../workflows/messages.ts';
 import { ApiError, Errors } from '../errors.ts';
 
@@ -12,6 +25,9 @@ export interface TemporalGatewaySettings {
   namespace: string;
   taskQueue: string;
 }
+
+type ProjectWorkflows = typeof projectWorkflows;
+type ProjectWorkflowName = 'registerProjectWorkflow' | 'refreshProjectWorkflow' | 'deleteProjectWorkflow';
 
 export class TemporalGateway {
   readonly client: Client;
@@ -38,18 +54,47 @@ export class TemporalGateway {
       taskQueue: this.#settings.taskQueue,
       args: [input],
       workflowIdConflictPolicy: 'FAIL',
-      typedSearchAttributes: [
-        { key: SvcKind, value: 'run' },
-        { key: SvcAgent, value: input.agent.name },
-        { key: SvcState, value: 'queued' },
-        ...(input.projectId ? [{ key: SvcProjectId, value: input.projectId }] : []),
-      ],
+      typedSearchAttributes: runSearchAttributes(input),
       memo: { agent: input.agent.name, projectId: input.projectId, trigger: input.trigger },
     });
     try {
       return await this.client.workflow.executeUpdateWithStart(runAcceptedUpdate, { startWorkflowOperation });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) throw new ApiError(409, 'runtime_conflict', `run ${input.runId} already exists`);
+      throw wrapConnectionError(error);
+    }
+  }
+
+  /**
+   * Runs one of the short project workflows to completion. `workflowId` names the operation, so two
+   * concurrent operations with the same id (two registrations of one repository) cannot both run.
+   */
+  async executeProjectWorkflow<N extends ProjectWorkflowName>(name: N, workflowId: string, args: Parameters<ProjectWorkflows[N]>[0], projectId?: string): Promise<Awaited<ReturnType<ProjectWorkflows[N]>>> {
+    try {
+      return (await this.client.workflow.execute(name, {
+        workflowId,
+        taskQueue: this.#settings.taskQueue,
+        args: [args],
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        typedSearchAttributes: [{ key: SvcKind, value: 'project' }, ...(projectId ? [{ key: SvcProjectId, value: projectId }] : [])],
+      })) as Awaited<ReturnType<ProjectWorkflows[N]>>;
+    } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  static operationId(operation: string, key: string): string {
+    return `project-${operation}-${key}-${randomUUID().slice(0, 8)}`;
+  }
+
+  /** When a schedule fires next, or null when it has no upcoming action (or does not exist). */
+  async nextScheduledFire(scheduleId: string): Promise<Date | null> {
+    try {
+      const description = await this.client.schedule.getHandle(scheduleId).describe();
+      return description.info.nextActionTimes[0] ?? null;
+    } catch (error) {
+      if (error instanceof ScheduleNotFoundError) return null;
       throw wrapConnectionError(error);
     }
   }
@@ -66,6 +111,25 @@ export class TemporalGateway {
   async close(): Promise<void> {
     await this.#connection.close();
   }
+}
+
+/** The innermost ApplicationFailure of a workflow failure, whose `type` carries our error code. */
+function applicationCause(error: unknown): ApplicationFailure | undefined {
+  let current: unknown = error;
+  while (current) {
+    if (current instanceof ApplicationFailure) return current;
+    if (current instanceof WorkflowFailedError || current instanceof ActivityFailure || (current as { cause?: unknown }).cause) current = (current as { cause?: unknown }).cause;
+    else return undefined;
+  }
+  return undefined;
+}
+
+function toApiError(error: unknown): unknown {
+  if (error instanceof WorkflowExecutionAlreadyStartedError) return Errors.conflict('the same operation is already running for this project', 'wait for it to finish and retry');
+  const cause = applicationCause(error);
+  if (cause?.type === 'project_unavailable') return Errors.projectUnavailable(cause.message);
+  if (cause?.type === 'not_found') return Errors.notFound(cause.message.replace(/ not found$/, ''));
+  return wrapConnectionError(error);
 }
 
 function wrapConnectionError(error: unknown): unknown {

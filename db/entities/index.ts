@@ -4,6 +4,7 @@ export { RunEventEntity, type RunEvent } from './run-event.entity.ts';
 export { PlanRunEntity, type PlanRun } from './plan-run.entity.ts';
 export { PlanRunChildEntity, type PlanRunChild } from './plan-run-child.entity.ts';
 export { InboxMessageEntity, type InboxMessage } from './inbox-message.entity.ts';
+export { ProjectTriggerEntity, type ProjectTrigger } from './project-trigger.entity.ts';
 
 import { ProjectEntity } from './project.entity.ts';
 import { RunEntity } from './run.entity.ts';
@@ -11,5 +12,6 @@ import { RunEventEntity } from './run-event.entity.ts';
 import { PlanRunEntity } from './plan-run.entity.ts';
 import { PlanRunChildEntity } from './plan-run-child.entity.ts';
 import { InboxMessageEntity } from './inbox-message.entity.ts';
+import { ProjectTriggerEntity } from './project-trigger.entity.ts';
 
-export const ALL_ENTITIES = [ProjectEntity, RunEntity, RunEventEntity, PlanRunEntity, PlanRunChildEntity, InboxMessageEntity];
+export const ALL_ENTITIES = [ProjectEntity, RunEntity, RunEventEntity, PlanRunEntity, PlanRunChildEntity, InboxMessageEntity, ProjectTriggerEntity];

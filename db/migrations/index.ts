@@ -2,12 +2,20 @@ import type { MigrationObject } from '@mikro-orm/core';
 import type { DbDialect } from '../orm.ts';
 import { Migration20261122030847_initial as SqliteInitial } from './sqlite/Migration20261122030847_initial.ts';
 import { Migration20261122030847_initial as PostgresInitial } from './postgresql/Migration20261122030847_initial.ts';
+import { Migration20261122033806_project_triggers as SqliteProjectTriggers } from './sqlite/Migration20261122033806_project_triggers.ts';
+import { Migration20261122033806_project_triggers as PostgresProjectTriggers } from './postgresql/Migration20261122033806_project_triggers.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
 const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
-  sqlite: [{ name: 'Migration20261122030847_initial', class: SqliteInitial }],
-  postgresql: [{ name: 'Migration20261122030847_initial', class: PostgresInitial }],
+  sqlite: [
+    { name: 'Migration20261122030847_initial', class: SqliteInitial },
+    { name: 'Migration20261122033806_project_triggers', class: SqliteProjectTriggers },
+  ],
+  postgresql: [
+    { name: 'Migration20261122030847_initial', class: PostgresInitial },
+    { name: 'Migration20261122033806_project_triggers', class: PostgresProjectTriggers },
+  ],
 };
 
 export function migrationsFor(dialect: DbDialect): MigrationObject[] {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { BUILTIN_AGENTS, RUNTIME_IDS, STEERING_CAPABILITIES, type AgentDefinition } from '../../core/agents.ts';
+import { BUILTIN_AGENTS, RUNTIME_IDS, STEERING_CAPABILITIES, type AgentDefinition } from '../core/agents.ts';
 
 const agentFileEntry = z
   .object({

@@ -1,0 +1,82 @@
+// The project clone: made once at registration, refreshed on demand, removed on delete. Every
+// operation holds the project's lock, so a refresh never races a run cutting its workspace.
+import { existsSync, realpathSync, renameSync, rmSync, mkdirSync } from 'node:fs';
+import { dirname, join, relative, isAbsolute } from 'node:path';
+import { git, gitProbe } from './git.ts';
+
+export class ProjectCloneError extends Error {}
+
+export interface CloneFacts {
+  localPath: string;
+  defaultBranch: string;
+  headSha: string;
+  hasSeeds: boolean;
+}
+
+async function detectDefaultBranch(localPath: string, token: string | undefined): Promise<string | undefined> {
+  const read = () => gitProbe(['symbolic-ref', '--short', 'refs/remotes/origin/HEAD'], { cwd: localPath });
+  let head = await read();
+  if (!head) {
+    await gitProbe(['remote', 'set-head', 'origin', '--auto'], { cwd: localPath, token });
+    head = await read();
+  }
+  return head?.replace(/^origin\//, '');
+}
+
+export async function cloneProject(input: { cloneUrl: string; localPath: string; defaultBranch: string | null; token: string | undefined }): Promise<CloneFacts> {
+  const { localPath } = input;
+  if (existsSync(localPath)) throw new ProjectCloneError(`the clone directory ${localPath} already exists`);
+  mkdirSync(dirname(localPath), { recursive: true });
+  const partial = `${localPath}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  try {
+    await git(['clone', '--quiet', '--no-tags', input.cloneUrl, partial], { token: input.token });
+    const detected = await detectDefaultBranch(partial, input.token);
+    const defaultBranch = input.defaultBranch ?? detected;
+    if (!defaultBranch) throw new ProjectCloneError('could not detect the default branch (origin/HEAD); pass defaultBranch');
+    if (defaultBranch !== detected) {
+      if (!(await gitProbe(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${defaultBranch}`], { cwd: partial }))) {
+        throw new ProjectCloneError(`branch "${defaultBranch}" does not exist in ${input.cloneUrl}`);
+      }
+      await git(['checkout', '--quiet', '--force', '-B', defaultBranch, `origin/${defaultBranch}`], { cwd: partial });
+    }
+    renameSync(partial, localPath);
+    return { localPath, defaultBranch, headSha: await git(['rev-parse', 'HEAD'], { cwd: localPath }), hasSeeds: existsSync(join(localPath, '.seeds')) };
+  } catch (error) {
+    rmSync(partial, { recursive: true, force: true });
+    throw error instanceof ProjectCloneError ? error : new ProjectCloneError((error as Error).message);
+  }
+}
+
+/** fetch --prune, then force the work tree to the remote ref; untracked files (host-only config) survive. */
+export async function refreshClone(input: { localPath: string; ref: string; token: string | undefined }): Promise<{ headSha: string; hasSeeds: boolean }> {
+  const { localPath, ref } = input;
+  if (!existsSync(join(localPath, '.git'))) throw new ProjectCloneError(`the clone at ${localPath} is missing`);
+  try {
+    await git(['fetch', '--quiet', '--prune', '--no-tags', 'origin'], { cwd: localPath, token: input.token });
+    const remoteRef = `refs/remotes/origin/${ref}`;
+    if (await gitProbe(['rev-parse', '--verify', '--quiet', remoteRef], { cwd: localPath })) {
+      await git(['checkout', '--quiet', '--force', '-B', ref, `origin/${ref}`], { cwd: localPath });
+      await git(['reset', '--quiet', '--hard', `origin/${ref}`], { cwd: localPath });
+    } else {
+      await git(['checkout', '--quiet', '--force', ref], { cwd: localPath });
+      await git(['reset', '--quiet', '--hard', ref], { cwd: localPath });
+    }
+    // The clone never commits as anyone: agents' commits happen in their own workspaces.
+    await gitProbe(['config', '--local', '--unset', 'user.name'], { cwd: localPath });
+    await gitProbe(['config', '--local', '--unset', 'user.email'], { cwd: localPath });
+    return { headSha: await git(['rev-parse', 'HEAD'], { cwd: localPath }), hasSeeds: existsSync(join(localPath, '.seeds')) };
+  } catch (error) {
+    throw error instanceof ProjectCloneError ? error : new ProjectCloneError((error as Error).message);
+  }
+}
+
+/** Removes a clone, refusing anything that is not strictly inside the projects root. */
+export function removeClone(localPath: string, projectsRoot: string): void {
+  if (!existsSync(localPath)) return;
+  const root = realpathSync(projectsRoot);
+  const target = realpathSync(localPath);
+  const inside = relative(root, target);
+  if (!inside || inside.startsWith('..') || isAbsolute(inside)) throw new ProjectCloneError(`refusing to delete ${target}: it is not inside ${root}`);
+  rmSync(target, { recursive: true, force: true });
+}

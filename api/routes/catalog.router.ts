@@ -1,0 +1,56 @@
+// Agents and the forge: what the server can run, and which repositories it can see.
+import { z } from 'zod';
+import type { AgentDefinition } from '../../core/agents.ts';
+import type { GitHubForge } from '../../activities/forge/github-forge.ts';
+import type { AgentCatalog } from '../../stack/agent-catalog.ts';
+import { Errors } from '../errors.ts';
+import { defineRoute } from '../route.ts';
+import { forgeReposResponse } from './projects.schema.ts';
+
+const agentSchema = z.object({
+  name: z.string(),
+  description: z.string().nullable(),
+  provider: z.string().nullable(),
+  model: z.string().nullable(),
+  source: z.enum(['builtin', 'config']),
+  renderedJson: z.unknown(),
+  registeredAt: z.string(),
+  lastRefreshed: z.string(),
+});
+
+function presentAgent(agent: AgentDefinition, loadedAt: string) {
+  return { name: agent.name, description: agent.description, provider: agent.provider, model: agent.model, source: agent.source, renderedJson: agent, registeredAt: loadedAt, lastRefreshed: loadedAt };
+}
+
+export function catalogRoutes(agents: AgentCatalog, forge: GitHubForge) {
+  const loadedAt = new Date().toISOString();
+  return [
+    defineRoute({
+      method: 'get', path: '/agents', auth: 'readPublic', summary: 'The agents this server can run', tags: ['agents'],
+      responses: { 200: { description: 'Agents', schema: z.object({ agents: z.array(agentSchema) }) } },
+      handler: async () => ({ status: 200, body: { agents: agents.list().map((agent) => presentAgent(agent, loadedAt)) } }),
+    }),
+    defineRoute({
+      method: 'get', path: '/agents/{name}', auth: 'readPublic', summary: 'One agent', tags: ['agents'],
+      params: z.object({ name: z.string().min(1).max(255) }).strict(),
+      responses: { 200: { description: 'The agent', schema: agentSchema } },
+      handler: async ({ params }) => {
+        const agent = agents.get(params.name);
+        if (!agent) throw Errors.notFound(`agent "${params.name}"`, 'GET /agents lists the agents this server knows');
+        return { status: 200, body: presentAgent(agent, loadedAt) };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/forge/repos', auth: 'readOperator', summary: 'Repositories the forge credentials can see', tags: ['forge'],
+      responses: { 200: { description: 'Repositories', schema: forgeReposResponse } },
+      handler: async () => {
+        if (!forge.supported) return { status: 200, body: { supported: false, repos: [] } };
+        const listed = await forge.listRepos().then(
+          (repos) => ({ supported: true, repos }),
+          (error: Error) => ({ supported: true, repos: [], error: error.message }),
+        );
+        return { status: 200, body: listed };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,48 @@
+// The CLI's HTTP client: JSON in, JSON out, and failures typed so commands map them to exit codes.
+import type { ClientSettings } from './settings.ts';
+
+export class ServerUnreachableError extends Error {}
+
+export class ServerError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly hint: string | undefined;
+  constructor(status: number, code: string, message: string, hint: string | undefined) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.hint = hint;
+  }
+}
+
+export class SvcClient {
+  readonly settings: ClientSettings;
+
+  constructor(settings: ClientSettings) {
+    this.settings = settings;
+  }
+
+  async request<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.settings.token) headers.authorization = `Bearer ${this.settings.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(`${this.settings.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (error) {
+      throw new ServerUnreachableError(`cannot reach ${this.settings.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+    }
+    const text = await response.text();
+    let parsed: any;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) {
+      const envelope = parsed?.error;
+      throw new ServerError(response.status, envelope?.code ?? `http_${response.status}`, envelope?.message ?? (text.slice(0, 200) || response.statusText), envelope?.hint);
+    }
+    return parsed as T;
+  }
+}

@@ -1,0 +1,52 @@
+// Building the input of one runWorkflow from a dispatch request: the same rules whether the run
+// comes from POST /runs, a trigger fired by hand, or a Temporal Schedule.
+import { renderAgent, type AgentDefinition } from './agents.ts';
+import type { RunWorkflowInput } from './run-model.ts';
+
+export interface RunRequest {
+  runId: string;
+  createdAt: number;
+  agent: AgentDefinition;
+  projectId: string | null;
+  prompt: string;
+  trigger: string;
+  seedId?: string | null;
+  ref?: string | null;
+  baseCommit?: string | null;
+  targetBranch?: string | null;
+  dispatcherHandle?: string | null;
+  providerOverride?: string | null;
+  modelOverride?: string | null;
+  /** The dispatch's own cap: wins over the agent's, which wins over the project default. */
+  maxCostUsd?: number | null;
+  projectMaxCostUsd?: number | null;
+  triggerFire?: { projectId: string; triggerId: string } | null;
+}
+
+export function sandboxFor(runId: string, workspacesRoot: string): { id: string; workspacePath: string } {
+  return { id: `sbx-${runId}`, workspacePath: `${workspacesRoot.replace(/\/+$/, '')}/${runId}` };
+}
+
+export function buildRunInput(request: RunRequest, workspacesRoot: string): RunWorkflowInput {
+  const agent = renderAgent(request.agent, {
+    providerOverride: request.providerOverride ?? null,
+    modelOverride: request.modelOverride ?? null,
+    maxCostUsd: request.maxCostUsd ?? null,
+  });
+  if (agent.maxCostUsd === null && request.projectMaxCostUsd) agent.maxCostUsd = request.projectMaxCostUsd;
+  return {
+    runId: request.runId,
+    createdAt: request.createdAt,
+    agent,
+    projectId: request.projectId,
+    prompt: request.prompt,
+    trigger: request.trigger,
+    seedId: request.seedId ?? null,
+    ref: request.ref ?? null,
+    baseCommit: request.baseCommit ?? null,
+    targetBranch: request.targetBranch ?? null,
+    dispatcherHandle: request.dispatcherHandle ?? null,
+    sandbox: sandboxFor(request.runId, workspacesRoot),
+    triggerFire: request.triggerFire ?? null,
+  };
+}

@@ -1,0 +1,81 @@
+// GitHub, stood in locally: bare repositories under one directory, and a git config (set as
+// GIT_CONFIG_GLOBAL for this test process and its children) whose url.insteadOf rewrites
+// https://github.com/ to them. The production code clones "https://github.com/owner/name.git".
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+const SD_BIN = resolve('node_modules/.bin');
+
+export class GitHubStandIn {
+  readonly root: string;
+  readonly gitConfig: string;
+  readonly #work: string;
+
+  constructor() {
+    const base = mkdtempSync(join(tmpdir(), 'svc-github-'));
+    this.root = join(base, 'repos');
+    this.#work = join(base, 'work');
+    mkdirSync(this.root, { recursive: true });
+    this.gitConfig = join(base, 'gitconfig');
+    writeFileSync(
+      this.gitConfig,
+      [`[url "file://${this.root}/"]`, '\tinsteadOf = https://github.com/', '[user]', '\tname = Test Author', '\temail = test@example.com', '[init]', '\tdefaultBranch = main', '[advice]', '\tdetachedHead = false'].join('\n') + '\n',
+    );
+    process.env.GIT_CONFIG_GLOBAL = this.gitConfig;
+    process.env.GIT_CONFIG_NOSYSTEM = '1';
+  }
+
+  git(cwd: string, ...args: string[]): string {
+    return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env } }).trim();
+  }
+
+  /** A working copy of owner/name, pushing to its bare repository. */
+  workdir(owner: string, name: string): string {
+    return join(this.#work, owner, name);
+  }
+
+  createRepo(owner: string, name: string, options: { files?: Record<string, string>; defaultBranch?: string; otherBranches?: string[] } = {}): string {
+    const bare = join(this.root, owner, `${name}.git`);
+    const branch = options.defaultBranch ?? 'main';
+    mkdirSync(dirname(bare), { recursive: true });
+    this.git(dirname(bare), 'init', '--quiet', '--bare', `--initial-branch=${branch}`, bare);
+    const work = this.workdir(owner, name);
+    mkdirSync(dirname(work), { recursive: true });
+    mkdirSync(work, { recursive: true });
+    this.git(work, 'init', '--quiet', `--initial-branch=${branch}`);
+    this.git(work, 'remote', 'add', 'origin', bare);
+    this.commit(owner, name, { 'README.md': `# ${name}\n`, ...options.files }, 'initial commit', branch);
+    for (const other of options.otherBranches ?? []) {
+      this.git(work, 'push', '--quiet', 'origin', `${branch}:${other}`);
+    }
+    return bare;
+  }
+
+  commit(owner: string, name: string, files: Record<string, string>, message: string, branch = 'main'): string {
+    const work = this.workdir(owner, name);
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(work, path)), { recursive: true });
+      writeFileSync(join(work, path), content);
+    }
+    this.git(work, 'add', '-A');
+    this.git(work, 'commit', '--quiet', '--allow-empty', '-m', message);
+    this.git(work, 'push', '--quiet', 'origin', `HEAD:${branch}`);
+    return this.git(work, 'rev-parse', 'HEAD');
+  }
+
+  /** Runs the real seeds CLI (`sd`, on bun) in the working copy of owner/name. */
+  sd(owner: string, name: string, ...args: string[]): string {
+    return execFileSync(join(SD_BIN, 'sd'), args, { cwd: this.workdir(owner, name), encoding: 'utf8', env: { ...process.env, PATH: `${SD_BIN}:${process.env.PATH}` } }).trim();
+  }
+
+  /** Creates a seed with sd and answers its id. */
+  createSeed(owner: string, name: string, title: string, extra: string[] = []): string {
+    return (JSON.parse(this.sd(owner, name, 'create', '--title', title, '--json', ...extra)) as { id: string }).id;
+  }
+
+  pushAll(owner: string, name: string, message: string): string {
+    return this.commit(owner, name, {}, message);
+  }
+}
