@@ -1,8 +1,5 @@
 // Brings the service up in one process: Temporal (embedded unless TEMPORAL_ADDRESS is set), the
 // read model (migrated), a worker and the API, and takes it down again in the reverse order.
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { GitHubForge } from '../activities/forge/github-forge.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
 import { AgentCatalog } from './agent-catalog.ts';
@@ -13,10 +10,9 @@ import { dataPaths, type SvcConfig } from './config.ts';
 import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
 import { startTemporalDev, type RunningTemporal } from './temporal-dev.ts';
+import { SVC_VERSION } from './version.ts';
 
-export const SVC_VERSION: string = (
-  JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8')) as { version: string }
-).version;
+export { SVC_VERSION };
 
 export interface StackOptions {
   config: SvcConfig;

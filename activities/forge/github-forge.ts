@@ -15,11 +15,14 @@ export interface ForgeSettings {
   token: string | undefined;
 }
 
+// Failures reach callers as errors; octokit's own request log would only repeat them.
+const QUIET = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
 export class GitHubForge {
   readonly #octokit: Octokit | undefined;
 
   constructor(settings: ForgeSettings) {
-    this.#octokit = settings.token ? new Octokit({ auth: settings.token, baseUrl: settings.apiUrl, userAgent: 'svc', request: { retries: 0 } }) : undefined;
+    this.#octokit = settings.token ? new Octokit({ auth: settings.token, baseUrl: settings.apiUrl, userAgent: 'svc', log: QUIET, request: { retries: 0 } }) : undefined;
   }
 
   get supported(): boolean {

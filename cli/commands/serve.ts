@@ -1,7 +1,6 @@
 import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
 import { isLoopbackHost, loadConfig } from '../../stack/config.ts';
-import { startStack } from '../../stack/stack.ts';
 import { runUntilSignalled } from '../shutdown.ts';
 
 export class ServeCommand extends Command {
@@ -36,6 +35,8 @@ export class ServeCommand extends Command {
       throw new UsageError(`--no-auth is only allowed on a loopback address, not ${config.host}`);
     }
     const log = (line: string) => this.context.stdout.write(`${line}\n`);
+    // Loaded on demand: the stack pulls in Temporal, the ORM and the API, which other commands do not need.
+    const { startStack } = await import('../../stack/stack.ts');
     const stack = await startStack({ config, api: true, worker: this.worker, noAuth: !this.auth, log });
     log('');
     log('svc is up');

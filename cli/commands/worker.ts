@@ -1,6 +1,5 @@
 import { Command } from 'clipanion';
 import { loadConfig } from '../../stack/config.ts';
-import { startStack } from '../../stack/stack.ts';
 import { runUntilSignalled } from '../shutdown.ts';
 
 export class WorkerCommand extends Command {
@@ -23,6 +22,8 @@ export class WorkerCommand extends Command {
     const config = loadConfig();
     config.temporalAddress ??= '127.0.0.1:7233';
     const log = (line: string) => this.context.stdout.write(`${line}\n`);
+    // Loaded on demand: the stack pulls in Temporal, the ORM and the API, which other commands do not need.
+    const { startStack } = await import('../../stack/stack.ts');
     const stack = await startStack({ config, api: false, worker: true, noAuth: false, log });
     return runUntilSignalled(() => stack.stop(), stack.worker!.done, log);
   }
