@@ -11,7 +11,7 @@ import { startTestStack, type TestStack } from '../support/stack.ts';
 const github = new GitHubStandIn();
 github.createRepo('acme', 'cli-one');
 github.createRepo('acme', 'cli-two');
-github.createRepo('acme', 'cli-legacy', { files: { '.svc/defaults.json': '{"defaultRole":"shell"}' } });
+for (const leg of DATABASE_LEGS) github.createRepo('acme', `cli-legacy-${leg}`, { files: { '.svc/defaults.json': '{"defaultRole":"shell"}' } });
 
 interface Result {
   code: number | null;
@@ -90,8 +90,9 @@ test.serial('exit codes: 3 unreachable, 4 refused token, 2 usage; and where the 
   t.is((await svcCli(['projects'], { SVC_BASE_URL: svc.url, SVC_API_TOKEN: svc.token })).code, 0);
 });
 
-test.serial('init and config migrate, locally (--cwd) and on the server (--project)', async (t) => {
-  const svc = await startTestStack();
+for (const leg of DATABASE_LEGS) test.serial(`${leg}: init and config migrate, locally (--cwd) and on the server (--project)`, async (t) => {
+  if (!postgresOrSkip(t, leg)) return;
+  const svc = await startTestStack({ database: leg });
   t.teardown(() => svc.stop());
   const repo = mkdtempSync(join(tmpdir(), 'svc-init-'));
 
@@ -117,7 +118,7 @@ test.serial('init and config migrate, locally (--cwd) and on the server (--proje
   t.regex(readFileSync(join(legacyDir, '.svc', 'preview.yaml'), 'utf8'), /port: 3000/);
   t.is((await svcCli(['config', 'migrate', '--cwd', legacyDir])).code, 2, 'nothing left to migrate');
 
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/cli-legacy' } })).body.project;
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/cli-legacy-${leg}` } })).body.project;
   const serverMigrate = await svcCli(['config', 'migrate', '--project', project.id, ...remote(svc)]);
   t.is(serverMigrate.code, 0, serverMigrate.stderr);
   t.true(existsSync(join(project.localPath, '.svc', 'config.yaml')));
