@@ -14,7 +14,7 @@ import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
 import { buildCommandLaunch, parseCommandOutput } from './runtimes/command.ts';
 import { sandboxFiles } from './sandbox/files.ts';
-import { inspectSandbox, readNewLines, readRemainder, sandboxRunId, startSandbox } from './sandbox/local-sandbox.ts';
+import { inspectSandbox, readNewLines, readRemainder, sandboxRunId, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
 
 export interface RunActivityDeps {
   readModel: ReadModel;
@@ -125,8 +125,23 @@ export function createRunActivities(deps: RunActivityDeps) {
         await context.sleep(pollIntervalMs);
       }
     },
+
+    /** Stops the agent (SIGTERM to its process group, SIGKILL after 5 s) and waits until it has gone. */
+    async stopAgent({ runId }: { runId: string }): Promise<{ stopped: boolean }> {
+      const files = sandboxFiles(sandboxDir(runId));
+      stopSandbox(files);
+      const deadline = Date.now() + STOP_WAIT_MS;
+      while (Date.now() < deadline) {
+        const status = inspectSandbox(files);
+        if (status.kind === 'exited' || status.kind === 'lost') return { stopped: true };
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return { stopped: false };
+    },
   };
 }
+
+const STOP_WAIT_MS = 15_000;
 
 function outputEvent(stream: EventStream, line: { offset: number; text: string }, progress: SupervisionProgress): RunEventInput {
   if (stream === 'stdout' && line.text.trim()) progress.sawOutput = true;

@@ -9,6 +9,7 @@ import { runsRoutes } from './routes/runs.router.ts';
 import { projectsRoutes } from './routes/projects.router.ts';
 import { catalogRoutes } from './routes/catalog.router.ts';
 import { ProjectsService } from './services/projects.service.ts';
+import { RunEventsService } from './services/run-events.service.ts';
 import type { GitHubForge } from '../activities/forge/github-forge.ts';
 import type { AgentCatalog } from '../stack/agent-catalog.ts';
 import { RunsService } from './services/runs.service.ts';
@@ -33,12 +34,12 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>) {
+export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, events: RunEventsService) {
   const projects = new ProjectsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projectsRoot: deps.projectsRoot });
   const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir });
   return [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
-    ...runsRoutes(runs),
+    ...runsRoutes(runs, events),
     ...projectsRoutes(projects, runs),
     ...catalogRoutes(deps.agents, deps.forge),
   ];
@@ -58,9 +59,10 @@ async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal
 }
 
 export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
+  const events = new RunEventsService(deps.readModel);
   const app = createApiApp({
     auth: deps.auth,
-    routes: allRoutes(deps),
+    routes: allRoutes(deps, events),
     logger: { error: (message, meta) => console.error(JSON.stringify({ level: 'error', message, ...meta })) },
   });
   const server = createServer(app.callback());
@@ -80,6 +82,8 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
     url: `http://${host}:${port}`,
     server,
     async close() {
+      // Held-open event streams end first, so their clients see a clean end of stream.
+      events.streams.closeAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Held-open streams end here; a client mid-request gets its answer first.

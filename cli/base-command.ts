@@ -5,7 +5,7 @@ import * as t from 'typanion';
 import { ServerError, ServerUnreachableError, SvcClient } from './client/http.ts';
 import { resolveClientSettings } from './client/settings.ts';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, unauthorised: 4 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, unauthorised: 4, interrupted: 130 } as const;
 
 export const OUTPUT_MODES = ['ndjson', 'json', 'pretty'] as const;
 export type OutputMode = (typeof OUTPUT_MODES)[number];

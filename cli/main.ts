@@ -7,11 +7,12 @@ import { ConfigMigrateCommand } from './commands/config/migrate.ts';
 import { InitCommand } from './commands/init.ts';
 import { ProjectAddCommand } from './commands/project/add.ts';
 import { ProjectListCommand } from './commands/project/list.ts';
+import { RunCommand } from './commands/run.ts';
 import { ServeCommand } from './commands/serve.ts';
 import { WorkerCommand } from './commands/worker.ts';
 
 const cli = new Cli({ binaryLabel: 'svc — the Agent Run Control Service', binaryName: 'svc', binaryVersion: SVC_VERSION });
-for (const command of [Builtins.HelpCommand, Builtins.VersionCommand, ServeCommand, WorkerCommand, ProjectAddCommand, ProjectListCommand, InitCommand, ConfigMigrateCommand]) {
+for (const command of [Builtins.HelpCommand, Builtins.VersionCommand, ServeCommand, WorkerCommand, ProjectAddCommand, ProjectListCommand, InitCommand, ConfigMigrateCommand, RunCommand]) {
   cli.register(command);
 }
 

@@ -1,5 +1,5 @@
 // Every signal, query and update the workflows answer, in one place, typed for both sides.
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RunSnapshot } from '../core/run-model.ts';
 
 /** The run as the workflow holds it now. */
@@ -10,3 +10,12 @@ export const runSnapshotQuery = defineQuery<RunSnapshot>('runSnapshot');
  * model, so a dispatch answer is always followed by a readable GET /runs/{id}.
  */
 export const runAcceptedUpdate = defineUpdate<RunSnapshot>('runAccepted');
+
+export interface CancelRequest {
+  reason: string | null;
+  /** Who asked, for the run's event log (operator, plan-run, watchdog, cost cap). */
+  requestedBy: string;
+}
+
+/** Stop the run: a queued run never starts; a running agent is stopped, then the run ends cancelled. */
+export const cancelSignal = defineSignal<[CancelRequest]>('cancel');

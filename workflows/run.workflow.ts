@@ -7,15 +7,19 @@ import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflow
 import type { RunFailureReason, RunState } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { readModel, sandboxSetup, supervision } from './activity-proxies.ts';
-import { runAcceptedUpdate, runSnapshotQuery } from './messages.ts';
+import { cancelSignal, runAcceptedUpdate, runSnapshotQuery, type CancelRequest } from './messages.ts';
 
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   const run: RunSnapshot = initialRunSnapshot(input);
   let accepted = false;
+  let cancelRequest: CancelRequest | null = null;
   setHandler(runSnapshotQuery, () => run);
   setHandler(runAcceptedUpdate, async () => {
     await condition(() => accepted);
     return run;
+  });
+  setHandler(cancelSignal, (request) => {
+    cancelRequest ??= request;
   });
 
   const project = async (events: RunEventInput[], triggerFire: RunWorkflowInput['triggerFire'] = null) => {
@@ -29,15 +33,21 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     run.endedAt = endedAt;
     run.startedAt ??= endedAt;
     upsertSearchAttributes([{ key: SvcState, value: state }]);
-    await project([{ dedupeKey: 'state:terminal', kind: 'state_change', stream: 'system', ts: endedAt, payload: { type: 'result', state, failureReason, ...detail } }]);
+    const events: RunEventInput[] = [];
+    if (cancelRequest) events.push({ dedupeKey: 'cancel:requested', kind: 'cancel.requested', stream: 'system', ts: endedAt, payload: cancelRequest });
+    events.push({ dedupeKey: 'state:terminal', kind: 'state_change', stream: 'system', ts: endedAt, payload: { type: 'result', state, failureReason, ...detail } });
+    await project(events);
     return { runId: run.id, state, failureReason };
   };
+  const cancelled = () => finish('cancelled', null, now(), { reason: cancelRequest?.reason ?? null });
 
   await project([{ dedupeKey: 'state:queued', kind: 'state_change', stream: 'system', ts: new Date(input.createdAt).toISOString(), payload: { state: 'queued' } }], input.triggerFire);
   accepted = true;
+  if (cancelRequest) return cancelled();
 
   const workspace = await sandboxSetup.prepareWorkspace({ runId: run.id, projectId: run.projectId, workspacePath: input.sandbox.workspacePath });
   run.workspacePath = workspace.workspacePath;
+  if (cancelRequest) return cancelled();
 
   const start = await sandboxSetup.startAgent({ runId: run.id, agent: input.agent, prompt: input.prompt, workspacePath: workspace.workspacePath });
   run.sandboxRunId = start.sandboxRunId;
@@ -56,7 +66,16 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     { dedupeKey: 'state:running', kind: 'state_change', stream: 'system', ts: run.startedAt, payload: { state: 'running' } },
   ]);
 
+  // A cancel stops the agent through its own activity; the supervising activity then sees the
+  // agent exit like any other, so every output line is still recorded. (Cancelling the
+  // supervising activity instead would not wait: Temporal records a retrying activity as started
+  // only when it ends, so the SDK would resolve its cancellation at once.)
+  let supervising = true;
+  const stopping = condition(() => cancelRequest !== null || !supervising).then(() => (supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined));
   const evidence = await supervision.superviseAgent({ runId: run.id });
+  supervising = false;
+  await stopping;
+  if (cancelRequest) return cancelled();
   const verdict = classifyAgentExit(evidence);
   return finish(verdict.state, verdict.failureReason, evidence.endedAt ?? now(), { exitCode: evidence.exitCode, signal: evidence.signal });
 }

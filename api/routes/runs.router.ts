@@ -1,9 +1,22 @@
 import { defineRoute } from '../route.ts';
 import { presentRun } from '../presenters/run.presenter.ts';
+import { isTerminalRunState } from '../../core/run-states.ts';
+import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
-import { dispatchRunBody, dispatchRunResponse, getRunResponse, listRunsQuery, listRunsResponse, runIdParams } from './runs.schema.ts';
+import {
+  cancelRunBody,
+  cancelRunResponse,
+  dispatchRunBody,
+  dispatchRunResponse,
+  eventLineSchema,
+  getRunResponse,
+  listRunsQuery,
+  listRunsResponse,
+  runEventsQuery,
+  runIdParams,
+} from './runs.schema.ts';
 
-export function runsRoutes(runs: RunsService) {
+export function runsRoutes(runs: RunsService, events: RunEventsService) {
   return [
     defineRoute({
       method: 'post',
@@ -41,6 +54,35 @@ export function runsRoutes(runs: RunsService) {
       params: runIdParams,
       responses: { 200: { description: 'The run', schema: getRunResponse } },
       handler: async ({ params }) => ({ status: 200, body: { run: presentRun(await runs.get(params.id)) } }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/runs/{id}/cancel',
+      auth: 'dispatch',
+      summary: 'Cancel a run: a queued run never starts, a running agent is stopped',
+      tags: ['runs'],
+      params: runIdParams,
+      body: cancelRunBody,
+      responses: { 200: { description: 'The state after the cancel', schema: cancelRunResponse } },
+      handler: async ({ params, body }) => ({ status: 200, body: await runs.cancel(params.id, body.reason ?? null) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/runs/{id}/events',
+      auth: 'readPublic',
+      summary: "The run's events as NDJSON: history, then live lines while the run is not terminal",
+      tags: ['runs'],
+      params: runIdParams,
+      query: runEventsQuery,
+      responses: { 200: { description: 'One event per line', schema: eventLineSchema, contentType: 'application/x-ndjson' } },
+      handler: async ({ params, query, ctx }) => {
+        const run = await runs.get(params.id);
+        // A limit closes the stream after N lines, so it turns following off.
+        const follow = query.limit === undefined && (query.follow ?? !isTerminalRunState(run.state));
+        const controller = events.streams.open();
+        ctx.res.once('close', () => controller.abort());
+        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: events.stream(params.id, { follow, since: query.since, limit: query.limit }, controller.signal) };
+      },
     }),
   ];
 }

@@ -1,6 +1,6 @@
 // Request and response schemas of the runs routes: they validate requests and document the API.
 import { z } from 'zod';
-import { CLONE_KINDS, COST_BASES, PREVIEW_STATES, PR_STATES, RUN_FAILURE_REASONS, RUN_STATES } from '../../core/run-states.ts';
+import { CLONE_KINDS, COST_BASES, EVENT_STREAMS, PREVIEW_STATES, PR_STATES, RUN_FAILURE_REASONS, RUN_STATES } from '../../core/run-states.ts';
 
 const optionalText = z.string().trim().min(1).nullable().optional();
 
@@ -30,6 +30,33 @@ const canonicalInt = (min: number, max: number) =>
     .regex(/^(0|[1-9][0-9]*)$/, 'must be a whole number')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
+
+const booleanFlag = z.enum(['true', '1', 'false', '0'], { message: 'true, 1, false or 0' }).transform((value) => value === 'true' || value === '1');
+
+export const runEventsQuery = z
+  .object({
+    follow: booleanFlag.optional(),
+    since: canonicalInt(0, Number.MAX_SAFE_INTEGER).default(0),
+    limit: canonicalInt(1, 100_000).optional(),
+  })
+  .strict();
+
+export const cancelRunBody = z.object({ reason: z.string().trim().min(1).max(1000).nullable().optional() }).strict();
+export const cancelRunResponse = z.object({
+  state: z.enum(RUN_STATES),
+  alreadyTerminal: z.boolean(),
+  sandboxRun: z.object({ id: z.string(), state: z.enum(RUN_STATES) }).nullable(),
+});
+
+export const eventLineSchema = z.object({
+  id: z.number().int(),
+  runId: z.string(),
+  seq: z.number().int(),
+  ts: z.string(),
+  kind: z.string(),
+  stream: z.enum(EVENT_STREAMS).nullable(),
+  payload: z.unknown(),
+});
 
 export const listRunsQuery = z
   .object({

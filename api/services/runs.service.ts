@@ -5,6 +5,7 @@ import type { AgentDefinition } from '../../core/agents.ts';
 import { newId } from '../../core/ids.ts';
 import { buildRunInput, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot } from '../../core/run-model.ts';
+import { isTerminalRunState } from '../../core/run-states.ts';
 import { blockingProblem } from '../../core/svc-config.ts';
 import { triggerPrompt } from '../../activities/project-activities.ts';
 import { ProjectEntity, RunEntity, type Project, type Run } from '../../db/entities/index.ts';
@@ -84,6 +85,15 @@ export class RunsService {
       projectMaxCostUsd: config.defaults?.maxCostUsd ?? null,
       triggerFire: { projectId, triggerId },
     });
+  }
+
+  async cancel(id: string, reason: string | null) {
+    const run = await this.get(id);
+    const sandboxRun = (state: string) => (run.sandboxRunId ? { id: run.sandboxRunId, state } : null);
+    if (isTerminalRunState(run.state)) return { state: run.state, alreadyTerminal: true, sandboxRun: sandboxRun(run.state) };
+    const outcome = await this.#deps.temporal.cancelRun(id, { reason, requestedBy: 'operator' });
+    const state = outcome?.state ?? (await this.get(id)).state;
+    return { state, alreadyTerminal: false, sandboxRun: sandboxRun(state) };
   }
 
   async get(id: string): Promise<Run> {

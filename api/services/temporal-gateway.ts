@@ -13,11 +13,11 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
 } from '@temporalio/client';
-import type { RunSnapshot, RunWorkflowInput } from '../../core/run-model.ts';
+import type { RunOutcome, RunSnapshot, RunWorkflowInput } from '../../core/run-model.ts';
 import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
 import type { runWorkflow } from '../../workflows/run.workflow.ts';
 import type * as projectWorkflows from '../../workflows/project.workflow.ts';
-import { runAcceptedUpdate } from '../../workflows/messages.ts';
+import { cancelSignal, runAcceptedUpdate, type CancelRequest } from '../../workflows/messages.ts';
 import { ApiError, Errors } from '../errors.ts';
 
 export interface TemporalGatewaySettings {
@@ -62,6 +62,26 @@ export class TemporalGateway {
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) throw new ApiError(409, 'runtime_conflict', `run ${input.runId} already exists`);
       throw wrapConnectionError(error);
+    }
+  }
+
+  /**
+   * Signals a cancel and waits (bounded) for the run to end; answers the outcome, or undefined
+   * when the run is still stopping after `waitMs`.
+   */
+  async cancelRun(runId: string, request: CancelRequest, waitMs = 30_000): Promise<RunOutcome | undefined> {
+    const handle = this.client.workflow.getHandle<typeof runWorkflow>(runId);
+    try {
+      await handle.signal(cancelSignal, request);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)));
+      try {
+        return await Promise.race([handle.result(), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    } catch (error) {
+      throw toApiError(error);
     }
   }
 

@@ -22,6 +22,33 @@ export class SvcClient {
     this.settings = settings;
   }
 
+  /** GET an NDJSON stream and yield its lines as parsed objects. */
+  async *lines(path: string, signal?: AbortSignal): AsyncGenerator<any> {
+    const headers: Record<string, string> = { accept: 'application/x-ndjson' };
+    if (this.settings.token) headers.authorization = `Bearer ${this.settings.token}`;
+    let response: Response;
+    try {
+      response = await fetch(`${this.settings.baseUrl}${path}`, { headers, signal });
+    } catch (error) {
+      throw new ServerUnreachableError(`cannot reach ${this.settings.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+    }
+    if (!response.ok || !response.body) {
+      const envelope = ((await response.json().catch(() => undefined)) as { error?: { code?: string; message?: string; hint?: string } } | undefined)?.error;
+      throw new ServerError(response.status, envelope?.code ?? `http_${response.status}`, envelope?.message ?? response.statusText, envelope?.hint);
+    }
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const chunk of response.body) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline).trim();
+        buffered = buffered.slice(newline + 1);
+        if (line) yield JSON.parse(line);
+      }
+    }
+  }
+
   async request<T = any>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.settings.token) headers.authorization = `Bearer ${this.settings.token}`;

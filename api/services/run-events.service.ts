@@ -1,0 +1,90 @@
+// A run's event log as NDJSON: a page of history, or history then live lines until the run ends.
+// Live lines are found by polling the read model (one indexed query per interval per stream);
+// streams end when the client goes away or the server shuts down.
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isTerminalRunState } from '../../core/run-states.ts';
+import { RunEntity, RunEventEntity, type RunEvent } from '../../db/entities/index.ts';
+import type { ReadModel } from '../../db/orm.ts';
+
+const PAGE = 500;
+
+export function presentEvent(event: RunEvent) {
+  return { id: event.id, runId: event.runId, seq: event.seq, ts: event.ts.toISOString(), kind: event.kind, stream: event.stream ?? null, payload: event.payload ?? null };
+}
+
+/** Open streams, so that a shutdown can end every one of them cleanly. */
+export class StreamRegistry {
+  readonly #open = new Set<AbortController>();
+
+  open(): AbortController {
+    const controller = new AbortController();
+    this.#open.add(controller);
+    controller.signal.addEventListener('abort', () => this.#open.delete(controller), { once: true });
+    return controller;
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+
+  closeAll(): void {
+    for (const controller of [...this.#open]) controller.abort();
+  }
+}
+
+export interface EventStreamOptions {
+  follow: boolean;
+  since: number;
+  limit: number | undefined;
+}
+
+export class RunEventsService {
+  readonly #readModel: ReadModel;
+  readonly #pollIntervalMs: number;
+  readonly streams = new StreamRegistry();
+
+  constructor(readModel: ReadModel, pollIntervalMs = 200) {
+    this.#readModel = readModel;
+    this.#pollIntervalMs = pollIntervalMs;
+  }
+
+  async #batch(runId: string, afterSeq: number, max: number): Promise<RunEvent[]> {
+    return this.#readModel.em().find(RunEventEntity, { runId, seq: { $gt: afterSeq } }, { orderBy: { seq: 'asc' }, limit: max });
+  }
+
+  /** The run has ended and its terminal line is written: nothing more will come. */
+  async #finished(runId: string, lastSeq: number): Promise<boolean> {
+    const em = this.#readModel.em();
+    const run = await em.findOne(RunEntity, { id: runId }, { fields: ['state'] });
+    if (!run || !isTerminalRunState(run.state)) return false;
+    const terminal = await em.findOne(RunEventEntity, { runId, dedupeKey: 'state:terminal' }, { fields: ['seq'] });
+    return terminal !== null && terminal.seq <= lastSeq;
+  }
+
+  stream(runId: string, options: EventStreamOptions, stop: AbortSignal): Readable {
+    const self = this;
+    async function* lines() {
+      let last = options.since;
+      let sent = 0;
+      while (!stop.aborted) {
+        const remaining = options.limit === undefined ? PAGE : Math.min(PAGE, options.limit - sent);
+        const batch = await self.#batch(runId, last, remaining);
+        for (const event of batch) {
+          yield `${JSON.stringify(presentEvent(event))}\n`;
+          last = event.seq;
+          sent += 1;
+        }
+        if (options.limit !== undefined && sent >= options.limit) return;
+        if (batch.length === remaining) continue;
+        if (!options.follow || (await self.#finished(runId, last))) return;
+        try {
+          await sleep(self.#pollIntervalMs, undefined, { signal: stop });
+        } catch {
+          return;
+        }
+      }
+    }
+    return Readable.from(lines());
+  }
+}
