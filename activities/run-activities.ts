@@ -4,13 +4,16 @@ import { dirname, join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
 import type { AgentDefinition } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
+import type { InboxItem } from '../core/inbox.ts';
 import type { RunSnapshot } from '../core/run-model.ts';
+import { mintRunToken } from '../core/run-token.ts';
 import type { EventStream } from '../core/run-states.ts';
 import { ProjectEntity, ProjectTriggerEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../stack/config.ts';
 import { git } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
+import { saveInboxItems } from './read-model/inbox-store.ts';
 import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
 import { buildCommandLaunch, parseCommandOutput } from './runtimes/command.ts';
 import { sandboxFiles } from './sandbox/files.ts';
@@ -20,6 +23,8 @@ export interface RunActivityDeps {
   readModel: ReadModel;
   dataDir: string;
   projectsRoot: string;
+  /** Where the agent reaches svc, and the operator token its per-run token is derived from. */
+  agentApi?: { baseUrl: string; operatorToken: string } | undefined;
   /** How often a supervising activity looks at its sandbox. */
   pollIntervalMs?: number;
 }
@@ -56,8 +61,9 @@ export function createRunActivities(deps: RunActivityDeps) {
   }
 
   return {
-    async projectRun({ snapshot, events, triggerFire }: { snapshot: RunSnapshot; events: RunEventInput[]; triggerFire?: { projectId: string; triggerId: string } | null }): Promise<void> {
+    async projectRun({ snapshot, events, triggerFire, inbox }: { snapshot: RunSnapshot; events: RunEventInput[]; triggerFire?: { projectId: string; triggerId: string } | null; inbox?: InboxItem[] }): Promise<void> {
       await projectRunRow(deps.readModel.em(), snapshot);
+      if (inbox?.length) await saveInboxItems(deps.readModel.em(), snapshot.id, inbox);
       if (events.length) await appendRunEvents(deps.readModel.em(), snapshot.id, events);
       if (triggerFire) {
         await deps.readModel.em().nativeUpdate(ProjectTriggerEntity, triggerFire, { lastFiredAt: new Date(snapshot.createdAt), lastRunId: snapshot.id });
@@ -87,6 +93,11 @@ export function createRunActivities(deps: RunActivityDeps) {
     /** Starts the agent once; on a retry, reports the agent that is already there. */
     async startAgent({ runId, agent, prompt, workspacePath }: { runId: string; agent: AgentDefinition; prompt: string; workspacePath: string }) {
       const spec = buildCommandLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
+      if (deps.agentApi) {
+        // The sandbox's only credential: a token for this run's own callback routes.
+        spec.env.SVC_BASE_URL = deps.agentApi.baseUrl;
+        spec.env.SVC_API_TOKEN = mintRunToken(deps.agentApi.operatorToken, runId);
+      }
       const status = await startSandbox(sandboxDir(runId), spec);
       const isolation = 'process' as const;
       switch (status.kind) {

@@ -1,6 +1,9 @@
-// Who is calling, and may they use this route. Every route declares one policy next to it.
+// Who is calling, and may they use this route. Every route declares its policy next to it.
+// Callers are the operator (the operator token), a run (a per-run token, on that run's callback
+// routes only), or nobody (anonymous routes).
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
+import { mintRunToken, RUN_TOKEN_PATTERN } from '../core/run-token.ts';
 import { Errors } from './errors.ts';
 
 export const AUTH_POLICIES = ['anonymous', 'readPublic', 'readOperator', 'dispatch', 'admin'] as const;
@@ -8,8 +11,9 @@ export type AuthPolicy = (typeof AUTH_POLICIES)[number];
 export type Capability = Exclude<AuthPolicy, 'anonymous'>;
 
 export interface Identity {
-  kind: 'operator' | 'anonymous';
+  kind: 'operator' | 'anonymous' | 'run';
   capabilities: Capability[];
+  runId?: string;
 }
 
 export const OPERATOR: Identity = { kind: 'operator', capabilities: ['readPublic', 'readOperator', 'dispatch', 'admin'] };
@@ -18,7 +22,10 @@ export interface AuthSettings {
   operatorToken: string;
   /** `svc serve --no-auth`: every caller is the operator (loopback only; enforced at start). */
   noAuth: boolean;
+  /** A run token is valid only while its run is not terminal. */
+  isRunActive(runId: string): Promise<boolean>;
 }
+
 
 function sameSecret(a: string, b: string): boolean {
   const left = Buffer.from(a);
@@ -27,19 +34,33 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** Bearer token from the Authorization header only: a token in a query string is never read. */
-export function authenticate(ctx: Context, settings: AuthSettings): Identity {
+export function authenticate(ctx: Context, settings: Pick<AuthSettings, 'operatorToken' | 'noAuth'>): Identity {
   if (settings.noAuth) return OPERATOR;
   const header = ctx.get('Authorization');
   if (!header) throw Errors.unauthorized('missing bearer token', undefined, 'invalid_request');
   const match = /^bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw Errors.unauthorized('malformed Authorization header', 'use the form: Authorization: Bearer <token>', 'invalid_request');
-  if (sameSecret(match[1]!, settings.operatorToken)) return OPERATOR;
+  const token = match[1]!;
+  if (sameSecret(token, settings.operatorToken)) return OPERATOR;
+  const run = RUN_TOKEN_PATTERN.exec(token);
+  if (run && sameSecret(token, mintRunToken(settings.operatorToken, run[1]!))) return { kind: 'run', capabilities: ['readOperator', 'dispatch'], runId: run[1]! };
   throw Errors.unauthorized('invalid bearer token');
 }
 
-export function authorize(ctx: Context, policy: AuthPolicy, settings: AuthSettings): Identity | undefined {
-  if (policy === 'anonymous') return undefined;
+export interface RouteAuth {
+  policy: AuthPolicy;
+  /** The route is one of a run's own callback routes (inbox, finalize, salvage, git credential). */
+  runToken?: boolean;
+}
+
+export async function authorize(ctx: Context, route: RouteAuth, settings: AuthSettings, pathRunId: string | undefined): Promise<Identity | undefined> {
+  if (route.policy === 'anonymous') return undefined;
   const identity = authenticate(ctx, settings);
-  if (!identity.capabilities.includes(policy)) throw Errors.forbidden(policy);
+  if (identity.kind === 'run') {
+    if (!route.runToken) throw Errors.forbidden(route.policy, 'a run token reaches only its own run callback routes');
+    if (pathRunId !== identity.runId) throw Errors.forbidden(route.policy, `this token belongs to run ${identity.runId}`);
+    if (!(await settings.isRunActive(identity.runId!))) throw Errors.unauthorized('the run has ended: its token is no longer valid');
+  }
+  if (!identity.capabilities.includes(route.policy as Capability)) throw Errors.forbidden(route.policy);
   return identity;
 }

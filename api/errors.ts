@@ -26,8 +26,8 @@ export const Errors = {
   validation: (message: string, hint?: string) => new ApiError(400, 'validation_error', message, hint),
   unauthorized: (message: string, hint?: string, challenge: 'invalid_request' | 'invalid_token' = 'invalid_token') =>
     new ApiError(401, 'unauthorized', message, hint ?? 'send Authorization: Bearer <operator token>', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="${challenge}"` }),
-  forbidden: (policy: string) =>
-    new ApiError(403, 'forbidden', `this route needs the ${policy} capability`, 'authenticate as the operator', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="insufficient_scope"` }),
+  forbidden: (policy: string, detail?: string) =>
+    new ApiError(403, 'forbidden', detail ? `forbidden: ${detail}` : `this route needs the ${policy} capability`, 'authenticate as the operator', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="insufficient_scope"` }),
   notFound: (what: string, hint?: string) => new ApiError(404, 'not_found', `${what} not found`, hint),
   routeNotFound: (method: string, path: string) => new ApiError(404, 'not_found', `no route for ${method} ${path}`, 'see GET /openapi.json for the routes svc serves'),
   methodNotAllowed: (method: string, path: string, allowed: string) =>

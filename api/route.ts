@@ -29,6 +29,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   /** OpenAPI form: /runs/{id}. */
   path: string;
   auth: AuthPolicy;
+  /** Also accept the path run's own per-run token (the in-sandbox callback routes). */
+  runToken?: boolean;
   summary: string;
   tags: string[];
   params?: ZodType<P>;
@@ -62,8 +64,9 @@ export function toKoaPath(openApiPath: string): string {
 export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], auth: AuthSettings): void {
   for (const route of routes) {
     router[route.method](toKoaPath(route.path), async (ctx: Context) => {
-      const identity = authorize(ctx, route.auth, auth);
-      const params = route.params ? parseOrThrow(route.params, (ctx as unknown as { params: unknown }).params, 'path') : undefined;
+      const rawParams = (ctx as unknown as { params: Record<string, string> }).params;
+      const identity = await authorize(ctx, { policy: route.auth, runToken: route.runToken }, auth, rawParams.id);
+      const params = route.params ? parseOrThrow(route.params, rawParams, 'path') : undefined;
       const query = route.query ? parseOrThrow(route.query, { ...ctx.query }, 'query') : undefined;
       let body: unknown;
       if (route.body) {

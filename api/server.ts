@@ -2,6 +2,8 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ReadModel } from '../db/orm.ts';
+import { RunEntity } from '../db/entities/index.ts';
+import { isTerminalRunState } from '../core/run-states.ts';
 import { createApiApp } from './app.ts';
 import type { AuthSettings } from './auth.ts';
 import { metaRoutes, type ReadinessCheck } from './routes/meta.router.ts';
@@ -22,7 +24,7 @@ export interface ApiServerDeps {
   dataDir: string;
   projectsRoot: string;
   forge: GitHubForge;
-  auth: AuthSettings;
+  auth: Pick<AuthSettings, 'operatorToken' | 'noAuth'>;
   readModel: ReadModel;
   temporal: TemporalGateway;
   agents: AgentCatalog;
@@ -60,8 +62,12 @@ async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal
 
 export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   const events = new RunEventsService(deps.readModel);
+  const isRunActive = async (runId: string) => {
+    const run = await deps.readModel.em().findOne(RunEntity, { id: runId }, { fields: ['state'] });
+    return run !== null && !isTerminalRunState(run.state);
+  };
   const app = createApiApp({
-    auth: deps.auth,
+    auth: { ...deps.auth, isRunActive },
     routes: allRoutes(deps, events),
     logger: { error: (message, meta) => console.error(JSON.stringify({ level: 'error', message, ...meta })) },
   });

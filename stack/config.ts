@@ -19,6 +19,8 @@ export interface SvcConfig {
   projectsRoot: string;
   /** A GitHub token (PAT) for clones, pushes and the forge API; unset means anonymous. */
   githubToken: string | undefined;
+  /** Where agents (and a standalone worker's agents) reach the API; default: the API this process serves. */
+  apiUrl: string | undefined;
   /** GitHub's REST base URL (GitHub Enterprise, or a local stand-in in tests). */
   githubApiUrl: string;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
@@ -47,6 +49,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     agentsFile: env.SVC_AGENTS_FILE || undefined,
     projectsRoot: resolve(env.SVC_PROJECTS_DIR || join(dataDir, 'projects')),
     githubToken: env.SVC_GIT_TOKEN || env.GITHUB_TOKEN || undefined,
+    apiUrl: env.SVC_API_URL || undefined,
     githubApiUrl: (env.SVC_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
   };

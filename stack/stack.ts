@@ -63,13 +63,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const token = loadOperatorToken(config.apiToken, dataPaths.operatorToken(config.dataDir));
 
     const agents = AgentCatalog.load(config.agentsFile);
-    let worker: RunningWorker | undefined;
-    if (options.worker) {
-      worker = await startWorker({ config, temporalAddress, readModel, agents });
-      stops.push(() => worker!.shutdown());
-      log(`worker: polling task queue "${config.taskQueue}"`);
-    }
-
+    // The API starts first, so the worker can tell agents where it listens.
     let api: RunningApi | undefined;
     if (options.api) {
       const temporal = await TemporalGateway.connect({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
@@ -87,6 +81,14 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         agents,
       });
       stops.push(() => api!.close());
+    }
+
+    let worker: RunningWorker | undefined;
+    if (options.worker) {
+      const baseUrl = config.apiUrl ?? api?.url;
+      worker = await startWorker({ config, temporalAddress, readModel, agents, agentApi: baseUrl ? { baseUrl, operatorToken: token.token } : undefined });
+      stops.push(() => worker!.shutdown());
+      log(`worker: polling task queue "${config.taskQueue}"`);
     }
 
     return {

@@ -17,6 +17,7 @@ export interface WorkerSettings {
   temporalAddress: string;
   readModel: ReadModel;
   agents: AgentCatalog;
+  agentApi: { baseUrl: string; operatorToken: string } | undefined;
 }
 
 export async function buildWorkflowBundle(): Promise<WorkflowBundle> {
@@ -75,6 +76,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
       temporal,
       taskQueue: config.taskQueue,
       agents: settings.agents,
+      agentApi: settings.agentApi,
     }),
     // Activities that supervise agents are cheap pollers; allow many at once.
     maxConcurrentActivityTaskExecutions: 200,

@@ -1,5 +1,6 @@
 // Every signal, query and update the workflows answer, in one place, typed for both sides.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { InboxItem, NewInboxItem } from '../core/inbox.ts';
 import type { RunSnapshot } from '../core/run-model.ts';
 
 /** The run as the workflow holds it now. */
@@ -19,3 +20,12 @@ export interface CancelRequest {
 
 /** Stop the run: a queued run never starts; a running agent is stopped, then the run ends cancelled. */
 export const cancelSignal = defineSignal<[CancelRequest]>('cancel');
+
+/** A steering message for the run's inbox (already validated by the API). */
+export const steerSignal = defineSignal<[NewInboxItem]>('steer');
+
+/** The inbox's unread messages in claim order, without claiming them (GET …/inbox?peek=1). */
+export const inboxQuery = defineQuery<InboxItem[]>('inbox');
+
+/** Claims every unread message: each is delivered at most once (GET …/inbox). */
+export const claimInboxUpdate = defineUpdate<InboxItem[]>('claimInbox');

@@ -1,13 +1,14 @@
 // runWorkflow: one run, from queued to a terminal state. Workflow id = run id. The workflow holds
 // the run; every transition is projected into the read model by an activity before it goes on.
-import { condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import { classifyAgentExit } from '../core/agent-exit.ts';
+import { claimAll, foldIntoPrompt, unreadInClaimOrder, type InboxItem } from '../core/inbox.ts';
 import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflowInput } from '../core/run-model.ts';
-import type { RunFailureReason, RunState } from '../core/run-states.ts';
+import { isTerminalRunState, type RunFailureReason, type RunState } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { readModel, sandboxSetup, supervision } from './activity-proxies.ts';
-import { cancelSignal, runAcceptedUpdate, runSnapshotQuery, type CancelRequest } from './messages.ts';
+import { cancelSignal, claimInboxUpdate, inboxQuery, runAcceptedUpdate, runSnapshotQuery, steerSignal, type CancelRequest } from './messages.ts';
 
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   const run: RunSnapshot = initialRunSnapshot(input);
@@ -22,26 +23,50 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     cancelRequest ??= request;
   });
 
-  const project = async (events: RunEventInput[], triggerFire: RunWorkflowInput['triggerFire'] = null) => {
+  const project = async (events: RunEventInput[], extra: { triggerFire?: RunWorkflowInput['triggerFire']; inbox?: InboxItem[] } = {}) => {
     run.projectionVersion += 1;
-    await readModel.projectRun({ snapshot: { ...run }, events, triggerFire });
+    await readModel.projectRun({ snapshot: { ...run }, events, triggerFire: extra.triggerFire ?? null, inbox: extra.inbox ?? [] });
   };
   const now = () => new Date(Date.now()).toISOString();
+
+  // The steering inbox lives here: the API validates a message and signals it; claims are updates,
+  // so each message is delivered at most once whatever the number of pollers.
+  const inbox: InboxItem[] = [];
+  setHandler(steerSignal, async (message) => {
+    if (isTerminalRunState(run.state) || inbox.some((item) => item.id === message.id)) return;
+    const item: InboxItem = { ...message, seq: inbox.length + 1, state: 'unread', deliveredAt: null, deliveredRunId: null };
+    inbox.push(item);
+    await project([{ dedupeKey: `steer:sent:${item.id}`, kind: 'steer.sent', stream: 'system', ts: item.createdAt, payload: { messageId: item.id, priority: item.priority, fromActor: item.fromActor } }], { inbox: [{ ...item }] });
+  });
+  setHandler(inboxQuery, () => unreadInClaimOrder(inbox));
+  const claim = async () => {
+    const at = now();
+    const claimed = claimAll(inbox, run.id, at);
+    if (claimed.length) {
+      await project(claimed.map((item) => ({ dedupeKey: `steer:delivered:${item.id}`, kind: 'steer.delivered', stream: 'system' as const, ts: at, payload: { messageId: item.id } })), { inbox: claimed });
+    }
+    return claimed;
+  };
+  setHandler(claimInboxUpdate, claim);
   const finish = async (state: RunState, failureReason: RunFailureReason | null, endedAt: string, detail: Record<string, unknown>) => {
     run.state = state;
     run.failureReason = failureReason;
     run.endedAt = endedAt;
     run.startedAt ??= endedAt;
     upsertSearchAttributes([{ key: SvcState, value: state }]);
+    // Messages nobody claimed will never be delivered now.
+    const undelivered = unreadInClaimOrder(inbox);
+    for (const item of undelivered) item.state = 'failed';
     const events: RunEventInput[] = [];
     if (cancelRequest) events.push({ dedupeKey: 'cancel:requested', kind: 'cancel.requested', stream: 'system', ts: endedAt, payload: cancelRequest });
     events.push({ dedupeKey: 'state:terminal', kind: 'state_change', stream: 'system', ts: endedAt, payload: { type: 'result', state, failureReason, ...detail } });
-    await project(events);
+    await project(events, { inbox: undelivered.map((item) => ({ ...item })) });
+    await condition(allHandlersFinished);
     return { runId: run.id, state, failureReason };
   };
   const cancelled = () => finish('cancelled', null, now(), { reason: cancelRequest?.reason ?? null });
 
-  await project([{ dedupeKey: 'state:queued', kind: 'state_change', stream: 'system', ts: new Date(input.createdAt).toISOString(), payload: { state: 'queued' } }], input.triggerFire);
+  await project([{ dedupeKey: 'state:queued', kind: 'state_change', stream: 'system', ts: new Date(input.createdAt).toISOString(), payload: { state: 'queued' } }], { triggerFire: input.triggerFire });
   accepted = true;
   if (cancelRequest) return cancelled();
 
@@ -49,7 +74,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   run.workspacePath = workspace.workspacePath;
   if (cancelRequest) return cancelled();
 
-  const start = await sandboxSetup.startAgent({ runId: run.id, agent: input.agent, prompt: input.prompt, workspacePath: workspace.workspacePath });
+  // Messages that arrived while queued reach the agent with its prompt.
+  const prompt = foldIntoPrompt(input.prompt, await claim());
+  const start = await sandboxSetup.startAgent({ runId: run.id, agent: input.agent, prompt, workspacePath: workspace.workspacePath });
   run.sandboxRunId = start.sandboxRunId;
   if (start.status === 'spawn_failed') {
     return finish('failed', 'spawn_failed', start.endedAt ?? now(), { message: start.message });

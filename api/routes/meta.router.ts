@@ -45,6 +45,18 @@ export function metaRoutes(deps: MetaDeps) {
     }),
     defineRoute({
       method: 'get',
+      path: '/whoami',
+      auth: 'readPublic',
+      summary: 'Who the caller is and what it may do',
+      tags: ['meta'],
+      responses: { 200: { description: 'The identity', schema: z.object({ identity: z.enum(['operator', 'anonymous', 'run']), capabilities: z.array(z.string()) }) } },
+      handler: async ({ identity, ctx }) => {
+        ctx.set('Vary', 'Authorization');
+        return { status: 200, body: { identity: identity?.kind ?? 'anonymous', capabilities: identity?.capabilities ?? [] } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
       path: '/version',
       auth: 'anonymous',
       summary: 'The server version',

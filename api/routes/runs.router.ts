@@ -1,5 +1,6 @@
 import { defineRoute } from '../route.ts';
 import { presentRun } from '../presenters/run.presenter.ts';
+import { z } from 'zod';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
@@ -9,6 +10,9 @@ import {
   dispatchRunBody,
   dispatchRunResponse,
   eventLineSchema,
+  inboxMessageSchema,
+  inboxQuerySchema,
+  steerBody,
   getRunResponse,
   listRunsQuery,
   listRunsResponse,
@@ -65,6 +69,30 @@ export function runsRoutes(runs: RunsService, events: RunEventsService) {
       body: cancelRunBody,
       responses: { 200: { description: 'The state after the cancel', schema: cancelRunResponse } },
       handler: async ({ params, body }) => ({ status: 200, body: await runs.cancel(params.id, body.reason ?? null) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/runs/{id}/steer',
+      auth: 'dispatch',
+      summary: "Put a steering message in the run's inbox",
+      tags: ['runs'],
+      params: runIdParams,
+      body: steerBody,
+      bodyRequired: true,
+      responses: { 200: { description: 'The stored message', schema: z.object({ message: inboxMessageSchema }) } },
+      handler: async ({ params, body }) => ({ status: 200, body: { message: await runs.steer(params.id, body) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/runs/{id}/inbox',
+      auth: 'readOperator',
+      runToken: true,
+      summary: 'Claim the unread steering messages (each delivered once); ?peek=1 lists them without claiming',
+      tags: ['runs'],
+      params: runIdParams,
+      query: inboxQuerySchema,
+      responses: { 200: { description: 'Messages, highest priority first, then oldest', schema: z.object({ messages: z.array(inboxMessageSchema) }) } },
+      handler: async ({ params, query }) => ({ status: 200, body: { messages: await runs.inbox(params.id, query.peek ?? false) } }),
     }),
     defineRoute({
       method: 'get',

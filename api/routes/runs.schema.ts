@@ -1,6 +1,6 @@
 // Request and response schemas of the runs routes: they validate requests and document the API.
 import { z } from 'zod';
-import { CLONE_KINDS, COST_BASES, EVENT_STREAMS, PREVIEW_STATES, PR_STATES, RUN_FAILURE_REASONS, RUN_STATES } from '../../core/run-states.ts';
+import { CLONE_KINDS, COST_BASES, EVENT_STREAMS, INBOX_PRIORITIES, INBOX_STATES, PREVIEW_STATES, PR_STATES, RUN_FAILURE_REASONS, RUN_STATES } from '../../core/run-states.ts';
 
 const optionalText = z.string().trim().min(1).nullable().optional();
 
@@ -56,6 +56,27 @@ export const eventLineSchema = z.object({
   kind: z.string(),
   stream: z.enum(EVENT_STREAMS).nullable(),
   payload: z.unknown(),
+});
+
+export const steerBody = z
+  .object({
+    body: z.string().max(65_536).refine((value) => value.trim().length > 0, 'required and must not be blank'),
+    priority: z.enum(INBOX_PRIORITIES).default('normal'),
+    fromActor: z.string().trim().min(1).max(255).default('operator'),
+  })
+  .strict();
+
+export const inboxQuerySchema = z.object({ peek: booleanFlag.optional() }).strict();
+
+export const inboxMessageSchema = z.object({
+  id: z.string(),
+  runId: z.string().nullable(),
+  body: z.string(),
+  priority: z.enum(INBOX_PRIORITIES),
+  fromActor: z.string(),
+  state: z.enum(INBOX_STATES),
+  createdAt: z.string(),
+  deliveredAt: z.string().nullable(),
 });
 
 export const listRunsQuery = z

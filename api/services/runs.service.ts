@@ -5,10 +5,11 @@ import type { AgentDefinition } from '../../core/agents.ts';
 import { newId } from '../../core/ids.ts';
 import { buildRunInput, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot } from '../../core/run-model.ts';
-import { isTerminalRunState } from '../../core/run-states.ts';
+import { isTerminalRunState, type InboxPriority } from '../../core/run-states.ts';
+import { presentInboxItem, type NewInboxItem } from '../../core/inbox.ts';
 import { blockingProblem } from '../../core/svc-config.ts';
 import { triggerPrompt } from '../../activities/project-activities.ts';
-import { ProjectEntity, RunEntity, type Project, type Run } from '../../db/entities/index.ts';
+import { InboxMessageEntity, ProjectEntity, RunEntity, type Project, type Run } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import type { AgentCatalog } from '../../stack/agent-catalog.ts';
 import { dataPaths } from '../../stack/config.ts';
@@ -94,6 +95,30 @@ export class RunsService {
     const outcome = await this.#deps.temporal.cancelRun(id, { reason, requestedBy: 'operator' });
     const state = outcome?.state ?? (await this.get(id)).state;
     return { state, alreadyTerminal: false, sandboxRun: sandboxRun(state) };
+  }
+
+  /** Stores a steering message in the run's inbox (the workflow owns it) and answers it. */
+  async steer(id: string, request: { body: string; priority: InboxPriority; fromActor: string }) {
+    const run = await this.get(id);
+    if (isTerminalRunState(run.state)) throw Errors.validation(`run ${id} is ${run.state}: it cannot be steered any more`);
+    const steering = (run.renderedAgentJson as { steering?: string | null } | null)?.steering ?? null;
+    if (steering === 'none') throw Errors.conflict(`agent ${run.agentName} does not take steering`, 'its definition declares steering: none');
+    if (steering === 'spawn-only' && run.state !== 'queued') {
+      throw Errors.conflict(`agent ${run.agentName} takes steering only before it starts, and run ${id} is ${run.state}`, 'steer a queued run, or use an agent with steering: mid-run');
+    }
+    const message: NewInboxItem = { id: newId('inboxMessage'), body: request.body, priority: request.priority, fromActor: request.fromActor, createdAt: new Date().toISOString() };
+    await this.#deps.temporal.steer(id, message);
+    return presentInboxItem({ ...message, seq: 0, state: 'unread', deliveredAt: null, deliveredRunId: null });
+  }
+
+  /** GET …/inbox: claims every unread message (or, with peek, lists them). A terminal run has nothing to claim. */
+  async inbox(id: string, peek: boolean) {
+    const run = await this.get(id);
+    const live = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.inbox(id, !peek);
+    if (live) return live.map(presentInboxItem);
+    if (!peek) return [];
+    const rows = await this.#deps.readModel.em().find(InboxMessageEntity, { targetRunId: id, state: 'unread' }, { orderBy: { seq: 'asc' } });
+    return rows.map((row) => ({ id: row.id, runId: row.deliveredRunId ?? null, body: row.body, priority: row.priority, fromActor: row.fromActor, state: row.state, createdAt: row.createdAt.toISOString(), deliveredAt: row.deliveredAt?.toISOString() ?? null }));
   }
 
   async get(id: string): Promise<Run> {

@@ -12,12 +12,14 @@ import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
+  WorkflowNotFoundError,
 } from '@temporalio/client';
 import type { RunOutcome, RunSnapshot, RunWorkflowInput } from '../../core/run-model.ts';
 import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
 import type { runWorkflow } from '../../workflows/run.workflow.ts';
 import type * as projectWorkflows from '../../workflows/project.workflow.ts';
-import { cancelSignal, runAcceptedUpdate, type CancelRequest } from '../../workflows/messages.ts';
+import { cancelSignal, claimInboxUpdate, inboxQuery, runAcceptedUpdate, steerSignal, type CancelRequest } from '../../workflows/messages.ts';
+import type { InboxItem, NewInboxItem } from '../../core/inbox.ts';
 import { ApiError, Errors } from '../errors.ts';
 
 export interface TemporalGatewaySettings {
@@ -81,6 +83,25 @@ export class TemporalGateway {
         clearTimeout(timer);
       }
     } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  async steer(runId: string, message: NewInboxItem): Promise<void> {
+    try {
+      await this.client.workflow.getHandle(runId).signal(steerSignal, message);
+    } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  /** Unread messages (peek) or claims them; undefined when the workflow has already ended. */
+  async inbox(runId: string, claim: boolean): Promise<InboxItem[] | undefined> {
+    const handle = this.client.workflow.getHandle(runId);
+    try {
+      return claim ? await handle.executeUpdate(claimInboxUpdate) : await handle.query(inboxQuery);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError || /completed|already finished|not found/i.test(String((error as Error)?.message))) return undefined;
       throw toApiError(error);
     }
   }

@@ -1,14 +1,16 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { InboxPriority, InboxState } from '../../core/run-states.ts';
 
-// A steering message. `seq` orders claims FIFO within a priority.
+// A steering message, projected from its run's workflow (which owns the inbox). `seq` counts the
+// run's messages and orders claims FIFO within a priority.
 export const InboxMessageEntity = defineEntity({
   name: 'InboxMessage',
   tableName: 'inbox_messages',
   indexes: [{ properties: ['targetRunId', 'state'] }],
+  uniques: [{ properties: ['targetRunId', 'seq'] }],
   properties: {
     id: p.string().primary().length(32),
-    seq: p.integer().unique(),
+    seq: p.integer(),
     targetRunId: p.string().length(32),
     deliveredRunId: p.string().length(32).nullable(),
     body: p.text(),

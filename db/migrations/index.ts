@@ -4,6 +4,8 @@ import { Migration20261122030847_initial as SqliteInitial } from './sqlite/Migra
 import { Migration20261122030847_initial as PostgresInitial } from './postgresql/Migration20261122030847_initial.ts';
 import { Migration20261122033806_project_triggers as SqliteProjectTriggers } from './sqlite/Migration20261122033806_project_triggers.ts';
 import { Migration20261122033806_project_triggers as PostgresProjectTriggers } from './postgresql/Migration20261122033806_project_triggers.ts';
+import { Migration20261122035642_inbox_seq_per_run as SqliteInboxSeq } from './sqlite/Migration20261122035642_inbox_seq_per_run.ts';
+import { Migration20261122035642_inbox_seq_per_run as PostgresInboxSeq } from './postgresql/Migration20261122035642_inbox_seq_per_run.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
@@ -11,10 +13,12 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
   sqlite: [
     { name: 'Migration20261122030847_initial', class: SqliteInitial },
     { name: 'Migration20261122033806_project_triggers', class: SqliteProjectTriggers },
+    { name: 'Migration20261122035642_inbox_seq_per_run', class: SqliteInboxSeq },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
     { name: 'Migration20261122033806_project_triggers', class: PostgresProjectTriggers },
+    { name: 'Migration20261122035642_inbox_seq_per_run', class: PostgresInboxSeq },
   ],
 };
 

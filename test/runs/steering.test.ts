@@ -1,0 +1,133 @@
+// Steering: messages stored by the run's workflow, folded into the prompt of an agent that has not
+// started, claimed mid-run by the agent itself with its per-run token, each delivered once; and
+// the per-run token reaching nothing but its own run's callback routes while the run lives.
+import test from 'ava';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withProjectLock, projectLockFile } from '../../activities/git/project-lock.ts';
+import { mintRunToken } from '../../core/run-token.ts';
+import { waitFor } from '../support/processes.ts';
+import { GitHubStandIn } from '../support/github-stand-in.ts';
+import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+
+const github = new GitHubStandIn();
+github.createRepo('acme', 'steered');
+const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
+writeFileSync(
+  agentsFile,
+  [
+    'agents:',
+    '  - name: listener',
+    '    command: ["cat"]',
+    '    steering: spawn-only',
+    '  - name: poller',
+    '    steering: mid-run',
+    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 100); do out=$(curl -sf -H \\"Authorization: Bearer $SVC_API_TOKEN\\" $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); case $out in *body*) echo \\"got $out\\"; exit 0;; esac; sleep 0.2; done; exit 1"]',
+    '  - name: deaf',
+    '    command: ["sleep", "30"]',
+    '    steering: none',
+  ].join('\n'),
+);
+
+let svc: TestStack;
+let projectId: string;
+let localPath: string;
+test.before(async () => {
+  svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile } });
+  ({ id: projectId, localPath } = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/steered' } })).body.project);
+});
+test.after.always(() => svc?.stop());
+
+const stdout = async (runId: string) =>
+  (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((line) => line.stream === 'stdout')
+    .map((line) => line.payload.text as string);
+
+test.serial('messages sent while a run is queued reach a spawn-only agent with its prompt, most important first', async (t) => {
+  const [owner, name] = localPath.split('/').slice(-2) as [string, string];
+  let runId = '';
+  // Hold the project lock: the run cannot cut its workspace, so it stays queued while we steer.
+  await withProjectLock(projectLockFile(svc.config.projectsRoot, owner, name), 'exclusive', async () => {
+    runId = (await svc.request('POST', '/runs', { body: { agent: 'listener', project: projectId, prompt: 'the task' } })).body.run.id;
+    const low = await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'also tidy up', priority: 'low' } });
+    t.is(low.status, 200);
+    t.like(low.body.message, { body: 'also tidy up', priority: 'low', fromActor: 'operator', state: 'unread', runId: null, deliveredAt: null });
+    t.regex(low.body.message.id, /^msg_[0-9a-z]{12}$/);
+    await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'stop using tabs', priority: 'urgent', fromActor: 'reviewer' } });
+    const peek = await waitFor(async () => {
+      const response = await svc.request('GET', `/runs/${runId}/inbox?peek=1`);
+      return response.body.messages.length === 2 ? response : undefined;
+    }, 'both messages in the inbox');
+    t.deepEqual(peek.body.messages.map((m: { body: string }) => m.body), ['stop using tabs', 'also tidy up'], 'peek lists without claiming, urgent first');
+    t.is((await svc.request('GET', `/runs/${runId}/inbox?peek=true`)).body.messages.length, 2, 'peeking twice claims nothing');
+  });
+  await waitForRunState(svc, runId);
+  const printed = (await stdout(runId)).join('\n');
+  t.regex(printed, /the task[\s\S]*\[urgent\] reviewer: stop using tabs[\s\S]*\[low\] operator: also tidy up/);
+  t.deepEqual((await svc.request('GET', `/runs/${runId}/inbox?peek=1`)).body.messages, [], 'delivered messages are gone');
+  const late = await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'too late' } });
+  t.is(late.status, 400, 'a terminal run cannot be steered');
+});
+
+test.serial('a mid-run agent claims its messages itself with its per-run token, exactly once', async (t) => {
+  const runId = (await svc.request('POST', '/runs', { body: { agent: 'poller', project: projectId, prompt: 'listen' } })).body.run.id;
+  await waitFor(async () => (await stdout(runId)).includes('ready'), 'the agent to start polling');
+  const sent = await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'here is your hint', priority: 'high' } });
+  t.is(sent.status, 200);
+  const finished = await waitForRunState(svc, runId);
+  t.is(finished.state, 'succeeded');
+  const got = (await stdout(runId)).find((line) => line.startsWith('got '))!;
+  const claimed = JSON.parse(got.slice(4)).messages;
+  t.is(claimed.length, 1);
+  t.like(claimed[0], { id: sent.body.message.id, body: 'here is your hint', state: 'delivered', runId });
+  t.truthy(claimed[0].deliveredAt);
+  const events = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text;
+  t.regex(events, /"kind":"steer.sent"/);
+  t.regex(events, /"kind":"steer.delivered"/);
+});
+
+test.serial('steering capability: none is refused; spawn-only is refused once running', async (t) => {
+  const deaf = (await svc.request('POST', '/runs', { body: { agent: 'deaf', prompt: 'x' } })).body.run.id;
+  const refused = await svc.request('POST', `/runs/${deaf}/steer`, { body: { body: 'hello?' } });
+  t.is(refused.status, 409);
+  t.is(refused.body.error.code, 'state_transition_error');
+  await svc.request('POST', `/runs/${deaf}/cancel`);
+
+  const shell = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'sleep 30' } })).body.run.id;
+  await waitForRunState(svc, shell, ['running']);
+  t.is((await svc.request('POST', `/runs/${shell}/steer`, { body: { body: 'hi' } })).status, 409);
+  for (const body of [{}, { body: '  ' }, { body: 'x', priority: 'critical' }, { body: 'x', extra: 1 }]) {
+    t.is((await svc.request('POST', `/runs/${shell}/steer`, { body })).status, 400, JSON.stringify(body));
+  }
+  t.is((await svc.request('POST', '/runs/run_000000000000/steer', { body: { body: 'x' } })).status, 404);
+  await svc.request('POST', `/runs/${shell}/cancel`);
+});
+
+test.serial('a per-run token reaches only its own run callback routes, and only while the run lives', async (t) => {
+  const a = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'sleep 30' } })).body.run.id;
+  const b = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'sleep 30' } })).body.run.id;
+  await waitForRunState(svc, a, ['running']);
+  const tokenA = mintRunToken(svc.token, a);
+  t.is((await svc.request('GET', `/runs/${a}/inbox?peek=1`, { token: tokenA })).status, 200);
+  t.is((await svc.request('GET', `/runs/${a}/inbox`, { token: tokenA })).status, 200);
+  const otherRun = await svc.request('GET', `/runs/${b}/inbox?peek=1`, { token: tokenA });
+  t.is(otherRun.status, 403);
+  t.is(otherRun.body.error.code, 'forbidden');
+  for (const [method, path] of [['GET', '/runs'], ['GET', `/runs/${a}`], ['POST', `/runs/${a}/cancel`], ['POST', `/runs/${a}/steer`], ['GET', '/whoami'], ['GET', '/projects']]) {
+    t.is((await svc.request(method!, path!, { token: tokenA, body: method === 'POST' ? { body: 'x' } : undefined })).status, 403, `${method} ${path}`);
+  }
+  const forged = `svc1.${a}.${'0'.repeat(64)}`;
+  t.is((await svc.request('GET', `/runs/${a}/inbox?peek=1`, { token: forged })).status, 401);
+  t.is((await svc.request('GET', `/runs/${a}/inbox?peek=1`, { token: mintRunToken('another-operator-token', a) })).status, 401);
+  await svc.request('POST', `/runs/${a}/cancel`);
+  const ended = await svc.request('GET', `/runs/${a}/inbox?peek=1`, { token: tokenA });
+  t.is(ended.status, 401, 'the token dies with its run');
+  t.regex(ended.headers.get('www-authenticate') ?? '', /Bearer/);
+  t.is((await svc.request('GET', `/runs/${a}/inbox`)).status, 200, 'the operator may still read a terminal run inbox');
+  await svc.request('POST', `/runs/${b}/cancel`);
+  t.deepEqual((await svc.request('GET', '/whoami')).body, { identity: 'operator', capabilities: ['readPublic', 'readOperator', 'dispatch', 'admin'] });
+});
