@@ -105,7 +105,7 @@ test.serial('exit codes map to crashed (output then non-zero) and no_model_respo
   t.like(await waitForRunState(svc, killed), { state: 'failed', failureReason: 'agent_died' });
 });
 
-test.serial('the agent sees its prompt, its model and none of the service secrets', async (t) => {
+test.serial('the agent sees its prompt, its model, its own run token and none of the service secrets', async (t) => {
   const svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile, SVC_API_TOKEN: 'do-not-leak' } });
   t.teardown(() => svc.stop());
   const { body } = await svc.request('POST', '/runs', { body: { agent: 'echo-env', prompt: 'the prompt on stdin', modelOverride: 'big-model' } });
@@ -113,5 +113,8 @@ test.serial('the agent sees its prompt, its model and none of the service secret
   t.is(body.run.renderedAgentJson.model, 'big-model');
   await waitForRunState(svc, body.run.id);
   const stdout = (await events(svc, body.run.id)).filter((e) => e.stream === 'stdout').map((e) => (e.payload as { text: string }).text);
-  t.deepEqual(stdout, ['model=big-model', 'token=none', 'the prompt on stdin']);
+  t.is(stdout[0], 'model=big-model');
+  t.regex(stdout[1]!, new RegExp(`^token=svc1\\.${body.run.id}\\.[0-9a-f]{64}$`), 'the sandbox gets a per-run token, never the operator token');
+  t.false(stdout.join('\n').includes('do-not-leak'));
+  t.is(stdout[2], 'the prompt on stdin');
 });
