@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { newId } from '../core/ids.ts';
 import { buildRunInput } from '../core/run-input.ts';
-import type { RunWorkflowInput } from '../core/run-model.ts';
+import type { RunTiming, RunWorkflowInput } from '../core/run-model.ts';
 import { blockingProblem } from '../core/svc-config.ts';
 import { ProjectEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
@@ -25,6 +25,8 @@ export interface ProjectActivityDeps {
   temporal: Client;
   taskQueue: string;
   agents: AgentCatalog;
+  runBranchPrefix: string;
+  runTiming: RunTiming;
 }
 
 /** Failures a retry cannot fix become non-retryable, typed so the API can map them to codes. */
@@ -103,7 +105,20 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
       return {
         kind: 'dispatch',
         input: buildRunInput(
-          { runId: newId('run'), createdAt: Date.now(), agent, projectId: project.id, prompt, trigger: input.trigger, seedId: trigger.seed ?? null, maxCostUsd: trigger.maxCostUsd ?? null, projectMaxCostUsd: config.defaults?.maxCostUsd ?? null, triggerFire: { projectId: project.id, triggerId: trigger.id } },
+          {
+            runId: newId('run'),
+            createdAt: Date.now(),
+            agent,
+            projectId: project.id,
+            prompt,
+            trigger: input.trigger,
+            seedId: trigger.seed ?? null,
+            maxCostUsd: trigger.maxCostUsd ?? null,
+            projectMaxCostUsd: config.defaults?.maxCostUsd ?? null,
+            project: { defaultBranch: project.defaultBranch, runBranchPrefix: config.defaults?.runBranchPrefix ?? deps.runBranchPrefix },
+            triggerFire: { projectId: project.id, triggerId: trigger.id },
+            timing: deps.runTiming,
+          },
           dataPaths.workspaces(deps.dataDir),
         ),
       };

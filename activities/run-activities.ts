@@ -1,7 +1,7 @@
 // The I/O of a run: read-model projection, the workspace, and the agent process in its sandbox.
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Context, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
 import type { AgentDefinition } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { InboxItem } from '../core/inbox.ts';
@@ -11,7 +11,7 @@ import type { EventStream } from '../core/run-states.ts';
 import { ProjectEntity, ProjectTriggerEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../stack/config.ts';
-import { git } from './git/git.ts';
+import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { saveInboxItems } from './read-model/inbox-store.ts';
 import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
@@ -70,22 +70,40 @@ export function createRunActivities(deps: RunActivityDeps) {
       }
     },
 
-    /** A clone of the project when there is one, else an empty scratch directory. Idempotent. */
-    async prepareWorkspace({ runId, projectId, workspacePath }: { runId: string; projectId: string | null; workspacePath: string }) {
+    /**
+     * A clone of the project when there is one, else an empty scratch directory. Idempotent. The
+     * clone starts from the base (or the pinned commit) on the run's branch, with origin pointing
+     * at GitHub, so the sandbox pushes there and nowhere else.
+     */
+    async prepareWorkspace(input: { runId: string; projectId: string | null; workspacePath: string; branch?: string | null; baseBranch?: string | null; baseCommit?: string | null }) {
+      const { runId, projectId, workspacePath } = input;
       const project = projectId ? await deps.readModel.em().findOne(ProjectEntity, { id: projectId }) : null;
       const source = project && existsSync(join(project.localPath, '.git')) ? project.localPath : null;
       if (existsSync(workspacePath)) return { workspacePath, kind: source ? ('clone' as const) : ('scratch' as const) };
       mkdirSync(dirname(workspacePath), { recursive: true });
-      if (!source) {
+      if (!source || !project) {
         mkdirSync(workspacePath, { recursive: true });
         return { workspacePath, kind: 'scratch' as const };
       }
-      // Clone next to the target and rename: a retry never sees a half-made workspace. The shared
+      // Made next to the target and renamed: a retry never sees a half-made workspace. The shared
       // project lock keeps a concurrent refresh from moving the clone under our feet.
       const partial = `${workspacePath}.partial-${runId}`;
       rmSync(partial, { recursive: true, force: true });
       const [owner, name] = source.split('/').slice(-2) as [string, string];
-      await withProjectLock(projectLockFile(deps.projectsRoot, owner, name), 'shared', () => git(['clone', '--quiet', '--no-hardlinks', source, partial]));
+      const baseBranch = input.baseBranch ?? project.defaultBranch;
+      await withProjectLock(projectLockFile(deps.projectsRoot, owner, name), 'shared', async () => {
+        await git(['clone', '--quiet', '--no-hardlinks', '--no-checkout', source, partial]);
+        await git(['fetch', '--quiet', '--no-tags', source, '+refs/remotes/origin/*:refs/remotes/origin/*'], { cwd: partial });
+      });
+      const start = input.baseCommit ?? `refs/remotes/origin/${baseBranch}`;
+      if (!(await gitProbe(['rev-parse', '--verify', '--quiet', `${start}^{commit}`], { cwd: partial }))) {
+        rmSync(partial, { recursive: true, force: true });
+        throw ApplicationFailure.nonRetryable(`${input.baseCommit ? `commit ${input.baseCommit}` : `branch ${baseBranch}`} is not in the project clone (refresh the project?)`, 'workspace_unavailable');
+      }
+      await git(['checkout', '--quiet', '-B', input.branch ?? `svc/${runId}`, start], { cwd: partial });
+      await git(['remote', 'set-url', 'origin', `${project.gitUrl}.git`], { cwd: partial });
+      await git(['config', 'user.name', 'svc agent'], { cwd: partial });
+      await git(['config', 'user.email', `${runId}@svc.invalid`], { cwd: partial });
       renameSync(partial, workspacePath);
       return { workspacePath, kind: 'clone' as const };
     },

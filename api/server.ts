@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ReadModel } from '../db/orm.ts';
+import type { RunTiming } from '../core/run-model.ts';
 import { RunEntity } from '../db/entities/index.ts';
 import { isTerminalRunState } from '../core/run-states.ts';
 import { createApiApp } from './app.ts';
@@ -24,6 +25,9 @@ export interface ApiServerDeps {
   dataDir: string;
   projectsRoot: string;
   forge: GitHubForge;
+  runBranchPrefix: string;
+  runTiming: RunTiming;
+  gitToken: string | undefined;
   auth: Pick<AuthSettings, 'operatorToken' | 'noAuth'>;
   readModel: ReadModel;
   temporal: TemporalGateway;
@@ -38,7 +42,7 @@ export interface RunningApi {
 
 export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, events: RunEventsService) {
   const projects = new ProjectsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projectsRoot: deps.projectsRoot });
-  const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir });
+  const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir, runBranchPrefix: deps.runBranchPrefix, runTiming: deps.runTiming, gitToken: deps.gitToken });
   return [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
     ...runsRoutes(runs, events),

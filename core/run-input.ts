@@ -1,7 +1,7 @@
 // Building the input of one runWorkflow from a dispatch request: the same rules whether the run
 // comes from POST /runs, a trigger fired by hand, or a Temporal Schedule.
 import { renderAgent, type AgentDefinition } from './agents.ts';
-import type { RunWorkflowInput } from './run-model.ts';
+import { DEFAULT_RUN_TIMING, type RunTiming, type RunWorkflowInput } from './run-model.ts';
 
 export interface RunRequest {
   runId: string;
@@ -21,6 +21,9 @@ export interface RunRequest {
   maxCostUsd?: number | null;
   projectMaxCostUsd?: number | null;
   triggerFire?: { projectId: string; triggerId: string } | null;
+  /** For project runs: the project's default branch and its branch prefix (config, env, or "svc"). */
+  project?: { defaultBranch: string; runBranchPrefix: string } | null;
+  timing?: Partial<RunTiming>;
 }
 
 export function sandboxFor(runId: string, workspacesRoot: string): { id: string; workspacePath: string } {
@@ -48,5 +51,8 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     dispatcherHandle: request.dispatcherHandle ?? null,
     sandbox: sandboxFor(request.runId, workspacesRoot),
     triggerFire: request.triggerFire ?? null,
+    branch: request.project ? (request.targetBranch ?? `${request.project.runBranchPrefix}/${request.runId}`) : null,
+    baseBranch: request.project ? (request.ref ?? request.project.defaultBranch) : null,
+    timing: { ...DEFAULT_RUN_TIMING, ...request.timing },
   };
 }

@@ -70,12 +70,28 @@ export interface RunWorkflowInput {
   sandbox: { id: string; workspacePath: string };
   /** Set when a project trigger dispatched this run: the first projection records the fire. */
   triggerFire?: { projectId: string; triggerId: string } | null;
+  /** Project runs: the branch the run's work is pushed to, and what it is cut from and compared with. */
+  branch?: string | null;
+  baseBranch?: string | null;
+  /** How long finalize waits for the sandbox's result, and how often an open PR is looked at. */
+  timing?: RunTiming;
 }
+
+export interface RunTiming {
+  finalizeTimeoutMs: number;
+  prPollMinMs: number;
+  prPollMaxMs: number;
+  prWatchMaxMs: number;
+}
+
+export const DEFAULT_RUN_TIMING: RunTiming = { finalizeTimeoutMs: 120_000, prPollMinMs: 60_000, prPollMaxMs: 3_600_000, prWatchMaxMs: 30 * 24 * 3_600_000 };
 
 export interface RunOutcome {
   runId: string;
   state: RunState;
   failureReason: RunFailureReason | null;
+  prUrl: string | null;
+  prState: PrState | null;
 }
 
 export function initialRunSnapshot(input: RunWorkflowInput): RunSnapshot {
@@ -109,7 +125,7 @@ export function initialRunSnapshot(input: RunWorkflowInput): RunSnapshot {
     targetBranch: input.targetBranch,
     ref: input.ref,
     baseCommit: input.baseCommit,
-    branch: null,
+    branch: input.branch ?? null,
     salvageRef: null,
     salvagePath: null,
     costUsd: null,

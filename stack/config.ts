@@ -1,6 +1,7 @@
 // Everything the service reads from its environment, in one typed object. Documented in the
 // README (Configuration); nothing else reads process.env for service settings.
 import { resolve, join } from 'node:path';
+import { DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
 
 export interface SvcConfig {
   dataDir: string;
@@ -23,6 +24,9 @@ export interface SvcConfig {
   apiUrl: string | undefined;
   /** GitHub's REST base URL (GitHub Enterprise, or a local stand-in in tests). */
   githubApiUrl: string;
+  /** The branch prefix of runs whose project does not set runBranchPrefix. */
+  runBranchPrefix: string;
+  runTiming: RunTiming;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
 }
@@ -52,6 +56,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     apiUrl: env.SVC_API_URL || undefined,
     githubApiUrl: (env.SVC_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
+    runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',
+    runTiming: {
+      finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),
+      prPollMinMs: intFromEnv(env, 'SVC_PR_POLL_MIN_MS', DEFAULT_RUN_TIMING.prPollMinMs),
+      prPollMaxMs: intFromEnv(env, 'SVC_PR_POLL_MAX_MS', DEFAULT_RUN_TIMING.prPollMaxMs),
+      prWatchMaxMs: intFromEnv(env, 'SVC_PR_WATCH_MAX_MS', DEFAULT_RUN_TIMING.prWatchMaxMs),
+    },
   };
 }
 
@@ -60,6 +71,7 @@ export const dataPaths = {
   temporalPidFile: (dataDir: string) => join(dataDir, 'temporal', 'dev.pid'),
   temporalLog: (dataDir: string) => join(dataDir, 'logs', 'temporal.log'),
   sandboxes: (dataDir: string) => join(dataDir, 'sandboxes'),
+  salvage: (dataDir: string) => join(dataDir, 'salvage'),
   workspaces: (dataDir: string) => join(dataDir, 'workspaces'),
 };
 

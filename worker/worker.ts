@@ -77,6 +77,9 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
       taskQueue: config.taskQueue,
       agents: settings.agents,
       agentApi: settings.agentApi,
+      runBranchPrefix: config.runBranchPrefix,
+      runTiming: config.runTiming,
+      githubApiUrl: config.githubApiUrl,
     }),
     // Activities that supervise agents are cheap pollers; allow many at once.
     maxConcurrentActivityTaskExecutions: 200,

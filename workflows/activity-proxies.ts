@@ -40,3 +40,9 @@ export const projectSetup = proxyActivities<Pick<Activities, 'syncProjectTrigger
   startToCloseTimeout: '1m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
+
+/** A run's tail: the finalizer, the change summary, salvage and the pull request. */
+export const finalizeIo = proxyActivities<Pick<Activities, 'startSandboxFinalizer' | 'measureChanges' | 'salvageWorkspace' | 'openPullRequest' | 'checkPullRequest'>>({
+  startToCloseTimeout: '5m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
+});

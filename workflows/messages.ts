@@ -1,5 +1,6 @@
 // Every signal, query and update the workflows answer, in one place, typed for both sides.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { FinalizeIntent, FinalizeResult } from '../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../core/inbox.ts';
 import type { RunSnapshot } from '../core/run-model.ts';
 
@@ -29,3 +30,9 @@ export const inboxQuery = defineQuery<InboxItem[]>('inbox');
 
 /** Claims every unread message: each is delivered at most once (GET …/inbox). */
 export const claimInboxUpdate = defineUpdate<InboxItem[]>('claimInbox');
+
+/** The parked finalize intent (null until the agent has exited), and whether its result came in. */
+export const finalizeStateQuery = defineQuery<{ intent: FinalizeIntent | null; received: boolean }>('finalizeState');
+
+/** The sandbox's finalize result, relayed by POST /runs/{id}/finalize-result. */
+export const finalizeResultSignal = defineSignal<[{ attemptId: string; result: FinalizeResult }]>('finalizeResult');

@@ -1,14 +1,15 @@
 // runWorkflow: one run, from queued to a terminal state. Workflow id = run id. The workflow holds
 // the run; every transition is projected into the read model by an activity before it goes on.
-import { allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import { classifyAgentExit } from '../core/agent-exit.ts';
 import { claimAll, foldIntoPrompt, unreadInClaimOrder, type InboxItem } from '../core/inbox.ts';
-import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflowInput } from '../core/run-model.ts';
+import { DEFAULT_RUN_TIMING, initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflowInput } from '../core/run-model.ts';
 import { isTerminalRunState, type RunFailureReason, type RunState } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { readModel, sandboxSetup, supervision } from './activity-proxies.ts';
-import { cancelSignal, claimInboxUpdate, inboxQuery, runAcceptedUpdate, runSnapshotQuery, steerSignal, type CancelRequest } from './messages.ts';
+import { cancelSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, runAcceptedUpdate, runSnapshotQuery, steerSignal, type CancelRequest } from './messages.ts';
+import { finalizeWork, watchPullRequest, type FinalizeChannel } from './run-tail.ts';
 
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   const run: RunSnapshot = initialRunSnapshot(input);
@@ -48,6 +49,14 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     return claimed;
   };
   setHandler(claimInboxUpdate, claim);
+
+  // Finalize: the sandbox fetches the parked intent and posts its result for that attempt only.
+  const finalize: FinalizeChannel = { intent: null, result: null };
+  setHandler(finalizeStateQuery, () => ({ intent: finalize.intent, received: finalize.result !== null }));
+  setHandler(finalizeResultSignal, ({ attemptId, result }) => {
+    if (finalize.intent?.attemptId === attemptId && finalize.result === null) finalize.result = result;
+  });
+  const timing = input.timing ?? DEFAULT_RUN_TIMING;
   const finish = async (state: RunState, failureReason: RunFailureReason | null, endedAt: string, detail: Record<string, unknown>) => {
     run.state = state;
     run.failureReason = failureReason;
@@ -62,7 +71,9 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     events.push({ dedupeKey: 'state:terminal', kind: 'state_change', stream: 'system', ts: endedAt, payload: { type: 'result', state, failureReason, ...detail } });
     await project(events, { inbox: undelivered.map((item) => ({ ...item })) });
     await condition(allHandlersFinished);
-    return { runId: run.id, state, failureReason };
+    // A terminal run still follows its pull request until it is merged or closed.
+    await watchPullRequest(run, timing, (more) => project(more));
+    return { runId: run.id, state, failureReason, prUrl: run.prUrl, prState: run.prState };
   };
   const cancelled = () => finish('cancelled', null, now(), { reason: cancelRequest?.reason ?? null });
 
@@ -70,7 +81,13 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   accepted = true;
   if (cancelRequest) return cancelled();
 
-  const workspace = await sandboxSetup.prepareWorkspace({ runId: run.id, projectId: run.projectId, workspacePath: input.sandbox.workspacePath });
+  let workspace;
+  try {
+    workspace = await sandboxSetup.prepareWorkspace({ runId: run.id, projectId: run.projectId, workspacePath: input.sandbox.workspacePath, branch: input.branch ?? null, baseBranch: input.baseBranch ?? null, baseCommit: input.baseCommit });
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    return finish('failed', 'never_started', now(), { message: error.cause?.message ?? error.message });
+  }
   run.workspacePath = workspace.workspacePath;
   if (cancelRequest) return cancelled();
 
@@ -104,5 +121,10 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   await stopping;
   if (cancelRequest) return cancelled();
   const verdict = classifyAgentExit(evidence);
-  return finish(verdict.state, verdict.failureReason, evidence.endedAt ?? now(), { exitCode: evidence.exitCode, signal: evidence.signal });
+  const exit = { exitCode: evidence.exitCode, signal: evidence.signal };
+  if (verdict.state !== 'succeeded' || !run.projectId || !run.branch || !input.baseBranch) {
+    return finish(verdict.state, verdict.failureReason, evidence.endedAt ?? now(), exit);
+  }
+  const finalized = await finalizeWork(run, { baseBranch: input.baseBranch, timing, channel: finalize, project: (events) => project(events) });
+  return finish(finalized.state, finalized.failureReason, now(), { ...exit, noChanges: finalized.noChanges, prUrl: run.prUrl });
 }

@@ -36,3 +36,60 @@ export class GitHubForge {
     return repos.map((repo) => ({ owner: repo.owner.login, name: repo.name, cloneUrl: repo.clone_url, defaultBranch: repo.default_branch, private: repo.private }));
   }
 }
+
+export interface PullRequestRef {
+  url: string;
+  number: number;
+  state: 'open' | 'merged' | 'closed_unmerged';
+  mergedAt: string | null;
+}
+
+type PullLike = { html_url: string; number: number; state: string; merged_at: string | null };
+
+function toRef(pull: PullLike): PullRequestRef {
+  return { url: pull.html_url, number: pull.number, state: pull.merged_at ? 'merged' : pull.state === 'open' ? 'open' : 'closed_unmerged', mergedAt: pull.merged_at };
+}
+
+export function parsePullRequestUrl(url: string): { owner: string; name: string; number: number } | undefined {
+  const match = /\/([^/]+)\/([^/]+)\/pull\/(\d+)$/.exec(url);
+  return match ? { owner: match[1]!, name: match[2]!, number: Number(match[3]) } : undefined;
+}
+
+export class ForgeUnavailableError extends Error {}
+
+export class PullRequests {
+  readonly #octokit: Octokit;
+
+  constructor(settings: ForgeSettings) {
+    if (!settings.token) throw new ForgeUnavailableError('no forge credentials: set SVC_GIT_TOKEN or GITHUB_TOKEN to open pull requests');
+    this.#octokit = new Octokit({ auth: settings.token, baseUrl: settings.apiUrl, userAgent: 'svc', log: QUIET, request: { retries: 0 } });
+  }
+
+  /** Opens the PR for head→base, or answers the one that already exists: never two for one branch. */
+  async open(input: { owner: string; name: string; head: string; base: string; title: string; body: string }): Promise<PullRequestRef> {
+    const existing = async () => {
+      const { data } = await this.#octokit.rest.pulls.list({ owner: input.owner, repo: input.name, head: `${input.owner}:${input.head}`, state: 'all', per_page: 1 });
+      return data[0] ? toRef(data[0] as PullLike) : undefined;
+    };
+    const found = await existing();
+    if (found) return found;
+    try {
+      const { data } = await this.#octokit.rest.pulls.create({ owner: input.owner, repo: input.name, head: input.head, base: input.base, title: input.title, body: input.body });
+      return toRef(data as PullLike);
+    } catch (error) {
+      // A concurrent attempt won the race: answer its PR.
+      if ((error as { status?: number }).status === 422) {
+        const raced = await existing();
+        if (raced) return raced;
+      }
+      throw error;
+    }
+  }
+
+  async get(url: string): Promise<PullRequestRef> {
+    const ref = parsePullRequestUrl(url);
+    if (!ref) throw new Error(`not a pull request URL: ${url}`);
+    const { data } = await this.#octokit.rest.pulls.get({ owner: ref.owner, repo: ref.name, pull_number: ref.number });
+    return toRef(data as PullLike);
+  }
+}

@@ -5,7 +5,9 @@ import type { EventStream } from '../../core/run-states.ts';
 import type { LaunchSpec } from '../sandbox/files.ts';
 
 /** Host variables an agent may see; nothing else of the service's environment (tokens, DB URLs) leaks in. */
-const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL', 'TZ'];
+// The host's git configuration files are passed on (url rewrites for mirrors, CA settings): they
+// hold no credential of svc's.
+const INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL', 'TZ', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM'];
 
 export interface LaunchContext {
   runId: string;

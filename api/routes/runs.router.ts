@@ -2,6 +2,7 @@ import { defineRoute } from '../route.ts';
 import { presentRun } from '../presenters/run.presenter.ts';
 import { z } from 'zod';
 import { isTerminalRunState } from '../../core/run-states.ts';
+import { finalizeResultEnvelopeSchema } from '../../core/finalize.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import {
@@ -93,6 +94,41 @@ export function runsRoutes(runs: RunsService, events: RunEventsService) {
       query: inboxQuerySchema,
       responses: { 200: { description: 'Messages, highest priority first, then oldest', schema: z.object({ messages: z.array(inboxMessageSchema) }) } },
       handler: async ({ params, query }) => ({ status: 200, body: { messages: await runs.inbox(params.id, query.peek ?? false) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/runs/{id}/finalize-intent',
+      auth: 'readOperator',
+      runToken: true,
+      summary: 'The finalize intent parked for the sandbox (null until the agent has exited)',
+      tags: ['runs'],
+      params: runIdParams,
+      responses: { 200: { description: 'The intent, or null: keep polling', schema: z.object({ intent: z.record(z.string(), z.unknown()).nullable() }) } },
+      handler: async ({ params }) => ({ status: 200, body: await runs.finalizeIntent(params.id) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/runs/{id}/finalize-result',
+      auth: 'dispatch',
+      runToken: true,
+      summary: "The sandbox's finalize result for the parked attempt (idempotent)",
+      tags: ['runs'],
+      params: runIdParams,
+      body: finalizeResultEnvelopeSchema,
+      bodyRequired: true,
+      responses: { 200: { description: 'How the result was taken', schema: z.object({ outcome: z.enum(['accepted', 'duplicate', 'stale', 'unknown']) }) } },
+      handler: async ({ params, body }) => ({ status: 200, body: await runs.finalizeResult(params.id, body.attemptId, body.result) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/runs/{id}/git-credential',
+      auth: 'dispatch',
+      runToken: true,
+      summary: "A push credential for the run's project (null: anonymous push)",
+      tags: ['runs'],
+      params: runIdParams,
+      responses: { 200: { description: 'The credential', schema: z.object({ gitToken: z.string().nullable() }) } },
+      handler: async ({ params }) => ({ status: 200, body: await runs.gitCredential(params.id) }),
     }),
     defineRoute({
       method: 'get',

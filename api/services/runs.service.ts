@@ -4,9 +4,10 @@ import { raw } from '@mikro-orm/core';
 import type { AgentDefinition } from '../../core/agents.ts';
 import { newId } from '../../core/ids.ts';
 import { buildRunInput, type RunRequest } from '../../core/run-input.ts';
-import type { RunSnapshot } from '../../core/run-model.ts';
+import type { RunSnapshot, RunTiming } from '../../core/run-model.ts';
 import { isTerminalRunState, type InboxPriority } from '../../core/run-states.ts';
 import { presentInboxItem, type NewInboxItem } from '../../core/inbox.ts';
+import type { FinalizeResult } from '../../core/finalize.ts';
 import { blockingProblem } from '../../core/svc-config.ts';
 import { triggerPrompt } from '../../activities/project-activities.ts';
 import { InboxMessageEntity, ProjectEntity, RunEntity, type Project, type Run } from '../../db/entities/index.ts';
@@ -25,6 +26,10 @@ export interface RunsServiceDeps {
   agents: AgentCatalog;
   projects: ProjectsService;
   dataDir: string;
+  runBranchPrefix: string;
+  runTiming: RunTiming;
+  /** The push credential handed to sandboxes (PAT mode); never stored in workflow history. */
+  gitToken: string | undefined;
 }
 
 type Dispatched = { run: RunSnapshot; sandbox: { id: string; workspacePath: string } };
@@ -51,7 +56,7 @@ export class RunsService {
   }
 
   async #start(request: Omit<RunRequest, 'runId' | 'createdAt'>): Promise<Dispatched> {
-    const input = buildRunInput({ ...request, runId: newId('run'), createdAt: Date.now() }, dataPaths.workspaces(this.#deps.dataDir));
+    const input = buildRunInput({ timing: this.#deps.runTiming, ...request, runId: newId('run'), createdAt: Date.now() }, dataPaths.workspaces(this.#deps.dataDir));
     const run = await this.#deps.temporal.startRun(input);
     return { run, sandbox: input.sandbox };
   }
@@ -60,12 +65,16 @@ export class RunsService {
     const agent = this.#agent(body.agent);
     const projectId = body.project ?? null;
     let projectMaxCostUsd: number | null = null;
+    let project: RunRequest['project'] = null;
     if (projectId) {
-      const project = await this.#deps.readModel.em().findOne(ProjectEntity, { id: projectId });
-      if (!project) throw Errors.notFound(`project "${projectId}"`, 'GET /projects lists registered projects');
-      projectMaxCostUsd = this.#projectDefaults(project).defaults?.maxCostUsd ?? null;
+      const row = await this.#deps.readModel.em().findOne(ProjectEntity, { id: projectId });
+      if (!row) throw Errors.notFound(`project "${projectId}"`, 'GET /projects lists registered projects');
+      const defaults = this.#projectDefaults(row).defaults;
+      projectMaxCostUsd = defaults?.maxCostUsd ?? null;
+      project = { defaultBranch: row.defaultBranch, runBranchPrefix: defaults?.runBranchPrefix ?? this.#deps.runBranchPrefix };
     }
-    return this.#start({ ...body, agent, projectId, trigger: body.trigger ?? 'manual', projectMaxCostUsd });
+    const { project: _projectId, ...overrides } = body;
+    return this.#start({ ...overrides, agent, projectId, project, trigger: body.trigger ?? 'manual', projectMaxCostUsd });
   }
 
   /** POST /projects/{id}/triggers/{triggerId}/run: refresh, then dispatch what the trigger says. */
@@ -84,6 +93,7 @@ export class RunsService {
       seedId: trigger.seed ?? null,
       maxCostUsd: trigger.maxCostUsd ?? null,
       projectMaxCostUsd: config.defaults?.maxCostUsd ?? null,
+      project: { defaultBranch: project.defaultBranch, runBranchPrefix: config.defaults?.runBranchPrefix ?? this.#deps.runBranchPrefix },
       triggerFire: { projectId, triggerId },
     });
   }
@@ -119,6 +129,31 @@ export class RunsService {
     if (!peek) return [];
     const rows = await this.#deps.readModel.em().find(InboxMessageEntity, { targetRunId: id, state: 'unread' }, { orderBy: { seq: 'asc' } });
     return rows.map((row) => ({ id: row.id, runId: row.deliveredRunId ?? null, body: row.body, priority: row.priority, fromActor: row.fromActor, state: row.state, createdAt: row.createdAt.toISOString(), deliveredAt: row.deliveredAt?.toISOString() ?? null }));
+  }
+
+  /** The parked intent, with the push credential added here so it never enters workflow history. */
+  async finalizeIntent(id: string) {
+    await this.get(id);
+    const state = await this.#deps.temporal.finalizeState(id);
+    if (!state?.intent) return { intent: null };
+    return { intent: { ...state.intent, ...(this.#deps.gitToken ? { gitToken: this.#deps.gitToken } : {}) } };
+  }
+
+  /** accepted (for the parked attempt, first time), duplicate (already had one), stale (another attempt), unknown (nothing parked). */
+  async finalizeResult(id: string, attemptId: string, result: FinalizeResult): Promise<{ outcome: 'accepted' | 'duplicate' | 'stale' | 'unknown' }> {
+    const run = await this.get(id);
+    const state = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.finalizeState(id);
+    if (!state?.intent) return { outcome: 'unknown' };
+    if (state.intent.attemptId !== attemptId) return { outcome: 'stale' };
+    if (state.received) return { outcome: 'duplicate' };
+    await this.#deps.temporal.sendFinalizeResult(id, attemptId, result);
+    return { outcome: 'accepted' };
+  }
+
+  async gitCredential(id: string) {
+    const run = await this.get(id);
+    if (!run.projectId) throw Errors.notFound(`project of run "${id}"`, 'the run has no project to push to');
+    return { gitToken: this.#deps.gitToken ?? null };
   }
 
   async get(id: string): Promise<Run> {

@@ -18,7 +18,8 @@ import type { RunOutcome, RunSnapshot, RunWorkflowInput } from '../../core/run-m
 import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
 import type { runWorkflow } from '../../workflows/run.workflow.ts';
 import type * as projectWorkflows from '../../workflows/project.workflow.ts';
-import { cancelSignal, claimInboxUpdate, inboxQuery, runAcceptedUpdate, steerSignal, type CancelRequest } from '../../workflows/messages.ts';
+import { cancelSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, runAcceptedUpdate, steerSignal, type CancelRequest } from '../../workflows/messages.ts';
+import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../../core/inbox.ts';
 import { ApiError, Errors } from '../errors.ts';
 
@@ -82,6 +83,23 @@ export class TemporalGateway {
       } finally {
         clearTimeout(timer);
       }
+    } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  async finalizeState(runId: string): Promise<{ intent: FinalizeIntent | null; received: boolean } | undefined> {
+    try {
+      return await this.client.workflow.getHandle(runId).query(finalizeStateQuery);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw toApiError(error);
+    }
+  }
+
+  async sendFinalizeResult(runId: string, attemptId: string, result: FinalizeResult): Promise<void> {
+    try {
+      await this.client.workflow.getHandle(runId).signal(finalizeResultSignal, { attemptId, result });
     } catch (error) {
       throw toApiError(error);
     }

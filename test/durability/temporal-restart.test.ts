@@ -31,5 +31,5 @@ test('a run survives a restart of the Temporal server', async (t) => {
 
   const connection = await Connection.connect({ address: temporal.address });
   t.teardown(() => connection.close());
-  t.deepEqual(await new Client({ connection }).workflow.getHandle(runId).result(), { runId, state: 'succeeded', failureReason: null });
+  t.deepEqual(await new Client({ connection }).workflow.getHandle(runId).result(), { runId, state: 'succeeded', failureReason: null, prUrl: null, prState: null });
 });

@@ -1,0 +1,72 @@
+// Finalization, the in-sandbox half: the workflow parks an intent, the sandbox fetches it, does
+// the workspace work (push, count, probe dirtiness) and posts a result. The same wire serves the
+// local backend and a Kubernetes pod. Pure: types, envelope schemas and the verdict a result implies.
+import { z } from 'zod';
+import type { RunFailureReason, RunState } from './run-states.ts';
+
+export interface FinalizeIntent {
+  version: 1;
+  attemptId: string;
+  /** The branch to push HEAD to. */
+  branch: string;
+  push: boolean;
+  artifacts: string[];
+  commit: 'seeds'[];
+  baseBranch: string;
+  gitToken?: string;
+}
+
+export const FINALIZE_STAGES = ['mulch_merge', 'seeds_mirror', 'plans_mirror', 'seeds_commit', 'branch_push', 'commits_ahead'] as const;
+
+export const finalizeResultSchema = z
+  .object({
+    pushed: z.boolean(),
+    commitsAhead: z.number().int().min(0).nullable(),
+    emptyPush: z.boolean(),
+    dirty: z.boolean(),
+    dirtyPaths: z.array(z.string()).max(1000).optional(),
+    workspacePlansBody: z.string().nullable().optional(),
+    events: z.array(z.object({ kind: z.string().min(1).max(128), payload: z.unknown() }).strict()).max(100),
+    artifacts: z.record(z.string(), z.unknown()).default({}),
+    prBranch: z.string().min(1).nullable(),
+    stages: z.array(z.object({ stage: z.enum(FINALIZE_STAGES), status: z.enum(['ok', 'skipped', 'failed']), error: z.string().max(4000).optional() }).strict()).max(20),
+  })
+  .strict();
+export type FinalizeResult = z.infer<typeof finalizeResultSchema> & { unposted?: 'timeout' | 'pod_terminal' | 'pod_gone' };
+
+export const finalizeResultEnvelopeSchema = z.object({ version: z.literal(1), attemptId: z.string().min(1).max(128), result: finalizeResultSchema }).strict();
+
+/** What svc makes up when the sandbox never posted a result. */
+export function unpostedResult(why: 'timeout' | 'pod_terminal' | 'pod_gone'): FinalizeResult {
+  return { pushed: false, commitsAhead: null, emptyPush: false, dirty: false, events: [], artifacts: {}, prBranch: null, stages: [], unposted: why };
+}
+
+const POLICY_REFUSAL = /protected branch|pre-receive hook declined|GH006|GH013|push protection|push declined due to/i;
+
+export interface FinalizeVerdict {
+  state: RunState;
+  failureReason: RunFailureReason | null;
+  /** Succeeded without any commit: nothing to push, no PR. */
+  noChanges: boolean;
+  /** The branch holds the run's commits on the remote. */
+  pushedBranch: string | null;
+  pushError: string | null;
+}
+
+/**
+ * The reap order of the reference system for a result: dropped work first, then no-op dispatches
+ * onto existing refs, then the finalize failures.
+ */
+export function finalizeVerdict(result: FinalizeResult, onExistingRef: boolean): FinalizeVerdict {
+  const push = result.stages.find((stage) => stage.stage === 'branch_push');
+  const base = { noChanges: false, pushedBranch: null, pushError: push?.status === 'failed' ? (push.error ?? 'push failed') : null };
+  if (result.unposted) return { ...base, state: 'failed', failureReason: 'finalize_unposted' };
+  if (result.commitsAhead === 0) {
+    if (result.dirty) return { ...base, state: 'failed', failureReason: 'dropped_commit' };
+    if (onExistingRef) return { ...base, state: 'failed', failureReason: 'no_changes' };
+    return { ...base, state: 'succeeded', failureReason: null, noChanges: true };
+  }
+  if (push?.status === 'failed') return { ...base, state: 'failed', failureReason: POLICY_REFUSAL.test(base.pushError ?? '') ? 'push_rejected_policy' : 'finalize_failed' };
+  if (!result.pushed || result.commitsAhead === null) return { ...base, state: 'failed', failureReason: 'finalize_failed' };
+  return { ...base, state: 'succeeded', failureReason: null, pushedBranch: result.prBranch };
+}

@@ -1,0 +1,95 @@
+// The tail of runWorkflow after a successful agent: finalize through the sandbox (intent →
+// result), then salvage or measure and open the pull request; and, once the run is terminal,
+// follow its pull request until it is merged or closed.
+import { ActivityFailure, condition, sleep, uuid4 } from '@temporalio/workflow';
+import type { RunEventInput } from '../activities/index.ts';
+import { finalizeVerdict, unpostedResult, type FinalizeIntent, type FinalizeResult, type FinalizeVerdict } from '../core/finalize.ts';
+import type { RunSnapshot, RunTiming } from '../core/run-model.ts';
+import { finalizeIo } from './activity-proxies.ts';
+
+export interface FinalizeChannel {
+  intent: FinalizeIntent | null;
+  result: FinalizeResult | null;
+}
+
+type Project = (events: RunEventInput[]) => Promise<void>;
+
+export async function finalizeWork(run: RunSnapshot, args: { baseBranch: string; timing: RunTiming; channel: FinalizeChannel; project: Project }): Promise<FinalizeVerdict> {
+  const { channel, project } = args;
+  const branch = run.branch!;
+  channel.intent = { version: 1, attemptId: uuid4(), branch, push: true, artifacts: [], commit: [], baseBranch: args.baseBranch };
+  const parkedAt = new Date(Date.now()).toISOString();
+  await project([{ dedupeKey: 'finalize:intent', kind: 'finalize.intent_parked', stream: 'system', ts: parkedAt, payload: { attemptId: channel.intent.attemptId, branch, baseBranch: args.baseBranch } }]);
+  await finalizeIo.startSandboxFinalizer({ runId: run.id });
+
+  const posted = await condition(() => channel.result !== null, args.timing.finalizeTimeoutMs);
+  const result = posted ? channel.result! : unpostedResult('timeout');
+  const verdict = finalizeVerdict(result, run.ref !== null || run.targetBranch !== null);
+  const at = new Date(Date.now()).toISOString();
+  await project([{ dedupeKey: 'finalize:result', kind: 'finalize.result', stream: 'system', ts: at, payload: { pushed: result.pushed, commitsAhead: result.commitsAhead, dirty: result.dirty, dirtyPaths: result.dirtyPaths ?? [], stages: result.stages, unposted: result.unposted ?? null } }]);
+
+  if (verdict.pushError) {
+    const salvage = await finalizeIo.salvageWorkspace({ runId: run.id, workspacePath: run.workspacePath!, baseBranch: args.baseBranch });
+    run.salvageRef = salvage.salvageRef;
+    run.salvagePath = salvage.salvagePath;
+    await project([{ dedupeKey: 'reap:salvage', kind: salvage.salvageRef || salvage.salvagePath ? 'reap.workspace_salvaged' : 'reap.workspace_salvage_failed', stream: 'system', ts: at, payload: salvage }]);
+  }
+  if (result.commitsAhead === 0) {
+    run.commitsAhead = 0;
+    run.filesChanged = 0;
+    run.insertions = 0;
+    run.deletions = 0;
+    await project([{ dedupeKey: 'reap:empty_push', kind: 'reap.empty_push', stream: 'system', ts: at, payload: { dirtyPaths: result.dirtyPaths ?? [], droppedCommit: verdict.failureReason === 'dropped_commit', noChanges: verdict.noChanges } }]);
+  }
+  if (verdict.pushedBranch) {
+    Object.assign(run, await finalizeIo.measureChanges({ projectId: run.projectId!, runId: run.id, branch, baseBranch: args.baseBranch }));
+    await project([{ dedupeKey: 'branch:pushed', kind: 'branch_pushed', stream: 'system', ts: at, payload: { branch, commitsAhead: run.commitsAhead } }]);
+    try {
+      const pr = await finalizeIo.openPullRequest({ projectId: run.projectId!, runId: run.id, branch, baseBranch: args.baseBranch, title: pullRequestTitle(run), body: pullRequestBody(run) });
+      if ('skipped' in pr) {
+        await project([{ dedupeKey: 'reap:pr_skipped', kind: 'reap.pr_open_skipped', stream: 'system', ts: at, payload: { reason: pr.skipped } }]);
+      } else {
+        run.prUrl = pr.url;
+        run.prState = pr.state;
+        run.prMergedAt = pr.mergedAt;
+        await project([{ dedupeKey: 'reap:pr_opened', kind: 'reap.pr_opened', stream: 'system', ts: at, payload: { prUrl: pr.url, branch, baseBranch: args.baseBranch } }]);
+      }
+    } catch (error) {
+      // A PR that cannot be opened does not undo pushed work: the run still succeeded.
+      if (!(error instanceof ActivityFailure)) throw error;
+      await project([{ dedupeKey: 'reap:pr_failed', kind: 'reap.pr_open_failed', stream: 'system', ts: at, payload: { message: error.cause?.message ?? error.message } }]);
+    }
+  }
+  return verdict;
+}
+
+function pullRequestTitle(run: RunSnapshot): string {
+  const firstLine = run.prompt.split('\n').find((line) => line.trim())?.trim() ?? run.id;
+  return `${run.seedId ? `[${run.seedId}] ` : ''}${firstLine.length > 72 ? `${firstLine.slice(0, 69)}...` : firstLine}`;
+}
+
+function pullRequestBody(run: RunSnapshot): string {
+  return [`Opened by svc for run \`${run.id}\` (agent \`${run.agentName}\`).`, '', '```', run.prompt.slice(0, 4000), '```', ''].join('\n');
+}
+
+/** Polls the PR with a growing interval until it is merged or closed (or the watch expires). */
+export async function watchPullRequest(run: RunSnapshot, timing: RunTiming, project: Project): Promise<void> {
+  if (!run.prUrl || run.prState !== 'open') return;
+  const until = Date.now() + timing.prWatchMaxMs;
+  let interval = timing.prPollMinMs;
+  while (Date.now() < until) {
+    await sleep(interval);
+    interval = Math.min(interval * 2, timing.prPollMaxMs);
+    let pr;
+    try {
+      pr = await finalizeIo.checkPullRequest({ prUrl: run.prUrl });
+    } catch {
+      continue; // the forge is down or rate-limited: look again later
+    }
+    if (pr.state === run.prState) continue;
+    run.prState = pr.state;
+    run.prMergedAt = pr.mergedAt;
+    await project([{ dedupeKey: `pr:${pr.state}`, kind: 'pr.state_changed', stream: 'system', ts: new Date(Date.now()).toISOString(), payload: { prUrl: run.prUrl, prState: pr.state, prMergedAt: pr.mergedAt } }]);
+    if (pr.state !== 'open') return;
+  }
+}
