@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
-import type { AgentDefinition } from '../core/agents.ts';
+import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { InboxItem } from '../core/inbox.ts';
 import type { RunSnapshot } from '../core/run-model.ts';
@@ -15,7 +15,8 @@ import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { saveInboxItems } from './read-model/inbox-store.ts';
 import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
-import { buildCommandLaunch, parseCommandOutput } from './runtimes/command.ts';
+import { runtimeFor } from './runtimes/index.ts';
+import { initialRuntimeState, type RuntimeAdapter, type RuntimeState, type Usage } from './runtimes/types.ts';
 import { sandboxFiles } from './sandbox/files.ts';
 import { inspectSandbox, readNewLines, readRemainder, sandboxRunId, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
 
@@ -31,7 +32,7 @@ export interface RunActivityDeps {
 
 export interface SupervisionProgress {
   offsets: Record<'stdout' | 'stderr', number>;
-  sawOutput: boolean;
+  runtime: RuntimeState;
   stderrHead: string[];
 }
 
@@ -41,7 +42,7 @@ export function createRunActivities(deps: RunActivityDeps) {
   const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);
   const pollIntervalMs = deps.pollIntervalMs ?? 250;
 
-  async function ingestOutput(runId: string, progress: SupervisionProgress, final: boolean): Promise<void> {
+  async function ingestOutput(runId: string, adapter: RuntimeAdapter, progress: SupervisionProgress, final: boolean): Promise<void> {
     const files = sandboxFiles(sandboxDir(runId));
     const events: RunEventInput[] = [];
     for (const stream of ['stdout', 'stderr'] as const) {
@@ -55,7 +56,7 @@ export function createRunActivities(deps: RunActivityDeps) {
           progress.offsets[stream] = rest.offset + Buffer.byteLength(rest.text);
         }
       }
-      for (const line of lines) events.push(outputEvent(stream, line, progress));
+      for (const line of lines) events.push(outputEvent(adapter, stream, line, progress));
     }
     if (events.length) await appendRunEvents(deps.readModel.em(), runId, events);
   }
@@ -110,24 +111,26 @@ export function createRunActivities(deps: RunActivityDeps) {
 
     /** Starts the agent once; on a retry, reports the agent that is already there. */
     async startAgent({ runId, agent, prompt, workspacePath }: { runId: string; agent: AgentDefinition; prompt: string; workspacePath: string }) {
-      const spec = buildCommandLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
+      const adapter = runtimeFor(agent.runtime);
+      const spec = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
+      const costBasis = adapter.costBasis(process.env);
       if (deps.agentApi) {
         // The sandbox's only credential: a token for this run's own callback routes.
         spec.env.SVC_BASE_URL = deps.agentApi.baseUrl;
         spec.env.SVC_API_TOKEN = mintRunToken(deps.agentApi.operatorToken, runId);
       }
       const status = await startSandbox(sandboxDir(runId), spec);
-      const isolation = 'process' as const;
+      const common = { isolation: 'process' as const, costBasis };
       switch (status.kind) {
         case 'running':
-          return { status: 'running' as const, sandboxRunId: sandboxRunId(status.supervisor), spawnedAt: status.agent?.spawnedAt ?? null, endedAt: null, message: null, isolation };
+          return { ...common, status: 'running' as const, sandboxRunId: sandboxRunId(status.supervisor), spawnedAt: status.agent?.spawnedAt ?? null, endedAt: null, message: null };
         case 'exited':
           if (status.exit.spawnError) {
-            return { status: 'spawn_failed' as const, sandboxRunId: null, spawnedAt: null, endedAt: status.exit.endedAt, message: `spawn ${agent.command[0]} ${status.exit.spawnError.code}: ${status.exit.spawnError.message}`, isolation };
+            return { ...common, status: 'spawn_failed' as const, sandboxRunId: null, spawnedAt: null, endedAt: status.exit.endedAt, message: `spawn ${agent.command[0]} ${status.exit.spawnError.code}: ${status.exit.spawnError.message}` };
           }
-          return { status: 'running' as const, sandboxRunId: null, spawnedAt: status.agent?.spawnedAt ?? status.exit.endedAt, endedAt: null, message: null, isolation };
+          return { ...common, status: 'running' as const, sandboxRunId: null, spawnedAt: status.agent?.spawnedAt ?? status.exit.endedAt, endedAt: null, message: null };
         default:
-          return { status: 'lost' as const, sandboxRunId: null, spawnedAt: null, endedAt: null, message: status.kind === 'lost' ? status.reason : 'sandbox did not start', isolation };
+          return { ...common, status: 'lost' as const, sandboxRunId: null, spawnedAt: null, endedAt: null, message: status.kind === 'lost' ? status.reason : 'sandbox did not start' };
       }
     },
 
@@ -135,21 +138,23 @@ export function createRunActivities(deps: RunActivityDeps) {
      * Follows the agent until it exits, turning its output into run events. Heartbeats carry the
      * read offsets, so an attempt on a new worker resumes exactly where the last one stopped.
      */
-    async superviseAgent({ runId }: { runId: string }): Promise<AgentExitEvidence & { endedAt: string | null }> {
+    async superviseAgent({ runId, runtime }: { runId: string; runtime?: RuntimeId }): Promise<AgentExitEvidence & { endedAt: string | null; usage: Usage | null }> {
       const context = Context.current();
-      const progress: SupervisionProgress = (context.info.heartbeatDetails as SupervisionProgress | undefined) ?? { offsets: { stdout: 0, stderr: 0 }, sawOutput: false, stderrHead: [] };
+      const adapter = runtimeFor(runtime ?? 'command');
+      const progress: SupervisionProgress = (context.info.heartbeatDetails as SupervisionProgress | undefined) ?? { offsets: { stdout: 0, stderr: 0 }, runtime: initialRuntimeState(), stderrHead: [] };
       const files = sandboxFiles(sandboxDir(runId));
+      const seen = () => ({ sawOutput: progress.runtime.modelOutput, stderrHead: progress.stderrHead, providerError: progress.runtime.providerError, usage: progress.runtime.usage, oomKilled: false });
       for (;;) {
         const status = inspectSandbox(files);
         const done = status.kind === 'exited' || status.kind === 'lost';
-        await ingestOutput(runId, progress, done);
+        await ingestOutput(runId, adapter, progress, done);
         heartbeat(progress);
         if (status.kind === 'exited') {
           const { exit } = status;
-          return { spawnError: exit.spawnError, exitCode: exit.exitCode, signal: exit.signal, stoppedBySvc: exit.stoppedBySvc, sawOutput: progress.sawOutput, stderrHead: progress.stderrHead, oomKilled: false, lost: false, endedAt: exit.endedAt };
+          return { ...seen(), spawnError: exit.spawnError, exitCode: exit.exitCode, signal: exit.signal, stoppedBySvc: exit.stoppedBySvc, lost: false, endedAt: exit.endedAt };
         }
         if (status.kind === 'lost') {
-          return { spawnError: null, exitCode: null, signal: null, stoppedBySvc: false, sawOutput: progress.sawOutput, stderrHead: progress.stderrHead, oomKilled: false, lost: true, endedAt: null };
+          return { ...seen(), spawnError: null, exitCode: null, signal: null, stoppedBySvc: false, lost: true, endedAt: null };
         }
         await context.sleep(pollIntervalMs);
       }
@@ -172,10 +177,9 @@ export function createRunActivities(deps: RunActivityDeps) {
 
 const STOP_WAIT_MS = 15_000;
 
-function outputEvent(stream: EventStream, line: { offset: number; text: string }, progress: SupervisionProgress): RunEventInput {
-  if (stream === 'stdout' && line.text.trim()) progress.sawOutput = true;
+function outputEvent(adapter: RuntimeAdapter, stream: EventStream, line: { offset: number; text: string }, progress: SupervisionProgress): RunEventInput {
   if (stream === 'stderr' && progress.stderrHead.length < STDERR_HEAD_LINES) progress.stderrHead.push(line.text);
-  const parsed = parseCommandOutput(stream, line.text);
+  const parsed = adapter.parseLine(stream, line.text, progress.runtime);
   return { dedupeKey: `${stream}:${line.offset}`, kind: parsed.kind, stream, ts: new Date().toISOString(), payload: parsed.payload };
 }
 

@@ -16,6 +16,8 @@ export interface AgentExitEvidence {
   stderrHead: string[];
   /** The sandbox's memory accounting recorded an OOM kill. */
   oomKilled: boolean;
+  /** The model provider failed the final turn (rate limit, overload, auth…), as the runtime reported it. */
+  providerError: string | null;
   /** The supervisor vanished without recording an exit: the sandbox run is lost. */
   lost: boolean;
 }
@@ -30,6 +32,7 @@ const SANDBOX_WITNESSES = [/^bwrap: /, /^sandbox-exec: /];
 export function classifyAgentExit(evidence: AgentExitEvidence): RunVerdict {
   if (evidence.lost) return { state: 'failed', failureReason: 'sandbox_run_lost' };
   if (evidence.spawnError) return { state: 'failed', failureReason: 'spawn_failed' };
+  if (evidence.providerError && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'provider_error' };
   if (evidence.exitCode === 0) return { state: 'succeeded', failureReason: null };
   if (evidence.oomKilled) return { state: 'failed', failureReason: 'oom_killed' };
   if (evidence.signal !== null && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'agent_died' };

@@ -4,14 +4,14 @@
 export const STEERING_CAPABILITIES = ['mid-run', 'spawn-only', 'none'] as const;
 export type SteeringCapability = (typeof STEERING_CAPABILITIES)[number];
 
-export const RUNTIME_IDS = ['command'] as const;
+export const RUNTIME_IDS = ['command', 'claude-code'] as const;
 export type RuntimeId = (typeof RUNTIME_IDS)[number];
 
 export interface AgentDefinition {
   name: string;
   description: string | null;
   runtime: RuntimeId;
-  /** argv of the agent process for the command runtime; the prompt arrives on stdin and in SVC_PROMPT. */
+  /** argv of the agent process (for claude-code: the CLI itself, e.g. ["claude"]); the prompt arrives on stdin. */
   command: string[];
   env: Record<string, string>;
   provider: string | null;
@@ -31,6 +31,20 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
     command: ['bash', '-s'],
     env: {},
     provider: null,
+    model: null,
+    systemPrompt: null,
+    maxCostUsd: null,
+    maxDurationMinutes: null,
+    steering: 'spawn-only',
+    source: 'builtin',
+  },
+  {
+    name: 'claude-code',
+    description: 'Claude Code (@anthropic-ai/claude-code) in print mode; needs `claude` on PATH and ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
+    runtime: 'claude-code',
+    command: ['claude'],
+    env: {},
+    provider: 'anthropic',
     model: null,
     systemPrompt: null,
     maxCostUsd: null,

@@ -95,6 +95,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   const prompt = foldIntoPrompt(input.prompt, await claim());
   const start = await sandboxSetup.startAgent({ runId: run.id, agent: input.agent, prompt, workspacePath: workspace.workspacePath });
   run.sandboxRunId = start.sandboxRunId;
+  run.costBasis = start.costBasis;
   if (start.status === 'spawn_failed') {
     return finish('failed', 'spawn_failed', start.endedAt ?? now(), { message: start.message });
   }
@@ -116,7 +117,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   // only when it ends, so the SDK would resolve its cancellation at once.)
   let supervising = true;
   const stopping = condition(() => cancelRequest !== null || !supervising).then(() => (supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined));
-  const evidence = await supervision.superviseAgent({ runId: run.id });
+  const evidence = await supervision.superviseAgent({ runId: run.id, runtime: input.agent.runtime });
+  if (evidence.usage) Object.assign(run, evidence.usage);
   supervising = false;
   await stopping;
   if (cancelRequest) return cancelled();

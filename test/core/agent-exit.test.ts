@@ -1,7 +1,7 @@
 import test from 'ava';
 import { classifyAgentExit, type AgentExitEvidence } from '../../core/agent-exit.ts';
 
-const base: AgentExitEvidence = { spawnError: null, exitCode: 0, signal: null, stoppedBySvc: false, sawOutput: true, stderrHead: [], oomKilled: false, lost: false };
+const base: AgentExitEvidence = { spawnError: null, exitCode: 0, signal: null, stoppedBySvc: false, sawOutput: true, stderrHead: [], oomKilled: false, lost: false, providerError: null };
 
 const cases: [string, Partial<AgentExitEvidence>, string, string | null][] = [
   ['clean exit', {}, 'succeeded', null],
@@ -13,6 +13,7 @@ const cases: [string, Partial<AgentExitEvidence>, string, string | null][] = [
   ['bubblewrap refused', { exitCode: 1, sawOutput: false, stderrHead: ['bwrap: No permissions to create new namespace'] }, 'failed', 'sandbox_failed'],
   ['shell could not find the agent', { exitCode: 127, sawOutput: false, stderrHead: ['bash: line 1: claude: command not found'] }, 'failed', 'spawn_failed'],
   ['supervisor vanished', { lost: true, exitCode: null }, 'failed', 'sandbox_run_lost'],
+  ['the provider failed the last turn', { exitCode: 1, providerError: 'API Error: 529 overloaded' }, 'failed', 'provider_error'],
 ];
 
 for (const [name, evidence, state, reason] of cases) {

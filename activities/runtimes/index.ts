@@ -1,0 +1,13 @@
+import type { RuntimeId } from '../../core/agents.ts';
+import { claudeCodeRuntime } from './claude-code.ts';
+import { commandRuntime } from './command.ts';
+import type { RuntimeAdapter } from './types.ts';
+
+const ADAPTERS: Record<RuntimeId, RuntimeAdapter> = {
+  command: commandRuntime,
+  'claude-code': claudeCodeRuntime,
+};
+
+export function runtimeFor(id: RuntimeId): RuntimeAdapter {
+  return ADAPTERS[id];
+}

@@ -1,0 +1,63 @@
+// A runtime adapter turns an agent definition into a process launch, and that process's output
+// lines into run events, usage (tokens, cost) and provider errors. Its state is plain JSON, kept in
+// the supervising activity's heartbeat, so a new worker resumes parsing where the last one stopped.
+import type { AgentDefinition } from '../../core/agents.ts';
+import type { CostBasis, EventStream } from '../../core/run-states.ts';
+import type { LaunchSpec } from '../sandbox/files.ts';
+
+export interface LaunchContext {
+  runId: string;
+  prompt: string;
+  workspacePath: string;
+  hostEnv: NodeJS.ProcessEnv;
+}
+
+export interface Usage {
+  costUsd: number | null;
+  tokensInput: number | null;
+  tokensOutput: number | null;
+  tokensCacheRead: number | null;
+  tokensCacheWrite: number | null;
+}
+
+export interface RuntimeState {
+  /** The model said something (text, thinking or a tool call). */
+  modelOutput: boolean;
+  usage: Usage | null;
+  providerError: string | null;
+}
+
+export interface ParsedLine {
+  kind: string;
+  payload: unknown;
+}
+
+export interface RuntimeAdapter {
+  buildLaunch(agent: AgentDefinition, context: LaunchContext): LaunchSpec;
+  costBasis(hostEnv: NodeJS.ProcessEnv): CostBasis;
+  /** Parses one output line, updating the state in place. */
+  parseLine(stream: EventStream, text: string, state: RuntimeState): ParsedLine;
+}
+
+export const initialRuntimeState = (): RuntimeState => ({ modelOutput: false, usage: null, providerError: null });
+
+/** Host variables every agent may see; nothing else of the service's environment leaks in. The
+ * host's git configuration files are passed on (url rewrites for mirrors, CA settings): they hold
+ * no credential of svc's. */
+const BASE_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL', 'TZ', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM'];
+
+export function sandboxEnv(agent: AgentDefinition, context: LaunchContext, extraHostVariables: string[] = []): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of [...BASE_ENV, ...extraHostVariables]) {
+    const value = context.hostEnv[name];
+    if (value !== undefined) env[name] = value;
+  }
+  Object.assign(env, agent.env, { SVC_RUN_ID: context.runId, SVC_PROMPT: context.prompt, SVC_WORKSPACE: context.workspacePath });
+  if (agent.model) env.SVC_MODEL = agent.model;
+  if (agent.provider) env.SVC_PROVIDER = agent.provider;
+  return env;
+}
+
+export function withSystemPrompt(agent: AgentDefinition, prompt: string): string {
+  return agent.systemPrompt ? `${agent.systemPrompt}\n\n${prompt}` : prompt;
+}

@@ -1,0 +1,89 @@
+// A scripted model server speaking the Anthropic Messages API (streaming SSE and plain JSON), for
+// running the real Claude Code CLI in tests. Each conversation turn answers the next scripted step:
+// a tool call (which Claude Code then really executes) or a final text.
+import { createServer, type Server } from 'node:http';
+
+export type ScriptStep = { toolUse: { name: string; input: Record<string, unknown> } } | { text: string } | { error: { status: number; type: string; message: string } };
+
+export interface ModelRequest {
+  path: string;
+  model: string;
+  messages: number;
+  tools: string[];
+}
+
+const USAGE = { input_tokens: 120, output_tokens: 30, cache_read_input_tokens: 8, cache_creation_input_tokens: 4 };
+
+export class ScriptedModel {
+  readonly requests: ModelRequest[] = [];
+  #server: Server | undefined;
+  url = '';
+  #script: ScriptStep[];
+
+  constructor(script: ScriptStep[]) {
+    this.#script = script;
+  }
+
+  setScript(script: ScriptStep[]): void {
+    this.#script = script;
+  }
+
+  /** The step for a conversation: the number of assistant turns it already holds. Side requests (no tools) get a short text. */
+  #stepFor(body: { messages?: { role: string }[]; tools?: { name: string }[] }): ScriptStep {
+    if (!body.tools?.some((tool) => tool.name === 'Bash')) return { text: 'ok' };
+    const turn = (body.messages ?? []).filter((message) => message.role === 'assistant').length;
+    return this.#script[turn] ?? { text: 'Done.' };
+  }
+
+  async start(): Promise<string> {
+    this.#server = createServer(async (req, res) => {
+      let raw = '';
+      for await (const chunk of req) raw += chunk;
+      const body = raw ? JSON.parse(raw) : {};
+      const path = req.url ?? '';
+      if (path.includes('count_tokens')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 10 }));
+        return;
+      }
+      if (!path.startsWith('/v1/messages')) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
+      this.requests.push({ path, model: body.model, messages: body.messages?.length ?? 0, tools: (body.tools ?? []).map((tool: { name: string }) => tool.name) });
+      const step = this.#stepFor(body);
+      if ('error' in step) {
+        res.writeHead(step.error.status, { 'content-type': 'application/json', 'x-should-retry': 'false' }).end(JSON.stringify({ type: 'error', error: { type: step.error.type, message: step.error.message } }));
+        return;
+      }
+      const block = 'toolUse' in step ? { type: 'tool_use', id: `toolu_${this.requests.length}`, name: step.toolUse.name, input: step.toolUse.input } : { type: 'text', text: step.text };
+      const stopReason = block.type === 'tool_use' ? 'tool_use' : 'end_turn';
+      const id = `msg_${this.requests.length}`;
+      if (!body.stream) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, type: 'message', role: 'assistant', model: body.model, content: [block], stop_reason: stopReason, stop_sequence: null, usage: USAGE }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      send('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...USAGE, output_tokens: 1 } } });
+      if (block.type === 'text') {
+        send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: block.text } });
+      } else {
+        send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
+        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+      }
+      send('content_block_stop', { type: 'content_block_stop', index: 0 });
+      send('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: USAGE.output_tokens } });
+      send('message_stop', { type: 'message_stop' });
+      res.end();
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
+    const address = this.#server.address();
+    this.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server?.close(() => resolve()) ?? resolve());
+  }
+}
