@@ -8,8 +8,9 @@ import type { RunSnapshot } from '../core/run-model.ts';
 export const runSnapshotQuery = defineQuery<RunSnapshot>('runSnapshot');
 
 /**
- * Sent with the workflow start (update-with-start): completes once the queued run is in the read
- * model, so a dispatch answer is always followed by a readable GET /runs/{id}.
+ * Completes once the queued run is in the read model. svc 0.1 dispatched with update-with-start
+ * on it; dispatch no longer waits, but runs started that way still carry it in their history, so
+ * the handler stays for them to replay.
  */
 export const runAcceptedUpdate = defineUpdate<RunSnapshot>('runAccepted');
 

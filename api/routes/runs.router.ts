@@ -1,5 +1,6 @@
 import { defineRoute } from '../route.ts';
 import { presentRun } from '../presenters/run.presenter.ts';
+import { Errors } from '../errors.ts';
 import { z } from 'zod';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { finalizeResultEnvelopeSchema } from '../../core/finalize.ts';
@@ -32,8 +33,10 @@ export function runsRoutes(runs: RunsService, events: RunEventsService) {
       body: dispatchRunBody,
       bodyRequired: true,
       responses: { 201: { description: 'The run, queued, and its sandbox', schema: dispatchRunResponse } },
-      handler: async ({ body }) => {
-        const { run, sandbox } = await runs.dispatch(body);
+      handler: async ({ body, ctx }) => {
+        const key = ctx.get('Idempotency-Key') || undefined;
+        if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) throw Errors.validation('invalid Idempotency-Key header', 'use 1 to 255 visible ASCII characters');
+        const { run, sandbox } = await runs.dispatch(body, key);
         return { status: 201, body: { run: presentRun(run), sandbox } };
       },
     }),

@@ -2,7 +2,8 @@
 // reads from the read model.
 import { raw } from '@mikro-orm/core';
 import type { AgentDefinition } from '../../core/agents.ts';
-import { newId } from '../../core/ids.ts';
+import { createHash } from 'node:crypto';
+import { ID_ALPHABET, newId } from '../../core/ids.ts';
 import { buildRunInput, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot, RunTiming } from '../../core/run-model.ts';
 import { isTerminalRunState, type InboxPriority } from '../../core/run-states.ts';
@@ -32,7 +33,15 @@ export interface RunsServiceDeps {
   gitToken: string | undefined;
 }
 
-type Dispatched = { run: RunSnapshot; sandbox: { id: string; workspacePath: string } };
+type Dispatched = { run: RunSnapshot; sandbox: { id: string; workspacePath: string }; existing: boolean };
+
+/** A run id derived from an idempotency key: the same key (for the same project) names the same run. */
+export function idempotentRunId(key: string, projectId: string | null): string {
+  const digest = createHash('sha256').update(`${projectId ?? ''}\0${key}`).digest();
+  let body = '';
+  for (let i = 0; i < 12; i++) body += ID_ALPHABET[digest[i]! & 31];
+  return `run_${body}`;
+}
 
 export class RunsService {
   readonly #deps: RunsServiceDeps;
@@ -55,13 +64,14 @@ export class RunsService {
     return config;
   }
 
-  async #start(request: Omit<RunRequest, 'runId' | 'createdAt'>): Promise<Dispatched> {
-    const input = buildRunInput({ timing: this.#deps.runTiming, ...request, runId: newId('run'), createdAt: Date.now() }, dataPaths.workspaces(this.#deps.dataDir));
-    const run = await this.#deps.temporal.startRun(input);
-    return { run, sandbox: input.sandbox };
+  async #start(request: Omit<RunRequest, 'runId' | 'createdAt'>, idempotencyKey?: string): Promise<Dispatched> {
+    const runId = idempotencyKey ? idempotentRunId(idempotencyKey, request.projectId) : newId('run');
+    const input = buildRunInput({ timing: this.#deps.runTiming, ...request, runId, createdAt: Date.now() }, dataPaths.workspaces(this.#deps.dataDir));
+    const { run, existing } = await this.#deps.temporal.startRun(input);
+    return { run, sandbox: existing ? { id: run.sandboxId!, workspacePath: run.workspacePath! } : input.sandbox, existing };
   }
 
-  async dispatch(body: DispatchRunBody): Promise<Dispatched> {
+  async dispatch(body: DispatchRunBody, idempotencyKey?: string): Promise<Dispatched> {
     const agent = this.#agent(body.agent);
     const projectId = body.project ?? null;
     let projectMaxCostUsd: number | null = null;
@@ -74,7 +84,7 @@ export class RunsService {
       project = { defaultBranch: row.defaultBranch, runBranchPrefix: defaults?.runBranchPrefix ?? this.#deps.runBranchPrefix };
     }
     const { project: _projectId, ...overrides } = body;
-    return this.#start({ ...overrides, agent, projectId, project, trigger: body.trigger ?? 'manual', projectMaxCostUsd });
+    return this.#start({ ...overrides, agent, projectId, project, trigger: body.trigger ?? 'manual', projectMaxCostUsd }, idempotencyKey);
   }
 
   /** POST /projects/{id}/triggers/{triggerId}/run: refresh, then dispatch what the trigger says. */
@@ -156,10 +166,13 @@ export class RunsService {
     return { gitToken: this.#deps.gitToken ?? null };
   }
 
-  async get(id: string): Promise<Run> {
+  /** The projected run, or, in the instant before the first projection lands, the run as its workflow holds it. */
+  async get(id: string): Promise<Run | RunSnapshot> {
     const run = await this.#deps.readModel.em().findOne(RunEntity, { id });
-    if (!run) throw Errors.notFound(`run "${id}"`);
-    return run;
+    if (run) return run;
+    const accepted = /^run_[0-9a-z]{12}$/.test(id) ? await this.#deps.temporal.acceptedRun(id) : undefined;
+    if (!accepted) throw Errors.notFound(`run "${id}"`);
+    return accepted;
   }
 
   async list(query: ListRunsQuery) {

@@ -9,16 +9,16 @@ import {
   Client,
   Connection,
   ScheduleNotFoundError,
-  WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import type { RunOutcome, RunSnapshot, RunWorkflowInput } from '../../core/run-model.ts';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflowInput } from '../../core/run-model.ts';
 import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
 import type { runWorkflow } from '../../workflows/run.workflow.ts';
 import type * as projectWorkflows from '../../workflows/project.workflow.ts';
-import { cancelSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, runAcceptedUpdate, steerSignal, type CancelRequest } from '../../workflows/messages.ts';
+import { cancelSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, steerSignal, type CancelRequest } from '../../workflows/messages.ts';
 import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../../core/inbox.ts';
 import { ApiError, Errors } from '../errors.ts';
@@ -48,22 +48,42 @@ export class TemporalGateway {
   }
 
   /**
-   * Starts runWorkflow (workflow id = run id) and waits, in the same call, until the workflow has
-   * projected the queued run. A repeated id is rejected by Temporal itself: no duplicate runs.
+   * Starts runWorkflow (workflow id = run id) and answers at once with the queued run, which is a
+   * pure function of the input: the API never waits for a worker. With an idempotency key the run
+   * id is derived from it, so a repeated request finds the same workflow instead of a new one.
    */
-  async startRun(input: RunWorkflowInput): Promise<RunSnapshot> {
-    const startWorkflowOperation = new WithStartWorkflowOperation<typeof runWorkflow>('runWorkflow', {
-      workflowId: input.runId,
-      taskQueue: this.#settings.taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'FAIL',
-      typedSearchAttributes: runSearchAttributes(input),
-      memo: { agent: input.agent.name, projectId: input.projectId, trigger: input.trigger },
-    });
+  async startRun(input: RunWorkflowInput): Promise<{ run: RunSnapshot; existing: boolean }> {
     try {
-      return await this.client.workflow.executeUpdateWithStart(runAcceptedUpdate, { startWorkflowOperation });
+      await this.client.workflow.start<typeof runWorkflow>('runWorkflow', {
+        workflowId: input.runId,
+        taskQueue: this.#settings.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: runSearchAttributes(input),
+        memo: { agent: input.agent.name, projectId: input.projectId, trigger: input.trigger },
+      });
+      return { run: initialRunSnapshot(input), existing: false };
     } catch (error) {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) throw new ApiError(409, 'runtime_conflict', `run ${input.runId} already exists`);
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw wrapConnectionError(error);
+      const existing = await this.acceptedRun(input.runId);
+      if (!existing) throw new ApiError(409, 'runtime_conflict', `run ${input.runId} already exists`);
+      return { run: existing, existing: true };
+    }
+  }
+
+  /**
+   * A run the workflow has accepted but not yet projected: rebuilt from the input recorded in its
+   * history, exactly as the workflow builds it. Undefined when no such run workflow exists.
+   */
+  async acceptedRun(runId: string): Promise<RunSnapshot | undefined> {
+    try {
+      const history = await this.client.workflow.getHandle(runId).fetchHistory();
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      if (started?.workflowType?.name !== 'runWorkflow' || !started.input?.payloads?.[0]) return undefined;
+      return initialRunSnapshot(defaultPayloadConverter.fromPayload<RunWorkflowInput>(started.input.payloads[0]));
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
       throw wrapConnectionError(error);
     }
   }
