@@ -83,7 +83,7 @@ export class TemporalGateway {
       if (started?.workflowType?.name !== 'runWorkflow' || !started.input?.payloads?.[0]) return undefined;
       return initialRunSnapshot(defaultPayloadConverter.fromPayload<RunWorkflowInput>(started.input.payloads[0]));
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return undefined;
+      if (isNotFound(error)) return undefined;
       throw wrapConnectionError(error);
     }
   }
@@ -112,7 +112,7 @@ export class TemporalGateway {
     try {
       return await this.client.workflow.getHandle(runId).query(finalizeStateQuery);
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return undefined;
+      if (isNotFound(error)) return undefined;
       throw toApiError(error);
     }
   }
@@ -139,7 +139,7 @@ export class TemporalGateway {
     try {
       return claim ? await handle.executeUpdate(claimInboxUpdate) : await handle.query(inboxQuery);
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError || /completed|already finished|not found/i.test(String((error as Error)?.message))) return undefined;
+      if (isNotFound(error) || /completed|already finished|not found/i.test(String((error as Error)?.message))) return undefined;
       throw toApiError(error);
     }
   }
@@ -209,6 +209,11 @@ function toApiError(error: unknown): unknown {
   if (cause?.type === 'project_unavailable') return Errors.projectUnavailable(cause.message);
   if (cause?.type === 'not_found') return Errors.notFound(cause.message.replace(/ not found$/, ''));
   return wrapConnectionError(error);
+}
+
+/** Temporal says there is no such workflow (typed by the client, or a bare gRPC NOT_FOUND). */
+function isNotFound(error: unknown): boolean {
+  return error instanceof WorkflowNotFoundError || (error as { code?: number })?.code === 5 || /NOT_FOUND/.test(String((error as Error)?.message));
 }
 
 function wrapConnectionError(error: unknown): unknown {

@@ -1,0 +1,54 @@
+// Dispatch answers without waiting for a worker, a run is readable at once, an Idempotency-Key
+// names one run durably, and a sandbox that vanishes fails its run with sandbox_run_lost.
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { waitFor } from '../support/processes.ts';
+import { startTestStack, waitForRunState } from '../support/stack.ts';
+
+test('with no worker at all, POST /runs answers 201 queued and GET /runs/{id} reads the run from its workflow', async (t) => {
+  const svc = await startTestStack({ worker: false });
+  t.teardown(() => svc.stop());
+  const dispatched = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo later' } });
+  t.is(dispatched.status, 201);
+  const read = await svc.request('GET', `/runs/${dispatched.body.run.id}`);
+  t.is(read.status, 200);
+  t.deepEqual(read.body.run, dispatched.body.run, 'the same queued run, rebuilt from the workflow history');
+  t.is(read.body.run.state, 'queued');
+  t.is((await svc.request('GET', '/runs/run_zzzzzzzzzzzz')).status, 404);
+});
+
+test('an Idempotency-Key makes a retried dispatch find the same run, durably', async (t) => {
+  const svc = await startTestStack();
+  t.teardown(() => svc.stop());
+  const send = (key: string, prompt = 'echo once') => svc.request('POST', '/runs', { body: { agent: 'shell', prompt }, headers: { 'idempotency-key': key } });
+  const first = await send('deploy-42');
+  const again = await send('deploy-42', 'echo a different body is still the same request');
+  t.is(first.status, 201);
+  t.is(again.status, 201);
+  t.is(again.body.run.id, first.body.run.id);
+  t.is(again.body.run.prompt, 'echo once');
+  await waitForRunState(svc, first.body.run.id);
+  t.is((await send('deploy-42')).body.run.id, first.body.run.id, 'also after the run finished');
+  const other = await send('deploy-43');
+  t.not(other.body.run.id, first.body.run.id);
+  const connection = await Connection.connect({ address: svc.stack.temporalAddress });
+  t.teardown(() => connection.close());
+  t.is((await new Client({ connection }).workflow.count(`TaskQueue = '${svc.config.taskQueue}'`)).count, 2);
+  t.is((await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'x' }, headers: { 'idempotency-key': 'has space' } })).status, 400);
+});
+
+test('a sandbox whose supervisor dies without a word fails the run with sandbox_run_lost', async (t) => {
+  const svc = await startTestStack();
+  t.teardown(() => svc.stop());
+  const { body } = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo up\nsleep 60' } });
+  await waitForRunState(svc, body.run.id, ['running']);
+  const supervisorFile = join(svc.config.dataDir, 'sandboxes', body.run.id, 'supervisor.json');
+  const agentFile = join(svc.config.dataDir, 'sandboxes', body.run.id, 'agent.json');
+  const { pid: supervisor } = JSON.parse(readFileSync(supervisorFile, 'utf8')) as { pid: number };
+  const { pid: agent } = await waitFor(async () => JSON.parse(readFileSync(agentFile, 'utf8')) as { pid: number }, 'the agent record');
+  process.kill(-agent, 'SIGKILL');
+  process.kill(supervisor, 'SIGKILL');
+  t.like(await waitForRunState(svc, body.run.id), { state: 'failed', failureReason: 'sandbox_run_lost' });
+});
