@@ -116,12 +116,20 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   // supervising activity instead would not wait: Temporal records a retrying activity as started
   // only when it ends, so the SDK would resolve its cancellation at once.)
   let supervising = true;
-  const stopping = condition(() => cancelRequest !== null || !supervising).then(() => (supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined));
+  let timedOut = false;
+  const maxDurationMs = input.agent.maxDurationMinutes ? Math.round(input.agent.maxDurationMinutes * 60_000) : null;
+  // The duration watchdog is a workflow timer: it survives any restart and costs nothing while it waits.
+  const watchdog = maxDurationMs ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut = !ended)) : Promise.resolve();
+  const stopping = condition(() => cancelRequest !== null || timedOut || !supervising).then(() => (supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined));
   const evidence = await supervision.superviseAgent({ runId: run.id, runtime: input.agent.runtime });
   if (evidence.usage) Object.assign(run, evidence.usage);
   supervising = false;
-  await stopping;
+  await Promise.all([stopping, watchdog]);
   if (cancelRequest) return cancelled();
+  if (timedOut) {
+    await project([{ dedupeKey: 'watchdog:duration', kind: 'duration.exceeded', stream: 'system', ts: now(), payload: { maxDurationMinutes: input.agent.maxDurationMinutes } }]);
+    return finish('failed', 'timed_out', evidence.endedAt ?? now(), { exitCode: evidence.exitCode, signal: evidence.signal });
+  }
   const verdict = classifyAgentExit(evidence);
   const exit = { exitCode: evidence.exitCode, signal: evidence.signal };
   if (verdict.state !== 'succeeded' || !run.projectId || !run.branch || !input.baseBranch) {

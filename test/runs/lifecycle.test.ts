@@ -17,6 +17,9 @@ writeFileSync(
     '  - name: ghost',
     '    description: an agent whose executable does not exist',
     '    command: ["/nonexistent/agent-binary", "--print"]',
+    '  - name: slowpoke',
+    '    command: ["bash", "-c", "echo starting; sleep 60"]',
+    '    maxDurationMinutes: 0.05',
     '  - name: echo-env',
     '    command: ["bash", "-c", "echo model=$SVC_MODEL; echo token=${SVC_API_TOKEN:-none}; cat"]',
     '    model: small-model',
@@ -117,4 +120,15 @@ test.serial('the agent sees its prompt, its model, its own run token and none of
   t.regex(stdout[1]!, new RegExp(`^token=svc1\\.${body.run.id}\\.[0-9a-f]{64}$`), 'the sandbox gets a per-run token, never the operator token');
   t.false(stdout.join('\n').includes('do-not-leak'));
   t.is(stdout[2], 'the prompt on stdin');
+});
+
+test.serial('an agent past its maxDurationMinutes is stopped by the workflow timer and fails timed_out', async (t) => {
+  const svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile } });
+  t.teardown(() => svc.stop());
+  const { body } = await svc.request('POST', '/runs', { body: { agent: 'slowpoke', prompt: 'x' } });
+  const started = Date.now();
+  const run = await waitForRunState(svc, body.run.id);
+  t.like(run, { state: 'failed', failureReason: 'timed_out' });
+  t.true(Date.now() - started < 30_000, 'stopped long before its own 60 s');
+  t.true((await events(svc, run.id)).some((event) => event.kind === 'duration.exceeded'));
 });
