@@ -96,7 +96,7 @@ for (const leg of DATABASE_LEGS) test.serial(`${leg}: init and config migrate, l
   t.teardown(() => svc.stop());
   const repo = mkdtempSync(join(tmpdir(), 'svc-init-'));
 
-  const init = await svcCli(['init', '--cwd', repo, ...remote(svc)]);
+  const init = await svcCli(['init', '--cwd', repo, '--default-role', 'shell', ...remote(svc)]);
   t.is(init.code, 0, init.stderr);
   t.deepEqual(init.lines[0], { ok: true, scaffolded: { root: repo, files: ['.svc/triggers.yaml', '.svc/config.yaml'], defaultRole: 'shell' } });
   t.regex(readFileSync(join(repo, '.svc', 'config.yaml'), 'utf8'), /defaultRole: shell/);

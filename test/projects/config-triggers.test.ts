@@ -129,7 +129,7 @@ test.serial('init and config migrate on the server clone', async (t) => {
 
   github.createRepo('acme', 'fresh');
   const fresh = await register('fresh');
-  const init = await svc.request('POST', `/projects/${fresh}/init`, { body: {} });
+  const init = await svc.request('POST', `/projects/${fresh}/init`, { body: { defaultRole: 'shell' } });
   t.is(init.status, 201);
   t.deepEqual(init.body, { files: ['.svc/triggers.yaml', '.svc/config.yaml'], defaultRole: 'shell' });
   t.is((await svc.request('POST', `/projects/${fresh}/init`, { body: {} })).status, 400, 'never overwrites');
