@@ -16,6 +16,7 @@ import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { saveInboxItems } from './read-model/inbox-store.ts';
 import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
 import { runtimeFor } from './runtimes/index.ts';
+import { chooseIsolation, isolate, type SandboxSettings } from './sandbox/isolation.ts';
 import { initialRuntimeState, type RuntimeAdapter, type RuntimeState, type Usage } from './runtimes/types.ts';
 import { sandboxFiles } from './sandbox/files.ts';
 import { inspectSandbox, readNewLines, readRemainder, sandboxRunId, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
@@ -26,6 +27,7 @@ export interface RunActivityDeps {
   projectsRoot: string;
   /** Where the agent reaches svc, and the operator token its per-run token is derived from. */
   agentApi?: { baseUrl: string; operatorToken: string } | undefined;
+  sandbox: SandboxSettings;
   /** How often a supervising activity looks at its sandbox. */
   pollIntervalMs?: number;
 }
@@ -119,8 +121,9 @@ export function createRunActivities(deps: RunActivityDeps) {
         spec.env.SVC_BASE_URL = deps.agentApi.baseUrl;
         spec.env.SVC_API_TOKEN = mintRunToken(deps.agentApi.operatorToken, runId);
       }
-      const status = await startSandbox(sandboxDir(runId), spec);
-      const common = { isolation: 'process' as const, costBasis };
+      const isolation = chooseIsolation(deps.sandbox);
+      const status = await startSandbox(sandboxDir(runId), isolate(spec, isolation, join(sandboxDir(runId), 'home'), deps.sandbox));
+      const common = { isolation, costBasis };
       switch (status.kind) {
         case 'running':
           return { ...common, status: 'running' as const, sandboxRunId: sandboxRunId(status.supervisor), spawnedAt: status.agent?.spawnedAt ?? null, endedAt: null, message: null };

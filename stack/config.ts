@@ -2,6 +2,7 @@
 // README (Configuration); nothing else reads process.env for service settings.
 import { resolve, join } from 'node:path';
 import { DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
+import { parseSandboxSettings, type SandboxSettings } from '../activities/sandbox/isolation.ts';
 
 export interface SvcConfig {
   dataDir: string;
@@ -27,6 +28,7 @@ export interface SvcConfig {
   /** The branch prefix of runs whose project does not set runBranchPrefix. */
   runBranchPrefix: string;
   runTiming: RunTiming;
+  sandbox: SandboxSettings;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
 }
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     githubApiUrl: (env.SVC_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
     runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',
+    sandbox: parseSandboxSettings(env),
     runTiming: {
       finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),
       prPollMinMs: intFromEnv(env, 'SVC_PR_POLL_MIN_MS', DEFAULT_RUN_TIMING.prPollMinMs),

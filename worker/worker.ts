@@ -80,6 +80,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
       runBranchPrefix: config.runBranchPrefix,
       runTiming: config.runTiming,
       githubApiUrl: config.githubApiUrl,
+      sandbox: config.sandbox,
     }),
     // Activities that supervise agents are cheap pollers; allow many at once.
     maxConcurrentActivityTaskExecutions: 200,
