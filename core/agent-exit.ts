@@ -29,14 +29,27 @@ export interface RunVerdict {
 
 const SANDBOX_WITNESSES = [/^bwrap: /, /^sandbox-exec: /];
 
+const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 6: 'SIGABRT', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 15: 'SIGTERM' };
+
+/** A wrapper (bubblewrap, a shell) reports a child killed by signal n as exit status 128+n. */
+function effectiveSignal(evidence: AgentExitEvidence): string | null {
+  if (evidence.signal) return evidence.signal;
+  const code = evidence.exitCode;
+  return code !== null && code > 128 && code <= 128 + 31 ? (SIGNALS[code - 128] ?? `SIG${code - 128}`) : null;
+}
+
 export function classifyAgentExit(evidence: AgentExitEvidence): RunVerdict {
   if (evidence.lost) return { state: 'failed', failureReason: 'sandbox_run_lost' };
   if (evidence.spawnError) return { state: 'failed', failureReason: 'spawn_failed' };
   if (evidence.providerError && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'provider_error' };
   if (evidence.exitCode === 0) return { state: 'succeeded', failureReason: null };
   if (evidence.oomKilled) return { state: 'failed', failureReason: 'oom_killed' };
-  if (evidence.signal !== null && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'agent_died' };
+  if (effectiveSignal(evidence) !== null && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'agent_died' };
   if (evidence.sawOutput) return { state: 'failed', failureReason: 'crashed' };
+  // The sandbox started but could not execute the agent: the executable is missing.
+  if (evidence.stderrHead.some((line) => /^bwrap: execvp .*: (No such file or directory|Permission denied)/.test(line))) {
+    return { state: 'failed', failureReason: 'spawn_failed' };
+  }
   if (evidence.stderrHead.some((line) => SANDBOX_WITNESSES.some((witness) => witness.test(line)))) {
     return { state: 'failed', failureReason: 'sandbox_failed' };
   }

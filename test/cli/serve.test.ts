@@ -48,8 +48,9 @@ test.serial('embedded: serve prints its URLs, serves the API and the Temporal UI
   t.is((await waitForRunState(api, quick)).state, 'succeeded');
 
   // A run in flight while the whole service goes down and comes back.
-  const marker = join(dataDir, 'starts.log');
-  const slow = (await api.request('POST', '/runs', { body: { agent: 'shell', prompt: `echo x >> ${marker}\nsleep 6\necho finished` } })).body.run.id;
+  const slowDispatch = (await api.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo x >> starts.log\nsleep 6\necho finished' } })).body;
+  const slow = slowDispatch.run.id;
+  const marker = join(slowDispatch.sandbox.workspacePath, 'starts.log');
   await waitForRunState(api, slow, ['running']);
   await stopGracefully(t, serve);
   t.false(isProcessAlive(temporalPid), 'the Temporal dev server was stopped');

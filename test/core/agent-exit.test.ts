@@ -13,6 +13,8 @@ const cases: [string, Partial<AgentExitEvidence>, string, string | null][] = [
   ['bubblewrap refused', { exitCode: 1, sawOutput: false, stderrHead: ['bwrap: No permissions to create new namespace'] }, 'failed', 'sandbox_failed'],
   ['shell could not find the agent', { exitCode: 127, sawOutput: false, stderrHead: ['bash: line 1: claude: command not found'] }, 'failed', 'spawn_failed'],
   ['supervisor vanished', { lost: true, exitCode: null }, 'failed', 'sandbox_run_lost'],
+  ['killed, as bubblewrap reports it (128+9)', { exitCode: 137 }, 'failed', 'agent_died'],
+  ['a missing executable inside bubblewrap', { exitCode: 1, sawOutput: false, stderrHead: ['bwrap: execvp /no/agent: No such file or directory'] }, 'failed', 'spawn_failed'],
   ['the provider failed the last turn', { exitCode: 1, providerError: 'API Error: 529 overloaded' }, 'failed', 'provider_error'],
 ];
 

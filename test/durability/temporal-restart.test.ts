@@ -16,7 +16,7 @@ test('a run survives a restart of the Temporal server', async (t) => {
   });
   const { api, stack } = isolated;
 
-  const { runId, marker } = await startTickingRun(api, stack.readModel, isolated.environment.dataDir);
+  const { runId, marker } = await startTickingRun(api, stack.readModel);
   // Hard stop: SIGKILL the whole server, as a crash would.
   process.kill(-temporal.pid!, 'SIGKILL');
   await waitFor(async () => (await api.request('GET', '/readyz')).status === 503 || undefined, 'readyz to report Temporal down', 15_000);

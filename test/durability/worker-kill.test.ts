@@ -18,7 +18,7 @@ test('a run survives SIGKILL of its worker and completes exactly once', async (t
   t.teardown(() => firstWorker.child.kill('SIGKILL'));
   await waitForOutput(firstWorker, /worker: polling/);
 
-  const { runId, marker } = await startTickingRun(api, stack.readModel, environment.dataDir);
+  const { runId, marker } = await startTickingRun(api, stack.readModel);
   firstWorker.child.kill('SIGKILL');
   await firstWorker.exited;
   t.is((await api.request('GET', `/runs/${runId}`)).body.run.state, 'running');

@@ -1,7 +1,6 @@
 // A run's NDJSON event stream (history, live, paging), cancel, and `svc run` tailing it.
 import test from 'ava';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isProcessAlive } from '../../stack/processes.ts';
 import { spawnSvc, waitFor } from '../support/processes.ts';
@@ -52,11 +51,11 @@ test.serial('bad event-stream parameters are 400, an unknown run 404', async (t)
 });
 
 test.serial('cancel stops a running agent, records why, and is idempotent', async (t) => {
-  const pidFile = join(mkdtempSync(join(tmpdir(), 'svc-cancel-')), 'agent.pid');
-  const { body } = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: `echo $$ > ${pidFile}\necho started\nsleep 60` } });
+  const { body } = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo started\nsleep 60' } });
   const runId = body.run.id;
   await waitFor(async () => (await readStream(`/runs/${runId}/events?follow=0`)).some((line) => line.payload?.text === 'started'), 'the agent to start');
-  const agentPid = Number(readFileSync(pidFile, 'utf8'));
+  // The agent's host pid, as the sandbox supervisor recorded it (inside a sandbox $$ is another number).
+  const agentPid = (JSON.parse(readFileSync(join(svc.config.dataDir, 'sandboxes', runId, 'agent.json'), 'utf8')) as { pid: number }).pid;
   t.true(isProcessAlive(agentPid));
 
   const cancelled = await svc.request('POST', `/runs/${runId}/cancel`, { body: { reason: 'changed my mind' } });

@@ -93,8 +93,10 @@ test.serial('a missing executable fails the run with spawn_failed', async (t) =>
   const run = await waitForRunState(svc, body.run.id);
   t.is(run.state, 'failed');
   t.is(run.failureReason, 'spawn_failed');
-  const terminal = (await events(svc, run.id)).at(-1)!;
-  t.regex(String((terminal.payload as { message: string }).message), /ENOENT/);
+  // The witness: the supervisor's spawn error (plain process), or bubblewrap's exec failure.
+  const log = await events(svc, run.id);
+  const witness = [String((log.at(-1)!.payload as { message?: string }).message), ...log.filter((e) => e.stream === 'stderr').map((e) => (e.payload as { text: string }).text)].join('\n');
+  t.regex(witness, /ENOENT|bwrap: execvp \/nonexistent\/agent-binary: No such file or directory/);
 });
 
 test.serial('exit codes map to crashed (output then non-zero) and no_model_response (silent non-zero)', async (t) => {

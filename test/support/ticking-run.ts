@@ -12,11 +12,12 @@ type Api = { request(method: string, path: string, options?: { body?: unknown })
 
 const TICKS = 8;
 
-export async function startTickingRun(api: Api, readModel: ReadModel, dataDir: string): Promise<{ runId: string; marker: string }> {
-  const marker = join(dataDir, 'agent-starts.log');
-  const prompt = `echo started >> ${marker}\nfor i in $(seq 1 ${TICKS}); do echo tick $i; sleep 1; done`;
+export async function startTickingRun(api: Api, readModel: ReadModel): Promise<{ runId: string; marker: string }> {
+  // The marker lives in the workspace: the only place a sandboxed agent may write.
+  const prompt = `echo started >> agent-starts.log\nfor i in $(seq 1 ${TICKS}); do echo tick $i; sleep 1; done`;
   const { body } = await api.request('POST', '/runs', { body: { agent: 'shell', prompt } });
   const runId = body.run.id as string;
+  const marker = join(body.sandbox.workspacePath as string, 'agent-starts.log');
   await waitFor(async () => (await readModel.em().count(RunEventEntity, { runId, kind: 'log.stdout' })) >= 2, 'the agent to print');
   return { runId, marker };
 }
