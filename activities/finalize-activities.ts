@@ -13,6 +13,7 @@ import { ForgeUnavailableError, PullRequests, type PullRequestRef } from './forg
 import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { readJsonIfExists, sandboxFiles, type LaunchSpec } from './sandbox/files.ts';
+import { chooseIsolation, isolate, type SandboxSettings } from './sandbox/isolation.ts';
 
 const FINALIZER_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'sandbox', 'finalizer.ts');
 
@@ -22,6 +23,7 @@ export interface FinalizeActivityDeps {
   projectsRoot: string;
   githubToken: string | undefined;
   githubApiUrl: string;
+  sandbox: SandboxSettings;
 }
 
 export interface ChangeSummary {
@@ -69,8 +71,11 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       } catch {
         return { started: false };
       }
+      // Inside the same sandbox as the agent: whatever the workspace holds (git hooks included) runs
+      // with the agent's rights, never with svc's.
+      const launch = isolate({ argv: [process.execPath, '--no-warnings', FINALIZER_SCRIPT], cwd: spec.cwd, env: spec.env, stdin: null }, chooseIsolation(deps.sandbox), join(files.dir, 'home'), deps.sandbox, { dieWithParent: false });
       const log = openSync(join(files.dir, 'finalizer.log'), 'a');
-      const child = spawn(process.execPath, ['--no-warnings', FINALIZER_SCRIPT], { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['ignore', log, log] });
+      const child = spawn(launch.argv[0]!, launch.argv.slice(1), { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', log, log] });
       child.unref();
       closeSync(log);
       return { started: true };
@@ -103,7 +108,8 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       const rescueRef = `svc/rescue/${runId}`;
       let salvageRef: string | null = null;
       try {
-        await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${rescueRef}`], { cwd: workspacePath, token: deps.githubToken });
+        // svc runs git on an agent's workspace here: never its hooks.
+        await git(['-c', 'core.hooksPath=/dev/null', 'push', '--quiet', '--no-verify', 'origin', `HEAD:refs/heads/${rescueRef}`], { cwd: workspacePath, token: deps.githubToken });
         salvageRef = rescueRef;
       } catch (error) {
         notes.push(`rescue push refused: ${(error as Error).message}`);
@@ -111,7 +117,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       let salvagePath: string | null = join(dataPaths.salvage(deps.dataDir), `${runId}.bundle`);
       try {
         mkdirSync(dirname(salvagePath), { recursive: true });
-        await git(['bundle', 'create', salvagePath, `refs/remotes/origin/${baseBranch}..HEAD`], { cwd: workspacePath });
+        await git(['-c', 'core.hooksPath=/dev/null', 'bundle', 'create', salvagePath, `refs/remotes/origin/${baseBranch}..HEAD`], { cwd: workspacePath });
       } catch (error) {
         notes.push(`bundle failed: ${(error as Error).message}`);
         salvagePath = null;

@@ -1,6 +1,6 @@
 // How the local backend isolates an agent: bubblewrap when the machine allows it (a read-only view
-// of the host, a private /tmp and PID namespace, the workspace and a per-run home writable), a
-// plain process otherwise. SVC_SANDBOX=bubblewrap|process|auto (default auto) chooses.
+// of the host, its own PID namespace, only the workspace and a per-run home and TMPDIR writable),
+// a plain process otherwise. SVC_SANDBOX=bubblewrap|process|auto (default auto) chooses.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import type { LaunchSpec } from './files.ts';
@@ -46,24 +46,32 @@ export function chooseIsolation(settings: SandboxSettings): Isolation {
   return bubblewrapWorks() ? 'bubblewrap' : 'process';
 }
 
-export function isolate(spec: LaunchSpec, isolation: Isolation, homeDir: string, settings: SandboxSettings): LaunchSpec {
+/**
+ * Wraps a launch in the sandbox. `dieWithParent` ties the sandbox to the process that starts it:
+ * right for the agent (its parent is its supervisor), wrong for the finalizer, whose parent is a
+ * worker that may die while the finalizer must go on.
+ */
+export function isolate(spec: LaunchSpec, isolation: Isolation, homeDir: string, settings: SandboxSettings, options: { dieWithParent?: boolean } = {}): LaunchSpec {
   if (isolation === 'process') return spec;
-  mkdirSync(homeDir, { recursive: true });
+  // The host stays visible read-only, /tmp included (svc itself, the agent CLI, git configuration
+  // and mirrors may live there); the sandbox writes its temporary files to a private TMPDIR.
+  const tmpDir = `${homeDir}/tmp`;
+  mkdirSync(tmpDir, { recursive: true });
   const argv = [
     'bwrap',
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
-    '--tmpfs', '/tmp',
     '--bind', spec.cwd, spec.cwd,
     '--bind', homeDir, homeDir,
+    '--bind', tmpDir, tmpDir,
     ...settings.binds.flatMap((bind) => ['--bind', bind.source, bind.target]),
     '--unshare-pid',
     '--unshare-ipc',
-    '--die-with-parent',
+    ...(options.dieWithParent === false ? [] : ['--die-with-parent']),
     '--chdir', spec.cwd,
     '--',
     ...spec.argv,
   ];
-  return { ...spec, argv, env: { ...spec.env, HOME: homeDir } };
+  return { ...spec, argv, env: { ...spec.env, HOME: homeDir, TMPDIR: tmpDir } };
 }
