@@ -25,6 +25,7 @@ export interface RunActivityDeps {
   readModel: ReadModel;
   dataDir: string;
   projectsRoot: string;
+  githubToken: string | undefined;
   /** Where the agent reaches svc, and the operator token its per-run token is derived from. */
   agentApi?: { baseUrl: string; operatorToken: string } | undefined;
   sandbox: SandboxSettings;
@@ -78,7 +79,7 @@ export function createRunActivities(deps: RunActivityDeps) {
      * clone starts from the base (or the pinned commit) on the run's branch, with origin pointing
      * at GitHub, so the sandbox pushes there and nowhere else.
      */
-    async prepareWorkspace(input: { runId: string; projectId: string | null; workspacePath: string; branch?: string | null; baseBranch?: string | null; baseCommit?: string | null }) {
+    async prepareWorkspace(input: { runId: string; projectId: string | null; workspacePath: string; branch?: string | null; baseBranch?: string | null; baseCommit?: string | null; continueFromBranch?: string | null }) {
       const { runId, projectId, workspacePath } = input;
       const project = projectId ? await deps.readModel.em().findOne(ProjectEntity, { id: projectId }) : null;
       const source = project && existsSync(join(project.localPath, '.git')) ? project.localPath : null;
@@ -98,7 +99,11 @@ export function createRunActivities(deps: RunActivityDeps) {
         await git(['clone', '--quiet', '--no-hardlinks', '--no-checkout', source, partial]);
         await git(['fetch', '--quiet', '--no-tags', source, '+refs/remotes/origin/*:refs/remotes/origin/*'], { cwd: partial });
       });
-      const start = input.baseCommit ?? `refs/remotes/origin/${baseBranch}`;
+      if (input.continueFromBranch) {
+        // A continuation starts from the parent's pushed work, fetched from the forge.
+        await git(['fetch', '--quiet', '--no-tags', `${project.gitUrl}.git`, `+refs/heads/${input.continueFromBranch}:refs/remotes/parent/head`], { cwd: partial, token: deps.githubToken });
+      }
+      const start = input.continueFromBranch ? 'refs/remotes/parent/head' : (input.baseCommit ?? `refs/remotes/origin/${baseBranch}`);
       if (!(await gitProbe(['rev-parse', '--verify', '--quiet', `${start}^{commit}`], { cwd: partial }))) {
         rmSync(partial, { recursive: true, force: true });
         throw ApplicationFailure.nonRetryable(`${input.baseCommit ? `commit ${input.baseCommit}` : `branch ${baseBranch}`} is not in the project clone (refresh the project?)`, 'workspace_unavailable');

@@ -24,6 +24,7 @@ export interface RunRequest {
   /** For project runs: the project's default branch and its branch prefix (config, env, or "svc"). */
   project?: { defaultBranch: string; runBranchPrefix: string } | null;
   timing?: Partial<RunTiming>;
+  parent?: RunWorkflowInput['parent'];
 }
 
 export function sandboxFor(runId: string, workspacesRoot: string): { id: string; workspacePath: string } {
@@ -54,5 +55,6 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     branch: request.project ? (request.targetBranch ?? `${request.project.runBranchPrefix}/${request.runId}`) : null,
     baseBranch: request.project ? (request.ref ?? request.project.defaultBranch) : null,
     timing: { ...DEFAULT_RUN_TIMING, ...request.timing },
+    parent: request.parent ?? null,
   };
 }

@@ -70,6 +70,8 @@ export interface RunWorkflowInput {
   sandbox: { id: string; workspacePath: string };
   /** Set when a project trigger dispatched this run: the first projection records the fire. */
   triggerFire?: { projectId: string; triggerId: string } | null;
+  /** A retry or follow-up of another run: `continue` cuts the workspace from the parent's pushed branch. */
+  parent?: { runId: string; cloneKind: CloneKind; branch: string | null } | null;
   /** Project runs: the branch the run's work is pushed to, and what it is cut from and compared with. */
   branch?: string | null;
   baseBranch?: string | null;
@@ -102,8 +104,8 @@ export function initialRunSnapshot(input: RunWorkflowInput): RunSnapshot {
     sandboxId: input.sandbox.id,
     sandboxRunId: null,
     seedId: input.seedId,
-    parentRunId: null,
-    cloneKind: null,
+    parentRunId: input.parent?.runId ?? null,
+    cloneKind: input.parent?.cloneKind ?? null,
     mode: 'batch',
     provider: input.agent.provider,
     model: input.agent.model,

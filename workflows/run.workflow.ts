@@ -83,7 +83,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
 
   let workspace;
   try {
-    workspace = await sandboxSetup.prepareWorkspace({ runId: run.id, projectId: run.projectId, workspacePath: input.sandbox.workspacePath, branch: input.branch ?? null, baseBranch: input.baseBranch ?? null, baseCommit: input.baseCommit });
+    workspace = await sandboxSetup.prepareWorkspace({ runId: run.id, projectId: run.projectId, workspacePath: input.sandbox.workspacePath, branch: input.branch ?? null, baseBranch: input.baseBranch ?? null, baseCommit: input.baseCommit, continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null });
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     return finish('failed', 'never_started', now(), { message: error.cause?.message ?? error.message });

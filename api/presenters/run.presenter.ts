@@ -39,7 +39,8 @@ export function presentRun(run: Run | RunSnapshot) {
     ref: run.ref ?? null,
     salvageRef: run.salvageRef ?? null,
     salvagePath: run.salvagePath ?? null,
-    costUsd: run.costUsd ?? null,
+    // A double column may come back as a string from some drivers.
+    costUsd: run.costUsd === null || run.costUsd === undefined ? null : Number(run.costUsd),
     tokensInput: run.tokensInput ?? null,
     tokensOutput: run.tokensOutput ?? null,
     tokensCacheRead: run.tokensCacheRead ?? null,

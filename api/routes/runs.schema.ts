@@ -6,9 +6,12 @@ const optionalText = z.string().trim().min(1).nullable().optional();
 
 export const dispatchRunBody = z
   .object({
-    agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)'),
+    agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)').optional(),
     project: z.string().trim().min(1).nullable().optional(),
-    prompt: z.string().refine((value) => value.trim().length > 0, 'required and must not be blank'),
+    prompt: z.string().refine((value) => value.trim().length > 0, 'required and must not be blank').optional(),
+    continueFromRunId: z.string().min(1).max(64).nullable().optional(),
+    parentRunId: z.string().min(1).max(64).nullable().optional(),
+    cloneFromRunId: z.string().min(1).max(64).nullable().optional(),
     trigger: z.string().trim().min(1).max(64).optional(),
     providerOverride: optionalText,
     modelOverride: optionalText,
@@ -19,7 +22,13 @@ export const dispatchRunBody = z
     dispatcherHandle: optionalText,
     baseCommit: z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-hex commit SHA').nullable().optional(),
   })
-  .strict();
+  .strict()
+  // agent, project and prompt may come from the run being replicated; otherwise they are required.
+  .superRefine((body, ctx) => {
+    if (body.cloneFromRunId) return;
+    if (!body.agent) ctx.addIssue({ code: 'custom', path: ['agent'], message: 'required: the name of an agent (GET /agents)' });
+    if (body.prompt === undefined) ctx.addIssue({ code: 'custom', path: ['prompt'], message: 'required and must not be blank' });
+  });
 export type DispatchRunBody = z.infer<typeof dispatchRunBody>;
 
 export const runIdParams = z.object({ id: z.string().min(1).max(64) }).strict();

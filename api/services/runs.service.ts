@@ -71,8 +71,39 @@ export class RunsService {
     return { run, sandbox: existing ? { id: run.sandboxId!, workspacePath: run.workspacePath! } : input.sandbox, existing };
   }
 
-  async dispatch(body: DispatchRunBody, idempotencyKey?: string): Promise<Dispatched> {
-    const agent = this.#agent(body.agent);
+  /**
+   * continueFromRunId (alias parentRunId): a new run cut from the parent's pushed branch.
+   * cloneFromRunId: the parent's agent, project, prompt and overrides again, from the default base;
+   * explicit fields override. continue wins when both are given.
+   */
+  async #withParent(body: DispatchRunBody): Promise<{ body: DispatchRunBody; parent: RunRequest['parent'] }> {
+    const continueFrom = body.continueFromRunId ?? body.parentRunId ?? null;
+    const parentId = continueFrom ?? body.cloneFromRunId ?? null;
+    if (!parentId) return { body, parent: null };
+    const row = await this.#deps.readModel.em().findOne(RunEntity, { id: parentId });
+    if (!row) throw Errors.notFound(`parent run "${parentId}"`);
+    if (continueFrom) {
+      if (!row.branch || !row.commitsAhead) throw Errors.validation(`run ${parentId} pushed no branch to continue from`, 'continue from a run that succeeded with commits');
+      return { body: { ...body, project: body.project ?? row.projectId }, parent: { runId: parentId, cloneKind: 'continue', branch: row.branch } };
+    }
+    const agent = row.renderedAgentJson as { name?: string; maxCostUsd?: number | null } | null;
+    return {
+      body: {
+        ...body,
+        agent: body.agent ?? row.agentName,
+        project: body.project === undefined ? row.projectId : body.project,
+        prompt: body.prompt ?? row.prompt,
+        providerOverride: body.providerOverride ?? row.provider,
+        modelOverride: body.modelOverride ?? row.model,
+        maxCostUsd: body.maxCostUsd ?? (row.maxCostUsd === null || row.maxCostUsd === undefined ? (agent?.maxCostUsd ?? null) : Number(row.maxCostUsd)),
+      },
+      parent: { runId: parentId, cloneKind: 'replicate', branch: null },
+    };
+  }
+
+  async dispatch(requested: DispatchRunBody, idempotencyKey?: string): Promise<Dispatched> {
+    const { body, parent } = await this.#withParent(requested);
+    const agent = this.#agent(body.agent!);
     const projectId = body.project ?? null;
     let projectMaxCostUsd: number | null = null;
     let project: RunRequest['project'] = null;
@@ -83,8 +114,8 @@ export class RunsService {
       projectMaxCostUsd = defaults?.maxCostUsd ?? null;
       project = { defaultBranch: row.defaultBranch, runBranchPrefix: defaults?.runBranchPrefix ?? this.#deps.runBranchPrefix };
     }
-    const { project: _projectId, ...overrides } = body;
-    return this.#start({ ...overrides, agent, projectId, project, trigger: body.trigger ?? 'manual', projectMaxCostUsd }, idempotencyKey);
+    const { project: _projectId, continueFromRunId: _continue, parentRunId: _parent, cloneFromRunId: _clone, ...overrides } = body;
+    return this.#start({ ...overrides, prompt: body.prompt!, agent, projectId, project, trigger: body.trigger ?? 'manual', projectMaxCostUsd, parent }, idempotencyKey);
   }
 
   /** POST /projects/{id}/triggers/{triggerId}/run: refresh, then dispatch what the trigger says. */

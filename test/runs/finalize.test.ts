@@ -112,3 +112,25 @@ test.serial('the finalize wire: intent and results only for the run itself, vali
   t.deepEqual((await svc.request('POST', `/runs/${runId}/git-credential`, { token })).status, 404, 'a run without a project has nothing to push to');
   await svc.request('POST', `/runs/${runId}/cancel`);
 });
+
+test.serial('continue cuts the new workspace from the parent branch; replicate re-dispatches the parent from the base', async (t) => {
+  github.createRepo('acme', 'followup');
+  const project = await register('followup');
+  const parent = await waitForRunState(svc, await dispatch(project, 'echo a > a.txt\ngit add a.txt\ngit commit -qm a'));
+  t.like(parent, { state: 'succeeded', commitsAhead: 1 });
+
+  const continued = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'test -f a.txt\necho b > b.txt\ngit add b.txt\ngit commit -qm b', continueFromRunId: parent.id } });
+  t.is(continued.status, 201, JSON.stringify(continued.body));
+  t.like(continued.body.run, { parentRunId: parent.id, cloneKind: 'continue', projectId: project });
+  t.like(await waitForRunState(svc, continued.body.run.id), { state: 'succeeded', commitsAhead: 2, filesChanged: 2 });
+
+  const replicated = await svc.request('POST', '/runs', { body: { cloneFromRunId: parent.id } });
+  t.is(replicated.status, 201, JSON.stringify(replicated.body));
+  t.like(replicated.body.run, { parentRunId: parent.id, cloneKind: 'replicate', projectId: project, agentName: 'shell', prompt: parent.prompt });
+  t.like(await waitForRunState(svc, replicated.body.run.id), { state: 'succeeded', commitsAhead: 1 });
+
+  const noBranch = await waitForRunState(svc, await dispatch(project, 'true'));
+  t.is((await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'x', continueFromRunId: noBranch.id } })).status, 400);
+  t.is((await svc.request('POST', '/runs', { body: { cloneFromRunId: 'run_000000000000' } })).status, 404);
+  t.is((await svc.request('POST', '/runs', { body: { prompt: 'x' } })).status, 400, 'without a parent, agent is required');
+});
