@@ -37,6 +37,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   query?: ZodType<Q>;
   body?: ZodType<B>;
   bodyRequired?: boolean;
+  /** Largest accepted body, in bytes (default 1 MiB). */
+  bodyLimit?: number;
   responses: Record<number, { description: string; schema?: ZodType; contentType?: string }>;
   handler(input: RouteInput<P, Q, B>): Promise<RouteResult>;
 }
@@ -70,7 +72,7 @@ export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], 
       const query = route.query ? parseOrThrow(route.query, { ...ctx.query }, 'query') : undefined;
       let body: unknown;
       if (route.body) {
-        const raw = await readJsonBody(ctx);
+        const raw = await readJsonBody(ctx, route.bodyLimit);
         if (raw === undefined && route.bodyRequired) throw Errors.validation('request body is required', 'send a JSON object');
         body = parseOrThrow(route.body, raw ?? {}, 'body');
       }

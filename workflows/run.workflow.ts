@@ -8,7 +8,7 @@ import { DEFAULT_RUN_TIMING, initialRunSnapshot, type RunOutcome, type RunSnapsh
 import { isTerminalRunState, type RunFailureReason, type RunState } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { readModel, sandboxSetup, supervision } from './activity-proxies.ts';
-import { cancelSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, runAcceptedUpdate, runSnapshotQuery, steerSignal, type CancelRequest } from './messages.ts';
+import { cancelSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, runAcceptedUpdate, runSnapshotQuery, salvageSignal, steerSignal, type CancelRequest } from './messages.ts';
 import { finalizeWork, watchPullRequest, type FinalizeChannel } from './run-tail.ts';
 
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
@@ -57,6 +57,11 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     if (finalize.intent?.attemptId === attemptId && finalize.result === null) finalize.result = result;
   });
   const timing = input.timing ?? DEFAULT_RUN_TIMING;
+  setHandler(salvageSignal, async (salvage) => {
+    run.salvageRef = salvage.salvageRef ?? run.salvageRef;
+    run.salvagePath = salvage.salvagePath ?? run.salvagePath;
+    await project([{ dedupeKey: `salvage:pod:${salvage.trigger}`, kind: 'reap.workspace_salvage_recorded', stream: 'system', ts: now(), payload: { source: 'pod', ...salvage } }]);
+  });
   const finish = async (state: RunState, failureReason: RunFailureReason | null, endedAt: string, detail: Record<string, unknown>) => {
     run.state = state;
     run.failureReason = failureReason;

@@ -75,6 +75,18 @@ export const steerBody = z
   })
   .strict();
 
+export const salvageBody = z
+  .object({
+    version: z.literal(1),
+    trigger: z.enum(['push_failed', 'no_intent', 'empty_push_dirty']),
+    rescueRef: z.string().min(1).max(255).nullable(),
+    bundleBase64: z.string().min(1).regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64').nullable(),
+    branch: z.string().min(1).max(255).nullable(),
+    baseBranch: z.string().min(1).max(255).nullable(),
+    notes: z.array(z.string().max(4000)).max(50).optional(),
+  })
+  .strict();
+
 export const inboxQuerySchema = z.object({ peek: booleanFlag.optional() }).strict();
 
 export const inboxMessageSchema = z.object({

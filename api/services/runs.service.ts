@@ -3,6 +3,8 @@
 import { raw } from '@mikro-orm/core';
 import type { AgentDefinition } from '../../core/agents.ts';
 import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { ID_ALPHABET, newId } from '../../core/ids.ts';
 import { buildRunInput, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot, RunTiming } from '../../core/run-model.ts';
@@ -189,6 +191,24 @@ export class RunsService {
     if (state.received) return { outcome: 'duplicate' };
     await this.#deps.temporal.sendFinalizeResult(id, attemptId, result);
     return { outcome: 'accepted' };
+  }
+
+  /** A sandbox's own salvage: the bundle is kept in the data directory, the run records where. Idempotent. */
+  async salvage(id: string, envelope: { trigger: string; rescueRef?: string | null; bundleBase64?: string | null; notes?: string[] }) {
+    const run = await this.get(id);
+    if (isTerminalRunState(run.state)) throw Errors.validation(`run ${id} is ${run.state}: salvage is taken only while it finalizes`);
+    let salvagePath: string | null = null;
+    if (envelope.bundleBase64) {
+      const bundle = Buffer.from(envelope.bundleBase64, 'base64');
+      if (bundle.length === 0 || !bundle.subarray(0, 20).toString('utf8').startsWith('# v2 git bundle') && !bundle.subarray(0, 20).toString('utf8').startsWith('# v3 git bundle')) {
+        throw Errors.validation('bundleBase64 is not a git bundle', 'send the base64 of `git bundle create`');
+      }
+      salvagePath = join(dataPaths.salvage(this.#deps.dataDir), `${id}.bundle`);
+      mkdirSync(dirname(salvagePath), { recursive: true });
+      writeFileSync(salvagePath, bundle);
+    }
+    await this.#deps.temporal.recordSalvage(id, { trigger: envelope.trigger, salvageRef: envelope.rescueRef ?? null, salvagePath, notes: envelope.notes ?? [] });
+    return { stored: salvagePath !== null || Boolean(envelope.rescueRef), rescueRef: envelope.rescueRef ?? null };
   }
 
   async gitCredential(id: string) {

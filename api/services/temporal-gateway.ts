@@ -18,7 +18,7 @@ import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflow
 import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
 import type { runWorkflow } from '../../workflows/run.workflow.ts';
 import type * as projectWorkflows from '../../workflows/project.workflow.ts';
-import { cancelSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, steerSignal, type CancelRequest } from '../../workflows/messages.ts';
+import { cancelSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, salvageSignal, steerSignal, type CancelRequest } from '../../workflows/messages.ts';
 import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../../core/inbox.ts';
 import { ApiError, Errors } from '../errors.ts';
@@ -120,6 +120,14 @@ export class TemporalGateway {
   async sendFinalizeResult(runId: string, attemptId: string, result: FinalizeResult): Promise<void> {
     try {
       await this.client.workflow.getHandle(runId).signal(finalizeResultSignal, { attemptId, result });
+    } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  async recordSalvage(runId: string, salvage: { trigger: string; salvageRef: string | null; salvagePath: string | null; notes: string[] }): Promise<void> {
+    try {
+      await this.client.workflow.getHandle(runId).signal(salvageSignal, salvage);
     } catch (error) {
       throw toApiError(error);
     }

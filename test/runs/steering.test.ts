@@ -2,7 +2,8 @@
 // started, claimed mid-run by the agent itself with its per-run token, each delivered once; and
 // the per-run token reaching nothing but its own run's callback routes while the run lives.
 import test from 'ava';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withProjectLock, projectLockFile } from '../../activities/git/project-lock.ts';
@@ -130,4 +131,30 @@ test.serial('a per-run token reaches only its own run callback routes, and only 
   t.is((await svc.request('GET', `/runs/${a}/inbox`)).status, 200, 'the operator may still read a terminal run inbox');
   await svc.request('POST', `/runs/${b}/cancel`);
   t.deepEqual((await svc.request('GET', '/whoami')).body, { identity: 'operator', capabilities: ['readPublic', 'readOperator', 'dispatch', 'admin'] });
+});
+
+test.serial('a sandbox salvages its own work: the bundle is kept and the run records it', async (t) => {
+  const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'sleep 30' } })).body.run.id;
+  await waitForRunState(svc, runId, ['running']);
+  const token = mintRunToken(svc.token, runId);
+  const repo = mkdtempSync(join(tmpdir(), 'svc-salvage-'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+  git('init', '-q');
+  git('-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-q', '--allow-empty', '-m', 'rescued work');
+  git('bundle', 'create', 'work.bundle', 'HEAD');
+  const bundleBase64 = readFileSync(join(repo, 'work.bundle')).toString('base64');
+  const envelope = { version: 1, trigger: 'push_failed', rescueRef: null, bundleBase64, branch: `svc/${runId}`, baseBranch: 'main', notes: ['push refused'] };
+
+  const stored = await svc.request('POST', `/runs/${runId}/salvage`, { token, body: envelope });
+  t.is(stored.status, 200);
+  t.deepEqual(stored.body, { stored: true, rescueRef: null });
+  const run = await waitFor(async () => {
+    const current = (await svc.request('GET', `/runs/${runId}`)).body.run;
+    return current.salvagePath ? current : undefined;
+  }, 'the run to record the salvage');
+  t.deepEqual(readFileSync(run.salvagePath), readFileSync(join(repo, 'work.bundle')));
+  t.is((await svc.request('POST', `/runs/${runId}/salvage`, { token, body: envelope })).status, 200, 'idempotent');
+  t.is((await svc.request('POST', `/runs/${runId}/salvage`, { token, body: { ...envelope, bundleBase64: Buffer.from('not a bundle').toString('base64') } })).status, 400);
+  t.is((await svc.request('POST', `/runs/${runId}/salvage`, { token, body: { ...envelope, trigger: 'whatever' } })).status, 400);
+  await svc.request('POST', `/runs/${runId}/cancel`);
 });
