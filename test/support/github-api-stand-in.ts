@@ -33,14 +33,12 @@ export class GitHubApiStandIn {
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(JSON.stringify(answer.body));
     });
-    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
-    const address = this.#server.address();
-    this.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    this.url = await listenOnLoopback(this.#server);
     return this.url;
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server?.close(() => resolve()) ?? resolve());
+    await closeServer(this.#server);
   }
 }
 

@@ -2,6 +2,7 @@
 // running the real Claude Code CLI in tests. Each conversation turn answers the next scripted step:
 // a tool call (which Claude Code then really executes) or a final text.
 import { createServer, type Server } from 'node:http';
+import { closeServer, listenOnLoopback } from './loopback-server.ts';
 
 export type ScriptStep = { toolUse: { name: string; input: Record<string, unknown> } } | { text: string } | { error: { status: number; type: string; message: string } };
 
@@ -77,13 +78,11 @@ export class ScriptedModel {
       send('message_stop', { type: 'message_stop' });
       res.end();
     });
-    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
-    const address = this.#server.address();
-    this.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    this.url = await listenOnLoopback(this.#server);
     return this.url;
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server?.close(() => resolve()) ?? resolve());
+    await closeServer(this.#server);
   }
 }
