@@ -1,6 +1,7 @@
 // GitHub's REST API, stood in by a small local HTTP server: the production code (octokit) talks
 // to it through SVC_GITHUB_API_URL. It records every request so tests can check what was sent.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { closeServer, listenOnLoopback } from './loopback-server.ts';
 
 export interface RecordedRequest {
   method: string;
