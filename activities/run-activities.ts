@@ -1,5 +1,5 @@
 // The I/O of a run: read-model projection, the workspace, and the agent process in its sandbox.
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
@@ -18,7 +18,7 @@ import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model
 import { runtimeFor } from './runtimes/index.ts';
 import { chooseIsolation, isolate, type SandboxSettings } from './sandbox/isolation.ts';
 import { initialRuntimeState, type RuntimeAdapter, type RuntimeState, type Usage } from './runtimes/types.ts';
-import { sandboxFiles } from './sandbox/files.ts';
+import { readJsonIfExists, sandboxFiles } from './sandbox/files.ts';
 import { inspectSandbox, readNewLines, readRemainder, sandboxRunId, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
 
 export interface RunActivityDeps {
@@ -166,6 +166,14 @@ export function createRunActivities(deps: RunActivityDeps) {
         }
         await context.sleep(pollIntervalMs);
       }
+    },
+
+    /** When the agent last wrote anything (its output files' modification time). */
+    async agentActivity({ runId }: { runId: string }): Promise<{ lastOutputAt: number }> {
+      const files = sandboxFiles(sandboxDir(runId));
+      const agent = readJsonIfExists<{ spawnedAt: string }>(files.agent);
+      const times = [files.stdout, files.stderr].map((path) => (existsSync(path) ? statSync(path).mtimeMs : 0));
+      return { lastOutputAt: Math.max(...times, agent ? Date.parse(agent.spawnedAt) : 0) };
     },
 
     /** Stops the agent (SIGTERM to its process group, SIGKILL after 5 s) and waits until it has gone. */

@@ -81,12 +81,14 @@ export interface RunWorkflowInput {
 
 export interface RunTiming {
   finalizeTimeoutMs: number;
+  /** A running agent silent (no output at all) for this long is stopped: timed_out. 0 = off. */
+  silenceTimeoutMs: number;
   prPollMinMs: number;
   prPollMaxMs: number;
   prWatchMaxMs: number;
 }
 
-export const DEFAULT_RUN_TIMING: RunTiming = { finalizeTimeoutMs: 120_000, prPollMinMs: 60_000, prPollMaxMs: 3_600_000, prWatchMaxMs: 30 * 24 * 3_600_000 };
+export const DEFAULT_RUN_TIMING: RunTiming = { finalizeTimeoutMs: 120_000, silenceTimeoutMs: 45 * 60_000, prPollMinMs: 60_000, prPollMaxMs: 3_600_000, prWatchMaxMs: 30 * 24 * 3_600_000 };
 
 export interface RunOutcome {
   runId: string;

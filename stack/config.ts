@@ -62,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     sandbox: parseSandboxSettings(env),
     runTiming: {
       finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),
+      silenceTimeoutMs: env.SVC_WATCHDOG_DISABLED === '1' ? 0 : intFromEnv(env, 'SVC_RUN_HEARTBEAT_TIMEOUT_MS', DEFAULT_RUN_TIMING.silenceTimeoutMs),
       prPollMinMs: intFromEnv(env, 'SVC_PR_POLL_MIN_MS', DEFAULT_RUN_TIMING.prPollMinMs),
       prPollMaxMs: intFromEnv(env, 'SVC_PR_POLL_MAX_MS', DEFAULT_RUN_TIMING.prPollMaxMs),
       prWatchMaxMs: intFromEnv(env, 'SVC_PR_WATCH_MAX_MS', DEFAULT_RUN_TIMING.prWatchMaxMs),

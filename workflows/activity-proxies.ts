@@ -13,7 +13,7 @@ export const readModel = proxyLocalActivities<Pick<Activities, 'projectRun'>>({
 });
 
 /** Workspace and sandbox start: bounded work, a few retries, then the run fails. */
-export const sandboxSetup = proxyActivities<Pick<Activities, 'prepareWorkspace' | 'startAgent' | 'stopAgent'>>({
+export const sandboxSetup = proxyActivities<Pick<Activities, 'prepareWorkspace' | 'startAgent' | 'stopAgent' | 'agentActivity'>>({
   startToCloseTimeout: '10m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });

@@ -1,6 +1,6 @@
 // runWorkflow: one run, from queued to a terminal state. Workflow id = run id. The workflow holds
 // the run; every transition is projected into the read model by an activity before it goes on.
-import { ActivityFailure, allHandlersFinished, condition, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import { classifyAgentExit } from '../core/agent-exit.ts';
 import { claimAll, foldIntoPrompt, unreadInClaimOrder, type InboxItem } from '../core/inbox.ts';
@@ -121,18 +121,32 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   // supervising activity instead would not wait: Temporal records a retrying activity as started
   // only when it ends, so the SDK would resolve its cancellation at once.)
   let supervising = true;
-  let timedOut = false;
+  let timedOut: 'duration' | 'silence' | null = null;
   const maxDurationMs = input.agent.maxDurationMinutes ? Math.round(input.agent.maxDurationMinutes * 60_000) : null;
   // The duration watchdog is a workflow timer: it survives any restart and costs nothing while it waits.
-  const watchdog = maxDurationMs ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut = !ended)) : Promise.resolve();
-  const stopping = condition(() => cancelRequest !== null || timedOut || !supervising).then(() => (supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined));
+  const watchdog = maxDurationMs ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut ??= ended ? null : 'duration')) : Promise.resolve();
+  // The silence watchdog: a timer that looks, now and then, at when the agent last said anything.
+  const silenceWatch = (async () => {
+    // patched(): runs started before the watchdog existed replay without its timers.
+    if (!timing.silenceTimeoutMs || !patched('silence-watchdog')) return;
+    while (supervising && timedOut === null && !cancelRequest) {
+      if (await condition(() => !supervising, Math.max(1000, Math.round(Math.min(timing.silenceTimeoutMs / 3, 300_000))))) return;
+      const { lastOutputAt } = await sandboxSetup.agentActivity({ runId: run.id });
+      if (supervising && Date.now() - lastOutputAt > timing.silenceTimeoutMs) timedOut ??= 'silence';
+    }
+  })();
+  const stopping = condition(() => cancelRequest !== null || timedOut !== null || !supervising).then(() => (supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined));
   const evidence = await supervision.superviseAgent({ runId: run.id, runtime: input.agent.runtime });
   if (evidence.usage) Object.assign(run, evidence.usage);
   supervising = false;
-  await Promise.all([stopping, watchdog]);
+  await Promise.all([stopping, watchdog, silenceWatch]);
   if (cancelRequest) return cancelled();
   if (timedOut) {
-    await project([{ dedupeKey: 'watchdog:duration', kind: 'duration.exceeded', stream: 'system', ts: now(), payload: { maxDurationMinutes: input.agent.maxDurationMinutes } }]);
+    await project([
+      timedOut === 'duration'
+        ? { dedupeKey: 'watchdog:duration', kind: 'duration.exceeded', stream: 'system', ts: now(), payload: { maxDurationMinutes: input.agent.maxDurationMinutes } }
+        : { dedupeKey: 'watchdog:silence', kind: 'watchdog.silence_exceeded', stream: 'system', ts: now(), payload: { silenceTimeoutMs: timing.silenceTimeoutMs } },
+    ]);
     return finish('failed', 'timed_out', evidence.endedAt ?? now(), { exitCode: evidence.exitCode, signal: evidence.signal });
   }
   const verdict = classifyAgentExit(evidence);

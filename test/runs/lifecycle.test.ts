@@ -134,3 +134,17 @@ test.serial('an agent past its maxDurationMinutes is stopped by the workflow tim
   t.true(Date.now() - started < 30_000, 'stopped long before its own 60 s');
   t.true((await events(svc, run.id)).some((event) => event.kind === 'duration.exceeded'));
 });
+
+test.serial('an agent silent past the heartbeat timeout is stopped by the silence watchdog and fails timed_out', async (t) => {
+  const svc = await startTestStack({ env: { SVC_RUN_HEARTBEAT_TIMEOUT_MS: '3000' } });
+  t.teardown(() => svc.stop());
+  const { body } = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo one line, then nothing\nsleep 60' } });
+  const started = Date.now();
+  const run = await waitForRunState(svc, body.run.id);
+  t.like(run, { state: 'failed', failureReason: 'timed_out' });
+  t.true(Date.now() - started < 30_000);
+  t.true((await events(svc, run.id)).some((event) => event.kind === 'watchdog.silence_exceeded'));
+
+  const chatty = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'for i in 1 2 3 4 5 6; do echo tick $i; sleep 1; done' } })).body.run.id;
+  t.like(await waitForRunState(svc, chatty), { state: 'succeeded' }, 'an agent that keeps talking is left alone');
+});
