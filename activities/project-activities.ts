@@ -98,7 +98,12 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
       if (problem) return { kind: 'skip', reason: `${problem.file}: ${problem.message}` };
       const trigger = config.triggers?.find((entry) => entry.id === input.triggerId);
       if (!trigger) return { kind: 'skip', reason: `trigger "${input.triggerId}" is no longer in .svc/triggers.yaml` };
-      const agent = deps.agents.get(trigger.role);
+      let agent;
+      try {
+        agent = deps.agents.withProjectAgents(project.localPath).get(trigger.role);
+      } catch (error) {
+        return { kind: 'skip', reason: (error as Error).message };
+      }
       if (!agent) return { kind: 'skip', reason: `agent "${trigger.role}" is unknown` };
       const prompt = triggerPrompt(trigger, config.defaults?.defaultPrompt);
       if (!prompt) return { kind: 'skip', reason: 'the trigger has no prompt, seed or project defaultPrompt' };

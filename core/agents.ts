@@ -20,7 +20,7 @@ export interface AgentDefinition {
   maxCostUsd: number | null;
   maxDurationMinutes: number | null;
   steering: SteeringCapability | null;
-  source: 'builtin' | 'config';
+  source: 'builtin' | 'config' | 'project';
 }
 
 export const BUILTIN_AGENTS: readonly AgentDefinition[] = [

@@ -1,6 +1,7 @@
 // The named agents svc can run: the built-ins plus those defined in the server's agents file
 // (SVC_AGENTS_FILE, YAML). A broken file refuses start-up with a message naming the problem.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { BUILTIN_AGENTS, RUNTIME_IDS, STEERING_CAPABILITIES, type AgentDefinition } from '../core/agents.ts';
@@ -23,6 +24,8 @@ const agentFileEntry = z
 
 const agentsFile = z.object({ agents: z.array(agentFileEntry) }).strict();
 
+export class AgentDefinitionError extends Error {}
+
 export class AgentCatalog {
   readonly #agents = new Map<string, AgentDefinition>();
 
@@ -40,6 +43,28 @@ export class AgentCatalog {
     const configured = parsed.data.agents.map((agent): AgentDefinition => ({ ...agent, source: 'config' }));
     // A configured agent with a built-in's name replaces it.
     return new AgentCatalog([...BUILTIN_AGENTS.filter((b) => !configured.some((c) => c.name === b.name)), ...configured]);
+  }
+
+  /**
+   * This catalog plus the project's own agents, one YAML file each in `.svc/agents/` (same fields as
+   * an entry of the agents file; the name defaults to the file name). A project agent with a
+   * server agent's name replaces it for that project. A broken file is an error naming it.
+   */
+  withProjectAgents(repoDir: string): AgentCatalog {
+    const dir = join(repoDir, '.svc', 'agents');
+    if (!existsSync(dir)) return this;
+    const project = readdirSync(dir)
+      .filter((file) => /\.ya?ml$/.test(file))
+      .sort()
+      .map((file): AgentDefinition => {
+        const raw = parseYaml(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown> | null;
+        const parsed = agentFileEntry.safeParse({ name: file.replace(/\.ya?ml$/, ''), ...raw });
+        if (!parsed.success) {
+          throw new AgentDefinitionError(`.svc/agents/${file} is invalid: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+        }
+        return { ...parsed.data, source: 'project' };
+      });
+    return new AgentCatalog([...this.list().filter((agent) => !project.some((own) => own.name === agent.name)), ...project]);
   }
 
   get(name: string): AgentDefinition | undefined {

@@ -12,7 +12,7 @@ const agentSchema = z.object({
   description: z.string().nullable(),
   provider: z.string().nullable(),
   model: z.string().nullable(),
-  source: z.enum(['builtin', 'config']),
+  source: z.enum(['builtin', 'config', 'project']),
   renderedJson: z.unknown(),
   registeredAt: z.string(),
   lastRefreshed: z.string(),

@@ -15,10 +15,10 @@ import { blockingProblem } from '../../core/svc-config.ts';
 import { triggerPrompt } from '../../activities/project-activities.ts';
 import { InboxMessageEntity, ProjectEntity, RunEntity, type Project, type Run } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
-import type { AgentCatalog } from '../../stack/agent-catalog.ts';
+import { AgentDefinitionError, type AgentCatalog } from '../../stack/agent-catalog.ts';
 import { dataPaths } from '../../stack/config.ts';
 import { loadSvcConfigFrom } from '../../stack/svc-config-files.ts';
-import { Errors } from '../errors.ts';
+import { ApiError, Errors } from '../errors.ts';
 import type { DispatchRunBody, ListRunsQuery } from '../routes/runs.schema.ts';
 import type { ProjectsService } from './projects.service.ts';
 import type { TemporalGateway } from './temporal-gateway.ts';
@@ -52,8 +52,15 @@ export class RunsService {
     this.#deps = deps;
   }
 
-  #agent(name: string): AgentDefinition {
-    const agent = this.#deps.agents.get(name);
+  #agent(name: string, projectDir?: string): AgentDefinition {
+    let catalog = this.#deps.agents;
+    try {
+      if (projectDir) catalog = catalog.withProjectAgents(projectDir);
+    } catch (error) {
+      if (error instanceof AgentDefinitionError) throw new ApiError(422, 'agent_schema_error', error.message, 'fix the file in the repository and refresh the project');
+      throw error;
+    }
+    const agent = catalog.get(name);
     if (!agent) throw Errors.notFound(`agent "${name}"`, 'GET /agents lists the agents this server knows');
     return agent;
   }
@@ -105,17 +112,19 @@ export class RunsService {
 
   async dispatch(requested: DispatchRunBody, idempotencyKey?: string): Promise<Dispatched> {
     const { body, parent } = await this.#withParent(requested);
-    const agent = this.#agent(body.agent!);
     const projectId = body.project ?? null;
     let projectMaxCostUsd: number | null = null;
     let project: RunRequest['project'] = null;
+    let projectDir: string | undefined;
     if (projectId) {
       const row = await this.#deps.readModel.em().findOne(ProjectEntity, { id: projectId });
       if (!row) throw Errors.notFound(`project "${projectId}"`, 'GET /projects lists registered projects');
+      projectDir = row.localPath;
       const defaults = this.#projectDefaults(row).defaults;
       projectMaxCostUsd = defaults?.maxCostUsd ?? null;
       project = { defaultBranch: row.defaultBranch, runBranchPrefix: defaults?.runBranchPrefix ?? this.#deps.runBranchPrefix };
     }
+    const agent = this.#agent(body.agent!, projectDir);
     const { project: _projectId, continueFromRunId: _continue, parentRunId: _parent, cloneFromRunId: _clone, ...overrides } = body;
     return this.#start({ ...overrides, prompt: body.prompt!, agent, projectId, project, trigger: body.trigger ?? 'manual', projectMaxCostUsd, parent }, idempotencyKey);
   }
@@ -129,7 +138,7 @@ export class RunsService {
     const prompt = triggerPrompt(trigger, config.defaults?.defaultPrompt);
     if (!prompt) throw Errors.validation(`trigger "${triggerId}" has no prompt`, 'give it a prompt or a seed, or set defaultPrompt in .svc/config.yaml');
     return this.#start({
-      agent: this.#agent(trigger.role),
+      agent: this.#agent(trigger.role, project.localPath),
       projectId,
       prompt,
       trigger: 'manual',

@@ -4,6 +4,7 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
 import { startTestStack, waitForRunState } from '../support/stack.ts';
 
@@ -51,4 +52,25 @@ test('a sandbox whose supervisor dies without a word fails the run with sandbox_
   process.kill(-agent, 'SIGKILL');
   process.kill(supervisor, 'SIGKILL');
   t.like(await waitForRunState(svc, body.run.id), { state: 'failed', failureReason: 'sandbox_run_lost' });
+});
+
+test('a project brings its own agents in .svc/agents/, for its runs only; a broken one is 422', async (t) => {
+  const github = new GitHubStandIn();
+  github.createRepo('acme', 'own-agents', { files: { '.svc/agents/reviewer.yaml': 'description: reviews\ncommand: ["bash", "-c", "echo reviewed by the project agent"]\nsteering: none\n' } });
+  github.createRepo('acme', 'broken-agents', { files: { '.svc/agents/bad.yaml': 'command: "not a list"\n' } });
+  const svc = await startTestStack();
+  t.teardown(() => svc.stop());
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/own-agents' } })).body.project.id;
+  const { body } = await svc.request('POST', '/runs', { body: { agent: 'reviewer', project, prompt: 'review' } });
+  t.is(body.run.renderedAgentJson.source, 'project');
+  const run = await waitForRunState(svc, body.run.id);
+  t.is(run.state, 'succeeded');
+  t.regex((await svc.request('GET', `/runs/${run.id}/events?follow=0`)).text, /reviewed by the project agent/);
+  t.is((await svc.request('POST', '/runs', { body: { agent: 'reviewer', prompt: 'review' } })).status, 404, 'not without the project');
+
+  const broken = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/broken-agents' } })).body.project.id;
+  const refused = await svc.request('POST', '/runs', { body: { agent: 'bad', project: broken, prompt: 'x' } });
+  t.is(refused.status, 422);
+  t.is(refused.body.error.code, 'agent_schema_error');
+  t.regex(refused.body.error.message, /\.svc\/agents\/bad\.yaml/);
 });
