@@ -1,5 +1,5 @@
-// A scripted model server speaking the Anthropic Messages API (streaming SSE and plain JSON), for
-// running the real Claude Code CLI in tests. Each conversation turn answers the next scripted step:
+// A scripted model server speaking the Anthropic Messages API (streaming SSE and plain JSON) and
+// the OpenAI Responses API (streaming SSE), for running the real Claude Code and Codex CLIs in tests. Each conversation turn answers the next scripted step:
 // a tool call (which Claude Code then really executes) or a final text.
 import { createServer, type Server } from 'node:http';
 import { closeServer, listenOnLoopback } from './loopback-server.ts';
@@ -46,6 +46,10 @@ export class ScriptedModel {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 10 }));
         return;
       }
+      if (path.startsWith('/v1/responses')) {
+        this.#answerResponses(body, res);
+        return;
+      }
       if (!path.startsWith('/v1/messages')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
         return;
@@ -80,6 +84,30 @@ export class ScriptedModel {
     });
     this.url = await listenOnLoopback(this.#server);
     return this.url;
+  }
+
+  /** OpenAI Responses API: the step is the number of tool results the conversation already holds. */
+  #answerResponses(body: { model: string; input?: { type?: string }[]; tools?: { name?: string }[] }, res: import('node:http').ServerResponse): void {
+    this.requests.push({ path: '/v1/responses', model: body.model, messages: body.input?.length ?? 0, tools: (body.tools ?? []).map((tool) => tool.name ?? '') });
+    const turn = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
+    const step = this.#script[turn] ?? { text: 'Done.' };
+    if ('error' in step) {
+      res.writeHead(step.error.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: step.error.type, message: step.error.message } }));
+      return;
+    }
+    const id = `resp_${this.requests.length}`;
+    const item =
+      'toolUse' in step
+        ? { type: 'function_call', id: `fc_${this.requests.length}`, call_id: `call_${this.requests.length}`, name: 'exec_command', arguments: JSON.stringify({ cmd: String(step.toolUse.input.command) }), status: 'completed' }
+        : { type: 'message', id: `msg_${this.requests.length}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step.text, annotations: [] }] };
+    const usage = { input_tokens: USAGE.input_tokens, input_tokens_details: { cached_tokens: USAGE.cache_read_input_tokens }, output_tokens: USAGE.output_tokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: USAGE.input_tokens + USAGE.output_tokens };
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const send = (data: { type: string }) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+    send({ type: 'response.created', response: { id, object: 'response', status: 'in_progress', model: body.model, output: [] } } as { type: string });
+    send({ type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress' } } as { type: string });
+    send({ type: 'response.output_item.done', output_index: 0, item } as { type: string });
+    send({ type: 'response.completed', response: { id, object: 'response', status: 'completed', model: body.model, output: [item], usage } } as { type: string });
+    res.end();
   }
 
   async stop(): Promise<void> {

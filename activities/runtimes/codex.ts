@@ -1,0 +1,59 @@
+// OpenAI Codex CLI (`@openai/codex`) as `codex exec --json`: the prompt on stdin, the model as a
+// flag, an OpenAI-compatible endpoint as a custom provider when OPENAI_BASE_URL is set, and its
+// JSON events parsed into run events and tokens (Codex reports no cost: costUsd stays unmeasured).
+import { sandboxEnv, type RuntimeAdapter } from './types.ts';
+
+const CODEX_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'];
+
+export const codexRuntime: RuntimeAdapter = {
+  buildLaunch(agent, context) {
+    const argv = [...agent.command, 'exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never'];
+    if (agent.model) argv.push('-m', agent.model);
+    const baseUrl = context.hostEnv.OPENAI_BASE_URL;
+    if (baseUrl) {
+      argv.push('-c', `model_providers.svc={name="svc",base_url="${baseUrl}",env_key="OPENAI_API_KEY",wire_api="responses"}`, '-c', 'model_provider=svc');
+    }
+    argv.push('-');
+    const prompt = agent.systemPrompt ? `${agent.systemPrompt}\n\n${context.prompt}` : context.prompt;
+    return { argv, cwd: context.workspacePath, env: sandboxEnv(agent, context, CODEX_ENV), stdin: prompt };
+  },
+
+  costBasis: () => 'api',
+
+  parseLine(stream, text, state) {
+    if (stream === 'stderr') return { kind: 'log.stderr', payload: { text } };
+    let line: Record<string, any>;
+    try {
+      line = JSON.parse(text);
+    } catch {
+      return { kind: 'log.stdout', payload: { text } };
+    }
+    const item = line.item as Record<string, any> | undefined;
+    if (line.type === 'item.completed' && item) {
+      if (item.type === 'agent_message' || item.type === 'reasoning') state.modelOutput = true;
+      if (item.type === 'command_execution') {
+        state.modelOutput = true;
+        return { kind: 'tool_use', payload: { name: 'exec_command', command: item.command, exitCode: item.exit_code ?? null } };
+      }
+      if (item.type === 'agent_message') return { kind: 'assistant', payload: { text: item.text } };
+      return { kind: `agent.item.${item.type}`, payload: item };
+    }
+    if (line.type === 'turn.completed') {
+      const usage = line.usage ?? {};
+      const previous = state.usage;
+      state.usage = {
+        costUsd: null,
+        tokensInput: (previous?.tokensInput ?? 0) + (usage.input_tokens ?? 0),
+        tokensOutput: (previous?.tokensOutput ?? 0) + (usage.output_tokens ?? 0),
+        tokensCacheRead: (previous?.tokensCacheRead ?? 0) + (usage.cached_input_tokens ?? 0),
+        tokensCacheWrite: null,
+      };
+      return { kind: 'state_change', payload: { type: 'result', usage } };
+    }
+    if (line.type === 'turn.failed') {
+      state.providerError = String(line.error?.message ?? 'the model turn failed');
+      return { kind: 'agent.turn_failed', payload: line.error ?? null };
+    }
+    return { kind: `agent.${line.type ?? 'line'}`, payload: line };
+  },
+};
