@@ -1,7 +1,7 @@
 // A scripted model server speaking the Anthropic Messages API (streaming SSE and plain JSON) and
 // the OpenAI Responses API (streaming SSE), for running the real Claude Code and Codex CLIs in tests. Each conversation turn answers the next scripted step:
 // a tool call (which Claude Code then really executes) or a final text.
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { closeServer, listenOnLoopback } from './loopback-server.ts';
 
 export type ScriptStep = { toolUse: { name: string; input: Record<string, unknown> } } | { text: string } | { error: { status: number; type: string; message: string } };
@@ -87,7 +87,7 @@ export class ScriptedModel {
   }
 
   /** OpenAI Responses API: the step is the number of tool results the conversation already holds. */
-  #answerResponses(body: { model: string; input?: { type?: string }[]; tools?: { name?: string }[] }, res: import('node:http').ServerResponse): void {
+  #answerResponses(body: { model: string; input?: { type?: string }[]; tools?: { name?: string }[] }, res: ServerResponse): void {
     this.requests.push({ path: '/v1/responses', model: body.model, messages: body.input?.length ?? 0, tools: (body.tools ?? []).map((tool) => tool.name ?? '') });
     const turn = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
     const step = this.#script[turn] ?? { text: 'Done.' };
