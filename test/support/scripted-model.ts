@@ -31,7 +31,7 @@ export class ScriptedModel {
 
   /** The step for a conversation: the number of assistant turns it already holds. Side requests (no tools) get a short text. */
   #stepFor(body: { messages?: { role: string }[]; tools?: { name: string }[] }): ScriptStep {
-    if (!body.tools?.some((tool) => tool.name === 'Bash')) return { text: 'ok' };
+    if (!body.tools?.some((tool) => tool.name.toLowerCase() === 'bash')) return { text: 'ok' };
     const turn = (body.messages ?? []).filter((message) => message.role === 'assistant').length;
     return this.#script[turn] ?? { text: 'Done.' };
   }
@@ -60,7 +60,9 @@ export class ScriptedModel {
         res.writeHead(step.error.status, { 'content-type': 'application/json', 'x-should-retry': 'false' }).end(JSON.stringify({ type: 'error', error: { type: step.error.type, message: step.error.message } }));
         return;
       }
-      const block = 'toolUse' in step ? { type: 'tool_use', id: `toolu_${this.requests.length}`, name: step.toolUse.name, input: step.toolUse.input } : { type: 'text', text: step.text };
+      // Call the tool by the name this client offers it under (Claude Code: Bash, OpenCode: bash).
+      const offered = (body.tools ?? []).find((tool: { name: string }) => 'toolUse' in step && tool.name.toLowerCase() === step.toolUse.name.toLowerCase())?.name;
+      const block = 'toolUse' in step ? { type: 'tool_use', id: `toolu_${this.requests.length}`, name: offered ?? step.toolUse.name, input: step.toolUse.input } : { type: 'text', text: step.text };
       const stopReason = block.type === 'tool_use' ? 'tool_use' : 'end_turn';
       const id = `msg_${this.requests.length}`;
       if (!body.stream) {
