@@ -1,7 +1,7 @@
 // Claude Code (`@anthropic-ai/claude-code`) in print mode with stream-json output: the prompt on
 // stdin, the model and the spend cap as flags, and its own JSON lines parsed into events, with the
 // terminal `result` envelope giving cost and tokens.
-import { sandboxEnv, type RuntimeAdapter } from './types.ts';
+import { jsonLine, sandboxEnv, type RuntimeAdapter } from './types.ts';
 
 /** Model credentials and endpoints Claude Code reads; only these reach its sandbox. */
 const CLAUDE_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_MODEL'];
@@ -29,13 +29,9 @@ export const claudeCodeRuntime: RuntimeAdapter = {
   costBasis: (hostEnv) => (hostEnv.CLAUDE_CODE_OAUTH_TOKEN && !hostEnv.ANTHROPIC_API_KEY ? 'subscription_estimate' : 'api'),
 
   parseLine(stream, text, state) {
-    if (stream === 'stderr') return { kind: 'log.stderr', payload: { text } };
-    let line: Record<string, any>;
-    try {
-      line = JSON.parse(text);
-    } catch {
-      return { kind: 'log.stdout', payload: { text } };
-    }
+    const parsed = jsonLine(stream, text);
+    if ('plain' in parsed) return parsed.plain;
+    const line = parsed.json;
     if (line.type === 'assistant') {
       const blocks: ContentBlock[] = line.message?.content ?? [];
       if (blocks.some((block) => ['text', 'thinking', 'tool_use'].includes(block.type))) state.modelOutput = true;

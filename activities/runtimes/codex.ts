@@ -1,7 +1,7 @@
 // OpenAI Codex CLI (`@openai/codex`) as `codex exec --json`: the prompt on stdin, the model as a
 // flag, an OpenAI-compatible endpoint as a custom provider when OPENAI_BASE_URL is set, and its
 // JSON events parsed into run events and tokens (Codex reports no cost: costUsd stays unmeasured).
-import { sandboxEnv, type RuntimeAdapter } from './types.ts';
+import { jsonLine, sandboxEnv, type RuntimeAdapter } from './types.ts';
 
 const CODEX_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'];
 
@@ -21,13 +21,9 @@ export const codexRuntime: RuntimeAdapter = {
   costBasis: () => 'api',
 
   parseLine(stream, text, state) {
-    if (stream === 'stderr') return { kind: 'log.stderr', payload: { text } };
-    let line: Record<string, any>;
-    try {
-      line = JSON.parse(text);
-    } catch {
-      return { kind: 'log.stdout', payload: { text } };
-    }
+    const parsed = jsonLine(stream, text);
+    if ('plain' in parsed) return parsed.plain;
+    const line = parsed.json;
     const item = line.item as Record<string, any> | undefined;
     if (line.type === 'item.completed' && item) {
       if (item.type === 'agent_message' || item.type === 'reasoning') state.modelOutput = true;

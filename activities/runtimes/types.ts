@@ -61,3 +61,15 @@ export function sandboxEnv(agent: AgentDefinition, context: LaunchContext, extra
 export function withSystemPrompt(agent: AgentDefinition, prompt: string): string {
   return agent.systemPrompt ? `${agent.systemPrompt}\n\n${prompt}` : prompt;
 }
+
+/** For runtimes that print JSON lines: the parsed object, or the plain log event for anything else. */
+export function jsonLine(stream: EventStream, text: string): { json: Record<string, any> } | { plain: ParsedLine } {
+  if (stream === 'stderr') return { plain: { kind: 'log.stderr', payload: { text } } };
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return { json: parsed as Record<string, any> };
+  } catch {
+    // not JSON: a plain line
+  }
+  return { plain: { kind: 'log.stdout', payload: { text } } };
+}
