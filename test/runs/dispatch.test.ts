@@ -8,6 +8,9 @@ import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
 import { startTestStack, waitForRunState } from '../support/stack.ts';
 
+// One GitHub stand-in per file: it points this process's git configuration at its repositories.
+const github = new GitHubStandIn();
+
 test('with no worker at all, POST /runs answers 201 queued and GET /runs/{id} reads the run from its workflow', async (t) => {
   const svc = await startTestStack({ worker: false });
   t.teardown(() => svc.stop());
@@ -49,13 +52,13 @@ test('a sandbox whose supervisor dies without a word fails the run with sandbox_
   const agentFile = join(svc.config.dataDir, 'sandboxes', body.run.id, 'agent.json');
   const { pid: supervisor } = JSON.parse(readFileSync(supervisorFile, 'utf8')) as { pid: number };
   const { pid: agent } = await waitFor(async () => JSON.parse(readFileSync(agentFile, 'utf8')) as { pid: number }, 'the agent record');
-  process.kill(-agent, 'SIGKILL');
+  // The supervisor first: had the agent died first, the supervisor would have recorded its exit.
   process.kill(supervisor, 'SIGKILL');
+  process.kill(-agent, 'SIGKILL');
   t.like(await waitForRunState(svc, body.run.id), { state: 'failed', failureReason: 'sandbox_run_lost' });
 });
 
 test('a project brings its own agents in .svc/agents/, for its runs only; a broken one is 422', async (t) => {
-  const github = new GitHubStandIn();
   github.createRepo('acme', 'own-agents', { files: { '.svc/agents/reviewer.yaml': 'description: reviews\ncommand: ["bash", "-c", "echo reviewed by the project agent"]\nsteering: none\n' } });
   github.createRepo('acme', 'broken-agents', { files: { '.svc/agents/bad.yaml': 'command: "not a list"\n' } });
   const svc = await startTestStack();
@@ -73,4 +76,29 @@ test('a project brings its own agents in .svc/agents/, for its runs only; a brok
   t.is(refused.status, 422);
   t.is(refused.body.error.code, 'agent_schema_error');
   t.regex(refused.body.error.message, /\.svc\/agents\/bad\.yaml/);
+});
+
+test('GET /runs filters by project or agent, pages, and sorts both ways', async (t) => {
+  github.createRepo('acme', 'listing');
+  const svc = await startTestStack();
+  t.teardown(() => svc.stop());
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/listing' } })).body.project.id;
+  const ids: string[] = [];
+  for (const body of [{ agent: 'shell', prompt: 'true' }, { agent: 'shell', project, prompt: 'true' }, { agent: 'shell', project, prompt: 'true' }]) {
+    ids.push((await svc.request('POST', '/runs', { body })).body.run.id);
+  }
+  for (const id of ids) await waitForRunState(svc, id);
+  const newestFirst = (await svc.request('GET', '/runs')).body;
+  t.is(newestFirst.total, 3);
+  t.deepEqual(newestFirst.runs.map((run: { id: string }) => run.id), [...ids].reverse());
+  t.deepEqual((await svc.request('GET', '/runs?dir=asc')).body.runs.map((run: { id: string }) => run.id), ids);
+  const byProject = (await svc.request('GET', `/runs?project=${project}`)).body;
+  t.is(byProject.total, 2);
+  t.true(byProject.runs.every((run: { projectId: string }) => run.projectId === project));
+  t.is((await svc.request('GET', '/runs?agent=shell')).body.total, 3);
+  t.is((await svc.request('GET', '/runs?agent=claude-code')).body.total, 0);
+  const page = (await svc.request('GET', '/runs?limit=1&offset=1&dir=asc')).body;
+  t.like(page, { total: 3, limit: 1, offset: 1 });
+  t.deepEqual(page.runs.map((run: { id: string }) => run.id), [ids[1]]);
+  t.is((await svc.request('GET', '/runs?sort=cost')).body.runs.length, 3);
 });
