@@ -19,7 +19,7 @@ export function loadOperatorToken(fromEnv: string | undefined, tokenPath: string
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   mkdirSync(dirname(tokenPath), { recursive: true });
-  const token = randomBytes(32).toString('base64url');
+  const token = mintOperatorToken();
   try {
     writeFileSync(tokenPath, `${token}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
@@ -29,4 +29,12 @@ export function loadOperatorToken(fromEnv: string | undefined, tokenPath: string
   }
   chmodSync(tokenPath, 0o600);
   return { token, source: 'file', path: tokenPath };
+}
+
+/** 43 characters of base64url that never start with "-": a token must pass as a CLI flag value. */
+export function mintOperatorToken(): string {
+  for (;;) {
+    const token = randomBytes(32).toString('base64url');
+    if (/^[A-Za-z0-9]/.test(token)) return token;
+  }
 }

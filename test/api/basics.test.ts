@@ -3,6 +3,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { statSync, readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
+import { mintOperatorToken } from '../../stack/operator-token.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
 let svc: TestStack;
@@ -133,4 +134,8 @@ test('GET /runs validates its query and GET /runs/{id} answers 404 for an unknow
   const missing = await svc.request('GET', '/runs/run_000000000000');
   t.is(missing.status, 404);
   assertEnvelope(t, missing, 'not_found');
+});
+
+test('generated operator tokens never start with "-" (they must pass as a CLI flag value)', async (t) => {
+  for (let i = 0; i < 2000; i++) t.regex(mintOperatorToken(), /^[A-Za-z0-9][A-Za-z0-9_-]{42}$/);
 });

@@ -31,7 +31,7 @@ async function svcCli(args: string[], env: Record<string, string | undefined> = 
   return { code, stdout, stderr, lines };
 }
 
-const remote = (svc: TestStack) => ['--url', svc.url, '--token', svc.token];
+const remote = (svc: TestStack) => [`--url=${svc.url}`, `--token=${svc.token}`];
 
 for (const leg of DATABASE_LEGS) {
   test.serial(`${leg}: add-project and projects, in ndjson and pretty`, async (t) => {
@@ -86,7 +86,7 @@ test.serial('exit codes: 3 unreachable, 4 refused token, 2 usage; and where the 
   writeFileSync(configFile, JSON.stringify({ url: svc.url, token: svc.token }));
   t.is((await svcCli(['projects'], { SVC_CLIENT_CONFIG: configFile })).code, 0, 'the config file alone is enough');
   t.is((await svcCli(['projects'], { SVC_CLIENT_CONFIG: configFile, SVC_API_TOKEN: 'wrong' })).code, 4, 'SVC_API_TOKEN beats the file');
-  t.is((await svcCli(['projects', '--token', svc.token], { SVC_CLIENT_CONFIG: configFile, SVC_API_TOKEN: 'wrong' })).code, 0, '--token beats SVC_API_TOKEN');
+  t.is((await svcCli(['projects', `--token=${svc.token}`], { SVC_CLIENT_CONFIG: configFile, SVC_API_TOKEN: 'wrong' })).code, 0, '--token beats SVC_API_TOKEN');
   t.is((await svcCli(['projects'], { SVC_BASE_URL: svc.url, SVC_API_TOKEN: svc.token })).code, 0);
 });
 

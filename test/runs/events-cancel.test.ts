@@ -99,7 +99,7 @@ test.serial('a server shutdown ends open event streams instead of leaving client
 test.serial('svc run dispatches, tails the events and exits 0 only on success', async (t) => {
   const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/runs-cli' } })).body.project.id;
   const cli = async (...args: string[]) => {
-    const handle = spawnSvc(['run', ...args, '--url', svc.url, '--token', svc.token], { ...process.env });
+    const handle = spawnSvc(['run', ...args, `--url=${svc.url}`, `--token=${svc.token}`], { ...process.env });
     let stdout = '';
     handle.child.stdout!.on('data', (chunk) => (stdout += chunk));
     const code = await handle.exited;
