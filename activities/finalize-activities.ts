@@ -1,7 +1,7 @@
 // The I/O of a run's tail: the git credential, the in-sandbox finalizer, the change summary read
 // from the pushed branch, salvage of work that could not be pushed, and the pull request.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApplicationFailure } from '@temporalio/activity';
@@ -66,14 +66,14 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       const files = sandboxFiles(join(dataPaths.sandboxes(deps.dataDir), runId));
       const spec = readJsonIfExists<LaunchSpec>(files.spec);
       if (!spec) throw ApplicationFailure.nonRetryable(`run ${runId} has no sandbox`, 'sandbox_run_lost');
-      try {
-        closeSync(openSync(join(files.dir, 'finalizer.claim'), 'wx'));
-      } catch {
-        return { started: false };
-      }
+      // The finalizer claims its run itself (O_EXCL, in the sandbox home it may write): a retry after
+      // a crash between this check and the spawn starts one, and a second one exits at the claim.
+      const claim = join(files.dir, 'home', '.finalizer.claim');
+      if (existsSync(claim)) return { started: false };
       // Inside the same sandbox as the agent: whatever the workspace holds (git hooks included) runs
       // with the agent's rights, never with svc's.
-      const launch = isolate({ argv: [process.execPath, '--no-warnings', FINALIZER_SCRIPT], cwd: spec.cwd, env: spec.env, stdin: null }, chooseIsolation(deps.sandbox), join(files.dir, 'home'), deps.sandbox, { dieWithParent: false });
+      mkdirSync(dirname(claim), { recursive: true });
+      const launch = isolate({ argv: [process.execPath, '--no-warnings', FINALIZER_SCRIPT], cwd: spec.cwd, env: { ...spec.env, SVC_FINALIZER_CLAIM: claim }, stdin: null }, chooseIsolation(deps.sandbox), join(files.dir, 'home'), deps.sandbox, { dieWithParent: false });
       const log = openSync(join(files.dir, 'finalizer.log'), 'a');
       const child = spawn(launch.argv[0]!, launch.argv.slice(1), { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', log, log] });
       child.unref();

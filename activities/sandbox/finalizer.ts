@@ -3,6 +3,7 @@
 // post the result. Talks to svc only through the run's own callback routes and token.
 //   SVC_BASE_URL=… SVC_API_TOKEN=svc1.… SVC_RUN_ID=… node activities/sandbox/finalizer.ts
 import { execFile } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
 
@@ -55,6 +56,15 @@ async function finalize(intent: FinalizeIntent): Promise<FinalizeResult> {
     stages.push({ stage: 'branch_push', status: 'skipped' });
   }
   return { pushed, commitsAhead, emptyPush: commitsAhead === 0, dirty: dirtyPaths.length > 0, dirtyPaths: dirtyPaths.slice(0, 1000), workspacePlansBody: null, events: [], artifacts: {}, prBranch: pushed ? intent.branch : null, stages };
+}
+
+// Exactly one finalizer per run: the first to create the claim does the work.
+if (process.env.SVC_FINALIZER_CLAIM) {
+  try {
+    closeSync(openSync(process.env.SVC_FINALIZER_CLAIM, 'wx'));
+  } catch {
+    process.exit(0);
+  }
 }
 
 const intent = await fetchIntent();
