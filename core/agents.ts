@@ -23,35 +23,27 @@ export interface AgentDefinition {
   source: 'builtin' | 'config' | 'project';
 }
 
+const builtin = (agent: Pick<AgentDefinition, 'name' | 'description' | 'runtime' | 'command'> & Partial<AgentDefinition>): AgentDefinition => ({
+  env: {},
+  provider: null,
+  model: null,
+  systemPrompt: null,
+  maxCostUsd: null,
+  maxDurationMinutes: null,
+  steering: 'spawn-only',
+  source: 'builtin',
+  ...agent,
+});
+
 export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
-  {
-    name: 'shell',
-    description: 'Runs the prompt as a bash script inside the workspace: the plain-command agent.',
-    runtime: 'command',
-    command: ['bash', '-s'],
-    env: {},
-    provider: null,
-    model: null,
-    systemPrompt: null,
-    maxCostUsd: null,
-    maxDurationMinutes: null,
-    steering: 'spawn-only',
-    source: 'builtin',
-  },
-  {
+  builtin({ name: 'shell', description: 'Runs the prompt as a bash script inside the workspace: the plain-command agent.', runtime: 'command', command: ['bash', '-s'] }),
+  builtin({
     name: 'claude-code',
     description: 'Claude Code (@anthropic-ai/claude-code) in print mode; needs `claude` on PATH and ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
     runtime: 'claude-code',
     command: ['claude'],
-    env: {},
     provider: 'anthropic',
-    model: null,
-    systemPrompt: null,
-    maxCostUsd: null,
-    maxDurationMinutes: null,
-    steering: 'spawn-only',
-    source: 'builtin',
-  },
+  }),
 ];
 
 export interface DispatchOverrides {

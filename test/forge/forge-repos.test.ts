@@ -1,7 +1,16 @@
 // GET /forge/repos through octokit against a local GitHub REST stand-in.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { GitHubApiStandIn, githubRepo } from '../support/github-api-stand-in.ts';
 import { startTestStack } from '../support/stack.ts';
+
+/** A server (no worker) whose forge is the given stand-in, both stopped after the test. */
+async function stackAgainst(t: ExecutionContext, api: GitHubApiStandIn) {
+  await api.start();
+  t.teardown(() => api.stop());
+  const svc = await startTestStack({ worker: false, env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: api.url } });
+  t.teardown(() => svc.stop());
+  return svc;
+}
 
 test('without credentials the forge is unsupported', async (t) => {
   const svc = await startTestStack({ worker: false, env: { SVC_GIT_TOKEN: '', GITHUB_TOKEN: '' } });
@@ -20,10 +29,7 @@ test('with a token it lists every page of the repositories the token sees', asyn
     if (page === 1) return { status: 200, body: [githubRepo('acme', 'widget'), githubRepo('acme', 'secret', { private: true, defaultBranch: 'trunk' })], headers: { link: `<${api.url}/user/repos?per_page=100&page=2>; rel="next"` } };
     return { status: 200, body: [githubRepo('other', 'thing')] };
   });
-  await api.start();
-  t.teardown(() => api.stop());
-  const svc = await startTestStack({ worker: false, env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: api.url } });
-  t.teardown(() => svc.stop());
+  const svc = await stackAgainst(t, api);
 
   const response = await svc.request('GET', '/forge/repos');
   t.is(response.status, 200);
@@ -39,10 +45,7 @@ test('with a token it lists every page of the repositories the token sees', asyn
 
 test('a forge that fails is reported, not a 500', async (t) => {
   const api = new GitHubApiStandIn().on(() => ({ status: 500, body: { message: 'boom' } }));
-  await api.start();
-  t.teardown(() => api.stop());
-  const svc = await startTestStack({ worker: false, env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: api.url } });
-  t.teardown(() => svc.stop());
+  const svc = await stackAgainst(t, api);
   const response = await svc.request('GET', '/forge/repos');
   t.is(response.status, 200);
   t.true(response.body.supported);
