@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { newId } from '../core/ids.ts';
-import { buildRunInput } from '../core/run-input.ts';
+import { buildRunInput, projectRunSettings } from '../core/run-input.ts';
 import type { RunTiming, RunWorkflowInput } from '../core/run-model.ts';
 import { blockingProblem } from '../core/svc-config.ts';
 import { ProjectEntity } from '../db/entities/index.ts';
@@ -119,8 +119,7 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
             trigger: input.trigger,
             seedId: trigger.seed ?? null,
             maxCostUsd: trigger.maxCostUsd ?? null,
-            projectMaxCostUsd: config.defaults?.maxCostUsd ?? null,
-            project: { defaultBranch: project.defaultBranch, runBranchPrefix: config.defaults?.runBranchPrefix ?? deps.runBranchPrefix },
+            ...projectRunSettings(config.defaults, project.defaultBranch, deps.runBranchPrefix),
             triggerFire: { projectId: project.id, triggerId: trigger.id },
             timing: deps.runTiming,
           },

@@ -17,6 +17,7 @@ import { saveInboxItems } from './read-model/inbox-store.ts';
 import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
 import { runtimeFor } from './runtimes/index.ts';
 import { chooseIsolation, isolate, type SandboxSettings } from './sandbox/isolation.ts';
+import { createMemoryCgroup, type MemoryLimitOutcome } from './sandbox/memory-cgroup.ts';
 import { initialRuntimeState, type RuntimeAdapter, type RuntimeState, type Usage } from './runtimes/types.ts';
 import { readJsonIfExists, sandboxFiles } from './sandbox/files.ts';
 import { inspectSandbox, readNewLines, readRemainder, sandboxRunId, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
@@ -37,6 +38,13 @@ export interface SupervisionProgress {
   offsets: Record<'stdout' | 'stderr', number>;
   runtime: RuntimeState;
   stderrHead: string[];
+  /** Set once the reported cost crossed the run's cap and svc stopped the agent. */
+  costCap?: CostCapCrossing | null;
+}
+
+export interface CostCapCrossing {
+  costUsd: number;
+  maxCostUsd: number;
 }
 
 const STDERR_HEAD_LINES = 20;
@@ -117,7 +125,7 @@ export function createRunActivities(deps: RunActivityDeps) {
     },
 
     /** Starts the agent once; on a retry, reports the agent that is already there. */
-    async startAgent({ runId, agent, prompt, workspacePath }: { runId: string; agent: AgentDefinition; prompt: string; workspacePath: string }) {
+    async startAgent({ runId, agent, prompt, workspacePath, memoryLimitMiB }: { runId: string; agent: AgentDefinition; prompt: string; workspacePath: string; memoryLimitMiB?: number | null }) {
       const adapter = runtimeFor(agent.runtime);
       const spec = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
       const costBasis = adapter.costBasis(process.env);
@@ -127,8 +135,12 @@ export function createRunActivities(deps: RunActivityDeps) {
         spec.env.SVC_API_TOKEN = mintRunToken(deps.agentApi.operatorToken, runId);
       }
       const isolation = chooseIsolation(deps.sandbox);
-      const status = await startSandbox(sandboxDir(runId), isolate(spec, isolation, join(sandboxDir(runId), 'home'), deps.sandbox));
-      const common = { isolation, costBasis };
+      const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
+      const memoryLimit: MemoryLimitOutcome | null = limitMiB ? createMemoryCgroup(runId, limitMiB) : null;
+      const launch = { ...isolate(spec, isolation, join(sandboxDir(runId), 'home'), deps.sandbox), memoryCgroup: memoryLimit?.enforced ? memoryLimit.cgroup : null };
+      const status = await startSandbox(sandboxDir(runId), launch);
+      const memory = memoryLimit && (memoryLimit.enforced ? { limitMiB, enforced: true } : { limitMiB, enforced: false, reason: memoryLimit.reason });
+      const common = { isolation, costBasis, memory };
       switch (status.kind) {
         case 'running':
           return { ...common, status: 'running' as const, sandboxRunId: sandboxRunId(status.supervisor), spawnedAt: status.agent?.spawnedAt ?? null, endedAt: null, message: null };
@@ -146,20 +158,31 @@ export function createRunActivities(deps: RunActivityDeps) {
      * Follows the agent until it exits, turning its output into run events. Heartbeats carry the
      * read offsets, so an attempt on a new worker resumes exactly where the last one stopped.
      */
-    async superviseAgent({ runId, runtime }: { runId: string; runtime?: RuntimeId }): Promise<AgentExitEvidence & { endedAt: string | null; usage: Usage | null }> {
+    async superviseAgent({ runId, runtime, maxCostUsd }: { runId: string; runtime?: RuntimeId; maxCostUsd?: number | null }): Promise<AgentExitEvidence & { endedAt: string | null; usage: Usage | null; costCap: CostCapCrossing | null }> {
       const context = Context.current();
       const adapter = runtimeFor(runtime ?? 'command');
       const progress: SupervisionProgress = (context.info.heartbeatDetails as SupervisionProgress | undefined) ?? { offsets: { stdout: 0, stderr: 0 }, runtime: initialRuntimeState(), stderrHead: [] };
       const files = sandboxFiles(sandboxDir(runId));
-      const seen = () => ({ sawOutput: progress.runtime.modelOutput, stderrHead: progress.stderrHead, providerError: progress.runtime.providerError, usage: progress.runtime.usage, oomKilled: false });
+      const seen = () => ({ sawOutput: progress.runtime.modelOutput, stderrHead: progress.stderrHead, providerError: progress.runtime.providerError, usage: progress.runtime.usage, costCap: progress.costCap ?? null, oomKilled: false });
       for (;;) {
         const status = inspectSandbox(files);
         const done = status.kind === 'exited' || status.kind === 'lost';
         await ingestOutput(runId, adapter, progress, done);
+        const costUsd = progress.runtime.usage?.costUsd ?? null;
+        if (maxCostUsd && costUsd !== null && costUsd > maxCostUsd && !progress.costCap) {
+          // Strict: the first report above the cap stops the agent, whatever the runtime.
+          progress.costCap = { costUsd, maxCostUsd };
+          if (!done) stopSandbox(files);
+          await appendRunEvents(deps.readModel.em(), runId, [{ dedupeKey: 'cost:cap_exceeded', kind: 'cost.cap_exceeded', stream: 'system', ts: new Date().toISOString(), payload: progress.costCap }]);
+        }
         heartbeat(progress);
         if (status.kind === 'exited') {
           const { exit } = status;
-          return { ...seen(), spawnError: exit.spawnError, exitCode: exit.exitCode, signal: exit.signal, stoppedBySvc: exit.stoppedBySvc, lost: false, endedAt: exit.endedAt };
+          if (exit.oomKilled) {
+            // Recorded even when the agent survived it (a build it ran was killed, say).
+            await appendRunEvents(deps.readModel.em(), runId, [{ dedupeKey: 'sandbox:oom_kill', kind: 'sandbox.oom_kill', stream: 'system', ts: exit.endedAt, payload: { agentExitCode: exit.exitCode, agentSignal: exit.signal } }]);
+          }
+          return { ...seen(), spawnError: exit.spawnError, exitCode: exit.exitCode, signal: exit.signal, stoppedBySvc: exit.stoppedBySvc, oomKilled: exit.oomKilled ?? false, lost: false, endedAt: exit.endedAt };
         }
         if (status.kind === 'lost') {
           return { ...seen(), spawnError: null, exitCode: null, signal: null, stoppedBySvc: false, lost: true, endedAt: null };

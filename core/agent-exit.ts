@@ -53,7 +53,7 @@ export function classifyAgentExit(evidence: AgentExitEvidence): RunVerdict {
   if (evidence.stderrHead.some((line) => SANDBOX_WITNESSES.some((witness) => witness.test(line)))) {
     return { state: 'failed', failureReason: 'sandbox_failed' };
   }
-  if (evidence.stderrHead.some((line) => /Executable not found in \$PATH|spawn \S+ ENOENT|command not found/.test(line))) {
+  if (evidence.stderrHead.some((line) => /Executable not found in \$PATH|spawn \S+ ENOENT|command not found|^sh: \d+: exec: .*: (not found|Permission denied)/.test(line))) {
     return { state: 'failed', failureReason: 'spawn_failed' };
   }
   return { state: 'failed', failureReason: 'no_model_response' };

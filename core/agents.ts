@@ -4,7 +4,7 @@
 export const STEERING_CAPABILITIES = ['mid-run', 'spawn-only', 'none'] as const;
 export type SteeringCapability = (typeof STEERING_CAPABILITIES)[number];
 
-export const RUNTIME_IDS = ['command', 'claude-code', 'codex'] as const;
+export const RUNTIME_IDS = ['command', 'claude-code', 'codex', 'opencode'] as const;
 export type RuntimeId = (typeof RUNTIME_IDS)[number];
 
 export interface AgentDefinition {
@@ -42,6 +42,20 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
     description: 'Claude Code (@anthropic-ai/claude-code) in print mode; needs `claude` on PATH and ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
     runtime: 'claude-code',
     command: ['claude'],
+    provider: 'anthropic',
+  }),
+  builtin({
+    name: 'codex',
+    description: 'OpenAI Codex (@openai/codex) as `codex exec --json`; needs `codex` on PATH and OPENAI_API_KEY.',
+    runtime: 'codex',
+    command: ['codex'],
+    provider: 'openai',
+  }),
+  builtin({
+    name: 'opencode',
+    description: 'OpenCode (opencode-ai) as `opencode run --format json`; needs `opencode` on PATH and the chosen provider\'s key.',
+    runtime: 'opencode',
+    command: ['opencode'],
     provider: 'anthropic',
   }),
 ];

@@ -2,6 +2,7 @@
 // comes from POST /runs, a trigger fired by hand, or a Temporal Schedule.
 import { renderAgent, type AgentDefinition } from './agents.ts';
 import { DEFAULT_RUN_TIMING, type RunTiming, type RunWorkflowInput } from './run-model.ts';
+import type { SvcDefaults } from './svc-config.ts';
 
 export interface RunRequest {
   runId: string;
@@ -22,9 +23,17 @@ export interface RunRequest {
   projectMaxCostUsd?: number | null;
   triggerFire?: { projectId: string; triggerId: string } | null;
   /** For project runs: the project's default branch and its branch prefix (config, env, or "svc"). */
-  project?: { defaultBranch: string; runBranchPrefix: string } | null;
+  project?: { defaultBranch: string; runBranchPrefix: string; memoryLimitMiB?: number | null } | null;
   timing?: Partial<RunTiming>;
   parent?: RunWorkflowInput['parent'];
+}
+
+/** What a project's `.svc/config.yaml` contributes to every run dispatched on it. */
+export function projectRunSettings(defaults: SvcDefaults | null | undefined, defaultBranch: string, fallbackBranchPrefix: string): Pick<RunRequest, 'project' | 'projectMaxCostUsd'> {
+  return {
+    projectMaxCostUsd: defaults?.maxCostUsd ?? null,
+    project: { defaultBranch, runBranchPrefix: defaults?.runBranchPrefix ?? fallbackBranchPrefix, memoryLimitMiB: defaults?.resources?.limits?.memoryMiB ?? null },
+  };
 }
 
 export function sandboxFor(runId: string, workspacesRoot: string): { id: string; workspacePath: string } {
@@ -50,7 +59,7 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     baseCommit: request.baseCommit ?? null,
     targetBranch: request.targetBranch ?? null,
     dispatcherHandle: request.dispatcherHandle ?? null,
-    sandbox: sandboxFor(request.runId, workspacesRoot),
+    sandbox: { ...sandboxFor(request.runId, workspacesRoot), memoryLimitMiB: request.project?.memoryLimitMiB ?? null },
     triggerFire: request.triggerFire ?? null,
     branch: request.project ? (request.targetBranch ?? `${request.project.runBranchPrefix}/${request.runId}`) : null,
     baseBranch: request.project ? (request.ref ?? request.project.defaultBranch) : null,

@@ -67,7 +67,8 @@ export interface RunWorkflowInput {
   baseCommit: string | null;
   targetBranch: string | null;
   dispatcherHandle: string | null;
-  sandbox: { id: string; workspacePath: string };
+  /** memoryLimitMiB: the project's sandbox memory limit (.svc/config.yaml resources.limits); the server default applies when null. */
+  sandbox: { id: string; workspacePath: string; memoryLimitMiB?: number | null };
   /** Set when a project trigger dispatched this run: the first projection records the fire. */
   triggerFire?: { projectId: string; triggerId: string } | null;
   /** A retry or follow-up of another run: `continue` cuts the workspace from the parent's pushed branch. */

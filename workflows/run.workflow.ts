@@ -98,7 +98,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
 
   // Messages that arrived while queued reach the agent with its prompt.
   const prompt = foldIntoPrompt(input.prompt, await claim());
-  const start = await sandboxSetup.startAgent({ runId: run.id, agent: input.agent, prompt, workspacePath: workspace.workspacePath });
+  const start = await sandboxSetup.startAgent({ runId: run.id, agent: input.agent, prompt, workspacePath: workspace.workspacePath, memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null });
   run.sandboxRunId = start.sandboxRunId;
   run.costBasis = start.costBasis;
   if (start.status === 'spawn_failed') {
@@ -112,7 +112,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   run.startedAt = start.spawnedAt ?? now();
   upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
   await project([
-    { dedupeKey: 'sandbox:started', kind: 'sandbox.started', stream: 'system', ts: run.startedAt, payload: { sandboxId: run.sandboxId, sandboxRunId: run.sandboxRunId, workspacePath: run.workspacePath, isolation: start.isolation, workspace: workspace.kind } },
+    { dedupeKey: 'sandbox:started', kind: 'sandbox.started', stream: 'system', ts: run.startedAt, payload: { sandboxId: run.sandboxId, sandboxRunId: run.sandboxRunId, workspacePath: run.workspacePath, isolation: start.isolation, memory: start.memory ?? null, workspace: workspace.kind } },
     { dedupeKey: 'state:running', kind: 'state_change', stream: 'system', ts: run.startedAt, payload: { state: 'running' } },
   ]);
 
@@ -136,11 +136,13 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     }
   })();
   const stopping = condition(() => cancelRequest !== null || timedOut !== null || !supervising).then(() => (supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined));
-  const evidence = await supervision.superviseAgent({ runId: run.id, runtime: input.agent.runtime });
+  const evidence = await supervision.superviseAgent({ runId: run.id, runtime: input.agent.runtime, maxCostUsd: input.agent.maxCostUsd });
   if (evidence.usage) Object.assign(run, evidence.usage);
   supervising = false;
   await Promise.all([stopping, watchdog, silenceWatch]);
   if (cancelRequest) return cancelled();
+  // Crossing the spend cap cancels the run (the reference's rule), keeping what the agent reported.
+  if (evidence.costCap) return finish('cancelled', null, evidence.endedAt ?? now(), { reason: 'cost_cap_exceeded', ...evidence.costCap });
   if (timedOut) {
     await project([
       timedOut === 'duration'

@@ -1,6 +1,22 @@
 // The generic command runtime: the agent is any executable; the prompt arrives on stdin and in
 // SVC_PROMPT; every output line becomes one run event, and stdout counts as "the model answered".
-import { sandboxEnv, withSystemPrompt, type RuntimeAdapter } from './types.ts';
+// A command reports what it spent by printing `{"type":"svc.usage","costUsd":…,"tokensInput":…}`
+// lines with cumulative figures; the last one is the run's usage (and is checked against its cap).
+import { sandboxEnv, withSystemPrompt, type RuntimeAdapter, type Usage } from './types.ts';
+
+const USAGE_FIELDS = ['costUsd', 'tokensInput', 'tokensOutput', 'tokensCacheRead', 'tokensCacheWrite'] as const;
+
+function usageReport(text: string): Usage | null {
+  if (!text.startsWith('{') || !text.includes('svc.usage')) return null;
+  try {
+    const line = JSON.parse(text) as Record<string, unknown>;
+    if (line.type !== 'svc.usage') return null;
+    const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
+    return Object.fromEntries(USAGE_FIELDS.map((field) => [field, number(line[field])])) as unknown as Usage;
+  } catch {
+    return null;
+  }
+}
 
 export const commandRuntime: RuntimeAdapter = {
   buildLaunch(agent, context) {
@@ -9,6 +25,11 @@ export const commandRuntime: RuntimeAdapter = {
   },
   costBasis: () => 'api',
   parseLine(stream, text, state) {
+    const usage = stream === 'stdout' ? usageReport(text.trim()) : null;
+    if (usage) {
+      state.usage = usage;
+      return { kind: 'usage', payload: usage };
+    }
     if (stream === 'stdout' && text.trim()) state.modelOutput = true;
     return { kind: stream === 'stderr' ? 'log.stderr' : 'log.stdout', payload: { text } };
   },

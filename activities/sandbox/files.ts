@@ -1,12 +1,15 @@
 // The on-disk contract between the sandbox supervisor and the activities that watch it.
 import { renameSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { MemoryCgroup } from './memory-cgroup.ts';
 
 export interface LaunchSpec {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
   stdin: string | null;
+  /** The memory cgroup the agent runs in (the supervisor joins it before exec). */
+  memoryCgroup?: MemoryCgroup | null;
 }
 
 export interface SupervisorRecord {
@@ -25,6 +28,8 @@ export interface ExitRecord {
   signal: string | null;
   spawnError: { code: string; message: string } | null;
   stoppedBySvc: boolean;
+  /** The kernel OOM-killed a process of the sandbox's memory cgroup. */
+  oomKilled?: boolean;
   endedAt: string;
 }
 

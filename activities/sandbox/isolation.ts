@@ -26,6 +26,8 @@ export interface SandboxSettings {
   mode: 'auto' | Isolation;
   /** Extra bind mounts (SVC_SANDBOX_BINDS="src:dst,src2:dst2"), e.g. a shared package cache. */
   binds: { source: string; target: string }[];
+  /** Default memory limit of an agent's sandbox (SVC_SANDBOX_MEMORY_MIB); a project's own wins. */
+  memoryLimitMiB: number | null;
 }
 
 export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
@@ -38,7 +40,9 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
       const [source, target] = pair.split(':');
       return { source: source!, target: target || source! };
     });
-  return { mode, binds };
+  const memory = env.SVC_SANDBOX_MEMORY_MIB ? Number(env.SVC_SANDBOX_MEMORY_MIB) : null;
+  if (memory !== null && !(Number.isInteger(memory) && memory >= 16)) throw new Error(`SVC_SANDBOX_MEMORY_MIB must be a whole number of MiB, at least 16, not "${env.SVC_SANDBOX_MEMORY_MIB}"`);
+  return { mode, binds, memoryLimitMiB: memory };
 }
 
 export function chooseIsolation(settings: SandboxSettings): Isolation {

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { processStartTime } from '../../stack/processes.ts';
+import { joinCgroupArgv, oomKillCount, removeMemoryCgroup } from './memory-cgroup.ts';
 import { sandboxFiles, writeJsonAtomic, type AgentRecord, type ExitRecord, type LaunchSpec, type SupervisorRecord } from './files.ts';
 
 const dir = process.argv[2];
@@ -31,11 +32,16 @@ let finished = false;
 function finish(record: ExitRecord): void {
   if (finished) return;
   finished = true;
+  if (spec.memoryCgroup) {
+    record.oomKilled = oomKillCount(spec.memoryCgroup) > 0;
+    removeMemoryCgroup(spec.memoryCgroup);
+  }
   writeJsonAtomic(files.exit, record);
   process.exit(0);
 }
 
-const agent = spawn(spec.argv[0]!, spec.argv.slice(1), {
+const argv = spec.memoryCgroup ? joinCgroupArgv(spec.memoryCgroup, spec.argv) : spec.argv;
+const agent = spawn(argv[0]!, argv.slice(1), {
   cwd: spec.cwd,
   env: spec.env,
   stdio: ['pipe', stdoutFd, stderrFd],

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ID_ALPHABET, newId } from '../../core/ids.ts';
-import { buildRunInput, type RunRequest } from '../../core/run-input.ts';
+import { buildRunInput, projectRunSettings, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot, RunTiming } from '../../core/run-model.ts';
 import { isTerminalRunState, type InboxPriority } from '../../core/run-states.ts';
 import { presentInboxItem, type NewInboxItem } from '../../core/inbox.ts';
@@ -113,20 +113,17 @@ export class RunsService {
   async dispatch(requested: DispatchRunBody, idempotencyKey?: string): Promise<Dispatched> {
     const { body, parent } = await this.#withParent(requested);
     const projectId = body.project ?? null;
-    let projectMaxCostUsd: number | null = null;
-    let project: RunRequest['project'] = null;
+    let settings: Pick<RunRequest, 'project' | 'projectMaxCostUsd'> = { project: null, projectMaxCostUsd: null };
     let projectDir: string | undefined;
     if (projectId) {
       const row = await this.#deps.readModel.em().findOne(ProjectEntity, { id: projectId });
       if (!row) throw Errors.notFound(`project "${projectId}"`, 'GET /projects lists registered projects');
       projectDir = row.localPath;
-      const defaults = this.#projectDefaults(row).defaults;
-      projectMaxCostUsd = defaults?.maxCostUsd ?? null;
-      project = { defaultBranch: row.defaultBranch, runBranchPrefix: defaults?.runBranchPrefix ?? this.#deps.runBranchPrefix };
+      settings = projectRunSettings(this.#projectDefaults(row).defaults, row.defaultBranch, this.#deps.runBranchPrefix);
     }
     const agent = this.#agent(body.agent!, projectDir);
     const { project: _projectId, continueFromRunId: _continue, parentRunId: _parent, cloneFromRunId: _clone, ...overrides } = body;
-    return this.#start({ ...overrides, prompt: body.prompt!, agent, projectId, project, trigger: body.trigger ?? 'manual', projectMaxCostUsd, parent }, idempotencyKey);
+    return this.#start({ ...overrides, prompt: body.prompt!, agent, projectId, trigger: body.trigger ?? 'manual', ...settings, parent }, idempotencyKey);
   }
 
   /** POST /projects/{id}/triggers/{triggerId}/run: refresh, then dispatch what the trigger says. */
@@ -144,8 +141,7 @@ export class RunsService {
       trigger: 'manual',
       seedId: trigger.seed ?? null,
       maxCostUsd: trigger.maxCostUsd ?? null,
-      projectMaxCostUsd: config.defaults?.maxCostUsd ?? null,
-      project: { defaultBranch: project.defaultBranch, runBranchPrefix: config.defaults?.runBranchPrefix ?? this.#deps.runBranchPrefix },
+      ...projectRunSettings(config.defaults, project.defaultBranch, this.#deps.runBranchPrefix),
       triggerFire: { projectId, triggerId },
     });
   }

@@ -12,6 +12,7 @@ const cases: [string, Partial<AgentExitEvidence>, string, string | null][] = [
   ['OOM recorded by the sandbox', { exitCode: null, signal: 'SIGKILL', oomKilled: true }, 'failed', 'oom_killed'],
   ['bubblewrap refused', { exitCode: 1, sawOutput: false, stderrHead: ['bwrap: No permissions to create new namespace'] }, 'failed', 'sandbox_failed'],
   ['shell could not find the agent', { exitCode: 127, sawOutput: false, stderrHead: ['bash: line 1: claude: command not found'] }, 'failed', 'spawn_failed'],
+  ['the memory-cgroup wrapper could not exec the agent', { exitCode: 127, sawOutput: false, stderrHead: ['sh: 1: exec: /no/agent: not found'] }, 'failed', 'spawn_failed'],
   ['supervisor vanished', { lost: true, exitCode: null }, 'failed', 'sandbox_run_lost'],
   ['killed, as bubblewrap reports it (128+9)', { exitCode: 137 }, 'failed', 'agent_died'],
   ['a missing executable inside bubblewrap', { exitCode: 1, sawOutput: false, stderrHead: ['bwrap: execvp /no/agent: No such file or directory'] }, 'failed', 'spawn_failed'],

@@ -1,0 +1,75 @@
+// A memory limit for one sandbox through the kernel's memory cgroup (v1 or v2): a child of the
+// worker's own cgroup, so a limit set by the host's container or service manager still applies
+// above it. The kernel's OOM-kill counter for that cgroup is what makes a run `oom_killed`.
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface MemoryCgroup {
+  path: string;
+  version: 1 | 2;
+  limitMiB: number;
+}
+
+export type MemoryLimitOutcome = { enforced: true; cgroup: MemoryCgroup } | { enforced: false; reason: string };
+
+/** The directory of this process's memory cgroup, when the machine exposes one. */
+function ownMemoryCgroup(): { dir: string; version: 1 | 2 } | null {
+  let lines: string[];
+  try {
+    lines = readFileSync('/proc/self/cgroup', 'utf8').trim().split('\n');
+  } catch {
+    return null;
+  }
+  const v1 = lines.map((line) => line.split(':')).find(([, controllers]) => controllers?.split(',').includes('memory'));
+  if (v1 && existsSync('/sys/fs/cgroup/memory')) return { dir: join('/sys/fs/cgroup/memory', v1[2] ?? '/'), version: 1 };
+  const v2 = lines.find((line) => line.startsWith('0::'));
+  if (v2 && existsSync('/sys/fs/cgroup/cgroup.controllers') && readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8').includes('memory')) {
+    return { dir: join('/sys/fs/cgroup', v2.slice(3)), version: 2 };
+  }
+  return null;
+}
+
+/** Creates (or finds, on a retry) the run's cgroup with its limit; says why when it cannot. */
+export function createMemoryCgroup(runId: string, limitMiB: number): MemoryLimitOutcome {
+  const own = ownMemoryCgroup();
+  if (!own) return { enforced: false, reason: 'no memory cgroup controller is available' };
+  const path = join(own.dir, `svc-${runId}`);
+  const bytes = String(limitMiB * 1024 * 1024);
+  try {
+    mkdirSync(path, { recursive: true });
+    if (own.version === 1) {
+      writeFileSync(join(path, 'memory.limit_in_bytes'), bytes);
+      // Without this the agent would swap instead of being stopped (present only with swap accounting).
+      if (existsSync(join(path, 'memory.memsw.limit_in_bytes'))) writeFileSync(join(path, 'memory.memsw.limit_in_bytes'), bytes);
+    } else {
+      writeFileSync(join(path, 'memory.max'), bytes);
+      if (existsSync(join(path, 'memory.swap.max'))) writeFileSync(join(path, 'memory.swap.max'), '0');
+    }
+  } catch (error) {
+    return { enforced: false, reason: `cannot set a memory limit under ${own.dir}: ${(error as Error).message}` };
+  }
+  return { enforced: true, cgroup: { path, version: own.version, limitMiB } };
+}
+
+/** How many times the kernel OOM-killed a process of this cgroup. */
+export function oomKillCount(cgroup: MemoryCgroup): number {
+  try {
+    const text = readFileSync(join(cgroup.path, cgroup.version === 1 ? 'memory.oom_control' : 'memory.events'), 'utf8');
+    return Number(/^oom_kill (\d+)$/m.exec(text)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+export function removeMemoryCgroup(cgroup: MemoryCgroup): void {
+  try {
+    rmdirSync(cgroup.path);
+  } catch {
+    // still has processes, or already gone: the kernel frees it with its last process
+  }
+}
+
+/** argv that joins the cgroup before becoming the agent, so everything it starts is accounted. */
+export function joinCgroupArgv(cgroup: MemoryCgroup, argv: string[]): string[] {
+  return ['sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup.path, ...argv];
+}
