@@ -1,17 +1,22 @@
 // createActivities(deps): every activity the worker registers, built from its dependencies.
 import { createFinalizeActivities, type FinalizeActivityDeps } from './finalize-activities.ts';
+import { createPlanActivities, type PlanActivityDeps } from './plan-activities.ts';
 import { createProjectActivities, type ProjectActivityDeps } from './project-activities.ts';
 import { createRunActivities, type RunActivityDeps } from './run-activities.ts';
 
 export type { RunEventInput } from './read-model/run-projection.ts';
 
-export type ActivityDeps = RunActivityDeps & ProjectActivityDeps & FinalizeActivityDeps;
+export type { PlanEventInput } from './read-model/plan-run-projection.ts';
+
+export type ActivityDeps = RunActivityDeps & ProjectActivityDeps & FinalizeActivityDeps & PlanActivityDeps;
 
 export function createActivities(deps: ActivityDeps) {
+  const projects = createProjectActivities(deps);
   return {
     ...createRunActivities(deps),
-    ...createProjectActivities(deps),
+    ...projects,
     ...createFinalizeActivities(deps),
+    ...createPlanActivities(deps, projects),
   };
 }
 

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ReadModel } from '../db/orm.ts';
 import type { RunTiming } from '../core/run-model.ts';
+import type { PlanTiming } from '../core/plan-model.ts';
 import { RunEntity } from '../db/entities/index.ts';
 import { isTerminalRunState } from '../core/run-states.ts';
 import { createApiApp } from './app.ts';
@@ -11,6 +12,9 @@ import { metaRoutes, type ReadinessCheck } from './routes/meta.router.ts';
 import { runsRoutes } from './routes/runs.router.ts';
 import { projectsRoutes } from './routes/projects.router.ts';
 import { catalogRoutes } from './routes/catalog.router.ts';
+import { planRunsRoutes } from './routes/plan-runs.router.ts';
+import { PlanRunWorkflows } from './services/plan-run-workflows.ts';
+import { PlanRunsService } from './services/plan-runs.service.ts';
 import { ProjectsService } from './services/projects.service.ts';
 import { RunEventsService } from './services/run-events.service.ts';
 import type { GitHubForge } from '../activities/forge/github-forge.ts';
@@ -27,6 +31,7 @@ export interface ApiServerDeps {
   forge: GitHubForge;
   runBranchPrefix: string;
   runTiming: RunTiming;
+  planTiming: PlanTiming;
   gitToken: string | undefined;
   auth: Pick<AuthSettings, 'operatorToken' | 'noAuth'>;
   readModel: ReadModel;
@@ -43,9 +48,11 @@ export interface RunningApi {
 export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, events: RunEventsService) {
   const projects = new ProjectsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projectsRoot: deps.projectsRoot });
   const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir, runBranchPrefix: deps.runBranchPrefix, runTiming: deps.runTiming, gitToken: deps.gitToken });
+  const planRuns = new PlanRunsService({ readModel: deps.readModel, workflows: new PlanRunWorkflows(deps.temporal.client, deps.temporal.taskQueue), projects, agents: deps.agents, planTiming: deps.planTiming, runTiming: deps.runTiming });
   return [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
     ...runsRoutes(runs, events),
+    ...planRunsRoutes(planRuns, events),
     ...projectsRoutes(projects, runs),
     ...catalogRoutes(deps.agents, deps.forge),
   ];

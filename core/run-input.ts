@@ -22,6 +22,7 @@ export interface RunRequest {
   maxCostUsd?: number | null;
   projectMaxCostUsd?: number | null;
   triggerFire?: { projectId: string; triggerId: string } | null;
+  planRun?: RunWorkflowInput['planRun'];
   /** For project runs: the project's default branch and its branch prefix (config, env, or "svc"). */
   project?: { defaultBranch: string; runBranchPrefix: string; memoryLimitMiB?: number | null } | null;
   timing?: Partial<RunTiming>;
@@ -65,5 +66,6 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     baseBranch: request.project ? (request.ref ?? request.project.defaultBranch) : null,
     timing: { ...DEFAULT_RUN_TIMING, ...request.timing },
     parent: request.parent ?? null,
+    ...(request.planRun ? { planRun: request.planRun } : {}),
   };
 }

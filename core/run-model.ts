@@ -78,6 +78,8 @@ export interface RunWorkflowInput {
   baseBranch?: string | null;
   /** How long finalize waits for the sandbox's result, and how often an open PR is looked at. */
   timing?: RunTiming;
+  /** A plan-run's child: the run tells that plan-run whenever its state or its PR's state changes. */
+  planRun?: { planRunId: string; seq: number } | null;
 }
 
 export interface RunTiming {

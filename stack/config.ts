@@ -2,6 +2,7 @@
 // README (Configuration); nothing else reads process.env for service settings.
 import { resolve, join } from 'node:path';
 import { DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
+import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
 import { parseSandboxSettings, type SandboxSettings } from '../activities/sandbox/isolation.ts';
 
 export interface SvcConfig {
@@ -28,6 +29,7 @@ export interface SvcConfig {
   /** The branch prefix of runs whose project does not set runBranchPrefix. */
   runBranchPrefix: string;
   runTiming: RunTiming;
+  planTiming: PlanTiming;
   sandbox: SandboxSettings;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
@@ -66,6 +68,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
       prPollMinMs: intFromEnv(env, 'SVC_PR_POLL_MIN_MS', DEFAULT_RUN_TIMING.prPollMinMs),
       prPollMaxMs: intFromEnv(env, 'SVC_PR_POLL_MAX_MS', DEFAULT_RUN_TIMING.prPollMaxMs),
       prWatchMaxMs: intFromEnv(env, 'SVC_PR_WATCH_MAX_MS', DEFAULT_RUN_TIMING.prWatchMaxMs),
+    },
+    planTiming: {
+      mergeTimeoutMs: intFromEnv(env, 'SVC_PLAN_RUN_MERGE_TIMEOUT_MS', DEFAULT_PLAN_TIMING.mergeTimeoutMs),
+      mergePollMs: Math.max(1000, intFromEnv(env, 'SVC_PLAN_RUN_MERGE_POLL_MS', DEFAULT_PLAN_TIMING.mergePollMs)),
     },
   };
 }

@@ -77,6 +77,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         forge: new GitHubForge({ apiUrl: config.githubApiUrl, token: config.githubToken }),
         runBranchPrefix: config.runBranchPrefix,
         runTiming: config.runTiming,
+        planTiming: config.planTiming,
         gitToken: config.githubToken,
         auth: { operatorToken: token.token, noAuth: options.noAuth },
         readModel,

@@ -46,3 +46,16 @@ export const finalizeIo = proxyActivities<Pick<Activities, 'startSandboxFinalize
   startToCloseTimeout: '5m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
 });
+
+/** The plan-run's projection: like a run's, local and retried until it lands. */
+export const planReadModel = proxyLocalActivities<Pick<Activities, 'projectPlanRun'>>({
+  startToCloseTimeout: '30s',
+  localRetryThreshold: '10s',
+  retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+/** Picking up a child (a clone refresh and a seed read) and looking at a child run. */
+export const planSetup = proxyActivities<Pick<Activities, 'preparePlanChild' | 'describeRun'>>({
+  startToCloseTimeout: '15m',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 5 },
+});

@@ -2,6 +2,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { FinalizeIntent, FinalizeResult } from '../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../core/inbox.ts';
+import type { ChildRunProgress, PlanRunSnapshot } from '../core/plan-model.ts';
 import type { RunSnapshot } from '../core/run-model.ts';
 
 /** The run as the workflow holds it now. */
@@ -40,3 +41,12 @@ export const salvageSignal = defineSignal<[{ trigger: string; salvageRef: string
 
 /** The sandbox's finalize result, relayed by POST /runs/{id}/finalize-result. */
 export const finalizeResultSignal = defineSignal<[{ attemptId: string; result: FinalizeResult }]>('finalizeResult');
+
+/** The plan-run as its workflow holds it now. */
+export const planRunSnapshotQuery = defineQuery<PlanRunSnapshot>('planRunSnapshot');
+
+/** Stop the plan-run: its in-flight child run is cancelled, no further child is dispatched. */
+export const cancelPlanRunSignal = defineSignal<[CancelRequest]>('cancelPlanRun');
+
+/** A child run's news for its plan-run: sent by the run itself on every change of state or PR state. */
+export const childRunProgressSignal = defineSignal<[ChildRunProgress]>('childRunProgress');

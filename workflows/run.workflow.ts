@@ -1,6 +1,6 @@
 // runWorkflow: one run, from queued to a terminal state. Workflow id = run id. The workflow holds
 // the run; every transition is projected into the read model by an activity before it goes on.
-import { ActivityFailure, allHandlersFinished, condition, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, getExternalWorkflowHandle, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import { classifyAgentExit } from '../core/agent-exit.ts';
 import { claimAll, foldIntoPrompt, unreadInClaimOrder, type InboxItem } from '../core/inbox.ts';
@@ -8,7 +8,7 @@ import { DEFAULT_RUN_TIMING, initialRunSnapshot, type RunOutcome, type RunSnapsh
 import { isTerminalRunState, type RunFailureReason, type RunState } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { readModel, sandboxSetup, supervision } from './activity-proxies.ts';
-import { cancelSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, runAcceptedUpdate, runSnapshotQuery, salvageSignal, steerSignal, type CancelRequest } from './messages.ts';
+import { cancelSignal, childRunProgressSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, runAcceptedUpdate, runSnapshotQuery, salvageSignal, steerSignal, type CancelRequest } from './messages.ts';
 import { finalizeWork, watchPullRequest, type FinalizeChannel } from './run-tail.ts';
 
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
@@ -24,9 +24,18 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     cancelRequest ??= request;
   });
 
+  let toldPlan = '';
   const project = async (events: RunEventInput[], extra: { triggerFire?: RunWorkflowInput['triggerFire']; inbox?: InboxItem[] } = {}) => {
     run.projectionVersion += 1;
     await readModel.projectRun({ snapshot: { ...run }, events, triggerFire: extra.triggerFire ?? null, inbox: extra.inbox ?? [] });
+    if (input.planRun && `${run.state}/${run.prState}` !== toldPlan) {
+      toldPlan = `${run.state}/${run.prState}`;
+      const { planRunId, seq } = input.planRun;
+      // A plan-run that has ended (failed, cancelled) no longer listens; a resumed one asks afresh.
+      await getExternalWorkflowHandle(planRunId)
+        .signal(childRunProgressSignal, { planRunId, seq, runId: run.id, state: run.state, failureReason: run.failureReason, prUrl: run.prUrl, prState: run.prState, prMergedAt: run.prMergedAt, endedAt: run.endedAt })
+        .catch(() => undefined);
+    }
   };
   const now = () => new Date(Date.now()).toISOString();
 

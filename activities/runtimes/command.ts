@@ -2,6 +2,7 @@
 // SVC_PROMPT; every output line becomes one run event, and stdout counts as "the model answered".
 // A command reports what it spent by printing `{"type":"svc.usage","costUsd":…,"tokensInput":…}`
 // lines with cumulative figures; the last one is the run's usage (and is checked against its cap).
+// `{"type":"svc.provider_error","message":…}` says the model provider failed (provider_error).
 import { sandboxEnv, withSystemPrompt, type RuntimeAdapter, type Usage } from './types.ts';
 
 const USAGE_FIELDS = ['costUsd', 'tokensInput', 'tokensOutput', 'tokensCacheRead', 'tokensCacheWrite'] as const;
@@ -18,6 +19,16 @@ function usageReport(text: string): Usage | null {
   }
 }
 
+function providerErrorReport(text: string): string | null {
+  if (!text.startsWith('{') || !text.includes('svc.provider_error')) return null;
+  try {
+    const line = JSON.parse(text) as Record<string, unknown>;
+    return line.type === 'svc.provider_error' ? String(line.message ?? 'the model provider failed') : null;
+  } catch {
+    return null;
+  }
+}
+
 export const commandRuntime: RuntimeAdapter = {
   buildLaunch(agent, context) {
     const prompt = withSystemPrompt(agent, context.prompt);
@@ -25,6 +36,11 @@ export const commandRuntime: RuntimeAdapter = {
   },
   costBasis: () => 'api',
   parseLine(stream, text, state) {
+    const providerError = stream === 'stdout' ? providerErrorReport(text.trim()) : null;
+    if (providerError !== null) {
+      state.providerError = providerError;
+      return { kind: 'agent.provider_error', payload: { message: providerError } };
+    }
     const usage = stream === 'stdout' ? usageReport(text.trim()) : null;
     if (usage) {
       state.usage = usage;

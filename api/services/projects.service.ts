@@ -87,6 +87,12 @@ export class ProjectsService {
     return this.#readClone(project, () => ({ project, issues: read('issues.jsonl'), plans: read('plans.jsonl') }));
   }
 
+  /** The project's seeds and plans, parsed (400 project_lacks_seeds without a tracker). */
+  async tracker(id: string) {
+    const { project, issues, plans } = await this.#trackerFiles(id);
+    return { project, issues: parseIssues(issues).records, plans: parsePlans(plans).records };
+  }
+
   async seed(id: string, seedId: string) {
     const { issues } = await this.#trackerFiles(id);
     const seed = parseIssues(issues).records.get(seedId);

@@ -4,7 +4,8 @@
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminalRunState } from '../../core/run-states.ts';
-import { RunEntity, RunEventEntity, type RunEvent } from '../../db/entities/index.ts';
+import { isTerminalPlanRunState } from '../../core/plan-model.ts';
+import { PlanRunChildEntity, PlanRunEntity, RunEntity, RunEventEntity, type RunEvent } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 
 const PAGE = 500;
@@ -78,6 +79,45 @@ export class RunEventsService {
         if (options.limit !== undefined && sent >= options.limit) return;
         if (batch.length === remaining) continue;
         if (!options.follow || (await self.#finished(runId, last))) return;
+        try {
+          await sleep(self.#pollIntervalMs, undefined, { signal: stop });
+        } catch {
+          return;
+        }
+      }
+    }
+    return Readable.from(lines());
+  }
+
+  /**
+   * A plan-run's events: the union of its child runs' logs (plan events included), history then,
+   * with follow, live lines until the plan-run has ended; children dispatched later are picked up
+   * as they come, and each (runId, seq) is sent once.
+   */
+  planStream(planRunId: string, follow: boolean, stop: AbortSignal): Readable {
+    const self = this;
+    async function* lines() {
+      const lastSeq = new Map<string, number>();
+      while (!stop.aborted) {
+        const em = self.#readModel.em();
+        const children = await em.find(PlanRunChildEntity, { planRunId, runId: { $ne: null } }, { fields: ['runId'] });
+        const runIds = [...new Set(children.map((child) => child.runId!))];
+        const batch = runIds.length
+          ? await em.find(RunEventEntity, { $or: runIds.map((runId) => ({ runId, seq: { $gt: lastSeq.get(runId) ?? 0 } })) }, { orderBy: { id: 'asc' }, limit: PAGE })
+          : [];
+        for (const event of batch) {
+          if (event.seq <= (lastSeq.get(event.runId) ?? 0)) continue;
+          lastSeq.set(event.runId, event.seq);
+          yield `${JSON.stringify(presentEvent(event))}\n`;
+        }
+        if (batch.length === PAGE) continue;
+        if (!follow) return;
+        const plan = await em.findOne(PlanRunEntity, { id: planRunId }, { fields: ['state'] });
+        // One more look after the end, so the plan's own last event is not missed.
+        if (plan && isTerminalPlanRunState(plan.state)) {
+          if (batch.length === 0) return;
+          continue;
+        }
         try {
           await sleep(self.#pollIntervalMs, undefined, { signal: stop });
         } catch {

@@ -43,6 +43,10 @@ export class TemporalGateway {
     this.client = new Client({ connection, namespace: settings.namespace });
   }
 
+  get taskQueue(): string {
+    return this.#settings.taskQueue;
+  }
+
   static async connect(settings: TemporalGatewaySettings): Promise<TemporalGateway> {
     return new TemporalGateway(await Connection.connect({ address: settings.address }), settings);
   }
@@ -211,7 +215,7 @@ function applicationCause(error: unknown): ApplicationFailure | undefined {
   return undefined;
 }
 
-function toApiError(error: unknown): unknown {
+export function toApiError(error: unknown): unknown {
   if (error instanceof WorkflowExecutionAlreadyStartedError) return Errors.conflict('the same operation is already running for this project', 'wait for it to finish and retry');
   const cause = applicationCause(error);
   if (cause?.type === 'project_unavailable') return Errors.projectUnavailable(cause.message);
@@ -220,11 +224,11 @@ function toApiError(error: unknown): unknown {
 }
 
 /** Temporal says there is no such workflow (typed by the client, or a bare gRPC NOT_FOUND). */
-function isNotFound(error: unknown): boolean {
+export function isNotFound(error: unknown): boolean {
   return error instanceof WorkflowNotFoundError || (error as { code?: number })?.code === 5 || /NOT_FOUND/.test(String((error as Error)?.message));
 }
 
-function wrapConnectionError(error: unknown): unknown {
+export function wrapConnectionError(error: unknown): unknown {
   const message = String((error as Error)?.message ?? error);
   if (/UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED|Connection|transport/i.test(message)) return Errors.temporalUnavailable(message);
   return error;

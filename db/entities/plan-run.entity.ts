@@ -26,6 +26,8 @@ export const PlanRunEntity = defineEntity({
     endedAt: p.datetime().nullable(),
     resumedAt: p.datetime().nullable(),
     updatedAt: p.datetime(),
+    /** Grows with every projection, so a late retry of an older projection never wins. */
+    projectionVersion: p.integer().default(0),
   },
 });
 

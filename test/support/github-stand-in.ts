@@ -77,6 +77,16 @@ export class GitHubStandIn {
     return (JSON.parse(this.sd(owner, name, 'create', '--title', title, '--json', ...extra)) as { id: string }).id;
   }
 
+  /** Merges a pushed branch into the default branch on the "forge", as a PR merge would. */
+  mergeBranch(owner: string, name: string, branch: string, into = 'main'): void {
+    const work = this.workdir(owner, name);
+    this.git(work, 'fetch', '--quiet', 'origin', `${branch}:refs/remotes/origin/${branch}`, `${into}:refs/remotes/origin/${into}`);
+    this.git(work, 'checkout', '--quiet', into);
+    this.git(work, 'reset', '--quiet', '--hard', `origin/${into}`);
+    this.git(work, 'merge', '--quiet', '--no-ff', '-m', `Merge ${branch}`, `origin/${branch}`);
+    this.git(work, 'push', '--quiet', 'origin', `HEAD:${into}`);
+  }
+
   pushAll(owner: string, name: string, message: string): string {
     return this.commit(owner, name, {}, message);
   }

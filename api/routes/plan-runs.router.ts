@@ -1,0 +1,96 @@
+// Plan-runs: create, list, read, cancel, resume, and the union of their children's events.
+import { defineRoute } from '../route.ts';
+import { presentRun } from '../presenters/run.presenter.ts';
+import type { PlanRunsService } from '../services/plan-runs.service.ts';
+import type { RunEventsService } from '../services/run-events.service.ts';
+import { eventLineSchema } from './runs.schema.ts';
+import {
+  cancelPlanRunBody,
+  cancelPlanRunResponse,
+  createPlanRunBody,
+  createPlanRunResponse,
+  getPlanRunResponse,
+  listPlanRunsQuery,
+  listPlanRunsResponse,
+  planRunEventsQuery,
+  planRunIdParams,
+  resumePlanRunBody,
+  resumePlanRunResponse,
+} from './plan-runs.schema.ts';
+
+export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsService) {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/plan-runs',
+      auth: 'dispatch',
+      summary: 'Dispatch a plan-run: one run per seed, strictly one after another',
+      tags: ['plan-runs'],
+      body: createPlanRunBody,
+      bodyRequired: true,
+      responses: { 201: { description: 'The plan-run, queued, and its pending children', schema: createPlanRunResponse } },
+      handler: async ({ body }) => ({ status: 201, body: await planRuns.create(body) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/plan-runs',
+      auth: 'readPublic',
+      summary: 'List plan-runs, newest first',
+      tags: ['plan-runs'],
+      query: listPlanRunsQuery,
+      responses: { 200: { description: 'The plan-runs', schema: listPlanRunsResponse } },
+      handler: async ({ query }) => ({ status: 200, body: await planRuns.list(query) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/plan-runs/{id}',
+      auth: 'readPublic',
+      summary: 'One plan-run with its children and their runs',
+      tags: ['plan-runs'],
+      params: planRunIdParams,
+      responses: { 200: { description: 'The plan-run', schema: getPlanRunResponse } },
+      handler: async ({ params }) => {
+        const { planRun, children, runs } = await planRuns.get(params.id);
+        return { status: 200, body: { planRun, children, runs: runs.map(presentRun) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/plan-runs/{id}/cancel',
+      auth: 'dispatch',
+      summary: 'Cancel a plan-run and its in-flight child run',
+      tags: ['plan-runs'],
+      params: planRunIdParams,
+      body: cancelPlanRunBody,
+      responses: { 200: { description: 'The plan-run after the cancel', schema: cancelPlanRunResponse } },
+      handler: async ({ params, body }) => ({ status: 200, body: await planRuns.cancel(params.id, body?.reason ?? null) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/plan-runs/{id}/resume',
+      auth: 'dispatch',
+      summary: 'Resume a failed or cancelled plan-run from its first unfinished child',
+      tags: ['plan-runs'],
+      params: planRunIdParams,
+      body: resumePlanRunBody,
+      responses: { 200: { description: 'The resumed plan-run and the child it goes on with', schema: resumePlanRunResponse } },
+      handler: async ({ params, body }) => ({ status: 200, body: await planRuns.resume(params.id, body?.reason) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/plan-runs/{id}/events',
+      auth: 'readPublic',
+      summary: "The events of every child run of the plan-run as NDJSON (follow=1: live until the plan-run ends)",
+      tags: ['plan-runs'],
+      params: planRunIdParams,
+      query: planRunEventsQuery,
+      responses: { 200: { description: 'One event per line', schema: eventLineSchema, contentType: 'application/x-ndjson' } },
+      handler: async ({ params, query, ctx }) => {
+        await planRuns.get(params.id);
+        const controller = events.streams.open();
+        ctx.res.once('close', () => controller.abort());
+        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: events.planStream(params.id, query.follow ?? false, controller.signal) };
+      },
+    }),
+  ];
+}

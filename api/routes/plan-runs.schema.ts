@@ -1,0 +1,93 @@
+// Request and response schemas of the plan-runs routes.
+import { z } from 'zod';
+import { PLAN_RUN_CHILD_STATES, PLAN_RUN_STATES } from '../../core/run-states.ts';
+import { runSchema } from './runs.schema.ts';
+
+const optionalText = z.string().trim().min(1).max(255).nullable().optional();
+
+export const createPlanRunBody = z
+  .object({
+    project: z.string().trim().min(1, 'required: a project id (GET /projects)').max(64),
+    agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)').max(255),
+    planId: z.string().trim().min(1).max(255).optional(),
+    issues: z.array(z.string().trim().min(1).max(255)).min(1).max(500).optional(),
+    promptTemplate: z.string().trim().min(1).max(65_536).optional(),
+    ref: optionalText,
+    providerOverride: optionalText,
+    modelOverride: optionalText,
+    maxCostUsd: z.number().positive().finite().nullable().optional(),
+    dispatcherHandle: optionalText,
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if ((body.planId === undefined) === (body.issues === undefined)) ctx.addIssue({ code: 'custom', path: ['planId'], message: 'give exactly one of planId or issues' });
+    if (body.issues && new Set(body.issues).size !== body.issues.length) ctx.addIssue({ code: 'custom', path: ['issues'], message: 'an issue may appear only once' });
+  });
+export type CreatePlanRunBody = z.infer<typeof createPlanRunBody>;
+
+export const planRunIdParams = z.object({ id: z.string().min(1).max(64) }).strict();
+
+export const listPlanRunsQuery = z
+  .object({
+    project: z.string().min(1).max(64).optional(),
+    state: z.enum([...PLAN_RUN_STATES, 'active']).optional(),
+  })
+  .strict();
+export type ListPlanRunsQuery = z.infer<typeof listPlanRunsQuery>;
+
+const booleanFlag = z.enum(['true', '1', 'false', '0'], { message: 'true, 1, false or 0' }).transform((value) => value === 'true' || value === '1');
+export const planRunEventsQuery = z.object({ follow: booleanFlag.optional() }).strict();
+
+export const cancelPlanRunBody = z.object({ reason: z.string().trim().min(1).max(1000).nullable().optional() }).strict();
+export const resumePlanRunBody = z.object({ reason: z.string().trim().min(1).max(1000).optional() }).strict();
+
+const timestamp = z.string().nullable();
+
+export const planRunSchema = z.object({
+  id: z.string(),
+  planId: z.string().nullable(),
+  source: z.enum(['plan', 'issues']),
+  projectId: z.string(),
+  agentName: z.string(),
+  promptTemplate: z.string(),
+  ref: z.string().nullable(),
+  providerOverride: z.string().nullable(),
+  modelOverride: z.string().nullable(),
+  maxCostUsd: z.number().nullable(),
+  dispatcherHandle: z.string(),
+  trigger: z.string(),
+  state: z.enum(PLAN_RUN_STATES),
+  failureReason: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: timestamp,
+  endedAt: timestamp,
+  resumedAt: timestamp,
+});
+
+export const planRunChildSchema = z.object({
+  planRunId: z.string(),
+  seq: z.number().int(),
+  seedId: z.string(),
+  runId: z.string().nullable(),
+  state: z.enum(PLAN_RUN_CHILD_STATES),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  startedAt: timestamp,
+  endedAt: timestamp,
+  prMergedAt: timestamp,
+  failureReason: z.string().nullable(),
+});
+
+export const createPlanRunResponse = z.object({ planRun: planRunSchema, children: z.array(planRunChildSchema) });
+export const getPlanRunResponse = z.object({ planRun: planRunSchema, children: z.array(planRunChildSchema), runs: z.array(runSchema) });
+export const listPlanRunsResponse = z.object({ planRuns: z.array(planRunSchema) });
+export const cancelPlanRunResponse = z.object({
+  planRun: planRunSchema,
+  cancelledChild: z.object({ childSeq: z.number().int().optional(), runId: z.string().optional() }).nullable(),
+  alreadyTerminal: z.boolean(),
+});
+export const resumePlanRunResponse = z.object({
+  planRun: planRunSchema,
+  resumedChild: z.object({ seq: z.number().int(), runId: z.string().nullable() }).nullable(),
+  reason: z.string(),
+});

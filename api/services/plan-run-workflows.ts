@@ -1,0 +1,105 @@
+// The API's door to planRunWorkflow: start, cancel, resume, and the accepted plan-run before its
+// first projection. Resuming a finished plan-run starts a new execution of the same workflow id
+// from the children its last execution ended with (its result, kept by Temporal).
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { childrenToResume, initialPlanRunSnapshot, type PlanChild, type PlanRunOutcome, type PlanRunSnapshot, type PlanRunWorkflowInput } from '../../core/plan-model.ts';
+import { SvcAgent, SvcKind, SvcPlanId, SvcProjectId, SvcState } from '../../core/search-attributes.ts';
+import type { planRunWorkflow } from '../../workflows/plan-run.workflow.ts';
+import { cancelPlanRunSignal, type CancelRequest } from '../../workflows/messages.ts';
+import { Errors } from '../errors.ts';
+import { isNotFound, toApiError, wrapConnectionError } from './temporal-gateway.ts';
+
+export function planRunSearchAttributes(input: PlanRunWorkflowInput, state: string) {
+  return [
+    { key: SvcKind, value: 'plan-run' },
+    { key: SvcProjectId, value: input.projectId },
+    { key: SvcAgent, value: input.agent.name },
+    { key: SvcState, value: state },
+    ...(input.planId ? [{ key: SvcPlanId, value: input.planId }] : []),
+  ];
+}
+
+export class PlanRunWorkflows {
+  readonly #client: Client;
+  readonly #taskQueue: string;
+
+  constructor(client: Client, taskQueue: string) {
+    this.#client = client;
+    this.#taskQueue = taskQueue;
+  }
+
+  async start(input: PlanRunWorkflowInput): Promise<PlanRunSnapshot> {
+    try {
+      await this.#client.workflow.start<typeof planRunWorkflow>('planRunWorkflow', {
+        workflowId: input.planRunId,
+        taskQueue: this.#taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'FAIL',
+        typedSearchAttributes: planRunSearchAttributes(input, input.resume ? 'running' : 'queued'),
+        memo: { projectId: input.projectId, agent: input.agent.name, planId: input.planId, source: input.source },
+      });
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) throw Errors.conflict(`plan-run ${input.planRunId} is already running`, 'nothing to resume while it runs');
+      throw wrapConnectionError(error);
+    }
+    return initialPlanRunSnapshot(input);
+  }
+
+  /** The input the plan-run's first execution was started with; undefined when there is no such plan-run workflow. */
+  async input(planRunId: string): Promise<PlanRunWorkflowInput | undefined> {
+    try {
+      const history = await this.#client.workflow.getHandle(planRunId).fetchHistory();
+      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+      if (started?.workflowType?.name !== 'planRunWorkflow' || !started.input?.payloads?.[0]) return undefined;
+      return defaultPayloadConverter.fromPayload<PlanRunWorkflowInput>(started.input.payloads[0]);
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw wrapConnectionError(error);
+    }
+  }
+
+  /** Signals the cancel and waits (bounded) for the plan-run to end; undefined if it did not in time. */
+  async cancel(planRunId: string, request: CancelRequest, waitMs = 30_000): Promise<PlanRunOutcome | undefined> {
+    const handle = this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId);
+    try {
+      await handle.signal(cancelPlanRunSignal, request);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)));
+      try {
+        return await Promise.race([handle.result(), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    } catch (error) {
+      throw toApiError(error);
+    }
+  }
+
+  /**
+   * A new execution from the first unfinished child: merged and skipped children are kept, a PR
+   * that timed out is waited on again, the rest is dispatched afresh. 409 when the plan-run is
+   * still running or has nothing left to do.
+   */
+  async resume(planRunId: string, reason: string): Promise<{ planRun: PlanRunSnapshot; resumedChild: PlanChild | null }> {
+    const handle = this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId);
+    let description;
+    try {
+      description = await handle.describe();
+    } catch (error) {
+      if (isNotFound(error)) throw Errors.notFound(`plan-run "${planRunId}"`);
+      throw wrapConnectionError(error);
+    }
+    if (description.status.name === 'RUNNING') throw Errors.conflict(`plan-run ${planRunId} is running: there is nothing to resume`);
+    const outcome = await handle.result().catch((error: unknown) => {
+      throw toApiError(error);
+    });
+    if (outcome.state === 'succeeded') throw Errors.conflict(`plan-run ${planRunId} succeeded: there is nothing to resume`);
+    const at = new Date().toISOString();
+    const children = childrenToResume(outcome.children, at);
+    if (!children) throw Errors.conflict(`plan-run ${planRunId} has no unfinished child to resume`);
+    const input = (await this.input(planRunId))!;
+    const planRun = await this.start({ ...input, resume: { children, resumedAt: at, reason, startedAt: outcome.startedAt } });
+    return { planRun, resumedChild: planRun.children.find((child) => child.state === 'pending' || child.state === 'pr_open') ?? null };
+  }
+}

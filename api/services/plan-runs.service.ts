@@ -1,0 +1,128 @@
+// Plan-run use-cases. Creation checks everything in the documented order and writes nothing until
+// every check has passed; then planRunWorkflow (workflow id = plan-run id) owns the plan-run and
+// projects it. Reads come from the read model, falling back to the workflow before its first
+// projection.
+import { newId } from '../../core/ids.ts';
+import { DEFAULT_PROMPT_TEMPLATE, initialPlanRunSnapshot, isTerminalPlanRunState, type PlanRunWorkflowInput, type PlanTiming } from '../../core/plan-model.ts';
+import type { RunTiming } from '../../core/run-model.ts';
+import { AgentDefinitionError, type AgentCatalog } from '../../stack/agent-catalog.ts';
+import { PlanRunChildEntity, PlanRunEntity, RunEntity } from '../../db/entities/index.ts';
+import type { ReadModel } from '../../db/orm.ts';
+import { ApiError, Errors } from '../errors.ts';
+import { presentPlanRun, presentPlanRunChild } from '../presenters/plan-run.presenter.ts';
+import type { CreatePlanRunBody, ListPlanRunsQuery } from '../routes/plan-runs.schema.ts';
+import type { PlanRunWorkflows } from './plan-run-workflows.ts';
+import type { ProjectsService } from './projects.service.ts';
+
+export interface PlanRunsServiceDeps {
+  readModel: ReadModel;
+  workflows: PlanRunWorkflows;
+  projects: ProjectsService;
+  agents: AgentCatalog;
+  planTiming: PlanTiming;
+  runTiming: RunTiming;
+}
+
+/** Plan statuses a plan-run may be made from. */
+const DISPATCHABLE_PLAN_STATUSES = ['approved', 'active', 'done'];
+
+export class PlanRunsService {
+  readonly #deps: PlanRunsServiceDeps;
+
+  constructor(deps: PlanRunsServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async create(body: CreatePlanRunBody) {
+    const project = await this.#deps.projects.get(body.project);
+    const promptTemplate = body.promptTemplate ?? DEFAULT_PROMPT_TEMPLATE;
+    if (!promptTemplate.includes('{seed_id}')) throw Errors.validation('promptTemplate must contain {seed_id}', `e.g. "${DEFAULT_PROMPT_TEMPLATE}"`);
+    if (!project.hasSeeds) throw Errors.projectLacksSeeds(project.id);
+    // Walk the plan on a fresh clone: what the forge has now, not what was fetched last.
+    await this.#deps.projects.refresh(project.id, null);
+    const { issues, plans } = await this.#deps.projects.tracker(project.id);
+    let seedIds: string[];
+    if (body.planId !== undefined) {
+      const plan = plans.get(body.planId);
+      if (!plan) throw Errors.validation(`plan "${body.planId}" is not in .seeds/plans.jsonl`, 'GET /projects/{id}/seeds/plans lists the plans');
+      if (!DISPATCHABLE_PLAN_STATUSES.includes(plan.status)) throw Errors.validation(`plan "${plan.id}" is ${plan.status}`, `a plan-run needs a plan that is ${DISPATCHABLE_PLAN_STATUSES.join(', ')}`);
+      seedIds = plan.children;
+    } else {
+      const unknown = body.issues!.filter((id) => !issues.has(id));
+      if (unknown.length) throw Errors.validation(`unknown issue${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, 'issue ids are the ids in .seeds/issues.jsonl');
+      seedIds = body.issues!;
+    }
+    if (!seedIds.some((id) => issues.get(id)?.status !== 'closed')) throw new ApiError(400, 'plan_has_no_open_children', 'every child of this plan-run is closed (or there are none)', 'choose a plan or issues with open work');
+    const agent = this.#agent(body.agent, project.localPath);
+    const input: PlanRunWorkflowInput = {
+      planRunId: newId('planRun'),
+      createdAt: new Date().toISOString(),
+      planId: body.planId ?? null,
+      source: body.planId !== undefined ? 'plan' : 'issues',
+      projectId: project.id,
+      agent,
+      promptTemplate,
+      ref: body.ref ?? null,
+      providerOverride: body.providerOverride ?? null,
+      modelOverride: body.modelOverride ?? null,
+      maxCostUsd: body.maxCostUsd ?? null,
+      dispatcherHandle: body.dispatcherHandle ?? 'operator',
+      trigger: 'manual',
+      seedIds,
+      timing: this.#deps.planTiming,
+      runTiming: this.#deps.runTiming,
+    };
+    const planRun = await this.#deps.workflows.start(input);
+    return { planRun: presentPlanRun(planRun), children: planRun.children.map((child) => presentPlanRunChild({ ...child, planRunId: planRun.id })) };
+  }
+
+  #agent(name: string, projectDir: string) {
+    try {
+      const agent = this.#deps.agents.withProjectAgents(projectDir).get(name);
+      if (!agent) throw Errors.notFound(`agent "${name}"`, 'GET /agents lists the agents this server knows');
+      return agent;
+    } catch (error) {
+      if (error instanceof AgentDefinitionError) throw new ApiError(422, 'agent_schema_error', error.message, 'fix the file in the repository and refresh the project');
+      throw error;
+    }
+  }
+
+  async list(query: ListPlanRunsQuery) {
+    const state = query.state === 'active' ? { $in: ['queued' as const, 'running' as const] } : query.state;
+    const rows = await this.#deps.readModel.em().find(PlanRunEntity, { ...(query.project ? { projectId: query.project } : {}), ...(state ? { state } : {}) }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 500 });
+    return { planRuns: rows.map(presentPlanRun) };
+  }
+
+  /** The plan-run, its children and their runs. */
+  async get(id: string) {
+    const em = this.#deps.readModel.em();
+    const row = await em.findOne(PlanRunEntity, { id });
+    if (!row) {
+      const accepted = /^plnr_[0-9a-z]{12}$/.test(id) ? await this.#deps.workflows.input(id) : undefined;
+      if (!accepted) throw Errors.notFound(`plan-run "${id}"`);
+      const snapshot = initialPlanRunSnapshot(accepted);
+      return { planRun: presentPlanRun(snapshot), children: snapshot.children.map((child) => presentPlanRunChild({ ...child, planRunId: id })), runs: [] };
+    }
+    const children = await em.find(PlanRunChildEntity, { planRunId: id }, { orderBy: { seq: 'asc' } });
+    const runIds = children.map((child) => child.runId).filter((runId): runId is string => runId !== null);
+    const runs = runIds.length ? await em.find(RunEntity, { id: { $in: runIds } }, { orderBy: { createdAt: 'asc' } }) : [];
+    return { planRun: presentPlanRun(row), children: children.map(presentPlanRunChild), runs };
+  }
+
+  async cancel(id: string, reason: string | null) {
+    const current = await this.get(id);
+    if (isTerminalPlanRunState(current.planRun.state)) return { planRun: current.planRun, cancelledChild: null, alreadyTerminal: true };
+    const outcome = await this.#deps.workflows.cancel(id, { reason, requestedBy: 'operator' });
+    const after = await this.get(id);
+    // The workflow's answer is the truth; the row may trail it by a moment.
+    const planRun = outcome ? { ...after.planRun, state: outcome.state, failureReason: outcome.failureReason } : after.planRun;
+    return { planRun, cancelledChild: outcome?.cancelledChild ?? null, alreadyTerminal: false };
+  }
+
+  async resume(id: string, reason: string | undefined) {
+    await this.get(id);
+    const why = reason ?? 'operator';
+    const { planRun, resumedChild } = await this.#deps.workflows.resume(id, why);
+    return { planRun: presentPlanRun(planRun), resumedChild: resumedChild ? { seq: resumedChild.seq, runId: resumedChild.runId } : null, reason: why };
+  }
+}

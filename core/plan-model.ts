@@ -1,0 +1,174 @@
+// The plan-run as planRunWorkflow holds it: the plan row, its children, and the rules that move
+// them. Pure: the workflow, the activities that project it and the API that presents it share it.
+import type { AgentDefinition } from './agents.ts';
+import type { RunTiming } from './run-model.ts';
+import type { PlanRunChildState, PlanRunState, PrState, RunFailureReason, RunState } from './run-states.ts';
+
+export const DEFAULT_PROMPT_TEMPLATE = 'work on sd {seed_id}';
+
+export interface PlanTiming {
+  /** How long an open child PR may wait to be merged (0: for ever), from the later of the run's end and the plan's resume. */
+  mergeTimeoutMs: number;
+  /** How often a child's run looks at its open PR while the plan waits on it. */
+  mergePollMs: number;
+}
+
+export const DEFAULT_PLAN_TIMING: PlanTiming = { mergeTimeoutMs: 1_800_000, mergePollMs: 15_000 };
+
+export interface PlanChild {
+  seq: number;
+  seedId: string;
+  runId: string | null;
+  state: PlanRunChildState;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  prMergedAt: string | null;
+  failureReason: string | null;
+  retryCount: number;
+  /** The child run's PR, while the plan waits for it to be merged. */
+  prUrl: string | null;
+}
+
+export interface PlanRunSnapshot {
+  id: string;
+  planId: string | null;
+  source: 'plan' | 'issues';
+  projectId: string;
+  agentName: string;
+  promptTemplate: string;
+  ref: string | null;
+  providerOverride: string | null;
+  modelOverride: string | null;
+  maxCostUsd: number | null;
+  dispatcherHandle: string;
+  trigger: string;
+  state: PlanRunState;
+  failureReason: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  resumedAt: string | null;
+  children: PlanChild[];
+  projectionVersion: number;
+}
+
+export interface PlanRunWorkflowInput {
+  planRunId: string;
+  createdAt: string;
+  planId: string | null;
+  source: 'plan' | 'issues';
+  projectId: string;
+  /** Resolved when the plan-run was accepted: every child runs the same definition. */
+  agent: AgentDefinition;
+  promptTemplate: string;
+  ref: string | null;
+  providerOverride: string | null;
+  modelOverride: string | null;
+  maxCostUsd: number | null;
+  dispatcherHandle: string;
+  trigger: string;
+  seedIds: string[];
+  timing: PlanTiming;
+  runTiming: RunTiming;
+  /** A resumed plan-run: a new execution of the same workflow id, carrying the children as they ended. */
+  resume?: { children: PlanChild[]; resumedAt: string; reason: string; startedAt: string | null } | null;
+}
+
+/** What a child run tells its plan whenever its state or its PR's state changes. */
+export interface ChildRunProgress {
+  planRunId: string;
+  seq: number;
+  runId: string;
+  state: RunState;
+  failureReason: RunFailureReason | null;
+  prUrl: string | null;
+  prState: PrState | null;
+  prMergedAt: string | null;
+  endedAt: string | null;
+}
+
+export interface PlanRunOutcome {
+  planRunId: string;
+  state: PlanRunState;
+  failureReason: string | null;
+  children: PlanChild[];
+  startedAt: string | null;
+  cancelledChild: { childSeq: number; runId: string } | null;
+}
+
+export const TERMINAL_PLAN_RUN_STATES: readonly PlanRunState[] = ['succeeded', 'failed', 'cancelled'];
+export const isTerminalPlanRunState = (state: PlanRunState) => TERMINAL_PLAN_RUN_STATES.includes(state);
+
+/** Children the plan has finished with: they are never run again, resumed or not. */
+export const isSettledChild = (child: PlanChild) => child.state === 'merged' || child.state === 'skipped';
+export const isInFlightChild = (child: PlanChild) => child.state === 'dispatched' || child.state === 'running' || child.state === 'pr_open';
+
+export function initialPlanRunSnapshot(input: PlanRunWorkflowInput): PlanRunSnapshot {
+  const children =
+    input.resume?.children.map((child) => ({ ...child })) ??
+    input.seedIds.map((seedId, index) => ({ seq: index + 1, seedId, runId: null, state: 'pending' as const, createdAt: input.createdAt, updatedAt: input.createdAt, startedAt: null, endedAt: null, prMergedAt: null, failureReason: null, retryCount: 0, prUrl: null }));
+  return {
+    id: input.planRunId,
+    planId: input.planId,
+    source: input.source,
+    projectId: input.projectId,
+    agentName: input.agent.name,
+    promptTemplate: input.promptTemplate,
+    ref: input.ref,
+    providerOverride: input.providerOverride,
+    modelOverride: input.modelOverride,
+    maxCostUsd: input.maxCostUsd,
+    dispatcherHandle: input.dispatcherHandle,
+    trigger: input.trigger,
+    state: input.resume ? 'running' : 'queued',
+    failureReason: null,
+    createdAt: input.createdAt,
+    startedAt: input.resume?.startedAt ?? null,
+    endedAt: null,
+    resumedAt: input.resume?.resumedAt ?? null,
+    children,
+    projectionVersion: 0,
+  };
+}
+
+/**
+ * The children a resumed plan-run starts from: merged and skipped children stay done; a child
+ * that timed out waiting for its merge waits again on the same PR; an open PR is waited on again;
+ * everything else unfinished is dispatched afresh. Null when nothing is left to resume.
+ */
+export function childrenToResume(children: PlanChild[], at: string): PlanChild[] | null {
+  if (children.every(isSettledChild)) return null;
+  return children.map((child) => {
+    if (isSettledChild(child)) return { ...child };
+    if ((child.state === 'failed' && child.failureReason === 'child_pr_merge_timeout') || child.state === 'pr_open') {
+      return { ...child, state: 'pr_open', failureReason: null, endedAt: null, updatedAt: at };
+    }
+    if (child.state === 'pending') return { ...child };
+    return { ...child, state: 'pending', runId: null, failureReason: null, startedAt: null, endedAt: null, prUrl: null, retryCount: 0, updatedAt: at };
+  });
+}
+
+export interface SeedText {
+  id: string;
+  title: string;
+  description: string;
+}
+
+/** `{seed_id}` → the id; `{seed_body}` → title, a blank line, description (both trimmed). */
+export function renderPlanPrompt(template: string, seed: SeedText): string {
+  const body = [seed.title.trim(), seed.description.trim()].filter(Boolean).join('\n\n');
+  return template.replaceAll('{seed_id}', seed.id).replaceAll('{seed_body}', body);
+}
+
+/** The child failure a finished run implies, or null when the run succeeded. */
+export function childFailureFor(progress: Pick<ChildRunProgress, 'state' | 'failureReason'>): string | null {
+  if (progress.state === 'succeeded') return null;
+  return `child_${progress.failureReason ?? progress.state}`;
+}
+
+/** Where the dispatcher handle is used as an actor it must look like one. */
+export function sanitizeHandle(handle: string | null | undefined): string {
+  return handle && /^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(handle) ? handle : 'operator';
+}

@@ -1,0 +1,75 @@
+// A seeds project for plan-run tests: a plan of three seeds made with the real `sd` CLI, a forge
+// stand-in whose open PRs a "reviewer" merges (git merge into main, then the PR marked merged),
+// and a shell-agent prompt template steered by switch files the test creates.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GitHubStandIn } from './github-stand-in.ts';
+import { PullRequestsStandIn } from './pull-requests-stand-in.ts';
+
+export interface PlanFixture {
+  github: GitHubStandIn;
+  forge: PullRequestsStandIn;
+  /** Seeds of the plan, in plan order. */
+  seeds: string[];
+  planId: string;
+  /** Touch `<switches>/fail-<seed>` (fails the child), `slow-<seed>` (a long child); `flaky-<seed>` fails once with a provider error. */
+  switches: string;
+  template: string;
+  env: Record<string, string>;
+  stopReviewer(): void;
+}
+
+export async function planFixture(owner: string, name: string, titles = ['First step', 'Second step', 'Third step']): Promise<PlanFixture> {
+  const github = new GitHubStandIn();
+  github.createRepo(owner, name);
+  github.sd(owner, name, 'init');
+  const seeds = titles.map((title) => github.createSeed(owner, name, title, ['--description', `Details of ${title.toLowerCase()}`]));
+  const epic = github.createSeed(owner, name, 'The epic', ['--type', 'epic']);
+  github.sd(owner, name, 'plan', 'create', epic);
+  const plans = readFileSync(join(github.workdir(owner, name), '.seeds', 'plans.jsonl'), 'utf8').trim().split('\n');
+  const planId = (JSON.parse(plans.at(-1)!) as { id: string }).id;
+  github.sd(owner, name, 'plan', 'adopt', planId, ...seeds);
+  github.pushAll(owner, name, 'seeds');
+  // Writable from inside the sandbox too (it is under the bound forge root): `flaky-` switches are
+  // consumed there, exactly once.
+  const switches = join(github.root, 'switches');
+  mkdirSync(switches, { recursive: true });
+  const template = [
+    'if [ -e {SW}/fail-{seed_id} ]; then echo "failing on purpose"; exit 3; fi',
+    'if rmdir {SW}/flaky-{seed_id} 2>/dev/null; then echo \'{"type":"svc.provider_error","message":"overloaded"}\'; exit 1; fi',
+    'if [ -e {SW}/slow-{seed_id} ]; then sleep 60; fi',
+    "cat > {seed_id}.md <<'SEED'\n{seed_body}\nSEED",
+    'git add {seed_id}.md && git commit -qm "Work on {seed_id}" && echo committed {seed_id}',
+  ]
+    .join('\n')
+    .replaceAll('{SW}', switches);
+  const forge = new PullRequestsStandIn();
+  await forge.start();
+  // The reviewer: merges every open PR it sees.
+  const reviewer = setInterval(() => {
+    for (const pull of forge.pulls.filter((candidate) => candidate.state === 'open')) {
+      github.mergeBranch(owner, name, pull.head);
+      forge.merge(pull.number);
+    }
+  }, 200);
+  return {
+    github,
+    forge,
+    seeds,
+    planId,
+    switches,
+    template,
+    env: { SVC_SANDBOX_BINDS: github.root, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PLAN_RUN_MERGE_POLL_MS: '1000', SVC_PR_POLL_MIN_MS: '1000', SVC_PR_POLL_MAX_MS: '1000' },
+    stopReviewer: () => clearInterval(reviewer),
+  };
+}
+
+export function setSwitch(fixture: PlanFixture, kind: 'fail' | 'slow' | 'flaky', seedId: string, on = true): void {
+  const path = join(fixture.switches, `${kind}-${seedId}`);
+  if (kind === 'flaky') {
+    if (on) mkdirSync(path, { recursive: true });
+    return;
+  }
+  if (on) writeFileSync(path, '');
+  else rmSync(path, { force: true });
+}
