@@ -73,7 +73,7 @@ export interface PlanRunWorkflowInput {
   timing: PlanTiming;
   runTiming: RunTiming;
   /** A resumed plan-run: a new execution of the same workflow id, carrying the children as they ended. */
-  resume?: { children: PlanChild[]; resumedAt: string; reason: string; startedAt: string | null } | null;
+  resume?: { children: PlanChild[]; resumedAt: string; reason: string; startedAt: string | null; projectionVersion: number } | null;
 }
 
 /** What a child run tells its plan whenever its state or its PR's state changes. */
@@ -96,6 +96,8 @@ export interface PlanRunOutcome {
   children: PlanChild[];
   startedAt: string | null;
   cancelledChild: { childSeq: number; runId: string } | null;
+  /** The last projection's version: a resumed execution projects above it. */
+  projectionVersion: number;
 }
 
 export const TERMINAL_PLAN_RUN_STATES: readonly PlanRunState[] = ['succeeded', 'failed', 'cancelled'];
@@ -129,7 +131,7 @@ export function initialPlanRunSnapshot(input: PlanRunWorkflowInput): PlanRunSnap
     endedAt: null,
     resumedAt: input.resume?.resumedAt ?? null,
     children,
-    projectionVersion: 0,
+    projectionVersion: input.resume?.projectionVersion ?? 0,
   };
 }
 

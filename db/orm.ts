@@ -9,6 +9,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { EntityManager } from '@mikro-orm/sql';
 import { ALL_ENTITIES } from './entities/index.ts';
 import { migrationsFor } from './migrations/index.ts';
+import { withProjectLock } from '../activities/git/project-lock.ts';
 
 export type DbDialect = 'sqlite' | 'postgresql';
 
@@ -74,9 +75,19 @@ export async function initORM(settings: OrmSettings, overrides: Partial<Options>
   };
 }
 
-/** Applies every pending migration; safe to call on every start and from several processes. */
+/**
+ * Applies every pending migration; safe to call on every start and from several processes at
+ * once (an API and a worker starting together): PostgreSQL serialises them with a transaction-scoped
+ * advisory lock, SQLite with the kernel's flock on a file next to the database.
+ */
 export async function migrate(readModel: ReadModel): Promise<string[]> {
-  const migrator = readModel.orm.migrator;
-  const applied = await migrator.up();
-  return applied.map((m) => m.name);
+  const up = async () => (await readModel.orm.migrator.up()).map((m) => m.name);
+  if (readModel.dialect === 'sqlite') {
+    const file = String(readModel.orm.config.get('dbName'));
+    return file === ':memory:' ? up() : withProjectLock(`${file}.migrate.lock`, 'exclusive', up);
+  }
+  return readModel.em().transactional(async (tx) => {
+    await tx.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', ['svc:migrations'], 'all', tx.getTransactionContext());
+    return up();
+  });
 }

@@ -62,7 +62,7 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
     upsertSearchAttributes([{ key: SvcState, value: state }]);
     await project(events);
     await condition(allHandlersFinished);
-    return { planRunId: plan.id, state, failureReason, children: plan.children, startedAt: plan.startedAt, cancelledChild };
+    return { planRunId: plan.id, state, failureReason, children: plan.children, startedAt: plan.startedAt, cancelledChild, projectionVersion: plan.projectionVersion };
   };
 
   const cancel = async (): Promise<PlanRunOutcome> => {

@@ -99,7 +99,7 @@ export class PlanRunWorkflows {
     const children = childrenToResume(outcome.children, at);
     if (!children) throw Errors.conflict(`plan-run ${planRunId} has no unfinished child to resume`);
     const input = (await this.input(planRunId))!;
-    const planRun = await this.start({ ...input, resume: { children, resumedAt: at, reason, startedAt: outcome.startedAt } });
+    const planRun = await this.start({ ...input, resume: { children, resumedAt: at, reason, startedAt: outcome.startedAt, projectionVersion: outcome.projectionVersion } });
     return { planRun, resumedChild: planRun.children.find((child) => child.state === 'pending' || child.state === 'pr_open') ?? null };
   }
 }

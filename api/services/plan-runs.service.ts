@@ -119,10 +119,21 @@ export class PlanRunsService {
     return { planRun, cancelledChild: outcome?.cancelledChild ?? null, alreadyTerminal: false };
   }
 
+  /** Waits (bounded) until the resumed execution's first projection is readable, so a GET after the answer agrees with it. */
+  async #projected(id: string, resumedAt: string, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const row = await this.#deps.readModel.em().findOne(PlanRunEntity, { id }, { fields: ['resumedAt'] });
+      if (row?.resumedAt && row.resumedAt.getTime() === Date.parse(resumedAt)) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   async resume(id: string, reason: string | undefined) {
     await this.get(id);
     const why = reason ?? 'operator';
     const { planRun, resumedChild } = await this.#deps.workflows.resume(id, why);
+    await this.#projected(id, planRun.resumedAt!);
     return { planRun: presentPlanRun(planRun), resumedChild: resumedChild ? { seq: resumedChild.seq, runId: resumedChild.runId } : null, reason: why };
   }
 }

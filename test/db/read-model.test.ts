@@ -107,3 +107,21 @@ for (const leg of DATABASE_LEGS) {
     });
   });
 }
+
+for (const leg of DATABASE_LEGS) {
+  test(`${leg}: two processes' worth of migrate() at once: one applies every migration, the other none`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    const scratch = leg === 'postgresql' ? await createScratchPostgresDatabase(suitePostgresUrl()!) : undefined;
+    const url = scratch?.url ?? join(mkdtempSync(join(tmpdir(), 'svc-db-')), 'svc.sqlite');
+    const [first, second] = [await initORM({ databaseUrl: url }), await initORM({ databaseUrl: url })];
+    try {
+      const applied = await Promise.all([migrate(first!), migrate(second!)]);
+      t.deepEqual(applied.map((names) => names.length).sort(), [0, applied.flat().length]);
+      t.true(applied.flat().length > 0);
+    } finally {
+      await first!.close();
+      await second!.close();
+      await scratch?.drop();
+    }
+  });
+}

@@ -1,7 +1,7 @@
 // Plan-runs end to end against the real stack: children strictly serial, each merged before the
 // next starts, prompts rendered from the seeds, and the plan-run's reads and events.
 import test from 'ava';
-import { planFixture, type PlanFixture } from '../support/plan-fixture.ts';
+import { planFixture, setSwitch, type PlanFixture } from '../support/plan-fixture.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 import { waitFor } from '../support/processes.ts';
 
@@ -11,6 +11,7 @@ let project: string;
 
 test.before(async () => {
   fixture = await planFixture('acme', 'planned');
+  fixture.github.createRepo('acme', 'unseeded');
   svc = await startTestStack({ env: fixture.env });
   project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/planned' } })).body.project.id;
 });
@@ -70,4 +71,120 @@ test.serial('a plan of three seeds runs to succeeded: three children, in order, 
   const listed = await svc.request('GET', `/plan-runs?project=${project}&state=succeeded`);
   t.true(listed.body.planRuns.some((row: { id: string }) => row.id === planRun.id));
   t.false((await svc.request('GET', '/plan-runs?state=active')).body.planRuns.some((row: { id: string }) => row.id === planRun.id));
+});
+
+test.serial('issues keep their order; a closed seed is skipped; a failing child fails the plan-run with its reason; resume skips merged children', async (t) => {
+  const [a, b, c] = ['Alpha', 'Beta', 'Gamma'].map((title) => fixture.github.createSeed('acme', 'planned', title)) as [string, string, string];
+  // A seed closed on the default branch is skipped when its turn comes.
+  const extra = fixture.github.createSeed('acme', 'planned', 'Already done');
+  fixture.github.sd('acme', 'planned', 'close', extra);
+  fixture.github.pushAll('acme', 'planned', 'close a seed');
+  setSwitch(fixture, 'fail', a);
+  const created = await svc.request('POST', '/plan-runs', { body: { project, agent: 'shell', issues: [extra, c, a, b], promptTemplate: fixture.template, dispatcherHandle: 'nightly-bot' } });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  t.deepEqual(created.body.children.map((child: { seedId: string }) => child.seedId), [extra, c, a, b]);
+  t.like(created.body.planRun, { source: 'issues', planId: null, dispatcherHandle: 'nightly-bot' });
+
+  const failed = await waitForPlanState(created.body.planRun.id);
+  t.like(failed.planRun, { state: 'failed', failureReason: 'child_crashed' });
+  t.deepEqual(failed.children.map((child: { state: string }) => child.state), ['skipped', 'merged', 'failed', 'pending']);
+  t.is(failed.children[0].runId, null);
+  t.is(failed.children[2].failureReason, 'child_crashed');
+  const mergedRun = failed.children[1].runId;
+  const failedRun = failed.children[2].runId;
+
+  setSwitch(fixture, 'fail', a, false);
+  const resumed = await svc.request('POST', `/plan-runs/${created.body.planRun.id}/resume`, { body: { reason: 'fixed the flaky step' } });
+  t.is(resumed.status, 200, JSON.stringify(resumed.body));
+  t.like(resumed.body, { planRun: { state: 'running' }, resumedChild: { seq: 3, runId: null }, reason: 'fixed the flaky step' });
+  t.truthy(resumed.body.planRun.resumedAt);
+  const done = await waitForPlanState(created.body.planRun.id);
+  t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
+  t.deepEqual(done.children.map((child: { state: string }) => child.state), ['skipped', 'merged', 'merged', 'merged']);
+  t.is(done.children[1].runId, mergedRun, 'the merged child was not run again');
+  t.not(done.children[2].runId, failedRun, 'the failed child was dispatched afresh');
+  t.is(done.planRun.failureReason, null);
+  const again = await svc.request('POST', `/plan-runs/${created.body.planRun.id}/resume`, { body: {} });
+  t.is(again.status, 409);
+  t.is(again.body.error.code, 'state_transition_error');
+});
+
+test.serial('a transient provider error is retried once with a fresh run', async (t) => {
+  const seed = fixture.github.createSeed('acme', 'planned', 'Flaky provider');
+  fixture.github.pushAll('acme', 'planned', 'one more seed');
+  setSwitch(fixture, 'flaky', seed);
+  const created = await svc.request('POST', '/plan-runs', { body: { project, agent: 'shell', issues: [seed], promptTemplate: fixture.template } });
+  const done = await waitForPlanState(created.body.planRun.id);
+  t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
+  t.is(done.children[0].state, 'merged');
+  const events = (await svc.request('GET', `/plan-runs/${created.body.planRun.id}/events`)).text.trim().split('\n').map((line) => JSON.parse(line));
+  const retried = events.find((event) => event.kind === 'plan_run.child_retried');
+  t.like(retried?.payload, { failureReason: 'provider_error', retryCount: 1 });
+  t.not(retried.payload.previousRunId, done.children[0].runId);
+  t.like((await svc.request('GET', `/runs/${retried.payload.previousRunId}`)).body.run, { state: 'failed', failureReason: 'provider_error' });
+});
+
+test.serial('cancel stops the in-flight child and the plan-run; it is idempotent; a cancelled plan-run can be resumed', async (t) => {
+  const seed = fixture.github.createSeed('acme', 'planned', 'Slow work');
+  fixture.github.pushAll('acme', 'planned', 'a slow seed');
+  setSwitch(fixture, 'slow', seed);
+  const created = await svc.request('POST', '/plan-runs', { body: { project, agent: 'shell', issues: [seed], promptTemplate: fixture.template } });
+  const id = created.body.planRun.id;
+  const running = await waitFor(
+    async () => {
+      const { body } = await svc.request('GET', `/plan-runs/${id}`);
+      return body.children[0].state === 'running' ? body : undefined;
+    },
+    'the child to run',
+    60_000,
+  );
+  const cancelled = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: { reason: 'not tonight' } });
+  t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
+  t.like(cancelled.body, { planRun: { state: 'cancelled' }, cancelledChild: { childSeq: 1, runId: running.children[0].runId }, alreadyTerminal: false });
+  const run = await waitFor(async () => {
+    const { body } = await svc.request('GET', `/runs/${running.children[0].runId}`);
+    return body.run.state === 'cancelled' ? body.run : undefined;
+  }, 'the child run to be cancelled', 30_000);
+  t.is(run.state, 'cancelled');
+  const again = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: {} });
+  t.like(again.body, { planRun: { state: 'cancelled' }, cancelledChild: null, alreadyTerminal: true });
+
+  setSwitch(fixture, 'slow', seed, false);
+  const resumed = await svc.request('POST', `/plan-runs/${id}/resume`, { body: {} });
+  t.is(resumed.status, 200, JSON.stringify(resumed.body));
+  const done = await waitForPlanState(id);
+  t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
+  t.not(done.children[0].runId, running.children[0].runId);
+});
+
+test.serial('bad requests are rejected in the documented order and write nothing', async (t) => {
+  const before = (await svc.request('GET', '/plan-runs')).body.planRuns.length;
+  const open = fixture.github.createSeed('acme', 'planned', 'Still open');
+  const cases: [string, Record<string, unknown>, number, string][] = [
+    ['no body fields', {}, 400, 'validation_error'],
+    ['planId and issues', { project, agent: 'shell', planId: fixture.planId, issues: [fixture.seeds[0]] }, 400, 'validation_error'],
+    ['neither planId nor issues', { project, agent: 'shell' }, 400, 'validation_error'],
+    ['duplicate issues', { project, agent: 'shell', issues: [fixture.seeds[0], fixture.seeds[0]] }, 400, 'validation_error'],
+    ['negative cap', { project, agent: 'shell', planId: fixture.planId, maxCostUsd: -1 }, 400, 'validation_error'],
+    ['unknown project', { project: 'prj_000000000000', agent: 'shell', planId: fixture.planId }, 404, 'not_found'],
+    ['template without {seed_id}', { project, agent: 'nobody', planId: fixture.planId, promptTemplate: 'do it' }, 400, 'validation_error'],
+    ['unknown plan', { project, agent: 'shell', planId: 'pl-nope' }, 400, 'validation_error'],
+    ['unknown issue', { project, agent: 'shell', issues: ['nope-0000'] }, 400, 'validation_error'],
+    ['every child closed', { project, agent: 'shell', planId: fixture.planId }, 400, 'plan_has_no_open_children'],
+    ['unknown agent', { project, agent: 'nobody', issues: [open] }, 404, 'not_found'],
+  ];
+  // The plan's seeds are all merged by now, but not closed: close them for the "every child closed" case.
+  for (const seed of fixture.seeds) fixture.github.sd('acme', 'planned', 'close', seed);
+  fixture.github.pushAll('acme', 'planned', 'close the plan');
+  for (const [name, body, status, code] of cases) {
+    const response = await svc.request('POST', '/plan-runs', { body });
+    t.is(response.status, status, `${name}: ${JSON.stringify(response.body)}`);
+    t.is(response.body.error?.code, code, name);
+  }
+  const bare = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/unseeded' } })).body.project.id;
+  const lacking = await svc.request('POST', '/plan-runs', { body: { project: bare, agent: 'shell', issues: ['x-1'] } });
+  t.like(lacking, { status: 400, body: { error: { code: 'project_lacks_seeds' } } });
+  t.is((await svc.request('GET', '/plan-runs')).body.planRuns.length, before, 'nothing was written');
+  t.is((await svc.request('GET', '/plan-runs?state=bogus')).status, 400);
+  t.is((await svc.request('GET', '/plan-runs/plnr_000000000000')).status, 404);
 });

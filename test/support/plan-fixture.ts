@@ -12,14 +12,14 @@ export interface PlanFixture {
   /** Seeds of the plan, in plan order. */
   seeds: string[];
   planId: string;
-  /** Touch `<switches>/fail-<seed>` (fails the child), `slow-<seed>` (a long child); `flaky-<seed>` fails once with a provider error. */
+  /** Touch `<switches>/fail-<seed>` (fails the child), `slow-<seed>` (the child waits until it is removed); `flaky-<seed>` fails once with a provider error. */
   switches: string;
   template: string;
   env: Record<string, string>;
   stopReviewer(): void;
 }
 
-export async function planFixture(owner: string, name: string, titles = ['First step', 'Second step', 'Third step']): Promise<PlanFixture> {
+export async function planFixture(owner: string, name: string, titles = ['First step', 'Second step', 'Third step'], options: { reviewer?: boolean } = {}): Promise<PlanFixture> {
   const github = new GitHubStandIn();
   github.createRepo(owner, name);
   github.sd(owner, name, 'init');
@@ -37,7 +37,7 @@ export async function planFixture(owner: string, name: string, titles = ['First 
   const template = [
     'if [ -e {SW}/fail-{seed_id} ]; then echo "failing on purpose"; exit 3; fi',
     'if rmdir {SW}/flaky-{seed_id} 2>/dev/null; then echo \'{"type":"svc.provider_error","message":"overloaded"}\'; exit 1; fi',
-    'if [ -e {SW}/slow-{seed_id} ]; then sleep 60; fi',
+    'while [ -e {SW}/slow-{seed_id} ]; do sleep 0.2; done',
     "cat > {seed_id}.md <<'SEED'\n{seed_body}\nSEED",
     'git add {seed_id}.md && git commit -qm "Work on {seed_id}" && echo committed {seed_id}',
   ]
@@ -47,6 +47,7 @@ export async function planFixture(owner: string, name: string, titles = ['First 
   await forge.start();
   // The reviewer: merges every open PR it sees.
   const reviewer = setInterval(() => {
+    if (options.reviewer === false) return;
     for (const pull of forge.pulls.filter((candidate) => candidate.state === 'open')) {
       github.mergeBranch(owner, name, pull.head);
       forge.merge(pull.number);

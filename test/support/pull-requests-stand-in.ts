@@ -45,6 +45,10 @@ export class PullRequestsStandIn extends GitHubApiStandIn {
     });
   }
 
+  close(number: number): void {
+    this.pulls.find((candidate) => candidate.number === number)!.state = 'closed';
+  }
+
   merge(number: number): void {
     const pull = this.pulls.find((candidate) => candidate.number === number)!;
     pull.state = 'closed';
