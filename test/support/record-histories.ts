@@ -5,6 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { planFixture } from './plan-fixture.ts';
+import { waitFor } from './processes.ts';
 import { startIsolatedStack, waitForRunState } from './stack.ts';
 
 const scenarios: { file: string; prompt: string; cancel?: boolean }[] = [
@@ -13,22 +15,45 @@ const scenarios: { file: string; prompt: string; cancel?: boolean }[] = [
   { file: 'run-cancelled.json', prompt: 'echo waiting\nsleep 60', cancel: true },
 ];
 
+const wanted = (file: string) => process.argv.length <= 2 || process.argv.slice(2).includes(file);
+// A plan-run of two seeds, each merged by the forge stand-in's reviewer, and its first child run
+// (a run that reports to its plan-run).
+const planFiles = ['plan-run-succeeded.json', 'plan-run-child.json'];
+const fixture = planFiles.some(wanted) ? await planFixture('acme', 'recorded', ['Record one', 'Record two']) : undefined;
+if (fixture) Object.assign(process.env, fixture.env);
 const isolated = await startIsolatedStack();
 const connection = await Connection.connect({ address: isolated.temporal.address });
 try {
   const { api } = isolated;
-  for (const scenario of scenarios.filter((candidate) => process.argv.length <= 2 || process.argv.slice(2).includes(candidate.file))) {
+  const save = async (workflowId: string, file: string) => {
+    const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
+    const target = join('test', 'fixtures', 'histories', file);
+    // The canonical proto3 JSON, the same format the Temporal UI and CLI export.
+    writeFileSync(target, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
+    console.log(`recorded ${target} (${history.events?.length} events)`);
+  };
+  if (fixture) {
+    const project = (await api.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/recorded' } })).body.project.id;
+    const { body } = await api.request('POST', '/plan-runs', { body: { project, agent: 'shell', planId: fixture.planId, promptTemplate: fixture.template } });
+    const done = await waitFor(async () => {
+      const { body: plan } = await api.request('GET', `/plan-runs/${body.planRun.id}`);
+      return plan.planRun.state === 'succeeded' ? plan : undefined;
+    }, 'the recorded plan-run', 120_000);
+    // The first child's run workflow ends once its PR is merged: wait for its result.
+    await new Client({ connection }).workflow.getHandle(done.children[0].runId).result();
+    if (wanted(planFiles[0]!)) await save(body.planRun.id, planFiles[0]!);
+    if (wanted(planFiles[1]!)) await save(done.children[0].runId, planFiles[1]!);
+    fixture.stopReviewer();
+    await fixture.forge.stop();
+  }
+  for (const scenario of scenarios.filter((candidate) => wanted(candidate.file))) {
     const { body } = await api.request('POST', '/runs', { body: { agent: 'shell', prompt: scenario.prompt } });
     if (scenario.cancel) {
       await waitForRunState(api, body.run.id, ['running']);
       await api.request('POST', `/runs/${body.run.id}/cancel`, { body: { reason: 'recorded' } });
     }
     await waitForRunState(api, body.run.id);
-    const history = await new Client({ connection }).workflow.getHandle(body.run.id).fetchHistory();
-    const target = join('test', 'fixtures', 'histories', scenario.file);
-    // The canonical proto3 JSON, the same format the Temporal UI and CLI export.
-    writeFileSync(target, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
-    console.log(`recorded ${target} (${history.events?.length} events)`);
+    await save(body.run.id, scenario.file);
   }
 } finally {
   await connection.close();

@@ -1,5 +1,5 @@
 // Replays recorded histories against today's workflow code: a non-deterministic change to
-// runWorkflow (one that would break runs in flight during a deploy) fails here.
+// runWorkflow or planRunWorkflow (one that would break runs in flight during a deploy) fails here.
 import test from 'ava';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
