@@ -32,6 +32,8 @@ export interface ApiServerDeps {
   runBranchPrefix: string;
   runTiming: RunTiming;
   planTiming: PlanTiming;
+  /** Where operators debug workflows: responses about a run or a plan-run link to its page there. */
+  temporalUi?: { url: string | undefined; namespace: string };
   gitToken: string | undefined;
   auth: Pick<AuthSettings, 'operatorToken' | 'noAuth'>;
   readModel: ReadModel;
@@ -48,14 +50,21 @@ export interface RunningApi {
 export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, events: RunEventsService) {
   const projects = new ProjectsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projectsRoot: deps.projectsRoot });
   const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir, runBranchPrefix: deps.runBranchPrefix, runTiming: deps.runTiming, gitToken: deps.gitToken });
+  const links = temporalLinks(deps.temporalUi);
   const planRuns = new PlanRunsService({ readModel: deps.readModel, workflows: new PlanRunWorkflows(deps.temporal.client, deps.temporal.taskQueue), projects, agents: deps.agents, planTiming: deps.planTiming, runTiming: deps.runTiming });
   return [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
-    ...runsRoutes(runs, events),
-    ...planRunsRoutes(planRuns, events),
+    ...runsRoutes(runs, events, links),
+    ...planRunsRoutes(planRuns, events, links),
     ...projectsRoutes(projects, runs),
     ...catalogRoutes(deps.agents, deps.forge),
   ];
+}
+
+export type TemporalLinks = (workflowId: string) => { temporalUi: string | null };
+
+function temporalLinks(ui: ApiServerDeps['temporalUi']): TemporalLinks {
+  return (workflowId) => ({ temporalUi: ui?.url ? `${ui.url}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(workflowId)}` : null });
 }
 
 async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal'>): Promise<ReadinessCheck[]> {

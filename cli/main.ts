@@ -5,6 +5,10 @@ import { SVC_VERSION } from '../stack/version.ts';
 import { EXIT } from './base-command.ts';
 import { ConfigMigrateCommand } from './commands/config/migrate.ts';
 import { InitCommand } from './commands/init.ts';
+import { PlanCancelCommand } from './commands/plan/cancel.ts';
+import { PlanListCommand } from './commands/plan/list.ts';
+import { PlanRunCommand } from './commands/plan/run.ts';
+import { PlanStatusCommand } from './commands/plan/status.ts';
 import { ProjectAddCommand } from './commands/project/add.ts';
 import { ProjectListCommand } from './commands/project/list.ts';
 import { RunCommand } from './commands/run.ts';
@@ -12,7 +16,7 @@ import { ServeCommand } from './commands/serve.ts';
 import { WorkerCommand } from './commands/worker.ts';
 
 const cli = new Cli({ binaryLabel: 'svc — the Agent Run Control Service', binaryName: 'svc', binaryVersion: SVC_VERSION });
-for (const command of [Builtins.HelpCommand, Builtins.VersionCommand, ServeCommand, WorkerCommand, ProjectAddCommand, ProjectListCommand, InitCommand, ConfigMigrateCommand, RunCommand]) {
+for (const command of [Builtins.HelpCommand, Builtins.VersionCommand, ServeCommand, WorkerCommand, ProjectAddCommand, ProjectListCommand, InitCommand, ConfigMigrateCommand, RunCommand, PlanRunCommand, PlanCancelCommand, PlanStatusCommand, PlanListCommand]) {
   cli.register(command);
 }
 

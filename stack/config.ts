@@ -30,6 +30,8 @@ export interface SvcConfig {
   runBranchPrefix: string;
   runTiming: RunTiming;
   planTiming: PlanTiming;
+  /** The Temporal Web UI of an external cluster (the embedded server's is known); links to workflows point there. */
+  temporalUiUrl: string | undefined;
   sandbox: SandboxSettings;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
@@ -61,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     githubApiUrl: (env.SVC_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
     runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',
+    temporalUiUrl: env.SVC_TEMPORAL_UI_URL?.replace(/\/+$/, '') || undefined,
     sandbox: parseSandboxSettings(env),
     runTiming: {
       finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),

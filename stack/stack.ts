@@ -78,6 +78,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         runBranchPrefix: config.runBranchPrefix,
         runTiming: config.runTiming,
         planTiming: config.planTiming,
+        temporalUi: { url: embeddedTemporal?.uiUrl ?? config.temporalUiUrl, namespace: config.temporalNamespace },
         gitToken: config.githubToken,
         auth: { operatorToken: token.token, noAuth: options.noAuth },
         readModel,

@@ -3,6 +3,7 @@ import { defineRoute } from '../route.ts';
 import { presentRun } from '../presenters/run.presenter.ts';
 import type { PlanRunsService } from '../services/plan-runs.service.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
+import type { TemporalLinks } from '../server.ts';
 import { eventLineSchema } from './runs.schema.ts';
 import {
   cancelPlanRunBody,
@@ -18,7 +19,7 @@ import {
   resumePlanRunResponse,
 } from './plan-runs.schema.ts';
 
-export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsService) {
+export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsService, links: TemporalLinks) {
   return [
     defineRoute({
       method: 'post',
@@ -29,7 +30,10 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
       body: createPlanRunBody,
       bodyRequired: true,
       responses: { 201: { description: 'The plan-run, queued, and its pending children', schema: createPlanRunResponse } },
-      handler: async ({ body }) => ({ status: 201, body: await planRuns.create(body) }),
+      handler: async ({ body }) => {
+        const created = await planRuns.create(body);
+        return { status: 201, body: { ...created, links: links(created.planRun.id) } };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -51,7 +55,7 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
       responses: { 200: { description: 'The plan-run', schema: getPlanRunResponse } },
       handler: async ({ params }) => {
         const { planRun, children, runs } = await planRuns.get(params.id);
-        return { status: 200, body: { planRun, children, runs: runs.map(presentRun) } };
+        return { status: 200, body: { planRun, children, runs: runs.map(presentRun), links: links(params.id) } };
       },
     }),
     defineRoute({

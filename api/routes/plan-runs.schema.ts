@@ -1,7 +1,7 @@
 // Request and response schemas of the plan-runs routes.
 import { z } from 'zod';
 import { PLAN_RUN_CHILD_STATES, PLAN_RUN_STATES } from '../../core/run-states.ts';
-import { runSchema } from './runs.schema.ts';
+import { linksSchema, runSchema } from './runs.schema.ts';
 
 const optionalText = z.string().trim().min(1).max(255).nullable().optional();
 
@@ -78,8 +78,8 @@ export const planRunChildSchema = z.object({
   failureReason: z.string().nullable(),
 });
 
-export const createPlanRunResponse = z.object({ planRun: planRunSchema, children: z.array(planRunChildSchema) });
-export const getPlanRunResponse = z.object({ planRun: planRunSchema, children: z.array(planRunChildSchema), runs: z.array(runSchema) });
+export const createPlanRunResponse = z.object({ planRun: planRunSchema, children: z.array(planRunChildSchema), links: linksSchema });
+export const getPlanRunResponse = z.object({ planRun: planRunSchema, children: z.array(planRunChildSchema), runs: z.array(runSchema), links: linksSchema });
 export const listPlanRunsResponse = z.object({ planRuns: z.array(planRunSchema) });
 export const cancelPlanRunResponse = z.object({
   planRun: planRunSchema,

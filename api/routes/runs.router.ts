@@ -6,6 +6,7 @@ import { isTerminalRunState } from '../../core/run-states.ts';
 import { finalizeResultEnvelopeSchema } from '../../core/finalize.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
+import type { TemporalLinks } from '../server.ts';
 import {
   cancelRunBody,
   cancelRunResponse,
@@ -23,7 +24,7 @@ import {
   runIdParams,
 } from './runs.schema.ts';
 
-export function runsRoutes(runs: RunsService, events: RunEventsService) {
+export function runsRoutes(runs: RunsService, events: RunEventsService, links: TemporalLinks) {
   return [
     defineRoute({
       method: 'post',
@@ -38,7 +39,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService) {
         const key = ctx.get('Idempotency-Key') || undefined;
         if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) throw Errors.validation('invalid Idempotency-Key header', 'use 1 to 255 visible ASCII characters');
         const { run, sandbox } = await runs.dispatch(body, key);
-        return { status: 201, body: { run: presentRun(run), sandbox } };
+        return { status: 201, body: { run: presentRun(run), sandbox, links: links(run.id) } };
       },
     }),
     defineRoute({
@@ -62,7 +63,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService) {
       tags: ['runs'],
       params: runIdParams,
       responses: { 200: { description: 'The run', schema: getRunResponse } },
-      handler: async ({ params }) => ({ status: 200, body: { run: presentRun(await runs.get(params.id)) } }),
+      handler: async ({ params }) => ({ status: 200, body: { run: presentRun(await runs.get(params.id)), links: links(params.id) } }),
     }),
     defineRoute({
       method: 'post',

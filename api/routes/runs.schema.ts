@@ -159,8 +159,10 @@ export const runSchema = z.object({
   costBasis: z.enum(COST_BASES),
 });
 
-export const dispatchRunResponse = z.object({ run: runSchema, sandbox: z.object({ id: z.string(), workspacePath: z.string() }) });
-export const getRunResponse = z.object({ run: runSchema });
+/** Beyond the spec: where to debug the workflow (the Temporal UI page), when svc knows the UI. */
+export const linksSchema = z.object({ temporalUi: z.string().nullable() });
+export const dispatchRunResponse = z.object({ run: runSchema, sandbox: z.object({ id: z.string(), workspacePath: z.string() }), links: linksSchema });
+export const getRunResponse = z.object({ run: runSchema, links: linksSchema });
 export const listRunsResponse = z.object({
   runs: z.array(runSchema),
   total: z.number().int(),

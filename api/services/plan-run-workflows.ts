@@ -3,10 +3,10 @@
 // from the children its last execution ended with (its result, kept by Temporal).
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { childrenToResume, initialPlanRunSnapshot, type PlanChild, type PlanRunOutcome, type PlanRunSnapshot, type PlanRunWorkflowInput } from '../../core/plan-model.ts';
+import { childrenToResume, initialPlanRunSnapshot, isTerminalPlanRunState, type PlanChild, type PlanRunOutcome, type PlanRunSnapshot, type PlanRunWorkflowInput } from '../../core/plan-model.ts';
 import { SvcAgent, SvcKind, SvcPlanId, SvcProjectId, SvcState } from '../../core/search-attributes.ts';
 import type { planRunWorkflow } from '../../workflows/plan-run.workflow.ts';
-import { cancelPlanRunSignal, type CancelRequest } from '../../workflows/messages.ts';
+import { cancelPlanRunSignal, planRunSnapshotQuery, type CancelRequest } from '../../workflows/messages.ts';
 import { Errors } from '../errors.ts';
 import { isNotFound, toApiError, wrapConnectionError } from './temporal-gateway.ts';
 
@@ -90,7 +90,12 @@ export class PlanRunWorkflows {
       if (isNotFound(error)) throw Errors.notFound(`plan-run "${planRunId}"`);
       throw wrapConnectionError(error);
     }
-    if (description.status.name === 'RUNNING') throw Errors.conflict(`plan-run ${planRunId} is running: there is nothing to resume`);
+    if (description.status.name === 'RUNNING') {
+      // An ended plan-run's workflow lingers a moment after its last projection: only a plan-run
+      // the workflow itself still calls unfinished is "running".
+      const snapshot = await handle.query(planRunSnapshotQuery).catch(() => undefined);
+      if (!snapshot || !isTerminalPlanRunState(snapshot.state)) throw Errors.conflict(`plan-run ${planRunId} is running: there is nothing to resume`);
+    }
     const outcome = await handle.result().catch((error: unknown) => {
       throw toApiError(error);
     });

@@ -5,33 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DATABASE_LEGS, postgresOrSkip } from '../support/env.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { spawnSvc } from '../support/processes.ts';
-import { startTestStack, type TestStack } from '../support/stack.ts';
+import { remote, svcCli } from '../support/cli.ts';
+import { startTestStack } from '../support/stack.ts';
 
 const github = new GitHubStandIn();
 github.createRepo('acme', 'cli-one');
 github.createRepo('acme', 'cli-two');
 for (const leg of DATABASE_LEGS) github.createRepo('acme', `cli-legacy-${leg}`, { files: { '.svc/defaults.json': '{"defaultRole":"shell"}' } });
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  lines: any[];
-}
-
-async function svcCli(args: string[], env: Record<string, string | undefined> = {}): Promise<Result> {
-  const handle = spawnSvc(args, { ...process.env, SVC_CLIENT_CONFIG: '/nonexistent/client.json', SVC_BASE_URL: '', SVC_API_TOKEN: '', ...env });
-  let stdout = '';
-  let stderr = '';
-  handle.child.stdout!.on('data', (chunk) => (stdout += chunk));
-  handle.child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const code = await handle.exited;
-  const lines = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
-  return { code, stdout, stderr, lines };
-}
-
-const remote = (svc: TestStack) => [`--url=${svc.url}`, `--token=${svc.token}`];
 
 for (const leg of DATABASE_LEGS) {
   test.serial(`${leg}: add-project and projects, in ndjson and pretty`, async (t) => {

@@ -12,7 +12,7 @@ let project: string;
 test.before(async () => {
   fixture = await planFixture('acme', 'planned');
   fixture.github.createRepo('acme', 'unseeded');
-  svc = await startTestStack({ env: fixture.env });
+  svc = await startTestStack({ env: { ...fixture.env, SVC_TEMPORAL_UI_URL: 'http://temporal-ui.test/' } });
   project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/planned' } })).body.project.id;
 });
 test.after.always(async () => {
@@ -37,6 +37,7 @@ test.serial('a plan of three seeds runs to succeeded: three children, in order, 
   t.is(created.status, 201, JSON.stringify(created.body));
   const { planRun, children } = created.body;
   t.regex(planRun.id, /^plnr_[0-9a-z]{12}$/);
+  t.is(created.body.links.temporalUi, `http://temporal-ui.test/namespaces/default/workflows/${planRun.id}`);
   t.like(planRun, { state: 'queued', planId: fixture.planId, source: 'plan', projectId: project, agentName: 'shell', trigger: 'manual', dispatcherHandle: 'operator' });
   t.deepEqual(
     children.map((child: { seq: number; seedId: string; state: string; runId: string | null }) => [child.seq, child.seedId, child.state, child.runId]),
@@ -47,6 +48,8 @@ test.serial('a plan of three seeds runs to succeeded: three children, in order, 
   t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
   t.deepEqual(done.children.map((child: { state: string }) => child.state), ['merged', 'merged', 'merged']);
   t.is(done.runs.length, 3);
+  t.is(done.links.temporalUi, `http://temporal-ui.test/namespaces/default/workflows/${planRun.id}`);
+  t.is((await svc.request('GET', `/runs/${done.children[0].runId}`)).body.links.temporalUi, `http://temporal-ui.test/namespaces/default/workflows/${done.children[0].runId}`);
   const runs = done.children.map((child: { runId: string }) => done.runs.find((run: { id: string }) => run.id === child.runId));
   for (const [index, run] of runs.entries()) {
     t.like(run, { state: 'succeeded', trigger: 'plan-run', seedId: fixture.seeds[index], prState: 'merged' });
