@@ -17,6 +17,7 @@ import { initORM, migrate } from '../../db/orm.ts';
 import { dataPaths } from '../../stack/config.ts';
 import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
 import { freePort } from '../support/free-port.ts';
+import { measurePlanOverhead } from './plan-overhead.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
 import { request, testEnvironment, waitForRunState } from '../support/stack.ts';
 
@@ -179,6 +180,9 @@ async function dispatch(): Promise<void> {
 
 await eventIngest();
 await dispatch();
+const plan = await measurePlanOverhead();
+// An absolute bound, like run overhead: what the coordinator adds between two children.
+record('plan-run coordinator overhead per child (ms, mean dispatch after merge)', plan.dispatchAfterMergeMsMean, 3000, 'max', { ...plan });
 for (const figure of results) console.log(JSON.stringify(figure));
 const failed = results.filter((figure) => !figure.ok).length;
 console.log(`${results.length - failed} passed, ${failed} failed`);
