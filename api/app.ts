@@ -13,12 +13,18 @@ export interface ApiAppDeps {
   logger: ErrorLogger;
 }
 
+/** Every route the API serves, mounted: the app uses this router and nothing else. */
+export function apiRouter(deps: Pick<ApiAppDeps, 'routes' | 'auth'>): Router {
+  const router = new Router();
+  mountRoutes(router, deps.routes, deps.auth);
+  return router;
+}
+
 export function createApiApp(deps: ApiAppDeps): Koa {
   const app = new Koa({ proxy: false });
   // Koa's own error printing would duplicate what the envelope middleware logs.
   app.silent = true;
-  const router = new Router();
-  mountRoutes(router, deps.routes, deps.auth);
+  const router = apiRouter(deps);
   app.use(requestId());
   app.use(errorEnvelope(deps.logger));
   app.use(router.routes());

@@ -8,11 +8,14 @@ import { RunEntity } from '../db/entities/index.ts';
 import { isTerminalRunState } from '../core/run-states.ts';
 import { createApiApp } from './app.ts';
 import type { AuthSettings } from './auth.ts';
-import { metaRoutes, type ReadinessCheck } from './routes/meta.router.ts';
+import { metaRoutes, openApiRoute, type ReadinessCheck } from './routes/meta.router.ts';
+import type { RouteSpec } from './route.ts';
 import { runsRoutes } from './routes/runs.router.ts';
 import { projectsRoutes } from './routes/projects.router.ts';
 import { catalogRoutes } from './routes/catalog.router.ts';
 import { planRunsRoutes } from './routes/plan-runs.router.ts';
+import { extensionsRoutes } from './routes/extensions.router.ts';
+import { JudgeProxy, type JudgeSettings } from './services/judge-proxy.ts';
 import { PlanRunWorkflows } from './services/plan-run-workflows.ts';
 import { PlanRunsService } from './services/plan-runs.service.ts';
 import { ProjectsService } from './services/projects.service.ts';
@@ -34,6 +37,7 @@ export interface ApiServerDeps {
   planTiming: PlanTiming;
   /** Where operators debug workflows: responses about a run or a plan-run link to its page there. */
   temporalUi?: { url: string | undefined; namespace: string };
+  judge?: JudgeSettings;
   gitToken: string | undefined;
   auth: Pick<AuthSettings, 'operatorToken' | 'noAuth'>;
   readModel: ReadModel;
@@ -52,13 +56,22 @@ export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, e
   const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir, runBranchPrefix: deps.runBranchPrefix, runTiming: deps.runTiming, gitToken: deps.gitToken });
   const links = temporalLinks(deps.temporalUi);
   const planRuns = new PlanRunsService({ readModel: deps.readModel, workflows: new PlanRunWorkflows(deps.temporal.client, deps.temporal.taskQueue), projects, agents: deps.agents, planTiming: deps.planTiming, runTiming: deps.runTiming });
-  return [
+  const routes: RouteSpec<any, any, any>[] = [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
     ...runsRoutes(runs, events, links),
     ...planRunsRoutes(planRuns, events, links),
     ...projectsRoutes(projects, runs),
     ...catalogRoutes(deps.agents, deps.forge),
+    ...extensionsRoutes(new JudgeProxy(deps.judge ?? { baseUrl: undefined, exportToken: undefined })),
   ];
+  routes.push(openApiRoute(() => routes, deps.version));
+  return routes;
+}
+
+/** The routes as documentation sees them: built without live dependencies (no handler runs). */
+export function documentedRoutes(version: string): RouteSpec<any, any, any>[] {
+  const inert = { version, temporal: { client: undefined, taskQueue: '' } } as unknown as Omit<ApiServerDeps, 'host' | 'port' | 'auth'>;
+  return allRoutes(inert, undefined as unknown as RunEventsService);
 }
 
 export type TemporalLinks = (workflowId: string) => { temporalUi: string | null };

@@ -32,6 +32,8 @@ export interface SvcConfig {
   planTiming: PlanTiming;
   /** The Temporal Web UI of an external cluster (the embedded server's is known); links to workflows point there. */
   temporalUiUrl: string | undefined;
+  /** The judge extension's export, proxied for operators (both or nothing). */
+  judge: { baseUrl: string | undefined; exportToken: string | undefined };
   sandbox: SandboxSettings;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
@@ -64,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
     runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',
     temporalUiUrl: env.SVC_TEMPORAL_UI_URL?.replace(/\/+$/, '') || undefined,
+    judge: { baseUrl: env.SVC_JUDGE_BASE_URL || undefined, exportToken: env.SVC_JUDGE_EXPORT_TOKEN || undefined },
     sandbox: parseSandboxSettings(env),
     runTiming: {
       finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),

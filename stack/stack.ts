@@ -79,6 +79,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         runTiming: config.runTiming,
         planTiming: config.planTiming,
         temporalUi: { url: embeddedTemporal?.uiUrl ?? config.temporalUiUrl, namespace: config.temporalNamespace },
+        judge: config.judge,
         gitToken: config.githubToken,
         auth: { operatorToken: token.token, noAuth: options.noAuth },
         readModel,

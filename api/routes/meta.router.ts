@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineRoute } from '../route.ts';
+import { buildOpenApiDocument } from '../openapi.ts';
+import { defineRoute, type RouteSpec } from '../route.ts';
 
 export interface ReadinessCheck {
   name: string;
@@ -15,6 +16,20 @@ export interface MetaDeps {
 
 const readyCheck = z.object({ name: z.string(), ok: z.boolean(), message: z.string().optional(), hint: z.string().optional() });
 const readyResponse = z.object({ ok: z.boolean(), checks: z.array(readyCheck) });
+
+/** GET /openapi.json: the document of every route this server serves, itself included. */
+export function openApiRoute(routes: () => RouteSpec<any, any, any>[], version: string) {
+  let document: unknown;
+  return defineRoute({
+    method: 'get',
+    path: '/openapi.json',
+    auth: 'anonymous',
+    summary: 'This API as an OpenAPI 3.1 document',
+    tags: ['meta'],
+    responses: { 200: { description: 'The OpenAPI document', schema: z.record(z.string(), z.unknown()) } },
+    handler: async () => ({ status: 200, body: (document ??= buildOpenApiDocument(routes(), version)) }),
+  });
+}
 
 export function metaRoutes(deps: MetaDeps) {
   return [

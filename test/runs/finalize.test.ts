@@ -22,7 +22,7 @@ function rejectPushes(name: string, message: string, except = '^$') {
 
 test.before(async () => {
   await forge.start();
-  for (const name of ['work', 'nothing', 'dirty', 'protected', 'broken']) github.createRepo('acme', name, { files: { 'src/app.txt': 'one\ntwo\n' } });
+  for (const name of ['work', 'nothing', 'unchanged', 'dirty', 'protected', 'broken']) github.createRepo('acme', name, { files: { 'src/app.txt': 'one\ntwo\n' } });
   rejectPushes('protected', 'remote: error: GH006: Protected branch update failed for refs/heads/svc.');
   rejectPushes('broken', 'remote: fatal: disk quota exceeded');
   svc = await startTestStack({ env: { SVC_SANDBOX_BINDS: github.root, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PR_POLL_MIN_MS: '300', SVC_PR_POLL_MAX_MS: '600', SVC_FINALIZE_TIMEOUT_MS: '60000' } });
@@ -64,6 +64,12 @@ test.serial('no commits on a fresh branch: succeeded with an empty change, no pu
   t.like(run, { state: 'succeeded', failureReason: null, commitsAhead: 0, filesChanged: 0, prUrl: null });
   t.true((await kinds(runId)).includes('reap.empty_push'));
   t.false(github.git(join(github.root, 'acme', 'nothing.git'), 'branch', '--list', `svc/${runId}`).includes(runId));
+});
+
+test.serial('no commits on a run dispatched onto an existing ref is no_changes', async (t) => {
+  const project = await register('unchanged');
+  const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'cat src/app.txt', ref: 'main' } })).body.run.id as string;
+  t.like(await waitForRunState(svc, runId), { state: 'failed', failureReason: 'no_changes', commitsAhead: 0, prUrl: null });
 });
 
 test.serial('uncommitted work is dropped_commit', async (t) => {
