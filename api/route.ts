@@ -6,7 +6,7 @@ import type { Router } from '@koa/router';
 import { type z, type ZodType } from 'zod';
 import { authorize, type AuthPolicy, type AuthSettings, type Identity } from './auth.ts';
 import { Errors } from './errors.ts';
-import { readJsonBody } from './middleware/json-body.ts';
+import { containsNul, readJsonBody } from './middleware/json-body.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -68,6 +68,7 @@ export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], 
     router[route.method](toKoaPath(route.path), async (ctx: Context) => {
       const rawParams = (ctx as unknown as { params: Record<string, string> }).params;
       const identity = await authorize(ctx, { policy: route.auth, runToken: route.runToken }, auth, rawParams.id);
+      if (containsNul(rawParams) || containsNul({ ...ctx.query })) throw Errors.validation('the path or query contains a NUL character', 'remove it: no svc parameter accepts it');
       const params = route.params ? parseOrThrow(route.params, rawParams, 'path') : undefined;
       const query = route.query ? parseOrThrow(route.query, { ...ctx.query }, 'query') : undefined;
       let body: unknown;

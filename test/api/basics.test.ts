@@ -89,6 +89,7 @@ const invalidDispatches: [string, unknown, RegExp][] = [
   ['short base commit', { agent: 'shell', prompt: 'x', baseCommit: 'abc123' }, /field "baseCommit"/],
   ['unknown field', { agent: 'shell', prompt: 'x', sneaky: true }, /sneaky/],
   ['array body', [], /expected object/i],
+  ['a NUL character in the prompt', { agent: 'shell', prompt: 'echo a\u0000b' }, /remove it/],
 ];
 
 for (const [name, body, hint] of invalidDispatches) {
@@ -138,4 +139,12 @@ test('GET /runs validates its query and GET /runs/{id} answers 404 for an unknow
 
 test('generated operator tokens never start with "-" (they must pass as a CLI flag value)', async (t) => {
   for (let i = 0; i < 2000; i++) t.regex(mintOperatorToken(), /^[A-Za-z0-9][A-Za-z0-9_-]{42}$/);
+});
+
+test('a NUL character in a path or query parameter is 400 validation_error, not a database error', async (t) => {
+  for (const path of ['/plan-runs?project=a%00b&state=active', '/runs?agent=x%00', '/runs/run_%00', '/projects/prj_%00']) {
+    const response = await svc.request('GET', path);
+    t.is(response.status, 400, path);
+    assertEnvelope(t, response, 'validation_error');
+  }
 });
