@@ -15,6 +15,8 @@ import { projectsRoutes } from './routes/projects.router.ts';
 import { catalogRoutes } from './routes/catalog.router.ts';
 import { planRunsRoutes } from './routes/plan-runs.router.ts';
 import { extensionsRoutes } from './routes/extensions.router.ts';
+import { eventsRoutes } from './routes/events.router.ts';
+import { DEFAULT_LIFECYCLE_SETTINGS, LifecycleHub } from './services/lifecycle-hub.ts';
 import { JudgeProxy, type JudgeSettings } from './services/judge-proxy.ts';
 import { PlanRunWorkflows } from './services/plan-run-workflows.ts';
 import { PlanRunsService } from './services/plan-runs.service.ts';
@@ -38,6 +40,8 @@ export interface ApiServerDeps {
   /** Where operators debug workflows: responses about a run or a plan-run link to its page there. */
   temporalUi?: { url: string | undefined; namespace: string };
   judge?: JudgeSettings;
+  /** Lifecycle stream limits (SVC_EVENT_STREAM_MAX, SVC_EVENT_STREAM_KEEPALIVE_MS). */
+  lifecycle?: { maxStreams?: number; keepAliveMs?: number };
   gitToken: string | undefined;
   auth: Pick<AuthSettings, 'operatorToken' | 'noAuth'>;
   readModel: ReadModel;
@@ -51,7 +55,7 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, events: RunEventsService) {
+export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, events: RunEventsService, lifecycle: LifecycleHub) {
   const projects = new ProjectsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projectsRoot: deps.projectsRoot });
   const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir, runBranchPrefix: deps.runBranchPrefix, runTiming: deps.runTiming, gitToken: deps.gitToken });
   const links = temporalLinks(deps.temporalUi);
@@ -62,6 +66,7 @@ export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, e
     ...planRunsRoutes(planRuns, events, links),
     ...projectsRoutes(projects, runs),
     ...catalogRoutes(deps.agents, deps.forge),
+    ...eventsRoutes(lifecycle, deps.readModel),
     ...extensionsRoutes(new JudgeProxy(deps.judge ?? { baseUrl: undefined, exportToken: undefined })),
   ];
   routes.push(openApiRoute(() => routes, deps.version));
@@ -71,7 +76,7 @@ export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, e
 /** The routes as documentation sees them: built without live dependencies (no handler runs). */
 export function documentedRoutes(version: string): RouteSpec<any, any, any>[] {
   const inert = { version, temporal: { client: undefined, taskQueue: '' } } as unknown as Omit<ApiServerDeps, 'host' | 'port' | 'auth'>;
-  return allRoutes(inert, undefined as unknown as RunEventsService);
+  return allRoutes(inert, undefined as unknown as RunEventsService, undefined as unknown as LifecycleHub);
 }
 
 export type TemporalLinks = (workflowId: string) => { temporalUi: string | null };
@@ -95,13 +100,15 @@ async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal
 
 export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   const events = new RunEventsService(deps.readModel);
+  const lifecycle = new LifecycleHub(deps.readModel, { ...DEFAULT_LIFECYCLE_SETTINGS, pollMs: 250, ...deps.lifecycle });
+  await lifecycle.start();
   const isRunActive = async (runId: string) => {
     const run = await deps.readModel.em().findOne(RunEntity, { id: runId }, { fields: ['state'] });
     return run !== null && !isTerminalRunState(run.state);
   };
   const app = createApiApp({
     auth: { ...deps.auth, isRunActive },
-    routes: allRoutes(deps, events),
+    routes: allRoutes(deps, events, lifecycle),
     logger: { error: (message, meta) => console.error(JSON.stringify({ level: 'error', message, ...meta })) },
   });
   const server = createServer(app.callback());
@@ -123,6 +130,7 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
     async close() {
       // Held-open event streams end first, so their clients see a clean end of stream.
       events.streams.closeAll();
+      await lifecycle.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Held-open streams end here; a client mid-request gets its answer first.

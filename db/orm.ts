@@ -22,6 +22,7 @@ export interface OrmSettings {
 export interface ReadModel {
   orm: MikroORM;
   dialect: DbDialect;
+  databaseUrl: string;
   /** A fresh, request-scoped entity manager. Never share one across concurrent work. */
   em(): EntityManager;
   close(): Promise<void>;
@@ -70,6 +71,7 @@ export async function initORM(settings: OrmSettings, overrides: Partial<Options>
   return {
     orm,
     dialect,
+    databaseUrl: settings.databaseUrl,
     em: () => orm.em.fork() as unknown as EntityManager,
     close: () => orm.close(true),
   };

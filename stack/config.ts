@@ -34,6 +34,7 @@ export interface SvcConfig {
   temporalUiUrl: string | undefined;
   /** The judge extension's export, proxied for operators (both or nothing). */
   judge: { baseUrl: string | undefined; exportToken: string | undefined };
+  lifecycleStreams: { maxStreams: number; keepAliveMs: number };
   sandbox: SandboxSettings;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
@@ -67,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',
     temporalUiUrl: env.SVC_TEMPORAL_UI_URL?.replace(/\/+$/, '') || undefined,
     judge: { baseUrl: env.SVC_JUDGE_BASE_URL || undefined, exportToken: env.SVC_JUDGE_EXPORT_TOKEN || undefined },
+    lifecycleStreams: { maxStreams: Math.max(1, intFromEnv(env, 'SVC_EVENT_STREAM_MAX', 64)), keepAliveMs: Math.max(1000, intFromEnv(env, 'SVC_EVENT_STREAM_KEEPALIVE_MS', 15_000)) },
     sandbox: parseSandboxSettings(env),
     runTiming: {
       finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),

@@ -80,6 +80,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         planTiming: config.planTiming,
         temporalUi: { url: embeddedTemporal?.uiUrl ?? config.temporalUiUrl, namespace: config.temporalNamespace },
         judge: config.judge,
+        lifecycle: config.lifecycleStreams,
         gitToken: config.githubToken,
         auth: { operatorToken: token.token, noAuth: options.noAuth },
         readModel,

@@ -2,8 +2,8 @@
 // after a crash or a timeout changes nothing the first attempt already wrote.
 import type { EntityManager } from '@mikro-orm/sql';
 import type { RunSnapshot } from '../../core/run-model.ts';
-import type { EventStream } from '../../core/run-states.ts';
-import { RunEntity, RunEventEntity } from '../../db/entities/index.ts';
+import { isTerminalRunState, type EventStream } from '../../core/run-states.ts';
+import { LifecycleEventEntity, RunEntity, RunEventEntity } from '../../db/entities/index.ts';
 
 export interface RunEventInput {
   /** Unique per run: the same key written twice is stored once. */
@@ -29,14 +29,40 @@ function rowFromSnapshot(snapshot: RunSnapshot) {
   };
 }
 
-/** Upserts the run row unless a newer projection of it is already stored. */
+/** The lifecycle hooks a projection crosses (notes/runs.md §7), from the stored row to the new snapshot. */
+export function lifecycleTransitions(before: Pick<RunSnapshot, 'state' | 'commitsAhead'> | null, after: RunSnapshot): { hook: string; state: string | null }[] {
+  const hooks: { hook: string; state: string | null }[] = [];
+  if (!before) hooks.push({ hook: 'run_dispatched', state: 'queued' });
+  if (after.state !== 'queued' && (before === null || before.state === 'queued')) hooks.push({ hook: 'run_started', state: 'running' });
+  if ((after.commitsAhead ?? 0) > 0 && !((before?.commitsAhead ?? 0) > 0)) hooks.push({ hook: 'branch_pushed', state: null });
+  if (isTerminalRunState(after.state) && (before === null || !isTerminalRunState(before.state))) hooks.push({ hook: 'post_reap', state: after.state });
+  // A run cancelled while queued never started.
+  return after.state === 'cancelled' && (before === null || before.state === 'queued') ? hooks.filter((hook) => hook.hook !== 'run_started') : hooks;
+}
+
+/**
+ * Upserts the run row unless a newer projection of it is already stored, and records the
+ * lifecycle transitions it makes in the same transaction; on PostgreSQL a NOTIFY (sent at commit)
+ * tells every API process's lifecycle stream.
+ */
 export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): Promise<void> {
   await em.transactional(async (tx) => {
     const existing = await tx.findOne(RunEntity, { id: snapshot.id });
     if (existing && existing.projectionVersion > snapshot.projectionVersion) return;
+    const transitions = lifecycleTransitions(existing ? { state: existing.state, commitsAhead: existing.commitsAhead ?? null } : null, snapshot);
     const row = rowFromSnapshot(snapshot);
     if (existing) tx.assign(existing, row);
     else tx.create(RunEntity, { ...row, lastEventSeq: 0 });
+    if (transitions.length === 0) return;
+    const ts = new Date();
+    await tx
+      .createQueryBuilder(LifecycleEventEntity)
+      .insert(transitions.map(({ hook, state }) => ({ runId: snapshot.id, hook, state, ts })))
+      .onConflict(['runId', 'hook'])
+      .ignore()
+      .execute();
+    const connection = tx.getConnection();
+    if (connection.constructor.name.startsWith('PostgreSql')) await connection.execute("select pg_notify('svc_lifecycle', '')", [], 'all', tx.getTransactionContext());
   });
 }
 

@@ -5,6 +5,7 @@ export { PlanRunEntity, type PlanRun } from './plan-run.entity.ts';
 export { PlanRunChildEntity, type PlanRunChild } from './plan-run-child.entity.ts';
 export { InboxMessageEntity, type InboxMessage } from './inbox-message.entity.ts';
 export { ProjectTriggerEntity, type ProjectTrigger } from './project-trigger.entity.ts';
+export { LifecycleEventEntity, type LifecycleEvent } from './lifecycle-event.entity.ts';
 
 import { ProjectEntity } from './project.entity.ts';
 import { RunEntity } from './run.entity.ts';
@@ -13,5 +14,6 @@ import { PlanRunEntity } from './plan-run.entity.ts';
 import { PlanRunChildEntity } from './plan-run-child.entity.ts';
 import { InboxMessageEntity } from './inbox-message.entity.ts';
 import { ProjectTriggerEntity } from './project-trigger.entity.ts';
+import { LifecycleEventEntity } from './lifecycle-event.entity.ts';
 
-export const ALL_ENTITIES = [ProjectEntity, RunEntity, RunEventEntity, PlanRunEntity, PlanRunChildEntity, InboxMessageEntity, ProjectTriggerEntity];
+export const ALL_ENTITIES = [ProjectEntity, RunEntity, RunEventEntity, PlanRunEntity, PlanRunChildEntity, InboxMessageEntity, ProjectTriggerEntity, LifecycleEventEntity];

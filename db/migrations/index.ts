@@ -8,6 +8,8 @@ import { Migration20261122035642_inbox_seq_per_run as SqliteInboxSeq } from './s
 import { Migration20261122035642_inbox_seq_per_run as PostgresInboxSeq } from './postgresql/Migration20261122035642_inbox_seq_per_run.ts';
 import { Migration20261122060356_plan_run_projection_version as SqlitePlanRunVersion } from './sqlite/Migration20261122060356_plan_run_projection_version.ts';
 import { Migration20261122060356_plan_run_projection_version as PostgresPlanRunVersion } from './postgresql/Migration20261122060356_plan_run_projection_version.ts';
+import { Migration20261122065343_lifecycle_events as SqliteLifecycleEvents } from './sqlite/Migration20261122065343_lifecycle_events.ts';
+import { Migration20261122065343_lifecycle_events as PostgresLifecycleEvents } from './postgresql/Migration20261122065343_lifecycle_events.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
@@ -17,12 +19,14 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261122033806_project_triggers', class: SqliteProjectTriggers },
     { name: 'Migration20261122035642_inbox_seq_per_run', class: SqliteInboxSeq },
     { name: 'Migration20261122060356_plan_run_projection_version', class: SqlitePlanRunVersion },
+    { name: 'Migration20261122065343_lifecycle_events', class: SqliteLifecycleEvents },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
     { name: 'Migration20261122033806_project_triggers', class: PostgresProjectTriggers },
     { name: 'Migration20261122035642_inbox_seq_per_run', class: PostgresInboxSeq },
     { name: 'Migration20261122060356_plan_run_projection_version', class: PostgresPlanRunVersion },
+    { name: 'Migration20261122065343_lifecycle_events', class: PostgresLifecycleEvents },
   ],
 };
 

@@ -1,7 +1,8 @@
 // Schemathesis (from PyPI) fuzzes a live stack from its own OpenAPI document with the checks the
 // contract promises: no server errors, documented statuses, content types, headers and response
 // schemas, bad input rejected, auth never ignored, missing headers and wrong methods answered
-// properly. Any failure fails this test with schemathesis's report.
+// properly. Any failure fails this test with schemathesis's report. GET /events/stream is held
+// open by design, which a request/response fuzzer cannot consume; test/events covers it.
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -29,7 +30,7 @@ for (const leg of DATABASE_LEGS) {
       await svc.stop();
       await closeServer(judge);
     });
-    const args = ['run', `${svc.url}/openapi.json`, '-H', `Authorization: Bearer ${svc.token}`, '--checks', CHECKS.join(','), '--phases', 'examples,coverage,fuzzing', '--max-time', '45', '--seed', '20261122', '--no-color'];
+    const args = ['run', `${svc.url}/openapi.json`, '-H', `Authorization: Bearer ${svc.token}`, '--checks', CHECKS.join(','), '--phases', 'examples,coverage,fuzzing', '--max-time', '45', '--exclude-path', '/events/stream', '--seed', '20261122', '--no-color'];
     const child = spawn(SCHEMATHESIS, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));

@@ -1,0 +1,165 @@
+// Run lifecycle transitions for GET /events/stream. The projection writes each transition to
+// lifecycle_events in the run row's transaction; each API process has ONE source that finds new
+// rows and fans them out to its subscribers: on PostgreSQL a LISTEN connection woken by the
+// projection's NOTIFY (so every API process on the database sees every transition), on SQLite one
+// shared poller. Never a query per client. Each subscriber holds at most 512 lines, dropping the
+// oldest, and gets a keep-alive newline when idle. No replay: a stream starts at "now".
+import { Readable } from 'node:stream';
+import pg from 'pg';
+import { LifecycleEventEntity, type LifecycleEvent } from '../../db/entities/index.ts';
+import type { ReadModel } from '../../db/orm.ts';
+import { ApiError } from '../errors.ts';
+
+export interface LifecycleLine {
+  runId: string;
+  hook: string;
+  state: string | null;
+  ts: string;
+}
+
+export interface LifecycleHubSettings {
+  maxStreams: number;
+  bufferLines: number;
+  keepAliveMs: number;
+  /** SQLite's poll interval; PostgreSQL's safety re-read in case a notification was missed. */
+  pollMs: number;
+}
+
+const REREAD_WINDOW = 200;
+
+export const DEFAULT_LIFECYCLE_SETTINGS = { maxStreams: 64, bufferLines: 512, keepAliveMs: 15_000 };
+
+interface Subscriber {
+  offer(line: string): void;
+  end(): void;
+}
+
+export const presentLifecycleEvent = (event: LifecycleEvent) => ({ id: event.id, runId: event.runId, hook: event.hook, state: event.state ?? null, ts: event.ts.toISOString() });
+
+export class LifecycleHub {
+  readonly #readModel: ReadModel;
+  readonly #settings: LifecycleHubSettings;
+  readonly #subscribers = new Set<Subscriber>();
+  #lastId: number | undefined;
+  /** Ids already sent: a transaction that commits after a later id must still be found. */
+  readonly #sent = new Set<number>();
+  /** Rows up to here existed before this process started: no replay. */
+  #baseline = 0;
+  #draining: Promise<void> | undefined;
+  #again = false;
+  #listener: pg.Client | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(readModel: ReadModel, settings: LifecycleHubSettings) {
+    this.#readModel = readModel;
+    this.#settings = settings;
+  }
+
+  get size(): number {
+    return this.#subscribers.size;
+  }
+
+  async start(): Promise<void> {
+    this.#lastId = await this.#maxId();
+    this.#baseline = this.#lastId;
+    if (this.#readModel.dialect === 'postgresql') {
+      this.#listener = new pg.Client({ connectionString: this.#readModel.databaseUrl });
+      this.#listener.on('notification', () => this.#wake());
+      // A lost listener connection is not fatal: the safety poll below still finds every row.
+      this.#listener.on('error', () => undefined);
+      await this.#listener.connect();
+      await this.#listener.query('LISTEN svc_lifecycle');
+    }
+    const interval = this.#readModel.dialect === 'postgresql' ? Math.max(this.#settings.pollMs, 5000) : this.#settings.pollMs;
+    this.#timer = setInterval(() => this.#subscribers.size > 0 && this.#wake(), interval);
+    this.#timer.unref();
+  }
+
+  /** A new stream of lifecycle lines; 503 event_stream_capacity when the process holds its maximum. */
+  subscribe(stop: AbortSignal): Readable {
+    if (this.#closed || this.#subscribers.size >= this.#settings.maxStreams) {
+      throw new ApiError(503, 'event_stream_capacity', `this server already holds ${this.#settings.maxStreams} lifecycle streams`, 'retry later, or poll GET /events', { 'Retry-After': '5' });
+    }
+    const queue: string[] = [];
+    let wanted = false;
+    let keepAlive: NodeJS.Timeout | undefined;
+    const flush = () => {
+      while (wanted && queue.length) wanted = stream.push(queue.shift()!);
+    };
+    const stream = new Readable({
+      read() {
+        wanted = true;
+        flush();
+      },
+    });
+    const armKeepAlive = () => {
+      clearTimeout(keepAlive);
+      keepAlive = setTimeout(() => subscriber.offer('\n'), this.#settings.keepAliveMs);
+      keepAlive.unref();
+    };
+    const subscriber: Subscriber = {
+      offer: (line) => {
+        queue.push(line);
+        if (queue.length > this.#settings.bufferLines) queue.shift();
+        flush();
+        armKeepAlive();
+      },
+      end: () => {
+        clearTimeout(keepAlive);
+        this.#subscribers.delete(subscriber);
+        stream.push(null);
+      },
+    };
+    this.#subscribers.add(subscriber);
+    // A first keep-alive at once: it sends the response headers, so the client knows it is subscribed.
+    subscriber.offer('\n');
+    stop.addEventListener('abort', () => subscriber.end(), { once: true });
+    return stream;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    for (const subscriber of [...this.#subscribers]) subscriber.end();
+    await this.#listener?.end().catch(() => undefined);
+  }
+
+  async #maxId(): Promise<number> {
+    const latest = await this.#readModel.em().findOne(LifecycleEventEntity, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, fields: ['id'] });
+    return latest?.id ?? 0;
+  }
+
+  /** One drain at a time; a wake-up during a drain runs one more. */
+  #wake(): void {
+    if (this.#draining) {
+      this.#again = true;
+      return;
+    }
+    this.#draining = this.#drain()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#draining = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.#wake();
+        }
+      });
+  }
+
+  async #drain(): Promise<void> {
+    for (;;) {
+      // Re-read a window below the highest id sent: ids are allocated at insert, not at commit.
+      const rows = await this.#readModel.em().find(LifecycleEventEntity, { id: { $gt: Math.max(0, (this.#lastId ?? 0) - REREAD_WINDOW) } }, { orderBy: { id: 'asc' }, limit: 500 });
+      const fresh = rows.filter((row) => !this.#sent.has(row.id) && row.id > this.#baseline);
+      for (const row of fresh) {
+        this.#lastId = Math.max(this.#lastId ?? 0, row.id);
+        this.#sent.add(row.id);
+        const line = `${JSON.stringify({ runId: row.runId, hook: row.hook, state: row.state ?? null, ts: row.ts.toISOString() } satisfies LifecycleLine)}\n`;
+        for (const subscriber of this.#subscribers) subscriber.offer(line);
+      }
+      for (const id of this.#sent) if (id <= (this.#lastId ?? 0) - REREAD_WINDOW) this.#sent.delete(id);
+      if (rows.length < 500 || fresh.length === 0) return;
+    }
+  }
+}
