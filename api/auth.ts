@@ -17,6 +17,8 @@ export interface Identity {
 }
 
 export const OPERATOR: Identity = { kind: 'operator', capabilities: ['readPublic', 'readOperator', 'dispatch', 'admin'] };
+/** A credential-less caller in public mode: a spectator, who may read redacted public views. */
+export const SPECTATOR: Identity = { kind: 'anonymous', capabilities: ['readPublic'] };
 
 export interface AuthSettings {
   operatorToken: string;
@@ -24,6 +26,8 @@ export interface AuthSettings {
   noAuth: boolean;
   /** A run token is valid only while its run is not terminal. */
   isRunActive(runId: string): Promise<boolean>;
+  /** SVC_AUTH=public: callers without a credential are spectators (a bad credential is still 401). */
+  publicMode?: boolean;
 }
 
 
@@ -34,9 +38,10 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** Bearer token from the Authorization header only: a token in a query string is never read. */
-export function authenticate(ctx: Context, settings: Pick<AuthSettings, 'operatorToken' | 'noAuth'>): Identity {
+export function authenticate(ctx: Context, settings: Pick<AuthSettings, 'operatorToken' | 'noAuth' | 'publicMode'>): Identity {
   if (settings.noAuth) return OPERATOR;
   const header = ctx.get('Authorization');
+  if (!header && settings.publicMode) return SPECTATOR;
   if (!header) throw Errors.unauthorized('missing bearer token', undefined, 'invalid_request');
   const match = /^bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw Errors.unauthorized('malformed Authorization header', 'use the form: Authorization: Bearer <token>', 'invalid_request');
@@ -61,6 +66,8 @@ export async function authorize(ctx: Context, route: RouteAuth, settings: AuthSe
     if (pathRunId !== identity.runId) throw Errors.forbidden(route.policy, `this token belongs to run ${identity.runId}`);
     if (!(await settings.isRunActive(identity.runId!))) throw Errors.unauthorized('the run has ended: its token is no longer valid');
   }
+  // A spectator has no credential at all: asking for one is the helpful answer.
+  if (identity === SPECTATOR && route.policy !== 'readPublic') throw Errors.unauthorized(`this route needs the operator token (public mode admits spectators to public reads only)`, undefined, 'invalid_request');
   if (!identity.capabilities.includes(route.policy as Capability)) throw Errors.forbidden(route.policy);
   return identity;
 }

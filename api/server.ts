@@ -18,6 +18,7 @@ import { extensionsRoutes } from './routes/extensions.router.ts';
 import { eventsRoutes } from './routes/events.router.ts';
 import { DEFAULT_LIFECYCLE_SETTINGS, LifecycleHub } from './services/lifecycle-hub.ts';
 import { JudgeProxy, type JudgeSettings } from './services/judge-proxy.ts';
+import { Spectators } from './presenters/spectator.ts';
 import { PlanRunWorkflows } from './services/plan-run-workflows.ts';
 import { PlanRunsService } from './services/plan-runs.service.ts';
 import { ProjectsService } from './services/projects.service.ts';
@@ -43,7 +44,9 @@ export interface ApiServerDeps {
   /** Lifecycle stream limits (SVC_EVENT_STREAM_MAX, SVC_EVENT_STREAM_KEEPALIVE_MS). */
   lifecycle?: { maxStreams?: number; keepAliveMs?: number };
   gitToken: string | undefined;
-  auth: Pick<AuthSettings, 'operatorToken' | 'noAuth'>;
+  auth: Pick<AuthSettings, 'operatorToken' | 'noAuth' | 'publicMode'>;
+  /** Public mode: the owners or owner/repo whose projects spectators may see. */
+  publicAllowlist?: string[];
   readModel: ReadModel;
   temporal: TemporalGateway;
   agents: AgentCatalog;
@@ -59,12 +62,13 @@ export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, e
   const projects = new ProjectsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projectsRoot: deps.projectsRoot });
   const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir, runBranchPrefix: deps.runBranchPrefix, runTiming: deps.runTiming, gitToken: deps.gitToken });
   const links = temporalLinks(deps.temporalUi);
+  const spectators = new Spectators(deps.readModel, deps.publicAllowlist ?? []);
   const planRuns = new PlanRunsService({ readModel: deps.readModel, workflows: new PlanRunWorkflows(deps.temporal.client, deps.temporal.taskQueue), projects, agents: deps.agents, planTiming: deps.planTiming, runTiming: deps.runTiming });
   const routes: RouteSpec<any, any, any>[] = [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
-    ...runsRoutes(runs, events, links),
-    ...planRunsRoutes(planRuns, events, links),
-    ...projectsRoutes(projects, runs),
+    ...runsRoutes(runs, events, links, spectators),
+    ...planRunsRoutes(planRuns, events, links, spectators),
+    ...projectsRoutes(projects, runs, spectators),
     ...catalogRoutes(deps.agents, deps.forge),
     ...eventsRoutes(lifecycle, deps.readModel),
     ...extensionsRoutes(new JudgeProxy(deps.judge ?? { baseUrl: undefined, exportToken: undefined })),

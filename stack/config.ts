@@ -35,6 +35,8 @@ export interface SvcConfig {
   /** The judge extension's export, proxied for operators (both or nothing). */
   judge: { baseUrl: string | undefined; exportToken: string | undefined };
   lifecycleStreams: { maxStreams: number; keepAliveMs: number };
+  /** SVC_AUTH: token (default) or public (credential-less spectators), with the projects they may see. */
+  auth: { mode: 'token' | 'public'; publicAllowlist: string[] };
   sandbox: SandboxSettings;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
@@ -46,6 +48,14 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+function parseAuthMode(env: NodeJS.ProcessEnv): SvcConfig['auth'] {
+  const mode = env.SVC_AUTH || 'token';
+  if (mode !== 'token' && mode !== 'public') throw new Error(`SVC_AUTH must be token or public, not "${mode}"`);
+  const publicAllowlist = (env.SVC_PUBLIC_ALLOWLIST ?? '').split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
+  if (mode === 'public' && publicAllowlist.length === 0) throw new Error('SVC_AUTH=public needs SVC_PUBLIC_ALLOWLIST: the owners or owner/repo projects spectators may see');
+  return { mode, publicAllowlist };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
@@ -68,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',
     temporalUiUrl: env.SVC_TEMPORAL_UI_URL?.replace(/\/+$/, '') || undefined,
     judge: { baseUrl: env.SVC_JUDGE_BASE_URL || undefined, exportToken: env.SVC_JUDGE_EXPORT_TOKEN || undefined },
+    auth: parseAuthMode(env),
     lifecycleStreams: { maxStreams: Math.max(1, intFromEnv(env, 'SVC_EVENT_STREAM_MAX', 64)), keepAliveMs: Math.max(1000, intFromEnv(env, 'SVC_EVENT_STREAM_KEEPALIVE_MS', 15_000)) },
     sandbox: parseSandboxSettings(env),
     runTiming: {

@@ -4,6 +4,7 @@ import type { AgentDefinition } from '../../core/agents.ts';
 import type { GitHubForge } from '../../activities/forge/github-forge.ts';
 import type { AgentCatalog } from '../../stack/agent-catalog.ts';
 import { Errors } from '../errors.ts';
+import type { Identity } from '../auth.ts';
 import { defineRoute } from '../route.ts';
 import { forgeReposResponse } from './projects.schema.ts';
 
@@ -18,8 +19,9 @@ const agentSchema = z.object({
   lastRefreshed: z.string(),
 });
 
-function presentAgent(agent: AgentDefinition, loadedAt: string) {
-  return { name: agent.name, description: agent.description, provider: agent.provider, model: agent.model, source: agent.source, renderedJson: agent, registeredAt: loadedAt, lastRefreshed: loadedAt };
+/** Spectators (public mode) do not see the definition itself: its env, command and system prompt. */
+function presentAgent(agent: AgentDefinition, loadedAt: string, identity: Identity | undefined) {
+  return { name: agent.name, description: agent.description, provider: agent.provider, model: agent.model, source: agent.source, renderedJson: identity?.kind === 'anonymous' ? null : agent, registeredAt: loadedAt, lastRefreshed: loadedAt };
 }
 
 export function catalogRoutes(agents: AgentCatalog, forge: GitHubForge) {
@@ -28,16 +30,16 @@ export function catalogRoutes(agents: AgentCatalog, forge: GitHubForge) {
     defineRoute({
       method: 'get', path: '/agents', auth: 'readPublic', summary: 'The agents this server can run', tags: ['agents'],
       responses: { 200: { description: 'Agents', schema: z.object({ agents: z.array(agentSchema) }) } },
-      handler: async () => ({ status: 200, body: { agents: agents.list().map((agent) => presentAgent(agent, loadedAt)) } }),
+      handler: async ({ identity }) => ({ status: 200, body: { agents: agents.list().map((agent) => presentAgent(agent, loadedAt, identity)) } }),
     }),
     defineRoute({
       method: 'get', path: '/agents/{name}', auth: 'readPublic', summary: 'One agent', tags: ['agents'],
       params: z.object({ name: z.string().min(1).max(255) }).strict(),
       responses: { 200: { description: 'The agent', schema: agentSchema } },
-      handler: async ({ params }) => {
+      handler: async ({ params, identity }) => {
         const agent = agents.get(params.name);
         if (!agent) throw Errors.notFound(`agent "${params.name}"`, 'GET /agents lists the agents this server knows');
-        return { status: 200, body: presentAgent(agent, loadedAt) };
+        return { status: 200, body: presentAgent(agent, loadedAt, identity) };
       },
     }),
     defineRoute({

@@ -4,6 +4,7 @@ import { presentRun } from '../presenters/run.presenter.ts';
 import type { PlanRunsService } from '../services/plan-runs.service.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { TemporalLinks } from '../server.ts';
+import { Spectators } from '../presenters/spectator.ts';
 import { eventLineSchema } from './runs.schema.ts';
 import {
   cancelPlanRunBody,
@@ -19,7 +20,7 @@ import {
   resumePlanRunResponse,
 } from './plan-runs.schema.ts';
 
-export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsService, links: TemporalLinks) {
+export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsService, links: TemporalLinks, spectators: Spectators) {
   return [
     defineRoute({
       method: 'post',
@@ -43,7 +44,11 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
       tags: ['plan-runs'],
       query: listPlanRunsQuery,
       responses: { 200: { description: 'The plan-runs', schema: listPlanRunsResponse } },
-      handler: async ({ query }) => ({ status: 200, body: await planRuns.list(query) }),
+      handler: async ({ query, identity }) => {
+        if (!Spectators.is(identity)) return { status: 200, body: await planRuns.list(query) };
+        const { planRuns: rows } = await planRuns.list(query, await spectators.visibleProjects());
+        return { status: 200, body: { planRuns: rows.map(Spectators.planRun) } };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -53,8 +58,10 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
       tags: ['plan-runs'],
       params: planRunIdParams,
       responses: { 200: { description: 'The plan-run', schema: getPlanRunResponse } },
-      handler: async ({ params }) => {
+      handler: async ({ params, identity }) => {
         const { planRun, children, runs } = await planRuns.get(params.id);
+        await spectators.assertVisible(identity, planRun.projectId, `plan-run "${params.id}"`);
+        if (Spectators.is(identity)) return { status: 200, body: { planRun: Spectators.planRun(planRun), children, runs: runs.map((run) => Spectators.run(presentRun(run))), links: { temporalUi: null } } };
         return { status: 200, body: { planRun, children, runs: runs.map(presentRun), links: links(params.id) } };
       },
     }),
@@ -89,11 +96,14 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
       params: planRunIdParams,
       query: planRunEventsQuery,
       responses: { 200: { description: 'One event per line', schema: eventLineSchema, contentType: 'application/x-ndjson' } },
-      handler: async ({ params, query, ctx }) => {
-        await planRuns.get(params.id);
+      handler: async ({ params, query, ctx, identity }) => {
+        const { planRun } = await planRuns.get(params.id);
+        await spectators.assertVisible(identity, planRun.projectId, `plan-run "${params.id}"`);
+        const spectator = Spectators.is(identity);
         const controller = events.streams.open();
         ctx.res.once('close', () => controller.abort());
-        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: events.planStream(params.id, query.follow ?? false, controller.signal) };
+        const lines = events.planStream(params.id, !spectator && (query.follow ?? false), controller.signal);
+        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: spectator ? Spectators.redactLines(lines) : lines };
       },
     }),
   ];

@@ -1,3 +1,4 @@
+import { Spectators } from '../presenters/spectator.ts';
 import { defineRoute } from '../route.ts';
 import { presentProject } from '../presenters/project.presenter.ts';
 import { presentRun } from '../presenters/run.presenter.ts';
@@ -23,13 +24,18 @@ import {
   triggersResponse,
 } from './projects.schema.ts';
 
-export function projectsRoutes(projects: ProjectsService, runs: RunsService) {
+export function projectsRoutes(projects: ProjectsService, runs: RunsService, spectators: Spectators) {
   const tags = ['projects'];
   return [
     defineRoute({
       method: 'get', path: '/projects', auth: 'readPublic', summary: 'List registered projects', tags,
       responses: { 200: { description: 'Every project', schema: projectsResponse } },
-      handler: async () => ({ status: 200, body: { projects: (await projects.list()).map(presentProject) } }),
+      handler: async ({ identity }) => {
+        const rows = (await projects.list()).map(presentProject);
+        if (!Spectators.is(identity)) return { status: 200, body: { projects: rows } };
+        const visible = await spectators.visibleProjects();
+        return { status: 200, body: { projects: rows.filter((row) => visible.has(row.id)).map(Spectators.project) } };
+      },
     }),
     defineRoute({
       method: 'post', path: '/projects', auth: 'admin', summary: 'Register a GitHub repository and clone it', tags,
@@ -40,7 +46,11 @@ export function projectsRoutes(projects: ProjectsService, runs: RunsService) {
     defineRoute({
       method: 'get', path: '/projects/{id}', auth: 'readPublic', summary: 'One project', tags, params: projectIdParams,
       responses: { 200: { description: 'The project', schema: projectResponse } },
-      handler: async ({ params }) => ({ status: 200, body: { project: presentProject(await projects.get(params.id)) } }),
+      handler: async ({ params, identity }) => {
+        const project = presentProject(await projects.get(params.id));
+        await spectators.assertVisible(identity, project.id, `project "${params.id}"`);
+        return { status: 200, body: { project: Spectators.is(identity) ? Spectators.project(project) : project } };
+      },
     }),
     defineRoute({
       method: 'delete', path: '/projects/{id}', auth: 'admin', summary: 'Delete a project: its row, its trigger schedules, then its clone', tags, params: projectIdParams,

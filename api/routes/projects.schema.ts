@@ -19,7 +19,8 @@ export const initProjectBody = z.object({ defaultRole: z.string().trim().min(1).
 export const projectSchema = z.object({
   id: z.string(),
   gitUrl: z.string(),
-  localPath: z.string(),
+  /** Absent in spectator views (public mode). */
+  localPath: z.string().optional(),
   defaultBranch: z.string(),
   addedAt: z.string(),
   lastFetchedAt: z.string().nullable(),

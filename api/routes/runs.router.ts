@@ -7,6 +7,7 @@ import { finalizeResultEnvelopeSchema } from '../../core/finalize.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import type { TemporalLinks } from '../server.ts';
+import { Spectators } from '../presenters/spectator.ts';
 import {
   cancelRunBody,
   cancelRunResponse,
@@ -24,7 +25,7 @@ import {
   runIdParams,
 } from './runs.schema.ts';
 
-export function runsRoutes(runs: RunsService, events: RunEventsService, links: TemporalLinks) {
+export function runsRoutes(runs: RunsService, events: RunEventsService, links: TemporalLinks, spectators: Spectators) {
   return [
     defineRoute({
       method: 'post',
@@ -50,9 +51,13 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       tags: ['runs'],
       query: listRunsQuery,
       responses: { 200: { description: 'A page of runs', schema: listRunsResponse } },
-      handler: async ({ query }) => {
-        const page = await runs.list(query);
-        return { status: 200, body: { ...page, runs: page.runs.map(presentRun) } };
+      handler: async ({ query, identity }) => {
+        if (!Spectators.is(identity)) {
+          const page = await runs.list(query);
+          return { status: 200, body: { ...page, runs: page.runs.map(presentRun) } };
+        }
+        const page = await runs.list(query, await spectators.visibleProjects());
+        return { status: 200, body: { ...page, costTotalUsd: null, runs: page.runs.map((run) => Spectators.run(presentRun(run))) } };
       },
     }),
     defineRoute({
@@ -63,7 +68,11 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       tags: ['runs'],
       params: runIdParams,
       responses: { 200: { description: 'The run', schema: getRunResponse } },
-      handler: async ({ params }) => ({ status: 200, body: { run: presentRun(await runs.get(params.id)), links: links(params.id) } }),
+      handler: async ({ params, identity }) => {
+        const run = await runs.get(params.id);
+        await spectators.assertVisible(identity, run.projectId, `run "${params.id}"`);
+        return { status: 200, body: Spectators.is(identity) ? { run: Spectators.run(presentRun(run)), links: { temporalUi: null } } : { run: presentRun(run), links: links(params.id) } };
+      },
     }),
     defineRoute({
       method: 'post',
@@ -158,13 +167,16 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       params: runIdParams,
       query: runEventsQuery,
       responses: { 200: { description: 'One event per line', schema: eventLineSchema, contentType: 'application/x-ndjson' } },
-      handler: async ({ params, query, ctx }) => {
+      handler: async ({ params, query, ctx, identity }) => {
         const run = await runs.get(params.id);
-        // A limit closes the stream after N lines, so it turns following off.
-        const follow = query.limit === undefined && (query.follow ?? !isTerminalRunState(run.state));
+        await spectators.assertVisible(identity, run.projectId, `run "${params.id}"`);
+        const spectator = Spectators.is(identity);
+        // A limit closes the stream after N lines, so it turns following off; spectators hold no streams.
+        const follow = !spectator && query.limit === undefined && (query.follow ?? !isTerminalRunState(run.state));
         const controller = events.streams.open();
         ctx.res.once('close', () => controller.abort());
-        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: events.stream(params.id, { follow, since: query.since, limit: query.limit }, controller.signal) };
+        const lines = events.stream(params.id, { follow, since: query.since, limit: query.limit }, controller.signal);
+        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: spectator ? Spectators.redactLines(lines) : lines };
       },
     }),
   ];

@@ -87,9 +87,12 @@ export class PlanRunsService {
     }
   }
 
-  async list(query: ListPlanRunsQuery) {
+  /** onlyProjects: a spectator's view, limited to the projects it may see. */
+  async list(query: ListPlanRunsQuery, onlyProjects?: Set<string>) {
     const state = query.state === 'active' ? { $in: ['queued' as const, 'running' as const] } : query.state;
-    const rows = await this.#deps.readModel.em().find(PlanRunEntity, { ...(query.project ? { projectId: query.project } : {}), ...(state ? { state } : {}) }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 500 });
+    const projects = onlyProjects ? [...onlyProjects].filter((id) => !query.project || id === query.project) : undefined;
+    const projectFilter = projects ? { projectId: { $in: projects } } : query.project ? { projectId: query.project } : {};
+    const rows = await this.#deps.readModel.em().find(PlanRunEntity, { ...projectFilter, ...(state ? { state } : {}) }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 500 });
     return { planRuns: rows.map(presentPlanRun) };
   }
 

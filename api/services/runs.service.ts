@@ -231,8 +231,13 @@ export class RunsService {
     return accepted;
   }
 
-  async list(query: ListRunsQuery) {
-    const where = { ...(query.project ? { projectId: query.project } : {}), ...(query.agent ? { agentName: query.agent } : {}) };
+  /** onlyProjects: a spectator's view, limited to the projects it may see. */
+  async list(query: ListRunsQuery, onlyProjects?: Set<string>) {
+    const where = {
+      ...(query.project ? { projectId: query.project } : {}),
+      ...(query.agent ? { agentName: query.agent } : {}),
+      ...(onlyProjects ? { projectId: query.project && onlyProjects.has(query.project) ? query.project : { $in: query.project ? [] : [...onlyProjects] } } : {}),
+    };
     const em = this.#deps.readModel.em();
     const orderBy = query.sort === 'cost' ? { costUsd: query.dir, createdAt: query.dir, id: query.dir } : { createdAt: query.dir, id: query.dir };
     const [runs, total] = await em.findAndCount(RunEntity, where, { orderBy, limit: query.limit, offset: query.offset });
