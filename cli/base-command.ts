@@ -62,6 +62,29 @@ export abstract class RemoteCommand extends SvcCommand {
     this.#client ??= new SvcClient(resolveClientSettings({ url: this.url, token: this.token }));
     return this.#client;
   }
+
+  /**
+   * Follows an NDJSON event stream until it ends. Ctrl-C detaches (the work goes on) and answers
+   * 'detached'; a second Ctrl-C exits at once.
+   */
+  protected async tail(path: string, onLine: (line: any) => void): Promise<'ended' | 'detached'> {
+    const detach = new AbortController();
+    let detached = false;
+    const onInterrupt = () => {
+      if (detached) process.exit(EXIT.interrupted);
+      detached = true;
+      detach.abort();
+    };
+    process.on('SIGINT', onInterrupt);
+    try {
+      for await (const line of this.client.lines(path, detach.signal)) onLine(line);
+    } catch (error) {
+      if (!detached) throw error;
+    } finally {
+      process.off('SIGINT', onInterrupt);
+    }
+    return detached ? 'detached' : 'ended';
+  }
 }
 
 /** Renders rows as an aligned text table. */

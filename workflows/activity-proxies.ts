@@ -41,8 +41,17 @@ export const projectSetup = proxyActivities<Pick<Activities, 'syncProjectTrigger
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
 
-/** A run's tail: the finalizer, the change summary, salvage and the pull request. */
-export const finalizeIo = proxyActivities<Pick<Activities, 'startSandboxFinalizer' | 'measureChanges' | 'salvageWorkspace' | 'openPullRequest' | 'checkPullRequest'>>({
+/**
+ * Starting the sandbox's finalizer is a spawn: seconds at most. A short limit means a worker that
+ * dies mid-spawn is retried on another within seconds, not after the tail's five minutes.
+ */
+export const finalizerStart = proxyActivities<Pick<Activities, 'startSandboxFinalizer'>>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 6 },
+});
+
+/** A run's tail: the change summary, salvage and the pull request. */
+export const finalizeIo = proxyActivities<Pick<Activities, 'measureChanges' | 'salvageWorkspace' | 'openPullRequest' | 'checkPullRequest'>>({
   startToCloseTimeout: '5m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
 });

@@ -5,7 +5,7 @@ import { ActivityFailure, condition, sleep, uuid4 } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import { finalizeVerdict, unpostedResult, type FinalizeIntent, type FinalizeResult, type FinalizeVerdict } from '../core/finalize.ts';
 import type { RunSnapshot, RunTiming } from '../core/run-model.ts';
-import { finalizeIo } from './activity-proxies.ts';
+import { finalizeIo, finalizerStart } from './activity-proxies.ts';
 
 export interface FinalizeChannel {
   intent: FinalizeIntent | null;
@@ -20,7 +20,7 @@ export async function finalizeWork(run: RunSnapshot, args: { baseBranch: string;
   channel.intent = { version: 1, attemptId: uuid4(), branch, push: true, artifacts: [], commit: [], baseBranch: args.baseBranch };
   const parkedAt = new Date(Date.now()).toISOString();
   await project([{ dedupeKey: 'finalize:intent', kind: 'finalize.intent_parked', stream: 'system', ts: parkedAt, payload: { attemptId: channel.intent.attemptId, branch, baseBranch: args.baseBranch } }]);
-  await finalizeIo.startSandboxFinalizer({ runId: run.id });
+  await finalizerStart.startSandboxFinalizer({ runId: run.id });
 
   const posted = await condition(() => channel.result !== null, args.timing.finalizeTimeoutMs);
   const result = posted ? channel.result! : unpostedResult('timeout');

@@ -1,17 +1,11 @@
 // Run lifecycle notifications: a held-open NDJSON stream for listeners, and a list for pollers.
 import { z } from 'zod';
+import { booleanFlag, canonicalInt } from './common.schema.ts';
 import { LifecycleEventEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { defineRoute } from '../route.ts';
 import { presentLifecycleEvent, type LifecycleHub } from '../services/lifecycle-hub.ts';
 
-const booleanFlag = z.enum(['true', '1', 'false', '0'], { message: 'true, 1, false or 0' }).transform((value) => value === 'true' || value === '1');
-const canonicalInt = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^(0|[1-9][0-9]*)$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
 
 const lifecycleLine = z.object({ runId: z.string(), hook: z.enum(['run_dispatched', 'run_started', 'branch_pushed', 'post_reap']), state: z.string().nullable(), ts: z.string() });
 const lifecycleEvent = lifecycleLine.extend({ id: z.number().int() });

@@ -1,14 +1,9 @@
 // Extensions svc fronts for operators: the judge's verdict export.
 import { z } from 'zod';
+import { canonicalInt } from './common.schema.ts';
 import { defineRoute } from '../route.ts';
 import type { JudgeProxy } from '../services/judge-proxy.ts';
 
-const canonicalInt = (min: number) =>
-  z
-    .string()
-    .regex(/^(0|[1-9][0-9]*)$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER));
 
 export const verdictsQuery = z.object({ since: canonicalInt(0).optional(), limit: canonicalInt(1).optional(), order: z.enum(['asc', 'desc']).optional() }).strict();
 

@@ -1,5 +1,6 @@
 // Request and response schemas of the plan-runs routes.
 import { z } from 'zod';
+import { booleanFlag } from './common.schema.ts';
 import { PLAN_RUN_CHILD_STATES, PLAN_RUN_STATES } from '../../core/run-states.ts';
 import { linksSchema, runSchema } from './runs.schema.ts';
 
@@ -35,7 +36,6 @@ export const listPlanRunsQuery = z
   .strict();
 export type ListPlanRunsQuery = z.infer<typeof listPlanRunsQuery>;
 
-const booleanFlag = z.enum(['true', '1', 'false', '0'], { message: 'true, 1, false or 0' }).transform((value) => value === 'true' || value === '1');
 export const planRunEventsQuery = z.object({ follow: booleanFlag.optional() }).strict();
 
 export const cancelPlanRunBody = z.object({ reason: z.string().trim().min(1).max(1000).nullable().optional() }).strict();

@@ -1,5 +1,6 @@
 // Request and response schemas of the runs routes: they validate requests and document the API.
 import { z } from 'zod';
+import { booleanFlag, canonicalInt } from './common.schema.ts';
 import { CLONE_KINDS, COST_BASES, EVENT_STREAMS, INBOX_PRIORITIES, INBOX_STATES, PREVIEW_STATES, PR_STATES, RUN_FAILURE_REASONS, RUN_STATES } from '../../core/run-states.ts';
 
 const optionalText = z.string().trim().min(1).nullable().optional();
@@ -33,14 +34,7 @@ export type DispatchRunBody = z.infer<typeof dispatchRunBody>;
 
 export const runIdParams = z.object({ id: z.string().min(1).max(64) }).strict();
 
-const canonicalInt = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^(0|[1-9][0-9]*)$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
 
-const booleanFlag = z.enum(['true', '1', 'false', '0'], { message: 'true, 1, false or 0' }).transform((value) => value === 'true' || value === '1');
 
 export const runEventsQuery = z
   .object({

@@ -8,7 +8,7 @@ import { SvcAgent, SvcKind, SvcPlanId, SvcProjectId, SvcState } from '../../core
 import type { planRunWorkflow } from '../../workflows/plan-run.workflow.ts';
 import { cancelPlanRunSignal, planRunSnapshotQuery, type CancelRequest } from '../../workflows/messages.ts';
 import { Errors } from '../errors.ts';
-import { isNotFound, toApiError, wrapConnectionError } from './temporal-gateway.ts';
+import { isNotFound, signalThenAwait, toApiError, wrapConnectionError } from './temporal-gateway.ts';
 
 export function planRunSearchAttributes(input: PlanRunWorkflowInput, state: string) {
   return [
@@ -61,19 +61,7 @@ export class PlanRunWorkflows {
 
   /** Signals the cancel and waits (bounded) for the plan-run to end; undefined if it did not in time. */
   async cancel(planRunId: string, request: CancelRequest, waitMs = 30_000): Promise<PlanRunOutcome | undefined> {
-    const handle = this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId);
-    try {
-      await handle.signal(cancelPlanRunSignal, request);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)));
-      try {
-        return await Promise.race([handle.result(), timeout]);
-      } finally {
-        clearTimeout(timer);
-      }
-    } catch (error) {
-      throw toApiError(error);
-    }
+    return signalThenAwait(this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId), cancelPlanRunSignal, request, waitMs);
   }
 
   /**

@@ -13,7 +13,7 @@ import {
   WorkflowFailedError,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { defaultPayloadConverter, type SignalDefinition } from '@temporalio/common';
 import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflowInput } from '../../core/run-model.ts';
 import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
 import type { runWorkflow } from '../../workflows/run.workflow.ts';
@@ -97,19 +97,7 @@ export class TemporalGateway {
    * when the run is still stopping after `waitMs`.
    */
   async cancelRun(runId: string, request: CancelRequest, waitMs = 30_000): Promise<RunOutcome | undefined> {
-    const handle = this.client.workflow.getHandle<typeof runWorkflow>(runId);
-    try {
-      await handle.signal(cancelSignal, request);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)));
-      try {
-        return await Promise.race([handle.result(), timeout]);
-      } finally {
-        clearTimeout(timer);
-      }
-    } catch (error) {
-      throw toApiError(error);
-    }
+    return signalThenAwait(this.client.workflow.getHandle<typeof runWorkflow>(runId), cancelSignal, request, waitMs);
   }
 
   async finalizeState(runId: string): Promise<{ intent: FinalizeIntent | null; received: boolean } | undefined> {
@@ -201,6 +189,22 @@ export class TemporalGateway {
 
   async close(): Promise<void> {
     await this.#connection.close();
+  }
+}
+
+/** Sends a signal, then waits (bounded) for the workflow's result: undefined if it is not done in time. */
+export async function signalThenAwait<R, A>(handle: { signal(definition: SignalDefinition<[A]>, arg: A): Promise<void>; result(): Promise<R> }, signal: SignalDefinition<[A]>, arg: A, waitMs: number): Promise<R | undefined> {
+  try {
+    await handle.signal(signal, arg);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)));
+    try {
+      return await Promise.race([handle.result(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  } catch (error) {
+    throw toApiError(error);
   }
 }
 

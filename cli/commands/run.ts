@@ -46,22 +46,7 @@ export class RunCommand extends RemoteCommand {
     const { run, sandbox } = await this.client.request('POST', '/runs', body);
     this.line({ type: 'run.spawned', run, sandbox });
 
-    const detach = new AbortController();
-    let detached = false;
-    const onInterrupt = () => {
-      if (detached) process.exit(EXIT.interrupted);
-      detached = true;
-      detach.abort();
-    };
-    process.on('SIGINT', onInterrupt);
-    try {
-      for await (const event of this.client.lines(`/runs/${run.id}/events?follow=1`, detach.signal)) this.line({ type: 'run.event', ...event });
-    } catch (error) {
-      if (!detached) throw error;
-    } finally {
-      process.off('SIGINT', onInterrupt);
-    }
-    if (detached) {
+    if ((await this.tail(`/runs/${run.id}/events?follow=1`, (event) => this.line({ type: 'run.event', ...event }))) === 'detached') {
       this.context.stderr.write(`svc: detached from ${run.id}; it goes on (svc run does not cancel it)\n`);
       return EXIT.interrupted;
     }

@@ -52,24 +52,10 @@ export class PlanRunCommand extends RemoteCommand {
     this.emit({ type: 'plan_run.dispatched', ...created }, `plan-run ${id} dispatched: ${created.children.length} children${created.links?.temporalUi ? ` — ${created.links.temporalUi}` : ''}`);
     if (!this.follow) return EXIT.ok;
 
-    const detach = new AbortController();
-    let detached = false;
-    const onInterrupt = () => {
-      if (detached) process.exit(EXIT.interrupted);
-      detached = true;
-      detach.abort();
-    };
-    process.on('SIGINT', onInterrupt);
-    try {
-      for await (const event of this.client.lines(`/plan-runs/${id}/events?follow=1`, detach.signal)) {
-        this.emit({ type: 'plan_run.event', ...event }, `${event.ts} ${event.runId} ${event.kind}${event.kind.startsWith('plan_run.') ? ` ${JSON.stringify(event.payload)}` : event.payload?.text ? ` ${event.payload.text}` : ''}`);
-      }
-    } catch (error) {
-      if (!detached) throw error;
-    } finally {
-      process.off('SIGINT', onInterrupt);
-    }
-    if (detached) {
+    const followed = await this.tail(`/plan-runs/${id}/events?follow=1`, (event) =>
+      this.emit({ type: 'plan_run.event', ...event }, `${event.ts} ${event.runId} ${event.kind}${event.kind.startsWith('plan_run.') ? ` ${JSON.stringify(event.payload)}` : event.payload?.text ? ` ${event.payload.text}` : ''}`),
+    );
+    if (followed === 'detached') {
       this.context.stderr.write(`svc: detached from ${id}; it goes on (cancel it with \`svc plan cancel ${id}\`)\n`);
       return EXIT.interrupted;
     }
