@@ -76,7 +76,7 @@ export class RunsService {
   async #start(request: Omit<RunRequest, 'runId' | 'createdAt'>, idempotencyKey?: string): Promise<Dispatched> {
     const runId = idempotencyKey ? idempotentRunId(idempotencyKey, request.projectId) : newId('run');
     const input = buildRunInput({ timing: this.#deps.runTiming, ...request, runId, createdAt: Date.now() }, dataPaths.workspaces(this.#deps.dataDir));
-    const { run, existing } = await this.#deps.temporal.startRun(input);
+    const { run, existing } = await this.#deps.temporal.startRun(input, { idempotent: idempotencyKey !== undefined });
     return { run, sandbox: existing ? { id: run.sandboxId!, workspacePath: run.workspacePath! } : input.sandbox, existing };
   }
 

@@ -56,14 +56,16 @@ export class TemporalGateway {
    * pure function of the input: the API never waits for a worker. With an idempotency key the run
    * id is derived from it, so a repeated request finds the same workflow instead of a new one.
    */
-  async startRun(input: RunWorkflowInput): Promise<{ run: RunSnapshot; existing: boolean }> {
+  async startRun(input: RunWorkflowInput, options: { idempotent: boolean } = { idempotent: false }): Promise<{ run: RunSnapshot; existing: boolean }> {
     try {
       await this.client.workflow.start<typeof runWorkflow>('runWorkflow', {
         workflowId: input.runId,
         taskQueue: this.#settings.taskQueue,
         args: [input],
         workflowIdConflictPolicy: 'FAIL',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // Only a key-derived id can repeat: then a closed run with it must not start again. A fresh
+        // random id needs no look-up of closed executions (which costs the server a read).
+        ...(options.idempotent ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
         typedSearchAttributes: runSearchAttributes(input),
         memo: { agent: input.agent.name, projectId: input.projectId, trigger: input.trigger },
       });
