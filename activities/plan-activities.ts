@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { AgentDefinition } from '../core/agents.ts';
 import { newId } from '../core/ids.ts';
-import { renderPlanPrompt, type ChildRunProgress, type PlanRunSnapshot } from '../core/plan-model.ts';
+import { renderPlanPrompt, type ChildRunProgress, type PlanChildSettings, type PlanRunSnapshot } from '../core/plan-model.ts';
 import { buildRunInput, projectRunSettings } from '../core/run-input.ts';
 import type { RunTiming, RunWorkflowInput } from '../core/run-model.ts';
 import { parseIssues } from '../core/seeds.ts';
@@ -24,18 +24,12 @@ export interface PlanActivityDeps {
   runBranchPrefix: string;
 }
 
-export interface PlanChildRequest {
+export interface PlanChildRequest extends PlanChildSettings {
   planRunId: string;
   seq: number;
   projectId: string;
   seedId: string;
   agent: AgentDefinition;
-  promptTemplate: string;
-  ref: string | null;
-  providerOverride: string | null;
-  modelOverride: string | null;
-  maxCostUsd: number | null;
-  dispatcherHandle: string;
   runTiming: RunTiming;
 }
 

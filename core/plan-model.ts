@@ -31,18 +31,23 @@ export interface PlanChild {
   prUrl: string | null;
 }
 
-export interface PlanRunSnapshot {
+/** What a plan-run applies to every child it dispatches. */
+export interface PlanChildSettings {
+  promptTemplate: string;
+  ref: string | null;
+  providerOverride: string | null;
+  modelOverride: string | null;
+  /** Per-child cap: the run tier of the cap precedence. */
+  maxCostUsd: number | null;
+  dispatcherHandle: string;
+}
+
+export interface PlanRunSnapshot extends PlanChildSettings {
   id: string;
   planId: string | null;
   source: 'plan' | 'issues';
   projectId: string;
   agentName: string;
-  promptTemplate: string;
-  ref: string | null;
-  providerOverride: string | null;
-  modelOverride: string | null;
-  maxCostUsd: number | null;
-  dispatcherHandle: string;
   trigger: string;
   state: PlanRunState;
   failureReason: string | null;
@@ -54,7 +59,7 @@ export interface PlanRunSnapshot {
   projectionVersion: number;
 }
 
-export interface PlanRunWorkflowInput {
+export interface PlanRunWorkflowInput extends PlanChildSettings {
   planRunId: string;
   createdAt: string;
   planId: string | null;
@@ -62,12 +67,6 @@ export interface PlanRunWorkflowInput {
   projectId: string;
   /** Resolved when the plan-run was accepted: every child runs the same definition. */
   agent: AgentDefinition;
-  promptTemplate: string;
-  ref: string | null;
-  providerOverride: string | null;
-  modelOverride: string | null;
-  maxCostUsd: number | null;
-  dispatcherHandle: string;
   trigger: string;
   seedIds: string[];
   timing: PlanTiming;
