@@ -3,6 +3,7 @@
 // server, plus what spectators see (redacted, allowlisted, never a held stream) and token mode.
 import test from 'ava';
 import { mintRunToken } from '../../core/run-token.ts';
+import { suitePostgresUrl } from '../support/env.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
@@ -18,7 +19,9 @@ let runA: string;
 let runB: string;
 let hiddenRun: string;
 test.before(async () => {
-  svc = await startTestStack({ env: { SVC_AUTH: 'public', SVC_PUBLIC_ALLOWLIST: 'acme' } });
+  // The public-mode matrix on PostgreSQL (SQLite when there is none; never in CI), the token-mode
+  // checks below on SQLite: both read models answer the auth questions.
+  svc = await startTestStack({ database: suitePostgresUrl() ? 'postgresql' : 'sqlite', env: { SVC_AUTH: 'public', SVC_PUBLIC_ALLOWLIST: 'acme' } });
   visible = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/visible' } })).body.project.id;
   hidden = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/other/hidden' } })).body.project.id;
   runA = (await svc.request('POST', '/runs', { body: { agent: 'shell', project: visible, prompt: `echo token=${SECRET}\nsleep 300` } })).body.run.id;
