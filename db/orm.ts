@@ -9,7 +9,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import type { EntityManager } from '@mikro-orm/sql';
 import { ALL_ENTITIES } from './entities/index.ts';
 import { migrationsFor } from './migrations/index.ts';
-import { withProjectLock } from '../activities/git/project-lock.ts';
+import { withFileLock } from '../stack/file-lock.ts';
 
 export type DbDialect = 'sqlite' | 'postgresql';
 
@@ -86,7 +86,7 @@ export async function migrate(readModel: ReadModel): Promise<string[]> {
   const up = async () => (await readModel.orm.migrator.up()).map((m) => m.name);
   if (readModel.dialect === 'sqlite') {
     const file = String(readModel.orm.config.get('dbName'));
-    return file === ':memory:' ? up() : withProjectLock(`${file}.migrate.lock`, 'exclusive', up);
+    return file === ':memory:' ? up() : withFileLock(`${file}.migrate.lock`, 'exclusive', up);
   }
   return readModel.em().transactional(async (tx) => {
     await tx.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', ['svc:migrations'], 'all', tx.getTransactionContext());

@@ -1,32 +1,13 @@
 // Serialises git work on one project clone across every process on the machine with the kernel's
-// flock(2), through util-linux flock(1): writers (clone, refresh, delete) take it exclusively,
-// readers (cutting a run's workspace) shared. The lock lives as long as a small holder process;
-// if svc dies, the kernel releases it.
-import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// flock(2): writers (clone, refresh, delete) take it exclusively, readers (cutting a run's
+// workspace) shared.
+import { join } from 'node:path';
+import { withFileLock } from '../../stack/file-lock.ts';
 
-export type LockMode = 'shared' | 'exclusive';
+export type { LockMode } from '../../stack/file-lock.ts';
 
 export function projectLockFile(projectsRoot: string, owner: string, name: string): string {
   return join(projectsRoot, '.locks', `${owner.toLowerCase()}__${name.toLowerCase()}.lock`);
 }
 
-export async function withProjectLock<T>(lockFile: string, mode: LockMode, work: () => Promise<T>, timeoutSeconds = 600): Promise<T> {
-  mkdirSync(dirname(lockFile), { recursive: true });
-  const holder = spawn('flock', [`--${mode}`, '--timeout', String(timeoutSeconds), lockFile, 'sh', '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((resolve) => holder.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    let stderr = '';
-    holder.stderr!.on('data', (chunk) => (stderr += chunk));
-    holder.stdout!.once('data', () => resolve());
-    holder.once('error', reject);
-    void exited.then((code) => reject(new Error(`could not lock ${lockFile} (flock exited ${code}): ${stderr.trim()}`)));
-  });
-  try {
-    return await work();
-  } finally {
-    holder.stdin!.end();
-    await exited;
-  }
-}
+export const withProjectLock = withFileLock;
