@@ -1,21 +1,25 @@
-// The I/O of a run's tail: the git credential, the in-sandbox finalizer, the change summary read
-// from the pushed branch, salvage of work that could not be pushed, and the pull request.
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// The I/O of a run's tail: the in-sandbox finalizer, svc's own push of the commits the sandbox
+// handed over (with the change summary and, when the push fails, salvage), and the pull request.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
+import { BUNDLE_FILE } from '../core/finalize.ts';
 import { parseGitHubUrl } from '../core/git-url.ts';
+import { mintRunToken } from '../core/run-token.ts';
 import { ProjectEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../stack/config.ts';
 import { ForgeUnavailableError, PullRequests, type PullRequestRef } from './forge/github-forge.ts';
+import { deliverBranch, takeBundle, summariseNumstat, type ChangeSummary, type DeliveryOutcome } from './git/branch-delivery.ts';
 import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { readJsonIfExists, sandboxFiles, type LaunchSpec } from './sandbox/files.ts';
-import { chooseIsolation, isolate, type SandboxSettings } from './sandbox/isolation.ts';
+import { sandboxHostId, type SandboxSettings } from './sandbox/isolation.ts';
+import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
+import { startSandbox } from './sandbox/local-sandbox.ts';
 
-const FINALIZER_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'sandbox', 'finalizer.ts');
+export type { ChangeSummary };
+export { summariseNumstat };
 
 export interface FinalizeActivityDeps {
   readModel: ReadModel;
@@ -24,27 +28,11 @@ export interface FinalizeActivityDeps {
   githubToken: string | undefined;
   githubApiUrl: string;
   sandbox: SandboxSettings;
+  agentApi?: { baseUrl: string; operatorToken: string } | undefined;
 }
 
-export interface ChangeSummary {
-  commitsAhead: number;
-  filesChanged: number;
-  insertions: number;
-  deletions: number;
-}
-
-/** `git diff --numstat` rows: each row a file; a binary file ("-") counts with 0 lines. */
-export function summariseNumstat(numstat: string, commitsAhead: number): ChangeSummary {
-  const rows = numstat.split('\n').filter(Boolean);
-  let insertions = 0;
-  let deletions = 0;
-  for (const row of rows) {
-    const [added, removed] = row.split('\t');
-    insertions += added === '-' ? 0 : Number(added);
-    deletions += removed === '-' ? 0 : Number(removed);
-  }
-  return { commitsAhead, filesChanged: rows.length, insertions, deletions };
-}
+/** Host variables the finalizer may see: enough for git, nothing of svc's. */
+const FINALIZER_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ'];
 
 export function createFinalizeActivities(deps: FinalizeActivityDeps) {
   const projectOf = async (projectId: string) => {
@@ -56,32 +44,58 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
   };
 
   return {
-    /** A push credential for the run's project: the configured token (PAT mode), or none. */
-    async mintGitCredential(_input: { projectId: string }): Promise<{ gitToken: string | null }> {
-      return { gitToken: deps.githubToken ?? null };
-    },
-
-    /** Starts the in-sandbox finalizer, once: a retry finds the claim and starts nothing. */
+    /**
+     * Starts the in-sandbox finalizer under its own supervisor, in the agent's sandbox (same
+     * workspace, same isolation and uid, a network of the run's callback routes only). Exactly
+     * once: a retry finds the supervisor's claim and starts nothing.
+     */
     async startSandboxFinalizer({ runId }: { runId: string }): Promise<{ started: boolean }> {
-      const files = sandboxFiles(join(dataPaths.sandboxes(deps.dataDir), runId));
-      const spec = readJsonIfExists<LaunchSpec>(files.spec);
-      if (!spec) throw ApplicationFailure.nonRetryable(`run ${runId} has no sandbox`, 'sandbox_run_lost');
-      // The finalizer claims its run itself (O_EXCL, in the sandbox home it may write): a retry after
-      // a crash between this check and the spawn starts one, and a second one exits at the claim.
-      const claim = join(files.dir, 'home', '.finalizer.claim');
-      if (existsSync(claim)) return { started: false };
-      // Inside the same sandbox as the agent: whatever the workspace holds (git hooks included) runs
-      // with the agent's rights, never with svc's.
-      mkdirSync(dirname(claim), { recursive: true });
-      const launch = isolate({ argv: [process.execPath, '--no-warnings', FINALIZER_SCRIPT], cwd: spec.cwd, env: { ...spec.env, SVC_FINALIZER_CLAIM: claim }, stdin: null }, chooseIsolation(deps.sandbox), join(files.dir, 'home'), deps.sandbox, { dieWithParent: false });
-      const log = openSync(join(files.dir, 'finalizer.log'), 'a');
-      const child = spawn(launch.argv[0]!, launch.argv.slice(1), { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', log, log] });
-      child.unref();
-      closeSync(log);
-      return { started: true };
+      const agentDir = join(dataPaths.sandboxes(deps.dataDir), runId);
+      const agentSpec = readJsonIfExists<LaunchSpec>(sandboxFiles(agentDir).spec);
+      if (!agentSpec) throw ApplicationFailure.nonRetryable(`run ${runId} has no sandbox`, 'sandbox_run_lost');
+      const env: Record<string, string> = { SVC_RUN_ID: runId };
+      for (const name of FINALIZER_ENV) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+      const callback = deps.agentApi ? { baseUrl: deps.agentApi.baseUrl, runId, token: mintRunToken(deps.agentApi.operatorToken, runId) } : null;
+      const { spec } = sandboxLaunch({
+        dir: join(agentDir, 'finalize'),
+        launch: { argv: [process.execPath], cwd: agentSpec.cwd, env, stdin: null },
+        isolation: agentSpec.network ? 'bubblewrap' : 'process',
+        settings: deps.sandbox,
+        hostId: agentSpec.network ? sandboxHostId(runId, deps.sandbox) : null,
+        egress: [],
+        callback,
+        program: 'finalizer',
+        outbox: join(agentDir, 'outbox'),
+        // The finalizer outlives the worker that starts it: it must go on if that worker dies.
+        dieWithParent: false,
+        forbidden: [deps.dataDir, deps.projectsRoot],
+      });
+      // Well inside the activity's 30 s: a finalizer that has not spawned by then is retried.
+      const status = await startSandbox(join(agentDir, 'finalize'), spec, 10_000);
+      return { started: status.kind !== 'lost' };
     },
 
-    /** Reads what the pushed branch holds over its base, from the project clone (under its lock). */
+    /**
+     * svc's push of what the sandbox handed over: its bundle, fetched into the project clone and
+     * pushed from there with svc's credential; measured when pushed, salvaged when not.
+     */
+    async deliverBranch({ projectId, runId, branch, baseBranch }: { projectId: string; runId: string; branch: string; baseBranch: string }): Promise<DeliveryOutcome> {
+      const { project, repo } = await projectOf(projectId);
+      const outbox = join(dataPaths.sandboxes(deps.dataDir), runId, 'outbox');
+      const bundle = join(deps.dataDir, 'handoff', `${runId}.bundle`);
+      const refused = takeBundle(join(outbox, BUNDLE_FILE), bundle);
+      if (refused) return { pushed: false, error: refused, summary: null, salvage: null };
+      try {
+        return await withProjectLock(projectLockFile(deps.projectsRoot, repo.owner, repo.name), 'exclusive', () =>
+          deliverBranch({ clone: project.localPath, runId, branch, baseBranch, bundle, salvagePath: join(dataPaths.salvage(deps.dataDir), `${runId}.bundle`), token: deps.githubToken }),
+        );
+      } finally {
+        // A retry takes the bundle from the outbox again; the salvage keeps its own copy.
+        rmSync(bundle, { force: true });
+      }
+    },
+
+    /** Reads what the pushed branch holds over its base, from the project clone: runs recorded before the hand-over. */
     async measureChanges({ projectId, runId, branch, baseBranch }: { projectId: string; runId: string; branch: string; baseBranch: string }): Promise<ChangeSummary> {
       const { project, repo } = await projectOf(projectId);
       const outcomeRef = `refs/svc/outcome-facts/${runId}`;
@@ -100,29 +114,11 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
     },
 
     /**
-     * Keeps work that could not be pushed: a rescue ref on origin when the remote takes it, and a
-     * git bundle of base..HEAD in the data directory either way.
+     * Retired: salvage used to run git in the agent's workspace with svc's rights. Runs recorded
+     * before the hand-over (replayed histories) still call it; it records why nothing was kept.
      */
-    async salvageWorkspace({ runId, workspacePath, baseBranch }: { runId: string; workspacePath: string; baseBranch: string }): Promise<{ salvageRef: string | null; salvagePath: string | null; notes: string[] }> {
-      const notes: string[] = [];
-      const rescueRef = `svc/rescue/${runId}`;
-      let salvageRef: string | null = null;
-      try {
-        // svc runs git on an agent's workspace here: never its hooks.
-        await git(['-c', 'core.hooksPath=/dev/null', 'push', '--quiet', '--no-verify', 'origin', `HEAD:refs/heads/${rescueRef}`], { cwd: workspacePath, token: deps.githubToken });
-        salvageRef = rescueRef;
-      } catch (error) {
-        notes.push(`rescue push refused: ${(error as Error).message}`);
-      }
-      let salvagePath: string | null = join(dataPaths.salvage(deps.dataDir), `${runId}.bundle`);
-      try {
-        mkdirSync(dirname(salvagePath), { recursive: true });
-        await git(['-c', 'core.hooksPath=/dev/null', 'bundle', 'create', salvagePath, `refs/remotes/origin/${baseBranch}..HEAD`], { cwd: workspacePath });
-      } catch (error) {
-        notes.push(`bundle failed: ${(error as Error).message}`);
-        salvagePath = null;
-      }
-      return { salvageRef, salvagePath, notes };
+    async salvageWorkspace(_input: { runId: string; workspacePath: string; baseBranch: string }): Promise<{ salvageRef: string | null; salvagePath: string | null; notes: string[] }> {
+      return { salvageRef: null, salvagePath: null, notes: ['host-side salvage is retired: svc never runs git in an agent workspace (docs/security.md)'] };
     },
 
     /** Opens the run's PR (or finds the one already open for its branch): never two. */

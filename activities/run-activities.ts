@@ -1,11 +1,12 @@
 // The I/O of a run: read-model projection, the workspace, and the agent process in its sandbox.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { InboxItem } from '../core/inbox.ts';
-import type { RunSnapshot } from '../core/run-model.ts';
+import type { RunSnapshot, SandboxNetworkSettings } from '../core/run-model.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import type { EventStream } from '../core/run-states.ts';
 import { ProjectEntity, ProjectTriggerEntity } from '../db/entities/index.ts';
@@ -16,7 +17,10 @@ import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { saveInboxItems } from './read-model/inbox-store.ts';
 import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
 import { runtimeFor } from './runtimes/index.ts';
-import { chooseIsolation, isolate, type SandboxSettings } from './sandbox/isolation.ts';
+import { agentEgressRules } from './sandbox/egress-allowlist.ts';
+import type { EgressRefusalRecord } from './sandbox/egress-proxy.ts';
+import { chooseIsolation, sandboxHostId, type SandboxSettings } from './sandbox/isolation.ts';
+import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
 import { createMemoryCgroup, type MemoryLimitOutcome } from './sandbox/memory-cgroup.ts';
 import { initialRuntimeState, type RuntimeAdapter, type RuntimeState, type Usage } from './runtimes/types.ts';
 import { readJsonIfExists, sandboxFiles } from './sandbox/files.ts';
@@ -30,12 +34,13 @@ export interface RunActivityDeps {
   /** Where the agent reaches svc, and the operator token its per-run token is derived from. */
   agentApi?: { baseUrl: string; operatorToken: string } | undefined;
   sandbox: SandboxSettings;
+  githubApiUrl: string;
   /** How often a supervising activity looks at its sandbox. */
   pollIntervalMs?: number;
 }
 
 export interface SupervisionProgress {
-  offsets: Record<'stdout' | 'stderr', number>;
+  offsets: Record<'stdout' | 'stderr', number> & { refusals?: number };
   runtime: RuntimeState;
   stderrHead: string[];
   /** Set once the reported cost crossed the run's cap and svc stopped the agent. */
@@ -69,6 +74,13 @@ export function createRunActivities(deps: RunActivityDeps) {
       }
       for (const line of lines) events.push(outputEvent(adapter, stream, line, progress));
     }
+    // Egress the sandbox's proxies refused: written by svc, outside the sandbox, so to be believed.
+    const refused = readNewLines(files.refusals, progress.offsets.refusals ?? 0);
+    progress.offsets.refusals = refused.nextOffset;
+    for (const line of refused.lines) {
+      const record = JSON.parse(line.text) as EgressRefusalRecord;
+      events.push({ dedupeKey: `egress:${line.offset}`, kind: 'sandbox.egress_refused', stream: 'system', ts: record.ts, payload: record });
+    }
     if (events.length) await appendRunEvents(deps.readModel.em(), runId, events);
   }
 
@@ -93,8 +105,13 @@ export function createRunActivities(deps: RunActivityDeps) {
       const source = project && existsSync(join(project.localPath, '.git')) ? project.localPath : null;
       if (existsSync(workspacePath)) return { workspacePath, kind: source ? ('clone' as const) : ('scratch' as const) };
       mkdirSync(dirname(workspacePath), { recursive: true });
+      const hostId = sandboxHostId(runId, deps.sandbox);
       if (!source || !project) {
-        mkdirSync(workspacePath, { recursive: true });
+        const scratch = `${workspacePath}.partial-${runId}`;
+        rmSync(scratch, { recursive: true, force: true });
+        mkdirSync(scratch, { recursive: true });
+        await handOver(scratch, hostId);
+        renameSync(scratch, workspacePath);
         return { workspacePath, kind: 'scratch' as const };
       }
       // Made next to the target and renamed: a retry never sees a half-made workspace. The shared
@@ -120,35 +137,44 @@ export function createRunActivities(deps: RunActivityDeps) {
       await git(['remote', 'set-url', 'origin', `${project.gitUrl}.git`], { cwd: partial });
       await git(['config', 'user.name', 'svc agent'], { cwd: partial });
       await git(['config', 'user.email', `${runId}@svc.invalid`], { cwd: partial });
+      // From here on the workspace is the agent's: svc never runs git in it again.
+      await handOver(partial, hostId);
       renameSync(partial, workspacePath);
       return { workspacePath, kind: 'clone' as const };
     },
 
-    /** Starts the agent once; on a retry, reports the agent that is already there. */
-    async startAgent({ runId, agent, prompt, workspacePath, memoryLimitMiB }: { runId: string; agent: AgentDefinition; prompt: string; workspacePath: string; memoryLimitMiB?: number | null }) {
+    /** Starts the agent once, in its sandbox; on a retry, reports the agent that is already there. */
+    async startAgent({ runId, agent, prompt, workspacePath, memoryLimitMiB, network }: { runId: string; agent: AgentDefinition; prompt: string; workspacePath: string; memoryLimitMiB?: number | null; network?: SandboxNetworkSettings | null }) {
       const adapter = runtimeFor(agent.runtime);
-      const spec = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
+      const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
       const costBasis = adapter.costBasis(process.env);
-      if (deps.agentApi) {
-        // The sandbox's only credential: a token for this run's own callback routes.
-        spec.env.SVC_BASE_URL = deps.agentApi.baseUrl;
-        spec.env.SVC_API_TOKEN = mintRunToken(deps.agentApi.operatorToken, runId);
+      let isolation;
+      try {
+        isolation = chooseIsolation(deps.sandbox);
+      } catch (error) {
+        return { isolation: null, sandbox: null, costBasis, memory: null, status: 'sandbox_failed' as const, sandboxRunId: null, spawnedAt: null, endedAt: null, message: (error as Error).message };
       }
-      const isolation = chooseIsolation(deps.sandbox);
+      const egress = agentEgressRules({ modelEndpoints: adapter.modelEndpoints(process.env), githubApiUrl: deps.githubApiUrl, operator: deps.sandbox.egress, project: network });
+      // The sandbox's only way to svc: this run's callback routes, with a token only for them.
+      const callback = deps.agentApi ? { baseUrl: deps.agentApi.baseUrl, runId, token: mintRunToken(deps.agentApi.operatorToken, runId) } : null;
+      const dir = sandboxDir(runId);
+      const { spec, note } = sandboxLaunch({ dir, launch, isolation, settings: deps.sandbox, hostId: sandboxHostId(runId, deps.sandbox), egress, callback, dieWithParent: true, forbidden: [deps.dataDir, deps.projectsRoot] });
       const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
       const memoryLimit: MemoryLimitOutcome | null = limitMiB ? createMemoryCgroup(runId, limitMiB) : null;
-      const launch = { ...isolate(spec, isolation, join(sandboxDir(runId), 'home'), deps.sandbox), memoryCgroup: memoryLimit?.enforced ? memoryLimit.cgroup : null };
-      const status = await startSandbox(sandboxDir(runId), launch);
+      const status = await startSandbox(dir, { ...spec, memoryCgroup: memoryLimit?.enforced ? memoryLimit.cgroup : null });
       const memory = memoryLimit && (memoryLimit.enforced ? { limitMiB, enforced: true } : { limitMiB, enforced: false, reason: memoryLimit.reason });
-      const common = { isolation, costBasis, memory };
+      const common = { isolation, sandbox: note, costBasis, memory };
       switch (status.kind) {
         case 'running':
           return { ...common, status: 'running' as const, sandboxRunId: sandboxRunId(status.supervisor), spawnedAt: status.agent?.spawnedAt ?? null, endedAt: null, message: null };
-        case 'exited':
-          if (status.exit.spawnError) {
-            return { ...common, status: 'spawn_failed' as const, sandboxRunId: null, spawnedAt: null, endedAt: status.exit.endedAt, message: `spawn ${agent.command[0]} ${status.exit.spawnError.code}: ${status.exit.spawnError.message}` };
+        case 'exited': {
+          const failure = status.exit.spawnError;
+          if (failure) {
+            const failed = failure.code === 'SANDBOX_NETWORK' ? ('sandbox_failed' as const) : ('spawn_failed' as const);
+            return { ...common, status: failed, sandboxRunId: null, spawnedAt: null, endedAt: status.exit.endedAt, message: failed === 'sandbox_failed' ? failure.message : `spawn ${agent.command[0]} ${failure.code}: ${failure.message}` };
           }
           return { ...common, status: 'running' as const, sandboxRunId: null, spawnedAt: status.agent?.spawnedAt ?? status.exit.endedAt, endedAt: null, message: null };
+        }
         default:
           return { ...common, status: 'lost' as const, sandboxRunId: null, spawnedAt: null, endedAt: null, message: status.kind === 'lost' ? status.reason : 'sandbox did not start' };
       }
@@ -215,6 +241,12 @@ export function createRunActivities(deps: RunActivityDeps) {
 }
 
 const STOP_WAIT_MS = 15_000;
+
+/** Gives a workspace to its sandbox's host uid (svc is root), before the agent ever sees it. */
+async function handOver(path: string, hostId: number | null): Promise<void> {
+  if (hostId === null) return;
+  await new Promise<void>((resolve, reject) => execFile('chown', ['-R', '--no-dereference', `${hostId}:${hostId}`, path], (error) => (error ? reject(error) : resolve())));
+}
 
 function outputEvent(adapter: RuntimeAdapter, stream: EventStream, line: { offset: number; text: string }, progress: SupervisionProgress): RunEventInput {
   if (stream === 'stderr' && progress.stderrHead.length < STDERR_HEAD_LINES) progress.stderrHead.push(line.text);

@@ -1,8 +1,9 @@
-// The Koa application: request id → error envelope → routes (each with its own auth policy and
+// The Koa application: request id → error envelope → browser guards → routes (each with its own auth policy and
 // validation) → 404/405 for everything else.
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { AuthSettings } from './auth.ts';
+import { browserGuards } from './middleware/browser-guards.ts';
 import { errorEnvelope, type ErrorLogger } from './middleware/error-envelope.ts';
 import { requestId } from './middleware/request-id.ts';
 import { mountRoutes, type RouteSpec } from './route.ts';
@@ -27,6 +28,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   const router = apiRouter(deps);
   app.use(requestId());
   app.use(errorEnvelope(deps.logger));
+  app.use(browserGuards({ noAuth: deps.auth.noAuth }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

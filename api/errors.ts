@@ -33,7 +33,12 @@ export const Errors = {
   methodNotAllowed: (method: string, path: string, allowed: string) =>
     new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, `allowed: ${allowed}`, { Allow: allowed }),
   payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `request body is larger than ${limit} bytes`),
-  unsupportedMediaType: (type: string) => new ApiError(415, 'unsupported_media_type', `request body must be application/json, got ${type}`),
+  unsupportedMediaType: (type: string) =>
+    new ApiError(415, 'unsupported_media_type', `request body must be application/json, got ${type || 'no Content-Type'}`, 'send Content-Type: application/json'),
+  originForbidden: (origin: string) =>
+    new ApiError(403, 'origin_forbidden', `a state-changing request from another origin (${origin.slice(0, 200)}) is refused`, 'call svc from its own origin, or from a client that is not a browser'),
+  hostForbidden: (host: string) =>
+    new ApiError(403, 'host_forbidden', `with --no-auth svc answers only to a loopback Host, not "${host.slice(0, 200)}"`, 'use http://127.0.0.1:<port> (or start svc with a token)'),
   projectUnavailable: (message: string, hint?: string) => new ApiError(503, 'project_unavailable', message, hint ?? 'check the git URL, the forge credentials and the server log'),
   projectLacksSeeds: (projectId: string) => new ApiError(400, 'project_lacks_seeds', `project ${projectId} has no .seeds/ tracker`, 'initialise one in the repository with `sd init` and refresh the project'),
   svcConfigInvalid: (file: string, message: string) => new ApiError(422, 'svc_config_invalid', `${file} is invalid: ${message}`, 'fix the file and refresh the project (GET /projects/{id}/svc-config lists the problems)'),

@@ -73,7 +73,7 @@ export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], 
       const query = route.query ? parseOrThrow(route.query, { ...ctx.query }, 'query') : undefined;
       let body: unknown;
       if (route.body) {
-        const raw = await readJsonBody(ctx, route.bodyLimit);
+        const raw = await readJsonBody(ctx, route.bodyLimit, route.bodyRequired);
         if (raw === undefined && route.bodyRequired) throw Errors.validation('request body is required', 'send a JSON object');
         body = parseOrThrow(route.body, raw ?? {}, 'body');
       }

@@ -43,7 +43,6 @@ export interface ApiServerDeps {
   judge?: JudgeSettings;
   /** Lifecycle stream limits (SVC_EVENT_STREAM_MAX, SVC_EVENT_STREAM_KEEPALIVE_MS). */
   lifecycle?: { maxStreams?: number; keepAliveMs?: number };
-  gitToken: string | undefined;
   auth: Pick<AuthSettings, 'operatorToken' | 'noAuth' | 'publicMode'>;
   /** Public mode: the owners or owner/repo whose projects spectators may see. */
   publicAllowlist?: string[];
@@ -58,11 +57,16 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, events: RunEventsService, lifecycle: LifecycleHub) {
+export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, events: RunEventsService, lifecycle: LifecycleHub, secrets: string[] = []) {
   const projects = new ProjectsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projectsRoot: deps.projectsRoot });
-  const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir, runBranchPrefix: deps.runBranchPrefix, runTiming: deps.runTiming, gitToken: deps.gitToken });
+  const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir, runBranchPrefix: deps.runBranchPrefix, runTiming: deps.runTiming });
   const links = temporalLinks(deps.temporalUi);
-  const spectators = new Spectators(deps.readModel, deps.publicAllowlist ?? []);
+  const spectators = new Spectators(deps.readModel, {
+    allowlist: deps.publicAllowlist ?? [],
+    secrets,
+    hiddenPaths: [deps.dataDir, deps.projectsRoot],
+    showsPrompts: (projectId) => projects.showsPromptsToSpectators(projectId),
+  });
   const planRuns = new PlanRunsService({ readModel: deps.readModel, workflows: new PlanRunWorkflows(deps.temporal.client, deps.temporal.taskQueue), projects, agents: deps.agents, planTiming: deps.planTiming, runTiming: deps.runTiming });
   const routes: RouteSpec<any, any, any>[] = [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
@@ -112,7 +116,7 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   };
   const app = createApiApp({
     auth: { ...deps.auth, isRunActive },
-    routes: allRoutes(deps, events, lifecycle),
+    routes: allRoutes(deps, events, lifecycle, [deps.auth.operatorToken]),
     logger: { error: (message, meta) => console.error(JSON.stringify({ level: 'error', message, ...meta })) },
   });
   const server = createServer(app.callback());

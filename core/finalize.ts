@@ -13,10 +13,17 @@ export interface FinalizeIntent {
   artifacts: string[];
   commit: 'seeds'[];
   baseBranch: string;
-  gitToken?: string;
+  /**
+   * `bundle`: the sandbox pushes nothing; it leaves its commits as a git bundle in its outbox and
+   * svc pushes them from a repository of its own. No intent ever carries a credential.
+   */
+  handoff?: 'bundle';
 }
 
-export const FINALIZE_STAGES = ['mulch_merge', 'seeds_mirror', 'plans_mirror', 'seeds_commit', 'branch_push', 'commits_ahead'] as const;
+/** The bundle's file name in the sandbox's outbox. */
+export const BUNDLE_FILE = 'branch.bundle';
+
+export const FINALIZE_STAGES = ['mulch_merge', 'seeds_mirror', 'plans_mirror', 'seeds_commit', 'branch_bundle', 'branch_push', 'commits_ahead'] as const;
 
 export const finalizeResultSchema = z
   .object({
@@ -30,6 +37,8 @@ export const finalizeResultSchema = z
     artifacts: z.record(z.string(), z.unknown()).default({}),
     prBranch: z.string().min(1).nullable(),
     stages: z.array(z.object({ stage: z.enum(FINALIZE_STAGES), status: z.enum(['ok', 'skipped', 'failed']), error: z.string().max(4000).optional() }).strict()).max(20),
+    /** The hand-over: the bundle the sandbox left in its outbox, and the commit it says HEAD is. */
+    bundle: z.object({ file: z.literal(BUNDLE_FILE), tip: z.string().regex(/^[0-9a-f]{40,64}$/) }).strict().nullable().optional(),
   })
   .strict();
 export type FinalizeResult = z.infer<typeof finalizeResultSchema> & { unposted?: 'timeout' | 'pod_terminal' | 'pod_gone' };
@@ -39,6 +48,19 @@ export const finalizeResultEnvelopeSchema = z.object({ version: z.literal(1), at
 /** What svc makes up when the sandbox never posted a result. */
 export function unpostedResult(why: 'timeout' | 'pod_terminal' | 'pod_gone'): FinalizeResult {
   return { pushed: false, commitsAhead: null, emptyPush: false, dirty: false, events: [], artifacts: {}, prBranch: null, stages: [], unposted: why };
+}
+
+/** What svc's own push of a handed-over bundle did (activities: deliverBranch). */
+export interface BranchDelivery {
+  pushed: boolean;
+  /** git's message when the bundle could not be taken or the push failed. */
+  error: string | null;
+}
+
+/** The sandbox's result with svc's push folded in, as if the sandbox had pushed: one verdict for both. */
+export function withDelivery(result: FinalizeResult, delivery: BranchDelivery, branch: string): FinalizeResult {
+  const push = delivery.pushed ? { stage: 'branch_push' as const, status: 'ok' as const } : { stage: 'branch_push' as const, status: 'failed' as const, error: (delivery.error ?? 'push failed').slice(-4000) };
+  return { ...result, pushed: delivery.pushed, prBranch: delivery.pushed ? branch : null, stages: [...result.stages.filter((stage) => stage.stage !== 'branch_push'), push] };
 }
 
 const POLICY_REFUSAL = /protected branch|pre-receive hook declined|GH006|GH013|push protection|push declined due to/i;

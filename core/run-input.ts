@@ -1,7 +1,7 @@
 // Building the input of one runWorkflow from a dispatch request: the same rules whether the run
 // comes from POST /runs, a trigger fired by hand, or a Temporal Schedule.
 import { renderAgent, type AgentDefinition } from './agents.ts';
-import { DEFAULT_RUN_TIMING, type RunTiming, type RunWorkflowInput } from './run-model.ts';
+import { DEFAULT_RUN_TIMING, type RunTiming, type RunWorkflowInput, type SandboxNetworkSettings } from './run-model.ts';
 import type { SvcDefaults } from './svc-config.ts';
 
 export interface RunRequest {
@@ -24,7 +24,7 @@ export interface RunRequest {
   triggerFire?: { projectId: string; triggerId: string } | null;
   planRun?: RunWorkflowInput['planRun'];
   /** For project runs: the project's default branch and its branch prefix (config, env, or "svc"). */
-  project?: { defaultBranch: string; runBranchPrefix: string; memoryLimitMiB?: number | null } | null;
+  project?: { defaultBranch: string; runBranchPrefix: string; memoryLimitMiB?: number | null; network?: SandboxNetworkSettings | null } | null;
   timing?: Partial<RunTiming>;
   parent?: RunWorkflowInput['parent'];
 }
@@ -33,7 +33,12 @@ export interface RunRequest {
 export function projectRunSettings(defaults: SvcDefaults | null | undefined, defaultBranch: string, fallbackBranchPrefix: string): Pick<RunRequest, 'project' | 'projectMaxCostUsd'> {
   return {
     projectMaxCostUsd: defaults?.maxCostUsd ?? null,
-    project: { defaultBranch, runBranchPrefix: defaults?.runBranchPrefix ?? fallbackBranchPrefix, memoryLimitMiB: defaults?.resources?.limits?.memoryMiB ?? null },
+    project: {
+      defaultBranch,
+      runBranchPrefix: defaults?.runBranchPrefix ?? fallbackBranchPrefix,
+      memoryLimitMiB: defaults?.resources?.limits?.memoryMiB ?? null,
+      network: defaults?.resources?.network || defaults?.resources?.egress ? { mode: defaults.resources.network ?? 'restricted', egress: defaults.resources.egress ?? [] } : null,
+    },
   };
 }
 
@@ -60,7 +65,7 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     baseCommit: request.baseCommit ?? null,
     targetBranch: request.targetBranch ?? null,
     dispatcherHandle: request.dispatcherHandle ?? null,
-    sandbox: { ...sandboxFor(request.runId, workspacesRoot), memoryLimitMiB: request.project?.memoryLimitMiB ?? null },
+    sandbox: { ...sandboxFor(request.runId, workspacesRoot), memoryLimitMiB: request.project?.memoryLimitMiB ?? null, ...(request.project?.network ? { network: request.project.network } : {}) },
     triggerFire: request.triggerFire ?? null,
     branch: request.project ? (request.targetBranch ?? `${request.project.runBranchPrefix}/${request.runId}`) : null,
     baseBranch: request.project ? (request.ref ?? request.project.defaultBranch) : null,

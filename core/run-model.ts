@@ -67,8 +67,11 @@ export interface RunWorkflowInput {
   baseCommit: string | null;
   targetBranch: string | null;
   dispatcherHandle: string | null;
-  /** memoryLimitMiB: the project's sandbox memory limit (.svc/config.yaml resources.limits); the server default applies when null. */
-  sandbox: { id: string; workspacePath: string; memoryLimitMiB?: number | null };
+  /**
+   * memoryLimitMiB: the project's sandbox memory limit (.svc/config.yaml resources.limits); the
+   * server default applies when null. network: the project's egress settings (resources.network, .egress).
+   */
+  sandbox: { id: string; workspacePath: string; memoryLimitMiB?: number | null; network?: SandboxNetworkSettings | null };
   /** Set when a project trigger dispatched this run: the first projection records the fire. */
   triggerFire?: { projectId: string; triggerId: string } | null;
   /** A retry or follow-up of another run: `continue` cuts the workspace from the parent's pushed branch. */
@@ -80,6 +83,13 @@ export interface RunWorkflowInput {
   timing?: RunTiming;
   /** A plan-run's child: the run tells that plan-run whenever its state or its PR's state changes. */
   planRun?: { planRunId: string; seq: number } | null;
+}
+
+/** A project's say on its agents' network: `none` (model endpoints only), `restricted`, `open` (any public host). */
+export interface SandboxNetworkSettings {
+  mode: 'none' | 'restricted' | 'open';
+  /** Extra public destinations (egress allowlist entries). */
+  egress: string[];
 }
 
 export interface RunTiming {

@@ -3,6 +3,7 @@
 // plus the problems, each with a stable code.
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { z } from 'zod';
+import { parseEgressEntry } from './egress-rules.ts';
 
 export const SVC_CONFIG_FILES = { config: '.svc/config.yaml', legacyDefaults: '.svc/defaults.json', triggers: '.svc/triggers.yaml', preview: '.svc/preview.yaml' } as const;
 
@@ -30,6 +31,15 @@ export const previewSchema = z
   })
   .strict();
 
+/** An egress allowlist entry a project adds for its agents (public destinations only; docs/security.md). */
+const egressEntry = z.string().max(300).superRefine((entry, context) => {
+  try {
+    parseEgressEntry(entry, 'project');
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+  }
+});
+
 const resourceAmounts = z.object({ memoryMiB: z.number().int().min(64).max(131072).optional(), cpuMillicores: z.number().int().min(10).max(64000).optional() }).strict();
 const repoRelativePath = z.string().min(1).max(512).refine((path) => !path.startsWith('/') && !path.split('/').includes('..'), 'a repo-relative path without ".."');
 
@@ -45,7 +55,10 @@ export const defaultsSchema = z
     preview: previewSchema.optional(),
     agent: z.object({ skipGitHooks: z.boolean().optional() }).strict().optional(),
     interactiveAgents: z.object({ plannerRuntime: z.enum(['claude-code', 'sapling', 'pi']).optional() }).strict().optional(),
-    resources: z.object({ requests: resourceAmounts.optional(), limits: resourceAmounts.optional(), network: z.enum(['none', 'restricted', 'open']).optional() }).strict().optional(),
+    resources: z
+      .object({ requests: resourceAmounts.optional(), limits: resourceAmounts.optional(), network: z.enum(['none', 'restricted', 'open']).optional(), egress: z.array(egressEntry).max(100).optional() })
+      .strict()
+      .optional(),
     admission: z.object({ maxConcurrentRuns: z.number().int().min(1).optional() }).strict().optional(),
     maxCostUsd: z.number().positive().optional(),
     ciFixer: z
@@ -58,6 +71,8 @@ export const defaultsSchema = z
       .optional(),
     qualityGate: z.record(z.string(), z.unknown()).optional(),
     repoContext: z.string().max(8192).optional(),
+    /** Public mode: whether spectators may read this project's prompts (secrets still masked). */
+    spectators: z.object({ showPrompts: z.boolean().default(false) }).strict().optional(),
     tracker: z.object({ url: z.url(), tokenEnv: z.string().min(1).optional() }).strict().optional(),
     pr: z
       .object({ autoMerge: z.object({ method: z.enum(['squash', 'merge', 'rebase']).default('squash'), protectedPaths: z.array(repoRelativePath).max(100).default([]) }).strict().optional() })

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes this checkout runnable on a fresh machine: Node 24, npm dependencies, the Temporal CLI.
+# Makes this checkout runnable on a fresh machine: Node 24, npm dependencies, the Temporal CLI,
+# bubblewrap.
 # Sourced by scripts/svc and scripts/test; prints what it used on stderr. Idempotent and quiet
 # when everything is already in place.
 set -euo pipefail
@@ -67,6 +68,19 @@ ensure_temporal() {
   fi
 }
 
+# Agents run only in a bubblewrap sandbox (docs/security.md): install it when we can. A machine
+# where it cannot be installed or cannot run makes the worker refuse to start, and the tests fail.
+ensure_bubblewrap() {
+  command -v bwrap >/dev/null 2>&1 && return
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing bubblewrap (agents run in its sandbox)"
+    (timeout 180 apt-get install -y -q bubblewrap >/dev/null 2>&1 || { timeout 180 apt-get update -q >/dev/null 2>&1 && timeout 180 apt-get install -y -q bubblewrap >/dev/null 2>&1; }) || log "could not install bubblewrap"
+  else
+    log "bubblewrap (bwrap) is missing: install it, or agents cannot run"
+  fi
+}
+
 ensure_node
 ensure_deps
 ensure_temporal
+ensure_bubblewrap

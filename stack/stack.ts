@@ -7,6 +7,8 @@ import { TemporalGateway } from '../api/services/temporal-gateway.ts';
 import { initORM, migrate, type ReadModel } from '../db/orm.ts';
 import { startWorker, type RunningWorker } from '../worker/worker.ts';
 import { dataPaths, type SvcConfig } from './config.ts';
+import { chooseIsolation, UNSANDBOXED_WARNING } from '../activities/sandbox/isolation.ts';
+import { sealDataDir } from './data-dir.ts';
 import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
 import { startTemporalDev, type RunningTemporal } from './temporal-dev.ts';
@@ -42,6 +44,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     for (const stop of stops.reverse()) await stop().catch((error) => console.error(`svc: shutdown step failed: ${String(error)}`));
     stops.length = 0;
   };
+  sealDataDir(config.dataDir);
   try {
     let embeddedTemporal: RunningTemporal | undefined;
     let temporalAddress = config.temporalAddress;
@@ -81,7 +84,6 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         temporalUi: { url: embeddedTemporal?.uiUrl ?? config.temporalUiUrl, namespace: config.temporalNamespace },
         judge: config.judge,
         lifecycle: config.lifecycleStreams,
-        gitToken: config.githubToken,
         auth: { operatorToken: token.token, noAuth: options.noAuth, publicMode: config.auth.mode === 'public' },
         publicAllowlist: config.auth.publicAllowlist,
         readModel,
@@ -93,10 +95,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 
     let worker: RunningWorker | undefined;
     if (options.worker) {
+      // A worker that cannot sandbox its agents refuses to start rather than run them bare.
+      const isolation = chooseIsolation(config.sandbox);
+      if (isolation === 'process') log(`WARNING: ${UNSANDBOXED_WARNING}`);
       const baseUrl = config.apiUrl ?? api?.url;
       worker = await startWorker({ config, temporalAddress, readModel, agents, agentApi: baseUrl ? { baseUrl, operatorToken: token.token } : undefined });
       stops.push(() => worker!.shutdown());
-      log(`worker: polling task queue "${config.taskQueue}"`);
+      log(`worker: polling task queue "${config.taskQueue}" (agents ${isolation === 'bubblewrap' ? 'sandboxed by bubblewrap' : 'UNSANDBOXED'})`);
     }
 
     return {

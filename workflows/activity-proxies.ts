@@ -50,8 +50,8 @@ export const finalizerStart = proxyActivities<Pick<Activities, 'startSandboxFina
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: 6 },
 });
 
-/** A run's tail: the change summary, salvage and the pull request. */
-export const finalizeIo = proxyActivities<Pick<Activities, 'measureChanges' | 'salvageWorkspace' | 'openPullRequest' | 'checkPullRequest'>>({
+/** A run's tail: svc's push of the handed-over branch (with its change summary and salvage) and the pull request. */
+export const finalizeIo = proxyActivities<Pick<Activities, 'deliverBranch' | 'measureChanges' | 'salvageWorkspace' | 'openPullRequest' | 'checkPullRequest'>>({
   startToCloseTimeout: '5m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
 });

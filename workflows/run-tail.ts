@@ -1,9 +1,9 @@
 // The tail of runWorkflow after a successful agent: finalize through the sandbox (intent →
 // result), then salvage or measure and open the pull request; and, once the run is terminal,
 // follow its pull request until it is merged or closed.
-import { ActivityFailure, condition, sleep, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, condition, patched, sleep, uuid4 } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
-import { finalizeVerdict, unpostedResult, type FinalizeIntent, type FinalizeResult, type FinalizeVerdict } from '../core/finalize.ts';
+import { finalizeVerdict, unpostedResult, withDelivery, type FinalizeIntent, type FinalizeResult, type FinalizeVerdict } from '../core/finalize.ts';
 import type { RunSnapshot, RunTiming } from '../core/run-model.ts';
 import { finalizeIo, finalizerStart } from './activity-proxies.ts';
 
@@ -17,18 +17,32 @@ type Project = (events: RunEventInput[]) => Promise<void>;
 export async function finalizeWork(run: RunSnapshot, args: { baseBranch: string; timing: RunTiming; channel: FinalizeChannel; project: Project }): Promise<FinalizeVerdict> {
   const { channel, project } = args;
   const branch = run.branch!;
-  channel.intent = { version: 1, attemptId: uuid4(), branch, push: true, artifacts: [], commit: [], baseBranch: args.baseBranch };
+  // Runs recorded before the hand-over replay the old tail (the sandbox pushed with a credential).
+  const svcPushes = patched('svc-pushes-handed-over-branch');
+  channel.intent = svcPushes
+    ? { version: 1, attemptId: uuid4(), branch, push: false, handoff: 'bundle', artifacts: [], commit: [], baseBranch: args.baseBranch }
+    : { version: 1, attemptId: uuid4(), branch, push: true, artifacts: [], commit: [], baseBranch: args.baseBranch };
   const parkedAt = new Date(Date.now()).toISOString();
   await project([{ dedupeKey: 'finalize:intent', kind: 'finalize.intent_parked', stream: 'system', ts: parkedAt, payload: { attemptId: channel.intent.attemptId, branch, baseBranch: args.baseBranch } }]);
   await finalizerStart.startSandboxFinalizer({ runId: run.id });
 
   const posted = await condition(() => channel.result !== null, args.timing.finalizeTimeoutMs);
-  const result = posted ? channel.result! : unpostedResult('timeout');
+  let result = posted ? channel.result! : unpostedResult('timeout');
+  let delivered: Awaited<ReturnType<typeof finalizeIo.deliverBranch>> | null = null;
+  if (svcPushes && !result.unposted && (result.commitsAhead ?? 0) > 0) {
+    delivered = await finalizeIo.deliverBranch({ projectId: run.projectId!, runId: run.id, branch, baseBranch: args.baseBranch });
+    result = withDelivery(result, delivered, branch);
+  }
   const verdict = finalizeVerdict(result, run.ref !== null || run.targetBranch !== null);
   const at = new Date(Date.now()).toISOString();
   await project([{ dedupeKey: 'finalize:result', kind: 'finalize.result', stream: 'system', ts: at, payload: { pushed: result.pushed, commitsAhead: result.commitsAhead, dirty: result.dirty, dirtyPaths: result.dirtyPaths ?? [], stages: result.stages, unposted: result.unposted ?? null } }]);
 
-  if (verdict.pushError) {
+  if (verdict.pushError && delivered) {
+    const salvage = delivered.salvage ?? { salvageRef: null, salvagePath: null, notes: [delivered.error ?? 'nothing was handed over'] };
+    run.salvageRef = salvage.salvageRef;
+    run.salvagePath = salvage.salvagePath;
+    await project([{ dedupeKey: 'reap:salvage', kind: salvage.salvageRef || salvage.salvagePath ? 'reap.workspace_salvaged' : 'reap.workspace_salvage_failed', stream: 'system', ts: at, payload: salvage }]);
+  } else if (verdict.pushError) {
     const salvage = await finalizeIo.salvageWorkspace({ runId: run.id, workspacePath: run.workspacePath!, baseBranch: args.baseBranch });
     run.salvageRef = salvage.salvageRef;
     run.salvagePath = salvage.salvagePath;
@@ -42,7 +56,7 @@ export async function finalizeWork(run: RunSnapshot, args: { baseBranch: string;
     await project([{ dedupeKey: 'reap:empty_push', kind: 'reap.empty_push', stream: 'system', ts: at, payload: { dirtyPaths: result.dirtyPaths ?? [], droppedCommit: verdict.failureReason === 'dropped_commit', noChanges: verdict.noChanges } }]);
   }
   if (verdict.pushedBranch) {
-    Object.assign(run, await finalizeIo.measureChanges({ projectId: run.projectId!, runId: run.id, branch, baseBranch: args.baseBranch }));
+    Object.assign(run, delivered?.summary ?? (await finalizeIo.measureChanges({ projectId: run.projectId!, runId: run.id, branch, baseBranch: args.baseBranch })));
     await project([{ dedupeKey: 'branch:pushed', kind: 'branch_pushed', stream: 'system', ts: at, payload: { branch, commitsAhead: run.commitsAhead } }]);
     try {
       const pr = await finalizeIo.openPullRequest({ projectId: run.projectId!, runId: run.id, branch, baseBranch: args.baseBranch, title: pullRequestTitle(run), body: pullRequestBody(run) });

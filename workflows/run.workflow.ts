@@ -107,11 +107,14 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
 
   // Messages that arrived while queued reach the agent with its prompt.
   const prompt = foldIntoPrompt(input.prompt, await claim());
-  const start = await sandboxSetup.startAgent({ runId: run.id, agent: input.agent, prompt, workspacePath: workspace.workspacePath, memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null });
+  const start = await sandboxSetup.startAgent({ runId: run.id, agent: input.agent, prompt, workspacePath: workspace.workspacePath, memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null, network: input.sandbox.network ?? null });
   run.sandboxRunId = start.sandboxRunId;
   run.costBasis = start.costBasis;
   if (start.status === 'spawn_failed') {
     return finish('failed', 'spawn_failed', start.endedAt ?? now(), { message: start.message });
+  }
+  if (start.status === 'sandbox_failed') {
+    return finish('failed', 'sandbox_failed', start.endedAt ?? now(), { message: start.message });
   }
   if (start.status === 'lost') {
     return finish('failed', 'sandbox_run_lost', now(), { message: start.message });
@@ -121,7 +124,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   run.startedAt = start.spawnedAt ?? now();
   upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
   await project([
-    { dedupeKey: 'sandbox:started', kind: 'sandbox.started', stream: 'system', ts: run.startedAt, payload: { sandboxId: run.sandboxId, sandboxRunId: run.sandboxRunId, workspacePath: run.workspacePath, isolation: start.isolation, memory: start.memory ?? null, workspace: workspace.kind } },
+    { dedupeKey: 'sandbox:started', kind: 'sandbox.started', stream: 'system', ts: run.startedAt, payload: { ...(start.sandbox ?? {}), sandboxId: run.sandboxId, sandboxRunId: run.sandboxRunId, workspacePath: run.workspacePath, isolation: start.isolation, memory: start.memory ?? null, workspace: workspace.kind } },
     { dedupeKey: 'state:running', kind: 'state_change', stream: 'system', ts: run.startedAt, payload: { state: 'running' } },
   ]);
 

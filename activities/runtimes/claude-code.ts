@@ -27,6 +27,7 @@ export const claudeCodeRuntime: RuntimeAdapter = {
 
   /** An OAuth (subscription) credential without an API key makes the reported cost an estimate. */
   costBasis: (hostEnv) => (hostEnv.CLAUDE_CODE_OAUTH_TOKEN && !hostEnv.ANTHROPIC_API_KEY ? 'subscription_estimate' : 'api'),
+  modelEndpoints: (hostEnv) => [hostEnv.ANTHROPIC_BASE_URL || 'https://api.anthropic.com'],
 
   parseLine(stream, text, state) {
     const parsed = jsonLine(stream, text);

@@ -19,6 +19,7 @@ export const codexRuntime: RuntimeAdapter = {
   },
 
   costBasis: () => 'api',
+  modelEndpoints: (hostEnv) => [hostEnv.OPENAI_BASE_URL || 'https://api.openai.com'],
 
   parseLine(stream, text, state) {
     const parsed = jsonLine(stream, text);

@@ -35,6 +35,7 @@ export const commandRuntime: RuntimeAdapter = {
     return { argv: agent.command, cwd: context.workspacePath, env: sandboxEnv(agent, { ...context, prompt }), stdin: prompt };
   },
   costBasis: () => 'api',
+  modelEndpoints: () => [],
   parseLine(stream, text, state) {
     const providerError = stream === 'stdout' ? providerErrorReport(text.trim()) : null;
     if (providerError !== null) {

@@ -48,6 +48,8 @@ export const openCodeRuntime: RuntimeAdapter = {
   },
 
   costBasis: () => 'api',
+  // Each provider's API (or its override), and the public model catalogue OpenCode reads at start.
+  modelEndpoints: (hostEnv) => [hostEnv.ANTHROPIC_BASE_URL || 'https://api.anthropic.com', hostEnv.OPENAI_BASE_URL || 'https://api.openai.com', 'https://models.dev'],
 
   parseLine(stream, text, state) {
     const parsed = jsonLine(stream, text);

@@ -35,16 +35,17 @@ export interface ParsedLine {
 export interface RuntimeAdapter {
   buildLaunch(agent: AgentDefinition, context: LaunchContext): LaunchSpec;
   costBasis(hostEnv: NodeJS.ProcessEnv): CostBasis;
+  /** The model API origins the agent must reach (its sandbox's built-in egress allowlist). */
+  modelEndpoints(hostEnv: NodeJS.ProcessEnv): string[];
   /** Parses one output line, updating the state in place. */
   parseLine(stream: EventStream, text: string, state: RuntimeState): ParsedLine;
 }
 
 export const initialRuntimeState = (): RuntimeState => ({ modelOutput: false, usage: null, providerError: null });
 
-/** Host variables every agent may see; nothing else of the service's environment leaks in. The
- * host's git configuration files are passed on (url rewrites for mirrors, CA settings): they hold
- * no credential of svc's. */
-const BASE_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL', 'TZ', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM'];
+/** Host variables every agent may see; nothing else of the service's environment leaks in (a
+ * sandbox replaces the paths among them with its own). */
+const BASE_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL', 'TZ'];
 
 export function sandboxEnv(agent: AgentDefinition, context: LaunchContext, extraHostVariables: string[] = []): Record<string, string> {
   const env: Record<string, string> = {};

@@ -2,6 +2,7 @@
 import { renameSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MemoryCgroup } from './memory-cgroup.ts';
+import type { NetworkSpec } from './sandbox-network.ts';
 
 export interface LaunchSpec {
   argv: string[];
@@ -10,6 +11,8 @@ export interface LaunchSpec {
   stdin: string | null;
   /** The memory cgroup the agent runs in (the supervisor joins it before exec). */
   memoryCgroup?: MemoryCgroup | null;
+  /** The sandbox's proxies, started by the supervisor before the launch (bubblewrap only). */
+  network?: NetworkSpec | null;
 }
 
 export interface SupervisorRecord {
@@ -43,6 +46,10 @@ export function sandboxFiles(dir: string) {
     exit: join(dir, 'exit.json'),
     stdout: join(dir, 'stdout.log'),
     stderr: join(dir, 'stderr.log'),
+    /** Egress the sandbox's proxies refused (JSON lines). */
+    refusals: join(dir, 'egress-refusals.jsonl'),
+    /** The proxies' unix sockets. */
+    net: join(dir, 'net'),
   };
 }
 
@@ -50,7 +57,8 @@ export type SandboxFiles = ReturnType<typeof sandboxFiles>;
 
 export function writeJsonAtomic<T>(path: string, value: T): void {
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(value));
+  // svc's own records (a launch spec holds the run's token): readable by svc alone.
+  writeFileSync(temporary, JSON.stringify(value), { mode: 0o600 });
   renameSync(temporary, path);
 }
 

@@ -1,25 +1,33 @@
-// The sandbox half of finalization, run inside the sandbox after the agent exits: fetch the intent,
-// push HEAD to the run's branch, count what is ahead of the base, probe for uncommitted work, and
-// post the result. Talks to svc only through the run's own callback routes and token.
-//   SVC_BASE_URL=… SVC_API_TOKEN=svc1.… SVC_RUN_ID=… node activities/sandbox/finalizer.ts
+// The sandbox half of finalization, run inside the agent's sandbox after the agent exits (bound
+// read-only at /run/svc/bin/finalizer.mts): fetch the intent, count what HEAD holds over the base,
+// probe for uncommitted work, hand the commits over as a git bundle in the outbox, and post the
+// result. It holds no credential and pushes nothing: svc fetches the bundle into a repository of
+// its own and pushes from there, so nothing the agent wrote (hooks, config) runs with svc's rights.
+// Self-contained on purpose (node: imports and types only).
+//   SVC_BASE_URL=… SVC_RUN_ID=… SVC_OUTBOX=… node finalizer.mts
 import { execFile } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
 
 const baseUrl = process.env.SVC_BASE_URL!;
-const token = process.env.SVC_API_TOKEN!;
+// Only an unsandboxed finalizer carries the run token; in a sandbox the callback proxy adds it.
+const token = process.env.SVC_API_TOKEN;
 const runId = process.env.SVC_RUN_ID!;
+const outbox = process.env.SVC_OUTBOX!;
 const INTENT_WAIT_MS = Number(process.env.SVC_FINALIZE_INTENT_WAIT_MS ?? 120_000);
+/** Named as core/finalize.ts's BUNDLE_FILE: the host side reads it from the outbox. */
+const BUNDLE_FILE = 'branch.bundle';
 
-function git(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+function git(args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('git', args, { env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...env }, maxBuffer: 16 << 20 }, (error, stdout, stderr) => resolve({ ok: !error, stdout: stdout.trim(), stderr: stderr.trim() }));
+    execFile('git', args, { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 << 20 }, (error, stdout, stderr) => resolve({ ok: !error, stdout: stdout.trim(), stderr: stderr.trim() }));
   });
 }
 
 async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${baseUrl}/runs/${runId}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
+  const response = await fetch(`${baseUrl}/runs/${runId}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   return response.json();
 }
@@ -34,37 +42,26 @@ async function fetchIntent(): Promise<FinalizeIntent> {
   throw new Error('no finalize intent was parked in time');
 }
 
-function pushEnv(gitToken: string | undefined): NodeJS.ProcessEnv {
-  if (!gitToken) return {};
-  const basic = Buffer.from(`x-access-token:${gitToken}`).toString('base64');
-  return { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.https://github.com/.extraheader', GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}` };
-}
-
 async function finalize(intent: FinalizeIntent): Promise<FinalizeResult> {
   const stages: FinalizeResult['stages'] = [];
-  const counted = await git(['rev-list', '--count', `refs/remotes/origin/${intent.baseBranch}..HEAD`]);
+  const base = `refs/remotes/origin/${intent.baseBranch}`;
+  const counted = await git(['rev-list', '--count', `${base}..HEAD`]);
   const commitsAhead = counted.ok ? Number(counted.stdout) : null;
-  stages.push(counted.ok ? { stage: 'commits_ahead', status: 'ok' } : { stage: 'commits_ahead', status: 'failed', error: counted.stderr });
+  stages.push(counted.ok ? { stage: 'commits_ahead', status: 'ok' } : { stage: 'commits_ahead', status: 'failed', error: counted.stderr.slice(-4000) });
   const status = await git(['status', '--porcelain', '--untracked-files=all']);
   const dirtyPaths = status.stdout.split('\n').filter(Boolean).map((line) => line.slice(3));
-  let pushed = false;
-  if (intent.push && commitsAhead !== null && commitsAhead > 0) {
-    const push = await git(['push', '--porcelain', 'origin', `HEAD:refs/heads/${intent.branch}`], pushEnv(intent.gitToken));
-    pushed = push.ok;
-    stages.push(push.ok ? { stage: 'branch_push', status: 'ok' } : { stage: 'branch_push', status: 'failed', error: push.stderr.slice(-4000) });
+  let bundle: FinalizeResult['bundle'] = null;
+  const file = `${outbox}/${BUNDLE_FILE}`;
+  rmSync(file, { force: true });
+  if (commitsAhead !== null && commitsAhead > 0) {
+    const made = await git(['bundle', 'create', '--quiet', file, `${base}..HEAD`]);
+    const tip = await git(['rev-parse', 'HEAD']);
+    if (made.ok && tip.ok) bundle = { file: BUNDLE_FILE, tip: tip.stdout };
+    stages.push(made.ok ? { stage: 'branch_bundle', status: 'ok' } : { stage: 'branch_bundle', status: 'failed', error: made.stderr.slice(-4000) });
   } else {
-    stages.push({ stage: 'branch_push', status: 'skipped' });
+    stages.push({ stage: 'branch_bundle', status: 'skipped' });
   }
-  return { pushed, commitsAhead, emptyPush: commitsAhead === 0, dirty: dirtyPaths.length > 0, dirtyPaths: dirtyPaths.slice(0, 1000), workspacePlansBody: null, events: [], artifacts: {}, prBranch: pushed ? intent.branch : null, stages };
-}
-
-// Exactly one finalizer per run: the first to create the claim does the work.
-if (process.env.SVC_FINALIZER_CLAIM) {
-  try {
-    closeSync(openSync(process.env.SVC_FINALIZER_CLAIM, 'wx'));
-  } catch {
-    process.exit(0);
-  }
+  return { pushed: false, commitsAhead, emptyPush: commitsAhead === 0, dirty: dirtyPaths.length > 0, dirtyPaths: dirtyPaths.slice(0, 1000), workspacePlansBody: null, events: [], artifacts: {}, prBranch: null, stages, bundle };
 }
 
 const intent = await fetchIntent();

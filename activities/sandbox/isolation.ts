@@ -1,19 +1,24 @@
-// How the local backend isolates an agent: bubblewrap when the machine allows it (a read-only view
-// of the host, its own PID namespace, only the workspace and a per-run home and TMPDIR writable),
-// a plain process otherwise. SVC_SANDBOX=bubblewrap|process|auto (default auto) chooses.
+// How the local backend isolates agents, as the operator configures it. Bubblewrap is the only
+// isolation svc offers by default: `SVC_SANDBOX=auto` (the default) and `bubblewrap` need it
+// working; a plain process (`process`, or `auto` on a machine without bubblewrap) is refused
+// unless the operator opts in with SVC_ALLOW_UNSANDBOXED=1, and then every run says so.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import type { LaunchSpec } from './files.ts';
+import { createHash } from 'node:crypto';
+import { parseEgressList, type EgressRule } from '../../core/egress-rules.ts';
+import type { Bind } from './bubblewrap.ts';
 
 export type Isolation = 'bubblewrap' | 'process';
 
 let probed: boolean | undefined;
 
-/** Whether bubblewrap can create its namespaces here (containers often forbid it). */
+/** Whether bubblewrap can build svc's sandbox here: user, network and PID namespaces, no nested ones. */
 export function bubblewrapWorks(): boolean {
   probed ??= (() => {
     try {
-      execFileSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', 'true'], { stdio: 'ignore', timeout: 10_000 });
+      const args = ['--unshare-user', '--disable-userns', '--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--die-with-parent', 'true'];
+      execFileSync('bwrap', args, { stdio: 'ignore', timeout: 10_000 });
+      // A root svc drops each sandbox to an unprivileged uid first.
+      if (process.getuid?.() === 0) execFileSync('setpriv', ['--reuid', '65534', '--regid', '65534', '--clear-groups', '--', 'bwrap', ...args], { stdio: 'ignore', timeout: 10_000 });
       return true;
     } catch {
       return false;
@@ -24,58 +29,76 @@ export function bubblewrapWorks(): boolean {
 
 export interface SandboxSettings {
   mode: 'auto' | Isolation;
-  /** Extra bind mounts (SVC_SANDBOX_BINDS="src:dst,src2:dst2"), e.g. a shared package cache. */
-  binds: { source: string; target: string }[];
+  /** SVC_ALLOW_UNSANDBOXED=1: the operator accepts agents running as plain processes. */
+  allowUnsandboxed: boolean;
+  /** Extra bind mounts (SVC_SANDBOX_BINDS="src[:dst][:rw],…"), read-only unless marked rw. */
+  binds: Bind[];
   /** Default memory limit of an agent's sandbox (SVC_SANDBOX_MEMORY_MIB); a project's own wins. */
   memoryLimitMiB: number | null;
+  /** The operator's egress allowlist entries (SVC_SANDBOX_EGRESS). */
+  egress: EgressRule[];
+  /** Extra read-only toolchain directories (SVC_SANDBOX_TOOLCHAIN, colon-separated). */
+  toolchain: string[];
+  /** First host uid of the range sandboxes run as when svc is root (SVC_SANDBOX_UID_BASE). */
+  uidBase: number;
+}
+
+export class SandboxUnavailableError extends Error {}
+
+function parseBinds(text: string | undefined): Bind[] {
+  return (text ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((entry) => {
+      const parts = entry.split(':');
+      const writable = parts.length > 1 && parts[parts.length - 1] === 'rw';
+      const mode = parts[parts.length - 1] === 'rw' || parts[parts.length - 1] === 'ro';
+      const [source, target] = mode ? parts.slice(0, -1) : parts;
+      if (!source?.startsWith('/') || (target !== undefined && !target.startsWith('/'))) throw new Error(`SVC_SANDBOX_BINDS: "${entry}" is not src[:dst][:ro|rw] with absolute paths`);
+      return { source, target: target || source, writable };
+    });
 }
 
 export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
   const mode = env.SVC_SANDBOX || 'auto';
   if (mode !== 'auto' && mode !== 'bubblewrap' && mode !== 'process') throw new Error(`SVC_SANDBOX must be auto, bubblewrap or process, not "${mode}"`);
-  const binds = (env.SVC_SANDBOX_BINDS ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((pair) => {
-      const [source, target] = pair.split(':');
-      return { source: source!, target: target || source! };
-    });
+  const allowUnsandboxed = env.SVC_ALLOW_UNSANDBOXED === '1';
+  if (mode === 'process' && !allowUnsandboxed) {
+    throw new Error('SVC_SANDBOX=process runs agents with no isolation at all: set SVC_ALLOW_UNSANDBOXED=1 as well if that is really meant');
+  }
   const memory = env.SVC_SANDBOX_MEMORY_MIB ? Number(env.SVC_SANDBOX_MEMORY_MIB) : null;
   if (memory !== null && !(Number.isInteger(memory) && memory >= 16)) throw new Error(`SVC_SANDBOX_MEMORY_MIB must be a whole number of MiB, at least 16, not "${env.SVC_SANDBOX_MEMORY_MIB}"`);
-  return { mode, binds, memoryLimitMiB: memory };
+  let egress: EgressRule[];
+  try {
+    egress = parseEgressList(env.SVC_SANDBOX_EGRESS, 'operator');
+  } catch (error) {
+    throw new Error(`SVC_SANDBOX_EGRESS: ${(error as Error).message}`);
+  }
+  const uidBase = env.SVC_SANDBOX_UID_BASE ? Number(env.SVC_SANDBOX_UID_BASE) : 2_000_000;
+  if (!Number.isInteger(uidBase) || uidBase < 1000 || uidBase > 4_000_000_000) throw new Error(`SVC_SANDBOX_UID_BASE must be a uid between 1000 and 4000000000, not "${env.SVC_SANDBOX_UID_BASE}"`);
+  const toolchain = (env.SVC_SANDBOX_TOOLCHAIN ?? '').split(':').filter(Boolean);
+  return { mode, allowUnsandboxed, binds: parseBinds(env.SVC_SANDBOX_BINDS), memoryLimitMiB: memory, egress, toolchain, uidBase };
 }
 
+/** The isolation runs get; throws when no sandbox is available and the operator did not opt out. */
 export function chooseIsolation(settings: SandboxSettings): Isolation {
-  if (settings.mode !== 'auto') return settings.mode;
-  return bubblewrapWorks() ? 'bubblewrap' : 'process';
+  if (settings.mode === 'process') return 'process';
+  if (bubblewrapWorks()) return 'bubblewrap';
+  const why = 'bubblewrap cannot build a sandbox on this machine (install the bubblewrap package; user namespaces must be allowed)';
+  if (settings.mode === 'bubblewrap' || !settings.allowUnsandboxed) throw new SandboxUnavailableError(`${why}; svc refuses to run agents unsandboxed unless SVC_ALLOW_UNSANDBOXED=1`);
+  return 'process';
 }
+
+/** The warning every unsandboxed run carries on its sandbox.started event, and start-up prints. */
+export const UNSANDBOXED_WARNING = 'agents run as plain processes with svc\'s own rights (SVC_ALLOW_UNSANDBOXED=1): nothing isolates them';
+
+const UID_RANGE = 1_000_000;
 
 /**
- * Wraps a launch in the sandbox. `dieWithParent` ties the sandbox to the process that starts it:
- * right for the agent (its parent is its supervisor), wrong for the finalizer, whose parent is a
- * worker that may die while the finalizer must go on.
+ * The host uid (and gid) a run's sandbox becomes when svc runs as root: one per run, from a range
+ * no account uses, so two sandboxes never share an owner either.
  */
-export function isolate(spec: LaunchSpec, isolation: Isolation, homeDir: string, settings: SandboxSettings, options: { dieWithParent?: boolean } = {}): LaunchSpec {
-  if (isolation === 'process') return spec;
-  // The host stays visible read-only, /tmp included (svc itself, the agent CLI, git configuration
-  // and mirrors may live there); the sandbox writes its temporary files to a private TMPDIR.
-  const tmpDir = `${homeDir}/tmp`;
-  mkdirSync(tmpDir, { recursive: true });
-  const argv = [
-    'bwrap',
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
-    '--bind', spec.cwd, spec.cwd,
-    '--bind', homeDir, homeDir,
-    '--bind', tmpDir, tmpDir,
-    ...settings.binds.flatMap((bind) => ['--bind', bind.source, bind.target]),
-    '--unshare-pid',
-    '--unshare-ipc',
-    ...(options.dieWithParent === false ? [] : ['--die-with-parent']),
-    '--chdir', spec.cwd,
-    '--',
-    ...spec.argv,
-  ];
-  return { ...spec, argv, env: { ...spec.env, HOME: homeDir, TMPDIR: tmpDir } };
+export function sandboxHostId(runId: string, settings: Pick<SandboxSettings, 'uidBase'>): number | null {
+  if (process.getuid?.() !== 0) return null;
+  return settings.uidBase + (createHash('sha256').update(runId).digest().readUInt32BE(0) % UID_RANGE);
 }

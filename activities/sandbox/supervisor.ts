@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { processStartTime } from '../../stack/processes.ts';
 import { joinCgroupArgv, oomKillCount, removeMemoryCgroup } from './memory-cgroup.ts';
+import { startSandboxNetwork } from './sandbox-network.ts';
 import { sandboxFiles, writeJsonAtomic, type AgentRecord, type ExitRecord, type LaunchSpec, type SupervisorRecord } from './files.ts';
 
 const dir = process.argv[2];
@@ -14,18 +15,30 @@ if (!dir) {
   process.exit(2);
 }
 const files = sandboxFiles(dir);
+// The sandbox's own mount points are made under this umask and must be traversable by the agent's
+// uid; svc's records and logs here are created 0600 explicitly instead.
+process.umask(0o022);
 
 // Exactly once: only the process that creates the claim file may start the agent.
 try {
-  closeSync(openSync(files.claim, 'wx'));
+  closeSync(openSync(files.claim, 'wx', 0o600));
 } catch {
   process.exit(0);
 }
 writeJsonAtomic<SupervisorRecord>(files.supervisor, { pid: process.pid, startTime: processStartTime(process.pid) ?? null });
 
 const spec = JSON.parse(readFileSync(files.spec, 'utf8')) as LaunchSpec;
-const stdoutFd = openSync(files.stdout, 'a');
-const stderrFd = openSync(files.stderr, 'a');
+// The sandbox's proxies live in this process: as long as the agent, whatever happens to workers.
+if (spec.network) {
+  try {
+    await startSandboxNetwork(spec.network);
+  } catch (error) {
+    writeJsonAtomic<ExitRecord>(files.exit, { exitCode: null, signal: null, spawnError: { code: 'SANDBOX_NETWORK', message: `the sandbox's network could not start: ${(error as Error).message}` }, stoppedBySvc: false, endedAt: new Date().toISOString() });
+    process.exit(0);
+  }
+}
+const stdoutFd = openSync(files.stdout, 'a', 0o600);
+const stderrFd = openSync(files.stderr, 'a', 0o600);
 let stoppedBySvc = false;
 let finished = false;
 

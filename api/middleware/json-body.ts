@@ -10,8 +10,18 @@ export function containsNul(value: unknown): boolean {
   return false;
 }
 
-/** Reads a JSON body. Absent body → undefined; anything but JSON, or malformed JSON → 400/415. */
-export async function readJsonBody(ctx: Context, limit = MAX_JSON_BODY_BYTES): Promise<unknown> {
+function isJson(type: string): boolean {
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+/**
+ * Reads a JSON body. Absent body → undefined; malformed JSON → 400. A body sent without
+ * `Content-Type: application/json` is 415, and so is a route whose body is required: a browser
+ * cannot send that header cross-origin without asking first (CORS), so a page cannot post here.
+ */
+export async function readJsonBody(ctx: Context, limit = MAX_JSON_BODY_BYTES, required = false): Promise<unknown> {
+  const type = ctx.request.type;
+  if (required && !isJson(type)) throw Errors.unsupportedMediaType(type);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
@@ -20,8 +30,7 @@ export async function readJsonBody(ctx: Context, limit = MAX_JSON_BODY_BYTES): P
     chunks.push(chunk as Buffer);
   }
   if (size === 0) return undefined;
-  const type = ctx.request.type;
-  if (type && type !== 'application/json' && !type.endsWith('+json')) throw Errors.unsupportedMediaType(type);
+  if (!isJson(type)) throw Errors.unsupportedMediaType(type);
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -1,44 +1,40 @@
 // Public mode's spectator views (SVC_AUTH=public, notes/runs.md §6): a credential-less caller sees
 // only allowlisted projects and their runs and plan-runs, without agent definitions, caps,
-// dispatcher handles, failure detail of plan-runs, local paths or USD aggregates, with secrets
-// masked in event text, and never holds a stream open.
+// dispatcher handles, failure detail of plan-runs, prompts (unless the project opts in with
+// `spectators.showPrompts`), local paths or USD aggregates, with secrets masked in every text it
+// is shown, and never holds a stream open.
 import { Readable } from 'node:stream';
 import type { Identity } from '../auth.ts';
 import { ProjectEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { Errors } from '../errors.ts';
+import { redactSecrets } from './redaction.ts';
 
-const SECRET_PATTERNS = [
-  /\b(gh[pousr]_[A-Za-z0-9]{16,})/g,
-  /\b(github_pat_[A-Za-z0-9_]{20,})/g,
-  /\b(sk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,})/g,
-  /\b(svc1\.run_[0-9a-z]{12}\.[0-9a-f]{64})/g,
-  /\b(AKIA[0-9A-Z]{16})/g,
-  /((?:bearer|token|password|secret|api[_-]?key)\s*[:=]?\s*)([^\s"']{8,})/gi,
-];
+export { redactSecrets };
 
-export function redactSecrets(text: string): string {
-  let result = text;
-  for (const pattern of SECRET_PATTERNS) {
-    result = result.replace(pattern, (match, first: string, second?: string) => (typeof second === 'string' && /[:=\s]$/.test(first) ? `${first}[redacted]` : '[redacted]'));
-  }
-  return result;
-}
+export const REDACTED_PROMPT = '[prompt hidden from spectators]';
+const PEM_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY/;
+const PEM_END = /-----END [A-Z0-9 ]*PRIVATE KEY/;
+const PATH_KEYS = new Set(['workspacePath', 'salvagePath', 'localPath', 'cwd', 'path', 'socketDir', 'toolchain', 'refusedToolchain']);
 
-function redactValue(value: unknown): unknown {
-  if (typeof value === 'string') return redactSecrets(value);
-  if (Array.isArray(value)) return value.map(redactValue);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactValue(inner)]));
-  return value;
+export interface SpectatorSettings {
+  /** The owners or owner/repo whose projects spectators may see. */
+  allowlist: string[];
+  /** Values masked wherever they appear (the operator token). */
+  secrets: string[];
+  /** Host directories whose paths are masked (data directory, project clones). */
+  hiddenPaths: string[];
+  /** Whether a project lets spectators read its prompts (.svc/config.yaml spectators.showPrompts). */
+  showsPrompts: (projectId: string) => Promise<boolean>;
 }
 
 export class Spectators {
   readonly #readModel: ReadModel;
-  readonly #allowlist: string[];
+  readonly #settings: SpectatorSettings;
 
-  constructor(readModel: ReadModel, allowlist: string[]) {
+  constructor(readModel: ReadModel, settings: SpectatorSettings) {
     this.#readModel = readModel;
-    this.#allowlist = allowlist;
+    this.#settings = settings;
   }
 
   static is(identity: Identity | undefined): boolean {
@@ -47,7 +43,7 @@ export class Spectators {
 
   #allows(gitUrl: string): boolean {
     const [owner, name] = gitUrl.replace(/^https:\/\/github\.com\//, '').toLowerCase().split('/');
-    return this.#allowlist.includes(owner!) || this.#allowlist.includes(`${owner}/${name}`);
+    return this.#settings.allowlist.includes(owner!) || this.#settings.allowlist.includes(`${owner}/${name}`);
   }
 
   /** Project ids a spectator may see. */
@@ -62,8 +58,30 @@ export class Spectators {
     if (!projectId || !(await this.visibleProjects()).has(projectId)) throw Errors.notFound(what);
   }
 
-  static run<T extends { renderedAgentJson?: unknown }>(run: T): T {
-    return { ...run, renderedAgentJson: null };
+  /** Text as a spectator may read it: secrets masked, svc's own paths hidden. */
+  text(value: string): string {
+    let result = redactSecrets(value, this.#settings.secrets);
+    for (const path of this.#settings.hiddenPaths) if (path.length > 1) result = result.split(path).join('[svc path]');
+    return result;
+  }
+
+  #value(value: unknown, key?: string): unknown {
+    if (key && PATH_KEYS.has(key) && value !== null) return '[svc path]';
+    if (typeof value === 'string') return this.text(value);
+    if (Array.isArray(value)) return value.map((inner) => this.#value(inner));
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, this.#value(inner, name)]));
+    return value;
+  }
+
+  /** Runs as spectators see them: no agent definition or local path; prompts only where the project allows. */
+  async runs<T extends { projectId?: string | null; prompt: string; renderedAgentJson?: unknown; salvagePath?: string | null }>(runs: T[]): Promise<T[]> {
+    const shown = new Map<string, boolean>();
+    for (const projectId of new Set(runs.map((run) => run.projectId).filter((id): id is string => Boolean(id)))) shown.set(projectId, await this.#settings.showsPrompts(projectId));
+    return runs.map((run) => ({ ...run, renderedAgentJson: null, salvagePath: null, prompt: run.projectId && shown.get(run.projectId) ? this.text(run.prompt) : REDACTED_PROMPT }));
+  }
+
+  async run<T extends { projectId?: string | null; prompt: string; renderedAgentJson?: unknown; salvagePath?: string | null }>(run: T): Promise<T> {
+    return (await this.runs([run]))[0]!;
   }
 
   static planRun<T extends Record<string, unknown>>(planRun: T) {
@@ -76,18 +94,31 @@ export class Spectators {
     return rest;
   }
 
-  /** An NDJSON stream of events (one line per chunk) with each payload's secrets masked. */
-  static redactLines(lines: Readable): Readable {
+  /** An NDJSON stream of events (one line per chunk) with each payload masked. */
+  redactLines(lines: Readable): Readable {
+    const spectators = this;
+    const keys = new Set<string>();
     return Readable.from(
       (async function* () {
-        for await (const line of lines) yield Spectators.eventLine(String(line));
+        for await (const line of lines) yield spectators.eventLine(String(line), keys);
       })(),
     );
   }
 
-  static eventLine(line: string): string {
+  /**
+   * One event line, masked. A private key printed over several lines arrives as one event per
+   * line: `openKeys` remembers, per run and stream, that a BEGIN line came and its END has not.
+   */
+  eventLine(line: string, openKeys = new Set<string>()): string {
     if (!line.trim()) return line;
-    const event = JSON.parse(line) as { payload: unknown };
-    return `${JSON.stringify({ ...event, payload: redactValue(event.payload) })}\n`;
+    const event = JSON.parse(line) as { runId?: string; stream?: string | null; payload: any };
+    const text = typeof event.payload?.text === 'string' ? (event.payload.text as string) : null;
+    const key = `${event.runId}:${event.stream}`;
+    if (text !== null && (openKeys.has(key) || PEM_BEGIN.test(text))) {
+      if (PEM_END.test(text)) openKeys.delete(key);
+      else openKeys.add(key);
+      return `${JSON.stringify({ ...event, payload: { ...event.payload, text: '[redacted]' } })}\n`;
+    }
+    return `${JSON.stringify({ ...event, payload: this.#value(event.payload) })}\n`;
   }
 }

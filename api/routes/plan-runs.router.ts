@@ -61,7 +61,7 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
       handler: async ({ params, identity }) => {
         const { planRun, children, runs } = await planRuns.get(params.id);
         await spectators.assertVisible(identity, planRun.projectId, `plan-run "${params.id}"`);
-        if (Spectators.is(identity)) return { status: 200, body: { planRun: Spectators.planRun(planRun), children, runs: runs.map((run) => Spectators.run(presentRun(run))), links: { temporalUi: null } } };
+        if (Spectators.is(identity)) return { status: 200, body: { planRun: Spectators.planRun(planRun), children, runs: await spectators.runs(runs.map(presentRun)), links: { temporalUi: null } } };
         return { status: 200, body: { planRun, children, runs: runs.map(presentRun), links: links(params.id) } };
       },
     }),
@@ -103,7 +103,7 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
         const controller = events.streams.open();
         ctx.res.once('close', () => controller.abort());
         const lines = events.planStream(params.id, !spectator && (query.follow ?? false), controller.signal);
-        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: spectator ? Spectators.redactLines(lines) : lines };
+        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: spectator ? spectators.redactLines(lines) : lines };
       },
     }),
   ];

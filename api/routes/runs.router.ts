@@ -57,7 +57,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
           return { status: 200, body: { ...page, runs: page.runs.map(presentRun) } };
         }
         const page = await runs.list(query, await spectators.visibleProjects());
-        return { status: 200, body: { ...page, costTotalUsd: null, runs: page.runs.map((run) => Spectators.run(presentRun(run))) } };
+        return { status: 200, body: { ...page, costTotalUsd: null, runs: await spectators.runs(page.runs.map(presentRun)) } };
       },
     }),
     defineRoute({
@@ -71,7 +71,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       handler: async ({ params, identity }) => {
         const run = await runs.get(params.id);
         await spectators.assertVisible(identity, run.projectId, `run "${params.id}"`);
-        return { status: 200, body: Spectators.is(identity) ? { run: Spectators.run(presentRun(run)), links: { temporalUi: null } } : { run: presentRun(run), links: links(params.id) } };
+        return { status: 200, body: Spectators.is(identity) ? { run: await spectators.run(presentRun(run)), links: { temporalUi: null } } : { run: presentRun(run), links: links(params.id) } };
       },
     }),
     defineRoute({
@@ -152,7 +152,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       path: '/runs/{id}/git-credential',
       auth: 'dispatch',
       runToken: true,
-      summary: "A push credential for the run's project (null: anonymous push)",
+      summary: "A push credential for the run's project: null, because svc pushes a run's work itself and never hands out its own token",
       tags: ['runs'],
       params: runIdParams,
       responses: { 200: { description: 'The credential', schema: z.object({ gitToken: z.string().nullable() }) } },
@@ -176,7 +176,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
         const controller = events.streams.open();
         ctx.res.once('close', () => controller.abort());
         const lines = events.stream(params.id, { follow, since: query.since, limit: query.limit }, controller.signal);
-        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: spectator ? Spectators.redactLines(lines) : lines };
+        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: spectator ? spectators.redactLines(lines) : lines };
       },
     }),
   ];

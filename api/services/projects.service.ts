@@ -121,6 +121,17 @@ export class ProjectsService {
     }
   }
 
+  /** Whether the project's config lets spectators read its prompts; a config that cannot be read says no. */
+  async showsPromptsToSpectators(id: string): Promise<boolean> {
+    const project = await this.#deps.readModel.em().findOne(ProjectEntity, { id });
+    if (!project) return false;
+    try {
+      return (await this.#readClone(project, () => loadSvcConfigFrom(project.localPath))).defaults?.spectators?.showPrompts === true;
+    } catch {
+      return false;
+    }
+  }
+
   async triggers(id: string) {
     const config = await this.svcConfig(id);
     const rows = await this.#deps.readModel.em().find(ProjectTriggerEntity, { projectId: id });

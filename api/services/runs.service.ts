@@ -31,8 +31,6 @@ export interface RunsServiceDeps {
   dataDir: string;
   runBranchPrefix: string;
   runTiming: RunTiming;
-  /** The push credential handed to sandboxes (PAT mode); never stored in workflow history. */
-  gitToken: string | undefined;
 }
 
 type Dispatched = { run: RunSnapshot; sandbox: { id: string; workspacePath: string }; existing: boolean };
@@ -179,12 +177,11 @@ export class RunsService {
     return rows.map((row) => ({ id: row.id, runId: row.deliveredRunId ?? null, body: row.body, priority: row.priority, fromActor: row.fromActor, state: row.state, createdAt: row.createdAt.toISOString(), deliveredAt: row.deliveredAt?.toISOString() ?? null }));
   }
 
-  /** The parked intent, with the push credential added here so it never enters workflow history. */
+  /** The parked intent. It never carries a credential: the sandbox hands its commits over and svc pushes. */
   async finalizeIntent(id: string) {
     await this.get(id);
     const state = await this.#deps.temporal.finalizeState(id);
-    if (!state?.intent) return { intent: null };
-    return { intent: { ...state.intent, ...(this.#deps.gitToken ? { gitToken: this.#deps.gitToken } : {}) } };
+    return { intent: state?.intent ?? null };
   }
 
   /** accepted (for the parked attempt, first time), duplicate (already had one), stale (another attempt), unknown (nothing parked). */
@@ -216,10 +213,15 @@ export class RunsService {
     return { stored: salvagePath !== null || Boolean(envelope.rescueRef), rescueRef: envelope.rescueRef ?? null };
   }
 
+  /**
+   * A push credential for the run's project. svc pushes a run's work itself, so a sandbox never
+   * needs one: this is always null until svc can mint a token scoped to the one repository (a
+   * GitHub App installation token); the operator's token is never handed out.
+   */
   async gitCredential(id: string) {
     const run = await this.get(id);
     if (!run.projectId) throw Errors.notFound(`project of run "${id}"`, 'the run has no project to push to');
-    return { gitToken: this.#deps.gitToken ?? null };
+    return { gitToken: null };
   }
 
   /** The projected run, or, in the instant before the first projection lands, the run as its workflow holds it. */

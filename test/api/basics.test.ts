@@ -106,9 +106,14 @@ test('POST /runs with malformed JSON, no body, or a non-JSON type is rejected wi
   const malformed = await svc.request('POST', '/runs', { rawBody: '{"agent":', headers: { 'content-type': 'application/json' } });
   t.is(malformed.status, 400);
   assertEnvelope(t, malformed, 'validation_error');
-  const empty = await svc.request('POST', '/runs');
+  const bare = await svc.request('POST', '/runs');
+  t.is(bare.status, 415, 'a required body needs its Content-Type, even when absent (docs/security.md)');
+  assertEnvelope(t, bare, 'unsupported_media_type');
+  const empty = await svc.request('POST', '/runs', { headers: { 'content-type': 'application/json' } });
   t.is(empty.status, 400);
   assertEnvelope(t, empty, 'validation_error');
+  const untyped = await svc.request('POST', '/runs', { rawBody: JSON.stringify({ agent: 'shell', prompt: 'x' }) });
+  t.is(untyped.status, 415, 'a JSON body sent as text (fetch labels a string text/plain) is refused');
   const text = await svc.request('POST', '/runs', { rawBody: 'agent=shell', headers: { 'content-type': 'text/plain' } });
   t.is(text.status, 415);
   assertEnvelope(t, text, 'unsupported_media_type');

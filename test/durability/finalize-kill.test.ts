@@ -16,7 +16,7 @@ test('a run survives SIGKILL of its worker mid-finalize, with exactly one pull r
   await forge.start();
   t.teardown(() => forge.stop());
   // The finalizer is slowed down by a pre-push hook, so the kill lands while finalize is under way.
-  const environment = await testEnvironment({ env: { SVC_SANDBOX_BINDS: github.root, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PR_POLL_MIN_MS: '300000' } });
+  const environment = await testEnvironment({ env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PR_POLL_MIN_MS: '300000' } });
   const stack = await startStack({ config: loadConfig(environment.env), api: true, worker: false, noAuth: false, log: () => {} });
   t.teardown(() => stack.stop());
   const api = { request: (method: string, path: string, options?: any) => request(stack.api!.url, stack.token.token, method, path, options) };

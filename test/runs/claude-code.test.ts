@@ -36,7 +36,7 @@ for (const leg of DATABASE_LEGS) {
       { toolUse: { name: 'Bash', input: { command: 'printf "hello from claude\\n" > greeting.txt && git add greeting.txt && git commit -q -m "Add greeting" && echo committed', description: 'write and commit' } } },
       { text: 'I added greeting.txt and committed it.' },
     ]);
-    const svc = await startTestStack({ database: leg, env: { SVC_SANDBOX_BINDS: github.root, SVC_AGENTS_FILE: agentsFile, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-test-key' } });
+    const svc = await startTestStack({ database: leg, env: { SVC_AGENTS_FILE: agentsFile, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-test-key' } });
     t.teardown(() => svc.stop());
     // The runtime reads the model credentials from the worker's environment.
     process.env.ANTHROPIC_BASE_URL = model.url;
@@ -63,7 +63,7 @@ for (const leg of DATABASE_LEGS) {
 test.serial('a model provider that fails the turn makes the run fail with provider_error', async (t) => {
   github.createRepo('acme', 'claude-overloaded');
   model.setScript([{ error: { status: 400, type: 'invalid_request_error', message: 'scripted provider failure' } }]);
-  const svc = await startTestStack({ env: { SVC_SANDBOX_BINDS: github.root, SVC_AGENTS_FILE: agentsFile } });
+  const svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile } });
   t.teardown(() => svc.stop());
   process.env.ANTHROPIC_BASE_URL = model.url;
   process.env.ANTHROPIC_API_KEY = 'sk-test-key';

@@ -29,7 +29,7 @@ test('Codex runs the scripted command, commits, and svc pushes and opens the PR'
   writeFileSync(agentsFile, `agents:\n  - name: codex\n    runtime: codex\n    command: ["${CODEX}"]\n    model: gpt-test\n`);
   process.env.OPENAI_BASE_URL = `${model.url}/v1`;
   process.env.OPENAI_API_KEY = 'sk-test-key';
-  const svc = await startTestStack({ env: { SVC_SANDBOX_BINDS: github.root, SVC_AGENTS_FILE: agentsFile, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url } });
+  const svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url } });
   t.teardown(() => svc.stop());
   const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/codex-work' } })).body.project.id;
   const { body } = await svc.request('POST', '/runs', { body: { agent: 'codex', project, prompt: 'Add codex.txt' } });

@@ -25,7 +25,7 @@ test.before(async () => {
   for (const name of ['work', 'nothing', 'unchanged', 'dirty', 'protected', 'broken']) github.createRepo('acme', name, { files: { 'src/app.txt': 'one\ntwo\n' } });
   rejectPushes('protected', 'remote: error: GH006: Protected branch update failed for refs/heads/svc.');
   rejectPushes('broken', 'remote: fatal: disk quota exceeded');
-  svc = await startTestStack({ env: { SVC_SANDBOX_BINDS: github.root, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PR_POLL_MIN_MS: '300', SVC_PR_POLL_MAX_MS: '600', SVC_FINALIZE_TIMEOUT_MS: '60000' } });
+  svc = await startTestStack({ env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PR_POLL_MIN_MS: '300', SVC_PR_POLL_MAX_MS: '600', SVC_FINALIZE_TIMEOUT_MS: '60000' } });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -97,7 +97,7 @@ test.serial('any other push failure is finalize_failed', async (t) => {
 
 test.serial('a sandbox that never posts its result is finalize_unposted', async (t) => {
   // The sandbox is told a dead address for svc: its finalizer can never report.
-  const isolated = await startTestStack({ env: { SVC_SANDBOX_BINDS: github.root, SVC_API_URL: 'http://127.0.0.1:9', SVC_FINALIZE_TIMEOUT_MS: '2000' } });
+  const isolated = await startTestStack({ env: { SVC_API_URL: 'http://127.0.0.1:9', SVC_FINALIZE_TIMEOUT_MS: '2000' } });
   t.teardown(() => isolated.stop());
   github.createRepo('acme', 'silent');
   const project = (await isolated.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/silent' } })).body.project.id;

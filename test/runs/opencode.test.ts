@@ -30,7 +30,7 @@ test('OpenCode runs the scripted tool call, commits, and svc pushes, opens the P
   writeFileSync(agentsFile, `agents:\n  - name: opencode\n    runtime: opencode\n    command: ["${OPENCODE}"]\n    provider: anthropic\n    model: claude-sonnet-4-5\n`);
   process.env.ANTHROPIC_BASE_URL = model.url;
   process.env.ANTHROPIC_API_KEY = 'sk-ant-test';
-  const svc = await startTestStack({ env: { SVC_SANDBOX_BINDS: github.root, SVC_AGENTS_FILE: agentsFile, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url } });
+  const svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url } });
   t.teardown(() => svc.stop());
   const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/opencode-work' } })).body.project.id;
   const { body } = await svc.request('POST', '/runs', { body: { agent: 'opencode', project, prompt: 'Add opencode.txt' } });

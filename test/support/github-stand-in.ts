@@ -1,8 +1,7 @@
 // GitHub, stood in locally: bare repositories under one directory, and a git config (set as
 // GIT_CONFIG_GLOBAL for this test process and its children) whose url.insteadOf rewrites
-// https://github.com/ to them. The production code clones "https://github.com/owner/name.git".
-// A sandboxed agent sees the host read-only; tests that push give the sandbox write access to
-// these repositories with SVC_SANDBOX_BINDS=<root>, as an operator would for a local mirror.
+// https://github.com/ to them. The production code clones "https://github.com/owner/name.git" and
+// pushes a run's work from its own side (sandboxes hand their commits over as bundles).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

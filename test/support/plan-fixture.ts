@@ -1,7 +1,7 @@
 // A seeds project for plan-run tests: a plan of three seeds made with the real `sd` CLI, a forge
 // stand-in whose open PRs a "reviewer" merges (git merge into main, then the PR marked merged),
 // and a shell-agent prompt template steered by switch files the test creates.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GitHubStandIn } from './github-stand-in.ts';
 import { PullRequestsStandIn } from './pull-requests-stand-in.ts';
@@ -30,10 +30,11 @@ export async function planFixture(owner: string, name: string, titles = ['First 
   const planId = (JSON.parse(plans.at(-1)!) as { id: string }).id;
   github.sd(owner, name, 'plan', 'adopt', planId, ...seeds);
   github.pushAll(owner, name, 'seeds');
-  // Writable from inside the sandbox too (it is under the bound forge root): `flaky-` switches are
-  // consumed there, exactly once.
+  // Bound into every sandbox by the operator (SVC_SANDBOX_BINDS, rw) and open to the sandboxes'
+  // uids: `flaky-` switches are consumed there, exactly once.
   const switches = join(github.root, 'switches');
   mkdirSync(switches, { recursive: true });
+  chmodSync(switches, 0o777);
   const template = [
     'if [ -e {SW}/fail-{seed_id} ]; then echo "failing on purpose"; exit 3; fi',
     'if rmdir {SW}/flaky-{seed_id} 2>/dev/null; then echo \'{"type":"svc.provider_error","message":"overloaded"}\'; exit 1; fi',
@@ -42,7 +43,7 @@ export async function planFixture(owner: string, name: string, titles = ['First 
     'git add {seed_id}.md && git commit -qm "Work on {seed_id}" && echo committed {seed_id}',
   ]
     .join('\n')
-    .replaceAll('{SW}', switches);
+    .replaceAll('{SW}', '/switches');
   const forge = new PullRequestsStandIn();
   await forge.start();
   // The reviewer: merges every open PR it sees.
@@ -60,7 +61,7 @@ export async function planFixture(owner: string, name: string, titles = ['First 
     planId,
     switches,
     template,
-    env: { SVC_SANDBOX_BINDS: github.root, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PLAN_RUN_MERGE_POLL_MS: '1000', SVC_PR_POLL_MIN_MS: '1000', SVC_PR_POLL_MAX_MS: '1000' },
+    env: { SVC_SANDBOX_BINDS: `${switches}:/switches:rw`, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PLAN_RUN_MERGE_POLL_MS: '1000', SVC_PR_POLL_MIN_MS: '1000', SVC_PR_POLL_MAX_MS: '1000' },
     stopReviewer: () => clearInterval(reviewer),
   };
 }

@@ -1,6 +1,8 @@
 // Records real runWorkflow histories for the replay test. Run it when a workflow change is meant
 // to be incompatible (and guarded with patched()); commit the new files next to the old ones.
 //   node test/support/record-histories.ts [file.json …]   (default: every scenario)
+// SVC_HISTORY_SUFFIX=.name saves file.name.json instead, keeping the older recording beside it
+// (histories of runs in flight across a patched() change must both keep replaying).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -27,7 +29,7 @@ try {
   const { api } = isolated;
   const save = async (workflowId: string, file: string) => {
     const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
-    const target = join('test', 'fixtures', 'histories', file);
+    const target = join('test', 'fixtures', 'histories', file.replace(/\.json$/, `${process.env.SVC_HISTORY_SUFFIX ?? ''}.json`));
     // The canonical proto3 JSON, the same format the Temporal UI and CLI export.
     writeFileSync(target, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
     console.log(`recorded ${target} (${history.events?.length} events)`);

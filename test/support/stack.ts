@@ -33,6 +33,10 @@ export interface TestStackOptions {
   temporalAddress?: string;
   env?: Record<string, string>;
   dataDir?: string;
+  /** `svc serve --no-auth`: every caller is the operator. */
+  noAuth?: boolean;
+  /** Receives what start-up prints. */
+  log?: (line: string) => void;
 }
 
 export async function testEnvironment(options: TestStackOptions) {
@@ -62,7 +66,7 @@ export async function testEnvironment(options: TestStackOptions) {
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
   const environment = await testEnvironment(options);
   const config = loadConfig(environment.env);
-  const stack = await startStack({ config, api: true, worker: options.worker ?? true, noAuth: false, log: () => {} });
+  const stack = await startStack({ config, api: true, worker: options.worker ?? true, noAuth: options.noAuth ?? false, log: options.log ?? (() => {}) });
   const url = stack.api!.url;
   const token = stack.token.token;
   return {

@@ -1,0 +1,50 @@
+// The sandbox's way to svc: a reverse proxy on a unix socket bound into the sandbox, passing only
+// the run's own callback routes (inbox, finalize intent and result, salvage, git credential) to
+// the API, with the run's token added here. The sandbox holds no svc credential, and even an
+// API started with --no-auth (every caller the operator) shows it nothing but its own run.
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { RefusalLog } from './egress-proxy.ts';
+
+export interface CallbackTarget {
+  /** The API base URL as the worker reaches it (SVC_API_URL, or the API this process serves). */
+  baseUrl: string;
+  runId: string;
+  /** The run's own token (svc1.<run id>.<hmac>), added to every forwarded request. */
+  token: string;
+}
+
+export const CALLBACK_ROUTES = ['inbox', 'finalize-intent', 'finalize-result', 'salvage', 'git-credential'] as const;
+
+/** The request headers that reach the API; everything else (cookies, origins, credentials) stays behind. */
+const FORWARDED_HEADERS = ['accept', 'content-type', 'content-length', 'x-request-id'];
+
+function refuse(response: ServerResponse, message: string): void {
+  response.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'forbidden', message, hint: 'a sandbox reaches only its own run callback routes' } }));
+}
+
+export function callbackServer(target: CallbackTarget, refusals: RefusalLog) {
+  const allowed = new RegExp(`^/runs/${target.runId}/(${CALLBACK_ROUTES.join('|')})(\\?[^#]*)?$`);
+  const base = new URL(target.baseUrl);
+  const send = base.protocol === 'https:' ? httpsRequest : httpRequest;
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const path = request.url ?? '';
+    if (!allowed.test(path) || !['GET', 'POST'].includes(request.method ?? '')) {
+      refusals.record({ protocol: 'callback', destination: `${request.method} ${path.slice(0, 200)}`, reason: 'not_a_callback_route' });
+      return refuse(response, `svc sandbox: ${request.method} ${path.slice(0, 200)} is not one of this run's callback routes`);
+    }
+    const headers: Record<string, string> = { authorization: `Bearer ${target.token}`, host: base.host };
+    for (const name of FORWARDED_HEADERS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const upstream = send(new URL(`${base.pathname.replace(/\/+$/, '')}${path}`, base), { method: request.method, headers }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, { 'content-type': answer.headers['content-type'] ?? 'application/json' });
+      answer.pipe(response);
+    });
+    upstream.once('error', (error) => (response.headersSent ? response.destroy() : response.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'svc_unreachable', message: error.message } }))));
+    request.pipe(upstream);
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+  return server;
+}

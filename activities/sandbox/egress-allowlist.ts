@@ -1,0 +1,33 @@
+// Whom an agent's sandbox may reach, composed per run: its runtime's model endpoints always; then,
+// unless the project says `resources.network: none`, the forge, the operator's SVC_SANDBOX_EGRESS
+// and the project's own `resources.egress` (public destinations only); `open` adds every public
+// destination. svc's own API is not on it: the sandbox reaches only its run's callback routes,
+// through the callback proxy.
+import { egressRuleForUrl, parseEgressEntry, type EgressRule } from '../../core/egress-rules.ts';
+import type { SandboxNetworkSettings } from '../../core/run-model.ts';
+
+export interface AllowlistInput {
+  modelEndpoints: string[];
+  githubApiUrl: string;
+  operator: EgressRule[];
+  project: SandboxNetworkSettings | null | undefined;
+}
+
+/** GitHub's web and content hosts: clones and downloads of public code, never a credential. */
+const FORGE_HOSTS = ['github.com', '*.githubusercontent.com'];
+
+export function agentEgressRules(input: AllowlistInput): EgressRule[] {
+  const rules = input.modelEndpoints.map((url) => egressRuleForUrl(url, 'builtin'));
+  const mode = input.project?.mode ?? 'restricted';
+  if (mode === 'none') return rules;
+  rules.push(...FORGE_HOSTS.map((host) => parseEgressEntry(host, 'builtin')), egressRuleForUrl(input.githubApiUrl, 'builtin'), ...input.operator);
+  for (const entry of input.project?.egress ?? []) {
+    try {
+      rules.push(parseEgressEntry(entry, 'project'));
+    } catch {
+      // validated when the project's config was read; a stale bad entry opens nothing
+    }
+  }
+  if (mode === 'open') rules.push({ host: '*', ports: '*', source: 'project' });
+  return rules;
+}

@@ -1,0 +1,205 @@
+// The sandbox's only way out: an HTTP proxy (CONNECT tunnels and plain absolute-form requests) and
+// a SOCKS5 proxy, each listening on a unix socket that is bound into the sandbox. Every connection
+// is decided by the egress policy; a refusal answers the agent plainly and is logged for the run.
+import { appendFileSync } from 'node:fs';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, createServer as createNetServer, type Socket } from 'node:net';
+import type { EgressRule } from '../../core/egress-rules.ts';
+import { decideEgress, type EgressDecision } from './egress-policy.ts';
+
+/** One refused connection, as the run's `sandbox.egress_refused` event shows it. */
+export interface EgressRefusalRecord {
+  ts: string;
+  protocol: 'http' | 'connect' | 'socks' | 'callback';
+  destination: string;
+  reason: string;
+  detail?: string;
+}
+
+const MAX_LOGGED_REFUSALS = 1000;
+
+/** Appends refusals as JSON lines, capped so a looping agent cannot fill the disk with them. */
+export class RefusalLog {
+  readonly #path: string;
+  #written = 0;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  record(refusal: Omit<EgressRefusalRecord, 'ts'>): void {
+    if (this.#written > MAX_LOGGED_REFUSALS) return;
+    this.#written += 1;
+    const line = this.#written > MAX_LOGGED_REFUSALS ? { ts: new Date().toISOString(), protocol: refusal.protocol, destination: '*', reason: 'further_refusals_not_logged' } : { ts: new Date().toISOString(), ...refusal };
+    appendFileSync(this.#path, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+  }
+}
+
+function splitHostPort(authority: string): { host: string; port: number } | null {
+  const match = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(authority);
+  if (!match) return null;
+  const port = Number(match[2]);
+  return port >= 1 && port <= 65535 ? { host: match[1]!, port } : null;
+}
+
+/** Pipes two sockets together until either side ends. */
+function splice(left: Socket, right: Socket): void {
+  left.pipe(right);
+  right.pipe(left);
+  const close = () => {
+    left.destroy();
+    right.destroy();
+  };
+  left.once('error', close);
+  right.once('error', close);
+  left.once('close', close);
+  right.once('close', close);
+}
+
+/** The sandbox-local address of svc's callback routes, and the server that answers there. */
+export interface CallbackRoute {
+  address: string;
+  server: Server;
+}
+
+export class EgressProxy {
+  readonly #rules: readonly EgressRule[];
+  readonly #refusals: RefusalLog;
+  readonly #callback: CallbackRoute | null;
+
+  constructor(rules: readonly EgressRule[], refusals: RefusalLog, callback: CallbackRoute | null = null) {
+    this.#rules = rules;
+    this.#refusals = refusals;
+    this.#callback = callback;
+  }
+
+  async #decide(protocol: EgressRefusalRecord['protocol'], host: string, port: number): Promise<EgressDecision> {
+    const decision = await decideEgress(this.#rules, host, port);
+    if (!decision.allowed) this.#refusals.record({ protocol, destination: `${host}:${port}`, reason: decision.reason, ...(decision.detail ? { detail: decision.detail } : {}) });
+    return decision;
+  }
+
+  /** The HTTP proxy: CONNECT for TLS and any TCP, absolute-form requests for plain HTTP. */
+  httpServer(): Server {
+    const server = createHttpServer((request, response) => void this.#forward(request, response));
+    server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => void this.#tunnel(request, client, head));
+    server.on('clientError', (_error, socket) => socket.destroy());
+    return server;
+  }
+
+  async #tunnel(request: IncomingMessage, client: Socket, head: Buffer): Promise<void> {
+    client.on('error', () => client.destroy());
+    const target = splitHostPort(request.url ?? '');
+    if (!target) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    // A client that proxies even loopback (SVC_BASE_URL): the tunnel leads to the callback routes.
+    if (this.#callback && `${target.host}:${target.port}` === this.#callback.address) {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length) client.unshift(head);
+      return void this.#callback.server.emit('connection', client);
+    }
+    const decision = await this.#decide('connect', target.host, target.port);
+    if (!decision.allowed) return void client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nsvc sandbox: egress to ${target.host}:${target.port} refused (${decision.reason})\n`);
+    const upstream = connect({ host: decision.address, port: target.port });
+    upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+    upstream.once('connect', () => {
+      upstream.removeAllListeners('error');
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length) upstream.write(head);
+      splice(client, upstream);
+    });
+  }
+
+  async #forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(request.url ?? '');
+    } catch {
+      return void response.writeHead(400, { 'content-type': 'text/plain' }).end('svc sandbox: send absolute-form requests (http://host/path), or CONNECT\n');
+    }
+    if (url.protocol !== 'http:') return void response.writeHead(400, { 'content-type': 'text/plain' }).end('svc sandbox: use CONNECT for https\n');
+    const port = Number(url.port || 80);
+    if (this.#callback && `${url.hostname}:${port}` === this.#callback.address) {
+      request.url = `${url.pathname}${url.search}`;
+      return void this.#callback.server.emit('request', request, response);
+    }
+    const decision = await this.#decide('http', url.hostname, port);
+    if (!decision.allowed) return void response.writeHead(403, { 'content-type': 'text/plain' }).end(`svc sandbox: egress to ${url.hostname}:${port} refused (${decision.reason})\n`);
+    const headers: Record<string, string | string[] | undefined> = { ...request.headers, host: url.host };
+    for (const hop of ['proxy-authorization', 'proxy-connection', 'connection', 'keep-alive']) delete headers[hop];
+    const upstream = httpRequest({ host: decision.address, port, method: request.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    upstream.once('error', () => (response.headersSent ? response.destroy() : response.writeHead(502).end()));
+    request.pipe(upstream);
+  }
+
+  /** The SOCKS5 proxy (no authentication, CONNECT only), for TCP clients that do not speak HTTP. */
+  socksServer() {
+    return createNetServer((client) => {
+      client.on('error', () => client.destroy());
+      void this.#socks(client);
+    });
+  }
+
+  async #socks(client: Socket): Promise<void> {
+    const read = bufferedReader(client);
+    const reply = (code: number) => client.write(Buffer.from([5, code, 0, 1, 0, 0, 0, 0, 0, 0]));
+    try {
+      const [version, methodCount] = await read(2);
+      if (version !== 5) return void client.destroy();
+      const methods = await read(methodCount!);
+      if (!methods.includes(0)) return void client.end(Buffer.from([5, 0xff]));
+      client.write(Buffer.from([5, 0]));
+      const [, command, , addressType] = await read(4);
+      let host: string;
+      if (addressType === 1) host = [...(await read(4))].join('.');
+      else if (addressType === 3) host = (await read((await read(1))[0]!)).toString('latin1');
+      else if (addressType === 4) host = ((await read(16)).toString('hex').match(/.{4}/g) ?? []).join(':');
+      else return void (reply(8), client.end());
+      const portBytes = await read(2);
+      const port = portBytes.readUInt16BE(0);
+      if (command !== 1) return void (reply(7), client.end());
+      const decision = await this.#decide('socks', host, port);
+      if (!decision.allowed) return void (reply(2), client.end());
+      const upstream = connect({ host: decision.address, port });
+      upstream.once('error', () => (reply(5), client.end()));
+      upstream.once('connect', () => {
+        upstream.removeAllListeners('error');
+        reply(0);
+        splice(client, upstream);
+      });
+    } catch {
+      client.destroy();
+    }
+  }
+}
+
+/** Reads exact byte counts from a socket during a handshake; leftover bytes are unshifted back. */
+function bufferedReader(socket: Socket): (count: number) => Promise<Buffer> {
+  let pending = Buffer.alloc(0);
+  return (count) =>
+    new Promise((resolve, reject) => {
+      const attempt = () => {
+        if (pending.length >= count) {
+          socket.off('data', onData);
+          socket.off('close', onClose);
+          const chunk = pending.subarray(0, count);
+          const rest = pending.subarray(count);
+          pending = Buffer.alloc(0);
+          if (rest.length) socket.unshift(rest);
+          socket.pause();
+          return resolve(chunk);
+        }
+      };
+      const onData = (data: Buffer) => {
+        pending = Buffer.concat([pending, data]);
+        attempt();
+      };
+      const onClose = () => reject(new Error('closed during the handshake'));
+      socket.on('data', onData);
+      socket.once('close', onClose);
+      socket.resume();
+      attempt();
+    });
+}

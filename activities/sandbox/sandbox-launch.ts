@@ -1,0 +1,149 @@
+// Turns what a runtime wants to run (argv, environment, the host workspace) into the launch a
+// supervisor starts: under bubblewrap, the sandbox's directories, its network (proxy sockets,
+// loopback ports inside, the run's callback routes) and an environment that names only sandbox
+// paths and holds no svc credential; as a plain process (operator opt-in), the old launch.
+import { chmodSync, chownSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeEgressRule, type EgressRule } from '../../core/egress-rules.ts';
+import { bubblewrapArgv, sandboxEtc, SANDBOX_PATHS, type SandboxLayout } from './bubblewrap.ts';
+import type { CallbackTarget } from './callback-proxy.ts';
+import { sandboxFiles, type LaunchSpec } from './files.ts';
+import { UNSANDBOXED_WARNING, type Isolation, type SandboxSettings } from './isolation.ts';
+import { NETWORK_SOCKETS } from './sandbox-network.ts';
+import { resolveToolchain } from './toolchain.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** svc's in-sandbox programs: self-contained files, bound read-only (as .mts: ESM without a package.json). */
+export const SANDBOX_PROGRAMS = {
+  init: { source: join(HERE, 'sandbox-init.ts'), target: `${SANDBOX_PATHS.bin}/init.mts` },
+  finalizer: { source: join(HERE, 'finalizer.ts'), target: `${SANDBOX_PATHS.bin}/finalizer.mts` },
+} as const;
+
+const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
+const SOCKS_VARIABLES = ['ALL_PROXY', 'all_proxy'];
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1'];
+
+export interface SandboxLaunchRequest {
+  /** The sandbox's directory on the host (its records, home, tmp, sockets). */
+  dir: string;
+  /** What the runtime (or the finalizer) asks to run; `cwd` is the host workspace. */
+  launch: LaunchSpec;
+  isolation: Isolation;
+  settings: SandboxSettings;
+  /** The unprivileged host uid the sandbox runs as (svc is root), or null. */
+  hostId: number | null;
+  /** Egress allowlist (bubblewrap) and the run's callback target; null target: no callbacks. */
+  egress: EgressRule[];
+  callback: CallbackTarget | null;
+  /** In-sandbox program to run instead of launch.argv[0] resolution (the finalizer). */
+  program?: keyof typeof SANDBOX_PROGRAMS;
+  /** A writable hand-over directory (the finalizer's bundle). */
+  outbox?: string | null;
+  dieWithParent: boolean;
+  /** Directories no sandbox may see (data directory, project clones). */
+  forbidden: string[];
+}
+
+export interface SandboxNote {
+  isolation: Isolation;
+  egress?: string[];
+  toolchain?: string[];
+  refusedToolchain?: string[];
+  warning?: string;
+}
+
+/** A bind that is, holds or sits inside a forbidden directory. */
+function clashes(source: string, forbidden: string[]): boolean {
+  const under = (path: string, dir: string) => path === dir || path.startsWith(`${dir.replace(/\/+$/, '')}/`);
+  return source === '/' || forbidden.some((secret) => under(secret, source) || under(source, secret));
+}
+
+function ownedDir(path: string, hostId: number | null): string {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  if (hostId !== null) chownSync(path, hostId, hostId);
+  return path;
+}
+
+/** Ports inside the sandbox: forwarded endpoints keep theirs; the proxies take the first free of theirs. */
+function freePortFrom(preferred: number, taken: Set<number>): number {
+  let port = preferred;
+  while (taken.has(port)) port += 1;
+  taken.add(port);
+  return port;
+}
+
+export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec; note: SandboxNote } {
+  const { launch, dir, hostId } = request;
+  if (request.isolation === 'process') {
+    const env: Record<string, string> = { ...launch.env, HOME: ownedDir(join(dir, 'home'), null), TMPDIR: ownedDir(join(dir, 'tmp'), null) };
+    if (request.callback) Object.assign(env, { SVC_BASE_URL: request.callback.baseUrl, SVC_API_TOKEN: request.callback.token });
+    if (request.outbox) env.SVC_OUTBOX = ownedDir(request.outbox, null);
+    const argv = request.program ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].source] : launch.argv;
+    return { spec: { ...launch, argv, env }, note: { isolation: 'process', warning: UNSANDBOXED_WARNING } };
+  }
+  const files = sandboxFiles(dir);
+  const etcDir = join(dir, 'sandbox-files');
+  mkdirSync(etcDir, { recursive: true, mode: 0o755 });
+  const etc = sandboxEtc();
+  for (const [name, content] of Object.entries(etc)) {
+    writeFileSync(join(etcDir, name), content);
+    // Public knowledge, read by the agent's uid (svc's umask would make it 0600).
+    chmodSync(join(etcDir, name), 0o644);
+  }
+  const toolchain = resolveToolchain(launch.argv[0] ?? 'true', launch.env.PATH, request.settings.toolchain, request.forbidden);
+
+  // Loopback endpoints on the allowlist (a local model server) keep their address inside: a port
+  // there tunnels to them through the proxy, so a client that skips proxies for loopback works too.
+  const taken = new Set<number>();
+  const forwards = request.egress.flatMap((rule) =>
+    LOOPBACK_HOSTS.includes(rule.host) && rule.source !== 'project' && rule.ports !== '*' ? rule.ports.map((port) => ({ rule, port })) : [],
+  );
+  const socket = (name: keyof typeof NETWORK_SOCKETS) => `${SANDBOX_PATHS.net}/${NETWORK_SOCKETS[name]}`;
+  const listeners: { host: string; port: number; socket: string; connect?: string }[] = forwards.map(({ rule, port }) => {
+    taken.add(port);
+    return { host: rule.host === '::1' ? '::1' : '127.0.0.1', port, socket: socket('http'), connect: `${rule.host === '::1' ? '[::1]' : rule.host}:${port}` };
+  });
+  const httpPort = freePortFrom(3128, taken);
+  const socksPort = freePortFrom(1080, taken);
+  listeners.push({ host: '127.0.0.1', port: httpPort, socket: socket('http') }, { host: '127.0.0.1', port: socksPort, socket: socket('socks') });
+  const env: Record<string, string> = { ...launch.env };
+  for (const name of ['SVC_API_TOKEN', 'SVC_BASE_URL', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM']) delete env[name];
+  let callbackAddress: string | null = null;
+  if (request.callback) {
+    const callbackPort = freePortFrom(7780, taken);
+    listeners.push({ host: '127.0.0.1', port: callbackPort, socket: socket('callback') });
+    callbackAddress = `127.0.0.1:${callbackPort}`;
+    env.SVC_BASE_URL = `http://${callbackAddress}`;
+  }
+  for (const name of PROXY_VARIABLES) env[name] = `http://127.0.0.1:${httpPort}`;
+  // Loopback is the sandbox's own: its ports lead to the callback routes and forwarded endpoints.
+  for (const name of ['NO_PROXY', 'no_proxy']) env[name] = 'localhost,127.0.0.1,::1';
+  for (const name of SOCKS_VARIABLES) env[name] = `socks5h://127.0.0.1:${socksPort}`;
+  Object.assign(env, { NODE_USE_ENV_PROXY: '1', HOME: SANDBOX_PATHS.home, TMPDIR: SANDBOX_PATHS.tmp, USER: 'agent', LOGNAME: 'agent', SHELL: '/bin/bash', PATH: toolchain.path, SVC_WORKSPACE: SANDBOX_PATHS.workspace });
+  if (request.outbox) env.SVC_OUTBOX = SANDBOX_PATHS.outbox;
+
+  // Copies the agent's uid can read, whatever the checkout's own modes.
+  const programs = [SANDBOX_PROGRAMS.init, ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : [])].map((program) => {
+    const copy = join(etcDir, basename(program.target));
+    copyFileSync(program.source, copy);
+    chmodSync(copy, 0o644);
+    return { source: copy, target: program.target };
+  });
+  const layout: SandboxLayout = {
+    workspace: launch.cwd,
+    home: ownedDir(join(dir, 'home'), hostId),
+    tmp: ownedDir(join(dir, 'tmp'), hostId),
+    etcFiles: Object.keys(etc).map((name) => ({ source: join(etcDir, name), target: `/etc/${name}` })),
+    programs,
+    socketDir: files.net,
+    outbox: request.outbox ? ownedDir(request.outbox, hostId) : null,
+    toolchain: toolchain.dirs,
+    binds: request.settings.binds.filter((bind) => !clashes(bind.source, request.forbidden)),
+  };
+  const refusedBinds = request.settings.binds.filter((bind) => clashes(bind.source, request.forbidden)).map((bind) => `${bind.source}: would show svc's own data`);
+  const command = request.program ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].target] : [toolchain.command, ...launch.argv.slice(1)];
+  const argv = bubblewrapArgv(layout, [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command], { dieWithParent: request.dieWithParent, hostId });
+  const spec: LaunchSpec = { ...launch, argv, env, network: { socketDir: files.net, rules: request.egress, callback: request.callback, callbackAddress, refusalLog: files.refusals } };
+  return { spec, note: { isolation: 'bubblewrap', egress: request.egress.map(describeEgressRule), toolchain: toolchain.dirs, ...(toolchain.refused.length || refusedBinds.length ? { refusedToolchain: [...toolchain.refused, ...refusedBinds] } : {}) } };
+}

@@ -1,0 +1,52 @@
+// A sandbox's network, host side: the egress proxies and the callback proxy on unix sockets in a
+// directory that is bound (alone) into the sandbox, whose own network namespace has nothing but
+// loopback. Started by the sandbox's supervisor, so the network lives exactly as long as the
+// agent does, through any restart of the worker.
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import type { Server } from 'node:net';
+import { join } from 'node:path';
+import type { EgressRule } from '../../core/egress-rules.ts';
+import { callbackServer, type CallbackTarget } from './callback-proxy.ts';
+import { EgressProxy, RefusalLog } from './egress-proxy.ts';
+
+export interface NetworkSpec {
+  /** Host directory holding the sockets; bound into the sandbox at SANDBOX_PATHS.net. */
+  socketDir: string;
+  rules: EgressRule[];
+  callback: CallbackTarget | null;
+  /** Where refusals are appended (JSON lines), outside the sandbox's reach. */
+  refusalLog: string;
+  /** The sandbox-local host:port of the callback routes (SVC_BASE_URL), for clients that proxy loopback too. */
+  callbackAddress?: string | null;
+}
+
+export const NETWORK_SOCKETS = { http: 'http.sock', socks: 'socks.sock', callback: 'callback.sock' } as const;
+
+function listen(server: Server, path: string): Promise<void> {
+  rmSync(path, { force: true });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      // The sandbox's uid must be able to connect; nobody else can see this directory.
+      chmodSync(path, 0o666);
+      resolve();
+    });
+  });
+}
+
+/** Starts the sandbox's proxies; resolves once every socket accepts connections. */
+export async function startSandboxNetwork(spec: NetworkSpec): Promise<{ close(): void }> {
+  mkdirSync(spec.socketDir, { recursive: true, mode: 0o755 });
+  chmodSync(spec.socketDir, 0o755);
+  const refusals = new RefusalLog(spec.refusalLog);
+  const callback = spec.callback ? callbackServer(spec.callback, refusals) : null;
+  const egress = new EgressProxy(spec.rules, refusals, callback && spec.callbackAddress ? { address: spec.callbackAddress, server: callback } : null);
+  const servers: [Server, string][] = [
+    [egress.httpServer(), NETWORK_SOCKETS.http],
+    [egress.socksServer(), NETWORK_SOCKETS.socks],
+  ];
+  if (callback) servers.push([callback, NETWORK_SOCKETS.callback]);
+  await Promise.all(servers.map(([server, name]) => listen(server, join(spec.socketDir, name))));
+  return { close: () => servers.forEach(([server]) => server.close()) };
+}

@@ -1,0 +1,83 @@
+// Attack: take over the control plane from the file system. A running victim run holds a secret
+// in its workspace; the attacker run goes looking for the operator token, the read model, the
+// victim's workspace and launch spec (its run token), svc's checkout, /root and /home, and tries
+// to write or delete on the host. The sandbox shows none of it, and nothing outside changes.
+import test from 'ava';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { hostTrap, probe, reported, runAttack } from './hostile-agent.ts';
+
+let svc: TestStack;
+test.before(async () => {
+  svc = await startTestStack();
+});
+test.after.always(() => svc?.stop());
+
+const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+test.serial("an agent sees nothing of svc's data, the host's homes, svc's checkout or another run", async (t) => {
+  const dataDir = svc.config.dataDir;
+  const victim = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo victim-secret-4242 > secret.txt\nsleep 120' } })).body.run.id as string;
+  await waitForRunState(svc, victim, ['running']);
+  const victimWorkspace = join(dataDir, 'workspaces', victim);
+  const victimLaunch = join(dataDir, 'sandboxes', victim, 'launch.json');
+  const before = { token: digest(join(dataDir, 'operator-token')), launch: digest(victimLaunch) };
+  const trap = hostTrap();
+  const targets: Record<string, string> = {
+    token: join(dataDir, 'operator-token'),
+    database: join(dataDir, 'svc.sqlite'),
+    dataDir,
+    sandboxes: join(dataDir, 'sandboxes'),
+    victimLaunch,
+    victimWorkspace,
+    victimSecret: join(victimWorkspace, 'secret.txt'),
+    checkout: resolve('package.json'),
+    root: '/root/.bashrc',
+    ...Object.fromEntries(readdirSync('/home').map((user) => [`home_${user}`, join('/home', user)])),
+    hostHome: homedir(),
+    shadow: '/etc/shadow',
+    trap: trap.dir,
+    workerProcess: `/proc/${process.pid}/environ`,
+  };
+  const prompt = [
+    ...Object.entries(targets).flatMap(([label, path]) => [probe(`sees_${label}`, `test -e '${path}'`), probe(`reads_${label}`, `cat '${path}'`)]),
+    probe('writes_usr', 'touch /usr/svc-escape'),
+    probe('writes_etc', 'touch /etc/svc-escape'),
+    probe('writes_root', 'touch /svc-escape'),
+    probe('removes_canary', `rm -f '${trap.canary}'`),
+    'echo found=$(find / -xdev -name secret.txt 2>/dev/null | head -1)',
+    'echo operator_env=$(env -u SVC_PROMPT | grep -c -i -E "SVC_API_TOKEN|GIT_TOKEN|GITHUB_TOKEN|DATABASE_URL")',
+  ].join('\n');
+  const { run, stdout, everything } = await runAttack(svc, prompt);
+  t.is(run.state, 'succeeded', JSON.stringify(run));
+  for (const label of Object.keys(targets)) {
+    t.is(reported(stdout, `sees_${label}`), 'no', `the agent sees ${targets[label]}`);
+    t.is(reported(stdout, `reads_${label}`), 'no', `the agent reads ${targets[label]}`);
+  }
+  for (const label of ['writes_usr', 'writes_etc', 'writes_root']) t.is(reported(stdout, label), 'no', label);
+  t.is(reported(stdout, 'found'), '', "no other run's workspace is anywhere in the sandbox");
+  t.is(reported(stdout, 'operator_env'), '0', "no svc credential or database URL in the agent's environment");
+  t.false(everything.includes(svc.token), 'the operator token appears nowhere in the run');
+  t.false(everything.includes('victim-secret-4242'));
+  // Nothing outside the run changed: the canary, the token, the victim's launch spec and secret.
+  t.is(readFileSync(trap.canary, 'utf8'), 'untouched\n');
+  t.deepEqual({ token: digest(join(dataDir, 'operator-token')), launch: digest(victimLaunch) }, before);
+  t.is(readFileSync(join(victimWorkspace, 'secret.txt'), 'utf8'), 'victim-secret-4242\n');
+  await svc.request('POST', `/runs/${victim}/cancel`);
+});
+
+test.serial('the agent writes its own workspace as an unprivileged host uid, and svc keeps its files to itself', async (t) => {
+  const { run } = await runAttack(svc, 'echo mine > mine.txt');
+  t.is(run.state, 'succeeded');
+  const dataDir = svc.config.dataDir;
+  const owner = statSync(join(dataDir, 'workspaces', run.id, 'mine.txt')).uid;
+  if (process.getuid?.() === 0) t.not(owner, 0, 'files the agent makes belong to its own uid, not root');
+  else t.is(owner, process.getuid!());
+  t.is(statSync(dataDir).mode & 0o777, 0o700, 'the data directory is 0700');
+  for (const file of ['operator-token', 'svc.sqlite', join('sandboxes', run.id, 'launch.json'), join('sandboxes', run.id, 'stdout.log'), join('sandboxes', run.id, 'supervisor.json')]) {
+    t.is(statSync(join(dataDir, file)).mode & 0o077, 0, `${file} is readable by svc alone`);
+  }
+});

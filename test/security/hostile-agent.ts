@@ -1,0 +1,60 @@
+// Support for the attack tests: a hostile agent is a `shell` run whose prompt is the attack, and
+// what it managed is read back from its output lines, its events and the host it tried to reach.
+import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestStack } from '../support/stack.ts';
+import { waitForRunState } from '../support/stack.ts';
+
+export interface RunEvent {
+  kind: string;
+  stream: string | null;
+  payload: any;
+}
+
+export interface AttackOutcome {
+  run: any;
+  events: RunEvent[];
+  /** The agent's stdout lines, as svc recorded them. */
+  stdout: string[];
+  /** Every event line, joined: to look for a secret anywhere in what the run shows. */
+  everything: string;
+}
+
+export async function runAttack(svc: Pick<TestStack, 'request'>, prompt: string, extra: Record<string, unknown> = {}, timeoutMs = 90_000): Promise<AttackOutcome> {
+  const response = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt, ...extra } });
+  if (response.status !== 201) throw new Error(`dispatch failed: ${response.status} ${response.text}`);
+  const run = await waitForRunState(svc, response.body.run.id, undefined, timeoutMs);
+  return { run, ...(await eventsOf(svc, run.id)) };
+}
+
+export async function eventsOf(svc: Pick<TestStack, 'request'>, runId: string): Promise<Omit<AttackOutcome, 'run'>> {
+  const text = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text;
+  const events = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as RunEvent);
+  return { events, stdout: events.filter((event) => event.stream === 'stdout').map((event) => String(event.payload.text)), everything: text };
+}
+
+/** The value a probe line `name=value` reported. */
+export function reported(stdout: string[], name: string): string | undefined {
+  return stdout.find((line) => line.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+/**
+ * A host directory the sandbox cannot see, holding a canary file: if anything the agent wrote ran
+ * on the host with svc's rights, `evil.sh` leaves `ran` (and the environment it saw) here.
+ */
+export function hostTrap(): { dir: string; canary: string; ran: string; script: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-trap-'));
+  const canary = join(dir, 'canary');
+  writeFileSync(canary, 'untouched\n');
+  const ran = join(dir, 'ran');
+  const script = join(dir, 'evil.sh');
+  writeFileSync(script, `#!/bin/sh\nenv > ${ran}\nid >> ${ran}\n`);
+  chmodSync(script, 0o755);
+  return { dir, canary, ran, script };
+}
+
+/** A shell probe that prints `label=yes` when the command succeeds, `label=no` otherwise. */
+export function probe(label: string, command: string): string {
+  return `if ${command} >/dev/null 2>&1; then echo ${label}=yes; else echo ${label}=no; fi`;
+}

@@ -1,0 +1,44 @@
+// Attack: root in, root out. Whatever uid svc runs as (root on these machines), the agent has no
+// capability, cannot gain one (no_new_privs, no nested user namespace), cannot remount the host
+// writable, lives in namespaces of its own, and cannot signal anything outside its sandbox.
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
+import { startTestStack, type TestStack } from '../support/stack.ts';
+import { probe, reported, runAttack } from './hostile-agent.ts';
+
+const NAMESPACES = ['pid', 'net', 'ipc', 'uts', 'mnt', 'user', 'cgroup'];
+let svc: TestStack;
+test.before(async () => {
+  svc = await startTestStack();
+});
+test.after.always(() => svc?.stop());
+
+test.serial('the agent holds no capability and no way to get one', async (t) => {
+  const bystander = spawn('sleep', ['300'], { stdio: 'ignore' });
+  t.teardown(() => bystander.kill('SIGKILL'));
+  const prompt = [
+    'echo uid=$(id -u)',
+    'for field in CapInh CapPrm CapEff CapBnd CapAmb NoNewPrivs; do echo $field=$(awk -v f="$field:" \'$1==f {print $2}\' /proc/self/status); done',
+    ...NAMESPACES.map((ns) => `echo ns_${ns}=$(readlink /proc/self/ns/${ns})`),
+    probe('remount', 'mount -o remount,bind,rw /'),
+    probe('remount_usr', 'mount -o remount,rw /usr'),
+    probe('mount_tmpfs', 'mount -t tmpfs none /tmp'),
+    probe('nested_userns', 'unshare --user --map-root-user true'),
+    probe('chroot', 'chroot / true'),
+    probe('setuid_root', 'su -c true root </dev/null'),
+    `kill -9 ${bystander.pid} 2>/dev/null; kill -9 -1 2>/dev/null; echo killed`,
+  ].join('\n');
+  const { run, stdout } = await runAttack(svc, prompt);
+  t.true(['succeeded', 'failed'].includes(run.state));
+  t.not(reported(stdout, 'uid'), '0', 'the agent is not root, even in its own namespace');
+  for (const field of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) t.is(reported(stdout, field), '0000000000000000', `${field} is empty`);
+  t.is(reported(stdout, 'NoNewPrivs'), '1');
+  for (const ns of NAMESPACES) {
+    const host = readlinkSync(`/proc/self/ns/${ns}`);
+    t.not(reported(stdout, `ns_${ns}`), host, `the agent has its own ${ns} namespace`);
+  }
+  for (const attempt of ['remount', 'remount_usr', 'mount_tmpfs', 'nested_userns', 'chroot', 'setuid_root']) t.is(reported(stdout, attempt), 'no', attempt);
+  t.is(bystander.exitCode, null, 'a host process the agent tried to kill is alive');
+  t.is(bystander.signalCode, null);
+});
