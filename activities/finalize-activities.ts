@@ -15,6 +15,7 @@ import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { readJsonIfExists, sandboxFiles, type LaunchSpec } from './sandbox/files.ts';
 import { sandboxHostId, type SandboxSettings } from './sandbox/isolation.ts';
+import { createMemoryCgroup } from './sandbox/memory-cgroup.ts';
 import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
 import { startSandbox } from './sandbox/local-sandbox.ts';
 
@@ -30,6 +31,9 @@ export interface FinalizeActivityDeps {
   sandbox: SandboxSettings;
   agentApi?: { baseUrl: string; operatorToken: string } | undefined;
 }
+
+/** How long a finalizer may live when the workflow does not say (it waits 2 min for its intent). */
+const DEFAULT_FINALIZER_LIFETIME_MS = 10 * 60_000;
 
 /** Host variables the finalizer may see: enough for git, nothing of svc's. */
 const FINALIZER_ENV = ['PATH', 'LANG', 'LC_ALL', 'TZ'];
@@ -49,7 +53,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
      * workspace, same isolation and uid, a network of the run's callback routes only). Exactly
      * once: a retry finds the supervisor's claim and starts nothing.
      */
-    async startSandboxFinalizer({ runId }: { runId: string }): Promise<{ started: boolean }> {
+    async startSandboxFinalizer({ runId, maxLifetimeMs }: { runId: string; maxLifetimeMs?: number }): Promise<{ started: boolean }> {
       const agentDir = join(dataPaths.sandboxes(deps.dataDir), runId);
       const agentSpec = readJsonIfExists<LaunchSpec>(sandboxFiles(agentDir).spec);
       if (!agentSpec) throw ApplicationFailure.nonRetryable(`run ${runId} has no sandbox`, 'sandbox_run_lost');
@@ -69,9 +73,14 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
         // The finalizer outlives the worker that starts it: it must go on if that worker dies.
         dieWithParent: false,
         forbidden: [deps.dataDir, deps.projectsRoot],
+        trustCommand: true,
       });
+      // The agent's git config runs in here too (fsmonitor, filters): same memory limit, and a lifetime.
+      const limitMiB = agentSpec.memoryCgroup?.limitMiB;
+      const memory = limitMiB ? createMemoryCgroup(`${runId}-finalize`, limitMiB) : null;
+      const launch = { ...spec, memoryCgroup: memory?.enforced ? memory.cgroup : null, maxLifetimeMs: maxLifetimeMs ?? DEFAULT_FINALIZER_LIFETIME_MS };
       // Well inside the activity's 30 s: a finalizer that has not spawned by then is retried.
-      const status = await startSandbox(join(agentDir, 'finalize'), spec, 10_000);
+      const status = await startSandbox(join(agentDir, 'finalize'), launch, 10_000);
       return { started: status.kind !== 'lost' };
     },
 
@@ -83,11 +92,11 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       const { project, repo } = await projectOf(projectId);
       const outbox = join(dataPaths.sandboxes(deps.dataDir), runId, 'outbox');
       const bundle = join(deps.dataDir, 'handoff', `${runId}.bundle`);
-      const refused = takeBundle(join(outbox, BUNDLE_FILE), bundle);
+      const refused = await takeBundle(join(outbox, BUNDLE_FILE), bundle);
       if (refused) return { pushed: false, error: refused, summary: null, salvage: null };
       try {
         return await withProjectLock(projectLockFile(deps.projectsRoot, repo.owner, repo.name), 'exclusive', () =>
-          deliverBranch({ clone: project.localPath, runId, branch, baseBranch, bundle, salvagePath: join(dataPaths.salvage(deps.dataDir), `${runId}.bundle`), token: deps.githubToken }),
+          deliverBranch({ clone: project.localPath, scratch: join(deps.dataDir, 'handoff', `${runId}.git`), runId, branch, baseBranch, bundle, salvagePath: join(dataPaths.salvage(deps.dataDir), `${runId}.bundle`), token: deps.githubToken }),
         );
       } finally {
         // A retry takes the bundle from the outbox again; the salvage keeps its own copy.

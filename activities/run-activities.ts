@@ -158,7 +158,7 @@ export function createRunActivities(deps: RunActivityDeps) {
       // The sandbox's only way to svc: this run's callback routes, with a token only for them.
       const callback = deps.agentApi ? { baseUrl: deps.agentApi.baseUrl, runId, token: mintRunToken(deps.agentApi.operatorToken, runId) } : null;
       const dir = sandboxDir(runId);
-      const { spec, note } = sandboxLaunch({ dir, launch, isolation, settings: deps.sandbox, hostId: sandboxHostId(runId, deps.sandbox), egress, callback, dieWithParent: true, forbidden: [deps.dataDir, deps.projectsRoot] });
+      const { spec, note } = sandboxLaunch({ dir, launch, isolation, settings: deps.sandbox, hostId: sandboxHostId(runId, deps.sandbox), egress, callback, dieWithParent: true, forbidden: [deps.dataDir, deps.projectsRoot], trustCommand: agent.source !== 'project' });
       const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
       const memoryLimit: MemoryLimitOutcome | null = limitMiB ? createMemoryCgroup(runId, limitMiB) : null;
       const status = await startSandbox(dir, { ...spec, memoryCgroup: memoryLimit?.enforced ? memoryLimit.cgroup : null });

@@ -1,5 +1,5 @@
-// The Koa application: request id → error envelope → browser guards → routes (each with its own auth policy and
-// validation) → 404/405 for everything else.
+// The Koa application: request id → error envelope → Host guard (--no-auth) → routes (each with
+// its own same-site guard, auth policy and validation) → 404/405 for everything else.
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { AuthSettings } from './auth.ts';

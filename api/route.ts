@@ -5,6 +5,7 @@ import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { type z, type ZodType } from 'zod';
 import { authorize, type AuthPolicy, type AuthSettings, type Identity } from './auth.ts';
+import { assertSameSite } from './middleware/browser-guards.ts';
 import { Errors } from './errors.ts';
 import { containsNul, readJsonBody } from './middleware/json-body.ts';
 
@@ -31,6 +32,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   auth: AuthPolicy;
   /** Also accept the path run's own per-run token (the in-sandbox callback routes). */
   runToken?: boolean;
+  /** A GET that changes state (the inbox claims messages): guarded against other sites like a POST. */
+  changesState?: boolean;
   summary: string;
   tags: string[];
   params?: ZodType<P>;
@@ -66,6 +69,7 @@ export function toKoaPath(openApiPath: string): string {
 export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], auth: AuthSettings): void {
   for (const route of routes) {
     router[route.method](toKoaPath(route.path), async (ctx: Context) => {
+      if (route.method !== 'get' || route.changesState) assertSameSite(ctx);
       const rawParams = (ctx as unknown as { params: Record<string, string> }).params;
       const identity = await authorize(ctx, { policy: route.auth, runToken: route.runToken }, auth, rawParams.id);
       if (containsNul(rawParams) || containsNul({ ...ctx.query })) throw Errors.validation('the path or query contains a NUL character', 'remove it: no svc parameter accepts it');

@@ -24,7 +24,8 @@ export async function finalizeWork(run: RunSnapshot, args: { baseBranch: string;
     : { version: 1, attemptId: uuid4(), branch, push: true, artifacts: [], commit: [], baseBranch: args.baseBranch };
   const parkedAt = new Date(Date.now()).toISOString();
   await project([{ dedupeKey: 'finalize:intent', kind: 'finalize.intent_parked', stream: 'system', ts: parkedAt, payload: { attemptId: channel.intent.attemptId, branch, baseBranch: args.baseBranch } }]);
-  await finalizerStart.startSandboxFinalizer({ runId: run.id });
+  // The finalizer lives no longer than the wait for its result (and a minute to post it).
+  await finalizerStart.startSandboxFinalizer({ runId: run.id, maxLifetimeMs: args.timing.finalizeTimeoutMs + 60_000 });
 
   const posted = await condition(() => channel.result !== null, args.timing.finalizeTimeoutMs);
   let result = posted ? channel.result! : unpostedResult('timeout');

@@ -1,10 +1,12 @@
-// svc's side of the hand-over: the commits a sandbox left as a git bundle are fetched into the
-// project clone (svc's own repository: its config, no hooks of the agent's), pushed to the run's
-// branch with svc's credential, and measured there. When the push fails, the work is salvaged
-// from the same place: a rescue branch on origin and the bundle kept in the data directory. git
-// never runs in the agent's workspace with svc's rights.
-import { closeSync, constants, copyFileSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+// svc's side of the hand-over: the commits a sandbox left as a git bundle are fetched into a
+// scratch repository of svc's own (its config, no hooks of the agent's; the project clone's
+// objects borrowed, never added to), pushed to the run's branch with svc's credential, and
+// measured there. When the push fails, the work is salvaged from the same place: a rescue branch
+// on origin and the bundle kept in the data directory. git never runs in the agent's workspace
+// with svc's rights.
+import { constants, copyFileSync, mkdirSync } from 'node:fs';
+import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { git, GitError } from './git.ts';
 
 export interface ChangeSummary {
@@ -39,37 +41,50 @@ export function summariseNumstat(numstat: string, commitsAhead: number): ChangeS
 
 /**
  * Copies the sandbox's bundle to a file of svc's, refusing anything but a plain file of sane size
- * (a symlink to a host secret, a FIFO that would hang svc, a device). Answers why when it refuses.
+ * (a symlink to a host secret, a FIFO that would hang svc, a device, a file still growing past the
+ * cap). Asynchronous: a big bundle does not stall the worker's other activities. Answers why when
+ * it refuses.
  */
-export function takeBundle(source: string, target: string): string | null {
-  let fd: number;
+export async function takeBundle(source: string, target: string): Promise<string | null> {
+  let input: FileHandle;
   try {
-    fd = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    input = await open(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     return `the sandbox left no readable bundle (${(error as NodeJS.ErrnoException).code})`;
   }
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return 'the sandbox\'s bundle is not a plain file';
-    if (stat.size > MAX_BUNDLE_BYTES) return `the sandbox's bundle is larger than ${MAX_BUNDLE_BYTES} bytes`;
-    mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-    const out = openSync(`${target}.partial`, 'w', 0o600);
+    const stat = await input.stat();
+    if (!stat.isFile()) return "the sandbox's bundle is not a plain file";
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    const output = await open(`${target}.partial`, 'w', 0o600);
+    let copied = 0;
     try {
       const buffer = Buffer.alloc(1 << 20);
-      for (let read; (read = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) writeSync(out, buffer, 0, read);
+      for (let read; (read = (await input.read(buffer, 0, buffer.length, null)).bytesRead) > 0; ) {
+        copied += read;
+        // Counted while copying: the file may grow after the stat.
+        if (copied > MAX_BUNDLE_BYTES) break;
+        await output.write(buffer, 0, read);
+      }
     } finally {
-      closeSync(out);
+      await output.close();
     }
-    renameSync(`${target}.partial`, target);
+    if (copied > MAX_BUNDLE_BYTES) {
+      await rm(`${target}.partial`, { force: true });
+      return `the sandbox's bundle is larger than ${MAX_BUNDLE_BYTES} bytes`;
+    }
+    await rename(`${target}.partial`, target);
     return null;
   } finally {
-    closeSync(fd);
+    await input.close();
   }
 }
 
 export interface DeliveryRequest {
   /** The project clone: svc's repository, whose origin is the project's forge URL. */
   clone: string;
+  /** A scratch bare repository svc makes for this delivery (and removes after). */
+  scratch: string;
   runId: string;
   branch: string;
   baseBranch: string;
@@ -84,35 +99,53 @@ function message(error: unknown): string {
   return error instanceof GitError ? error.message : String((error as Error)?.message ?? error);
 }
 
-/** Fetch, push, measure; salvage when the push fails. Idempotent: a retry pushes the same tip again. */
+/** The run's commits, fetched from its bundle into the scratch repository. */
+const RUN_REF = 'refs/svc/run';
+
+/**
+ * Fetch, push, measure; salvage when the push fails. Idempotent: a retry pushes the same tip
+ * again. The agent's objects go into a scratch repository that borrows the clone's objects
+ * (alternates) and is removed afterwards, never into the project clone, whose objects every later
+ * workspace is cut from: one run's work (or a secret the forge refused) never reaches another run.
+ */
 export async function deliverBranch(request: DeliveryRequest): Promise<DeliveryOutcome> {
-  const { clone: cwd, runId, token } = request;
-  const keep = `refs/svc/runs/${runId}`;
+  const { clone, scratch, token } = request;
   const base = `refs/remotes/origin/${request.baseBranch}`;
-  await git(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${request.baseBranch}:${base}`], { cwd, token });
+  await git(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${request.baseBranch}:${base}`], { cwd: clone, token });
+  const baseCommit = await git(['rev-parse', '--verify', `${base}^{commit}`], { cwd: clone });
+  const origin = await git(['remote', 'get-url', 'origin'], { cwd: clone });
+  const objects = resolve(clone, await git(['rev-parse', '--git-path', 'objects'], { cwd: clone }));
+  await rm(scratch, { recursive: true, force: true });
+  await git(['init', '--quiet', '--bare', scratch]);
+  await writeFile(join(scratch, 'objects', 'info', 'alternates'), `${objects}\n`);
   try {
-    // fsck: whatever the agent built must be well-formed before svc stores or pushes it.
-    await git(['-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', request.bundle, `+HEAD:${keep}`], { cwd });
-  } catch (error) {
-    return { pushed: false, error: `the sandbox's bundle could not be taken: ${message(error)}`, summary: null, salvage: null };
+    try {
+      // fsck: whatever the agent built must be well-formed before svc pushes it.
+      await git(['-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', request.bundle, `+HEAD:${RUN_REF}`], { cwd: scratch });
+    } catch (error) {
+      return { pushed: false, error: `the sandbox's bundle could not be taken: ${message(error)}`, summary: null, salvage: null };
+    }
+    const push = (target: string) => git(['-c', 'core.hooksPath=/dev/null', 'push', '--porcelain', '--no-verify', origin, `${RUN_REF}:refs/heads/${target}`], { cwd: scratch, token });
+    try {
+      // --porcelain: git's own verdict goes to stdout, so the error is what the remote said.
+      await push(request.branch);
+    } catch (error) {
+      return { pushed: false, error: (error as GitError).stderr?.trim() || message(error), summary: null, salvage: await salvage(request, push) };
+    }
+    const commitsAhead = Number(await git(['rev-list', '--count', `${baseCommit}..${RUN_REF}`], { cwd: scratch }));
+    const summary = commitsAhead === 0 ? { commitsAhead: 0, filesChanged: 0, insertions: 0, deletions: 0 } : summariseNumstat(await git(['diff', '--numstat', `${baseCommit}...${RUN_REF}`], { cwd: scratch }), commitsAhead);
+    return { pushed: true, error: null, summary, salvage: null };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
-  try {
-    // --porcelain: git's own verdict goes to stdout, so the error is what the remote said.
-    await git(['-c', 'core.hooksPath=/dev/null', 'push', '--porcelain', '--no-verify', 'origin', `${keep}:refs/heads/${request.branch}`], { cwd, token });
-  } catch (error) {
-    return { pushed: false, error: (error as GitError).stderr?.trim() || message(error), summary: null, salvage: await salvage(request, keep) };
-  }
-  const commitsAhead = Number(await git(['rev-list', '--count', `${base}..${keep}`], { cwd }));
-  const summary = commitsAhead === 0 ? { commitsAhead: 0, filesChanged: 0, insertions: 0, deletions: 0 } : summariseNumstat(await git(['diff', '--numstat', `${base}...${keep}`], { cwd }), commitsAhead);
-  return { pushed: true, error: null, summary, salvage: null };
 }
 
-async function salvage(request: DeliveryRequest, keep: string): Promise<DeliveryOutcome['salvage']> {
+async function salvage(request: DeliveryRequest, push: (target: string) => Promise<string>): Promise<DeliveryOutcome['salvage']> {
   const notes: string[] = [];
   const rescueRef = `svc/rescue/${request.runId}`;
   let salvageRef: string | null = null;
   try {
-    await git(['-c', 'core.hooksPath=/dev/null', 'push', '--quiet', '--no-verify', 'origin', `${keep}:refs/heads/${rescueRef}`], { cwd: request.clone, token: request.token });
+    await push(rescueRef);
     salvageRef = rescueRef;
   } catch (error) {
     notes.push(`rescue push refused: ${message(error)}`);

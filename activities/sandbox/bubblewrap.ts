@@ -58,6 +58,8 @@ export interface BubblewrapOptions {
   dieWithParent: boolean;
   /** The unprivileged host uid/gid to become first (svc runs as root); null when svc is not root. */
   hostId: number | null;
+  /** Processes (and threads) the run's host uid may have at once: a fork bomb stays in its run. */
+  maxProcesses: number;
 }
 
 function systemMounts(): string[] {
@@ -143,6 +145,8 @@ export function bubblewrapArgv(layout: SandboxLayout, command: string[], options
     'bwrap', ...NAMESPACES, '--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP', ...dieWithParent, ...mounts(layout),
     // Root without CAP_DAC_OVERRIDE cannot enter the agent's 0700 workspace: the inner layer does.
     '--chdir', '/',
+    // RLIMIT_NPROC counts per uid: with a uid of the run's own, it is a per-run process limit.
+    '--', 'prlimit', `--nproc=${options.maxProcesses}:${options.maxProcesses}`,
     '--', 'setpriv', '--reuid', host, '--regid', host, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs',
     '--', 'bwrap', ...userNamespace(options.dieWithParent), '--dev-bind', '/', '/', ...inWorkspace,
     '--', ...command,

@@ -1,10 +1,10 @@
 // The sandbox's way to svc: a reverse proxy on a unix socket bound into the sandbox, passing only
-// the run's own callback routes (inbox, finalize intent and result, salvage, git credential) to
+// the run's own callback routes (inbox, finalize intent and result, git credential) to
 // the API, with the run's token added here. The sandbox holds no svc credential, and even an
 // API started with --no-auth (every caller the operator) shows it nothing but its own run.
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { RefusalLog } from './egress-proxy.ts';
+import { MAX_SANDBOX_CONNECTIONS, type RefusalLog } from './egress-proxy.ts';
 
 export interface CallbackTarget {
   /** The API base URL as the worker reaches it (SVC_API_URL, or the API this process serves). */
@@ -14,7 +14,9 @@ export interface CallbackTarget {
   token: string;
 }
 
-export const CALLBACK_ROUTES = ['inbox', 'finalize-intent', 'finalize-result', 'salvage', 'git-credential'] as const;
+/** What a local sandbox may call. Not salvage: svc salvages a local run itself (and its 96 MiB
+ * bodies would be the agent's way to load the API). */
+export const CALLBACK_ROUTES = ['inbox', 'finalize-intent', 'finalize-result', 'git-credential'] as const;
 
 /** The request headers that reach the API; everything else (cookies, origins, credentials) stays behind. */
 const FORWARDED_HEADERS = ['accept', 'content-type', 'content-length', 'x-request-id'];
@@ -46,5 +48,6 @@ export function callbackServer(target: CallbackTarget, refusals: RefusalLog) {
     request.pipe(upstream);
   });
   server.on('clientError', (_error, socket) => socket.destroy());
+  server.maxConnections = MAX_SANDBOX_CONNECTIONS;
   return server;
 }

@@ -1,10 +1,11 @@
 // Deciding one egress connection of a sandbox: the destination must be on the allowlist, and every
-// address it resolves to must be public, unless an exact operator or built-in entry names it (a
+// address it resolves to must be public (and not the host's own), unless an exact operator or built-in entry names it (a
 // loopback model server, an internal mirror). Link-local addresses (cloud metadata) open only to
 // an entry that is that very IP. The proxy connects to the address checked here, never to a name
 // resolved again, so DNS rebinding cannot swap a public answer for a private one in between.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { isExactRule, matchEgressRule, type EgressRule } from '../../core/egress-rules.ts';
 
 const NON_PUBLIC = new BlockList();
@@ -14,8 +15,12 @@ for (const [network, prefix] of [
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
 // (IPv4-mapped addresses are unmapped before the check: Node matches IPv4 against a ::ffff:0:0/96 rule.)
-for (const [network, prefix] of [['::', 127], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
+for (const [network, prefix] of [['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+}
+// The host's own addresses: a public one still leads to every service listening on all interfaces.
+for (const entries of Object.values(networkInterfaces())) {
+  for (const entry of entries ?? []) NON_PUBLIC.addAddress(entry.address.replace(/%.*$/, ''), entry.family === 'IPv6' ? 'ipv6' : 'ipv4');
 }
 const LINK_LOCAL = new BlockList();
 LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');

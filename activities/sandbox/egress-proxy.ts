@@ -17,6 +17,14 @@ export interface EgressRefusalRecord {
 }
 
 const MAX_LOGGED_REFUSALS = 1000;
+/** Connections one sandbox may hold open through one proxy: the proxies run outside its memory limit. */
+export const MAX_SANDBOX_CONNECTIONS = 256;
+const SOCKS_HANDSHAKE_MS = 30_000;
+
+function bounded<T extends { maxConnections: number }>(server: T): T {
+  server.maxConnections = MAX_SANDBOX_CONNECTIONS;
+  return server;
+}
 
 /** Appends refusals as JSON lines, capped so a looping agent cannot fill the disk with them. */
 export class RefusalLog {
@@ -31,7 +39,11 @@ export class RefusalLog {
     if (this.#written > MAX_LOGGED_REFUSALS) return;
     this.#written += 1;
     const line = this.#written > MAX_LOGGED_REFUSALS ? { ts: new Date().toISOString(), protocol: refusal.protocol, destination: '*', reason: 'further_refusals_not_logged' } : { ts: new Date().toISOString(), ...refusal };
-    appendFileSync(this.#path, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    try {
+      appendFileSync(this.#path, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    } catch {
+      // A full disk (the agent's doing, perhaps) loses the record, never the supervisor.
+    }
   }
 }
 
@@ -81,10 +93,10 @@ export class EgressProxy {
 
   /** The HTTP proxy: CONNECT for TLS and any TCP, absolute-form requests for plain HTTP. */
   httpServer(): Server {
-    const server = createHttpServer((request, response) => void this.#forward(request, response));
-    server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => void this.#tunnel(request, client, head));
+    const server = createHttpServer((request, response) => this.#forward(request, response).catch(() => response.destroy()));
+    server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => this.#tunnel(request, client, head).catch(() => client.destroy()));
     server.on('clientError', (_error, socket) => socket.destroy());
-    return server;
+    return bounded(server);
   }
 
   async #tunnel(request: IncomingMessage, client: Socket, head: Buffer): Promise<void> {
@@ -136,10 +148,14 @@ export class EgressProxy {
 
   /** The SOCKS5 proxy (no authentication, CONNECT only), for TCP clients that do not speak HTTP. */
   socksServer() {
-    return createNetServer((client) => {
-      client.on('error', () => client.destroy());
-      void this.#socks(client);
-    });
+    return bounded(
+      createNetServer((client) => {
+        client.on('error', () => client.destroy());
+        // A client that never finishes its handshake does not hold a place for ever.
+        client.setTimeout(SOCKS_HANDSHAKE_MS, () => client.destroy());
+        void this.#socks(client);
+      }),
+    );
   }
 
   async #socks(client: Socket): Promise<void> {
@@ -167,6 +183,7 @@ export class EgressProxy {
       upstream.once('connect', () => {
         upstream.removeAllListeners('error');
         reply(0);
+        client.setTimeout(0);
         splice(client, upstream);
       });
     } catch {

@@ -13,6 +13,8 @@ export interface LaunchSpec {
   memoryCgroup?: MemoryCgroup | null;
   /** The sandbox's proxies, started by the supervisor before the launch (bubblewrap only). */
   network?: NetworkSpec | null;
+  /** Stop the launch after this long (the finalizer: agent-configured git may try to run for ever). */
+  maxLifetimeMs?: number | null;
 }
 
 export interface SupervisorRecord {

@@ -16,12 +16,16 @@ const token = process.env.SVC_API_TOKEN;
 const runId = process.env.SVC_RUN_ID!;
 const outbox = process.env.SVC_OUTBOX!;
 const INTENT_WAIT_MS = Number(process.env.SVC_FINALIZE_INTENT_WAIT_MS ?? 120_000);
+/** The workspace's config is the agent's (fsmonitor, filters): no git command may hang the finalizer. */
+const GIT_TIMEOUT_MS = 5 * 60_000;
 /** Named as core/finalize.ts's BUNDLE_FILE: the host side reads it from the outbox. */
 const BUNDLE_FILE = 'branch.bundle';
 
 function git(args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('git', args, { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 << 20 }, (error, stdout, stderr) => resolve({ ok: !error, stdout: stdout.trim(), stderr: stderr.trim() }));
+    execFile('git', args, { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 << 20, timeout: GIT_TIMEOUT_MS }, (error, stdout, stderr) =>
+      resolve({ ok: !error, stdout: stdout.trim(), stderr: stderr.trim() }),
+    );
   });
 }
 

@@ -41,6 +41,8 @@ export interface SandboxSettings {
   toolchain: string[];
   /** First host uid of the range sandboxes run as when svc is root (SVC_SANDBOX_UID_BASE). */
   uidBase: number;
+  /** Processes and threads one sandbox may have at once when svc is root (SVC_SANDBOX_MAX_PROCESSES). */
+  maxProcesses: number;
 }
 
 export class SandboxUnavailableError extends Error {}
@@ -75,9 +77,11 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     throw new Error(`SVC_SANDBOX_EGRESS: ${(error as Error).message}`);
   }
   const uidBase = env.SVC_SANDBOX_UID_BASE ? Number(env.SVC_SANDBOX_UID_BASE) : 2_000_000;
-  if (!Number.isInteger(uidBase) || uidBase < 1000 || uidBase > 4_000_000_000) throw new Error(`SVC_SANDBOX_UID_BASE must be a uid between 1000 and 4000000000, not "${env.SVC_SANDBOX_UID_BASE}"`);
+  if (!Number.isInteger(uidBase) || uidBase < 1000 || uidBase > 3_000_000_000) throw new Error(`SVC_SANDBOX_UID_BASE must be a uid between 1000 and 3000000000, not "${env.SVC_SANDBOX_UID_BASE}"`);
   const toolchain = (env.SVC_SANDBOX_TOOLCHAIN ?? '').split(':').filter(Boolean);
-  return { mode, allowUnsandboxed, binds: parseBinds(env.SVC_SANDBOX_BINDS), memoryLimitMiB: memory, egress, toolchain, uidBase };
+  const maxProcesses = env.SVC_SANDBOX_MAX_PROCESSES ? Number(env.SVC_SANDBOX_MAX_PROCESSES) : 1024;
+  if (!Number.isInteger(maxProcesses) || maxProcesses < 16) throw new Error(`SVC_SANDBOX_MAX_PROCESSES must be a whole number, at least 16, not "${env.SVC_SANDBOX_MAX_PROCESSES}"`);
+  return { mode, allowUnsandboxed, binds: parseBinds(env.SVC_SANDBOX_BINDS), memoryLimitMiB: memory, egress, toolchain, uidBase, maxProcesses };
 }
 
 /** The isolation runs get; throws when no sandbox is available and the operator did not opt out. */
@@ -92,11 +96,13 @@ export function chooseIsolation(settings: SandboxSettings): Isolation {
 /** The warning every unsandboxed run carries on its sandbox.started event, and start-up prints. */
 export const UNSANDBOXED_WARNING = 'agents run as plain processes with svc\'s own rights (SVC_ALLOW_UNSANDBOXED=1): nothing isolates them';
 
-const UID_RANGE = 1_000_000;
+/** 2^30 uids: two of a thousand runs alive at once share one with odds of about 1 in 2000. */
+const UID_RANGE = 2 ** 30;
 
 /**
- * The host uid (and gid) a run's sandbox becomes when svc runs as root: one per run, from a range
- * no account uses, so two sandboxes never share an owner either.
+ * The host uid (and gid) a run's sandbox becomes when svc runs as root: one per run (hashed from
+ * its id), from a range no account uses. Two runs sharing one is rare, and even then their mount,
+ * PID and network namespaces keep them apart; the uid is a second wall, not the only one.
  */
 export function sandboxHostId(runId: string, settings: Pick<SandboxSettings, 'uidBase'>): number | null {
   if (process.getuid?.() !== 0) return null;

@@ -3,6 +3,7 @@
 // loopback ports inside, the run's callback routes) and an environment that names only sandbox
 // paths and holds no svc credential; as a plain process (operator opt-in), the old launch.
 import { chmodSync, chownSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeEgressRule, type EgressRule } from '../../core/egress-rules.ts';
@@ -14,6 +15,7 @@ import { NETWORK_SOCKETS } from './sandbox-network.ts';
 import { resolveToolchain } from './toolchain.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+const SVC_CHECKOUT = join(HERE, '..', '..');
 /** svc's in-sandbox programs: self-contained files, bound read-only (as .mts: ESM without a package.json). */
 export const SANDBOX_PROGRAMS = {
   init: { source: join(HERE, 'sandbox-init.ts'), target: `${SANDBOX_PATHS.bin}/init.mts` },
@@ -43,6 +45,8 @@ export interface SandboxLaunchRequest {
   dieWithParent: boolean;
   /** Directories no sandbox may see (data directory, project clones). */
   forbidden: string[];
+  /** Whether the command's own directory may be bound (an operator's agent; not a project's). */
+  trustCommand: boolean;
 }
 
 export interface SandboxNote {
@@ -91,7 +95,15 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     // Public knowledge, read by the agent's uid (svc's umask would make it 0600).
     chmodSync(join(etcDir, name), 0o644);
   }
-  const toolchain = resolveToolchain(launch.argv[0] ?? 'true', launch.env.PATH, request.settings.toolchain, request.forbidden);
+  const toolchain = resolveToolchain({
+    command: launch.argv[0] ?? 'true',
+    trustCommand: request.trustCommand,
+    hostPath: process.env.PATH,
+    agentPath: launch.env.PATH,
+    extra: request.settings.toolchain,
+    forbidden: request.forbidden,
+    enclosing: [SVC_CHECKOUT, homedir()],
+  });
 
   // Loopback endpoints on the allowlist (a local model server) keep their address inside: a port
   // there tunnels to them through the proxy, so a client that skips proxies for loopback works too.
@@ -143,7 +155,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   };
   const refusedBinds = request.settings.binds.filter((bind) => clashes(bind.source, request.forbidden)).map((bind) => `${bind.source}: would show svc's own data`);
   const command = request.program ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].target] : [toolchain.command, ...launch.argv.slice(1)];
-  const argv = bubblewrapArgv(layout, [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command], { dieWithParent: request.dieWithParent, hostId });
+  const argv = bubblewrapArgv(layout, [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command], { dieWithParent: request.dieWithParent, hostId, maxProcesses: request.settings.maxProcesses });
   const spec: LaunchSpec = { ...launch, argv, env, network: { socketDir: files.net, rules: request.egress, callback: request.callback, callbackAddress, refusalLog: files.refusals } };
   return { spec, note: { isolation: 'bubblewrap', egress: request.egress.map(describeEgressRule), toolchain: toolchain.dirs, ...(toolchain.refused.length || refusedBinds.length ? { refusedToolchain: [...toolchain.refused, ...refusedBinds] } : {}) } };
 }

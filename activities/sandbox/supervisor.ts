@@ -78,23 +78,25 @@ agent.once('exit', (exitCode, signal) => {
   finish({ exitCode, signal, spawnError: null, stoppedBySvc, endedAt: new Date().toISOString() });
 });
 
-// A stop request from svc (cancel, cap, watchdog): pass it to the agent's whole group.
-for (const name of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(name, () => {
-    stoppedBySvc = true;
-    if (agent.pid) {
-      try {
-        process.kill(-agent.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      setTimeout(() => {
-        try {
-          process.kill(-agent.pid!, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }, 5000).unref();
+/** Stops the agent's whole group: SIGTERM, then SIGKILL after 5 s. */
+function stopAgentGroup(): void {
+  stoppedBySvc = true;
+  if (!agent.pid) return;
+  try {
+    process.kill(-agent.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+  setTimeout(() => {
+    try {
+      process.kill(-agent.pid!, 'SIGKILL');
+    } catch {
+      // already gone
     }
-  });
+  }, 5000).unref();
 }
+
+// A stop request from svc (cancel, cap, watchdog): pass it to the agent's whole group.
+for (const name of ['SIGTERM', 'SIGINT'] as const) process.on(name, stopAgentGroup);
+// A launch with a lifetime (the finalizer) is stopped when it runs out, whatever it is doing.
+if (spec.maxLifetimeMs) setTimeout(stopAgentGroup, spec.maxLifetimeMs).unref();

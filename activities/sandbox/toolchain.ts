@@ -1,7 +1,8 @@
 // What of the host an agent needs besides the system: the Node that runs svc's in-sandbox programs
-// and the agent's own CLI. A path inside a node_modules tree brings that whole tree (a CLI's
-// platform binary lives in a sibling package); anything else brings its own directory. A path
-// that would show the data directory, the project clones or a whole home is never bound.
+// and the agent's own CLI (an operator-defined agent's command; a project's agents get only what
+// is already there). A path inside a node_modules tree brings that whole tree (a CLI's platform
+// binary lives in a sibling package); anything else brings its own directory. A path that would
+// show the data directory, the project clones, svc's checkout or a whole home is never bound.
 import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
@@ -51,20 +52,37 @@ function rootOf(path: string): string | undefined {
   return statSync(real).isDirectory() ? real : dirname(real);
 }
 
-/**
- * The toolchain of one launch. `command` is the agent's argv[0]; `extra` the operator's
- * SVC_SANDBOX_TOOLCHAIN; `forbidden` the directories no sandbox may see (data, projects).
- */
-export function resolveToolchain(command: string, hostPath: string | undefined, extra: string[], forbidden: string[]): Toolchain {
+export interface ToolchainRequest {
+  /** The agent's argv[0]. */
+  command: string;
+  /** Whether its directory may be bound: not for a project's own agents (their repository picks the command). */
+  trustCommand: boolean;
+  /** svc's own PATH: its node_modules/.bin entries bring their trees. */
+  hostPath: string | undefined;
+  /** The PATH the agent asked for, filtered to what the sandbox can see. */
+  agentPath: string | undefined;
+  /** SVC_SANDBOX_TOOLCHAIN. */
+  extra: string[];
+  /** Directories no sandbox may see, or see inside (data directory, project clones). */
+  forbidden: string[];
+  /** Directories no binding may contain (svc's checkout, svc's home). */
+  enclosing: string[];
+}
+
+const real = (path: string) => (existsSync(path) ? realpathSync(path) : resolve(path));
+
+/** The toolchain of one launch. */
+export function resolveToolchain(request: ToolchainRequest): Toolchain {
   const refused: string[] = [];
   const dirs = new Set<string>();
-  const commandPath = whichOnPath(command, hostPath);
-  const nodeModulesBins = (hostPath ?? '').split(delimiter).filter((entry) => entry.endsWith(`${sep}node_modules${sep}.bin`));
-  const candidates = [process.execPath, ...(commandPath ? [commandPath] : []), ...nodeModulesBins, ...extra];
-  for (const candidate of candidates) {
+  const forbidden = request.forbidden.map(real);
+  const enclosing = request.enclosing.map(real);
+  const commandPath = request.trustCommand ? whichOnPath(request.command, request.hostPath) : undefined;
+  const nodeModulesBins = (request.hostPath ?? '').split(delimiter).filter((entry) => entry.endsWith(`${sep}node_modules${sep}.bin`));
+  for (const candidate of [process.execPath, ...(commandPath ? [commandPath] : []), ...nodeModulesBins, ...request.extra]) {
     const root = rootOf(resolve(candidate));
     if (!root || isSystem(`${root}${sep}`)) continue;
-    const clash = TOO_BROAD.includes(root) ? 'too broad' : forbidden.find((secret) => isUnder(secret, root) || isUnder(root, secret));
+    const clash = TOO_BROAD.includes(root) ? 'too broad' : (forbidden.find((secret) => isUnder(secret, root) || isUnder(root, secret)) ?? enclosing.find((dir) => isUnder(dir, root)));
     if (clash) {
       refused.push(`${root}: ${clash === 'too broad' ? clash : `would show ${clash}`}`);
       continue;
@@ -73,10 +91,10 @@ export function resolveToolchain(command: string, hostPath: string | undefined, 
   }
   // Lexically inside a bound directory: a path that reaches one only through a symlink is not there.
   const visible = (entry: string) => isSystem(`${entry}${sep}`) || [...dirs].some((dir) => isUnder(entry, dir));
-  const entries = (hostPath ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter).filter((entry) => entry && visible(entry));
+  const entries = (request.agentPath ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter).filter((entry) => entry && visible(entry));
   const nodeBin = dirname(process.execPath);
   if (!entries.includes(nodeBin) && [...dirs].some((dir) => isUnder(realpathSync(nodeBin), dir))) entries.unshift(nodeBin);
   for (const system of ['/usr/local/bin', '/usr/bin', '/bin']) if (!entries.includes(system)) entries.push(system);
-  const reachable = commandPath && !visible(dirname(commandPath)) && existsSync(commandPath) ? realpathSync(commandPath) : command;
+  const reachable = commandPath && !visible(dirname(commandPath)) && existsSync(commandPath) ? realpathSync(commandPath) : request.command;
   return { dirs: [...dirs], path: [...new Set(entries)].join(delimiter), refused, command: reachable };
 }

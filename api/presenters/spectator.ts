@@ -77,7 +77,8 @@ export class Spectators {
   async runs<T extends { projectId?: string | null; prompt: string; renderedAgentJson?: unknown; salvagePath?: string | null }>(runs: T[]): Promise<T[]> {
     const shown = new Map<string, boolean>();
     for (const projectId of new Set(runs.map((run) => run.projectId).filter((id): id is string => Boolean(id)))) shown.set(projectId, await this.#settings.showsPrompts(projectId));
-    return runs.map((run) => ({ ...run, renderedAgentJson: null, salvagePath: null, prompt: run.projectId && shown.get(run.projectId) ? this.text(run.prompt) : REDACTED_PROMPT }));
+    // Every text field is agent-influenced somewhere (salvageRef, preview messages): all are masked.
+    return runs.map((run) => ({ ...(this.#value(run) as T), renderedAgentJson: null, salvagePath: null, prompt: run.projectId && shown.get(run.projectId) ? this.text(run.prompt) : REDACTED_PROMPT }));
   }
 
   async run<T extends { projectId?: string | null; prompt: string; renderedAgentJson?: unknown; salvagePath?: string | null }>(run: T): Promise<T> {

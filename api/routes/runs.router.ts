@@ -102,6 +102,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       path: '/runs/{id}/inbox',
       auth: 'readOperator',
       runToken: true,
+      changesState: true,
       summary: 'Claim the unread steering messages (each delivered once); ?peek=1 lists them without claiming',
       tags: ['runs'],
       params: runIdParams,

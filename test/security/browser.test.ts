@@ -56,6 +56,15 @@ test.serial('a state-changing request from another origin is refused in every au
     const same = await raw(svc.url, 'POST', '/runs', { host, origin: `http://${host}`, 'content-type': 'application/json', ...auth }, JSON.stringify({ agent: 'nope', prompt: 'x' }));
     t.is(same.status, 404, 'svc\'s own origin gets through (to the agent lookup)');
     t.is((await raw(svc.url, 'GET', '/runs', { host, origin: 'https://evil.example', ...auth })).status, 200, 'reads carry no state change');
+    // An <img> or a form sends no Origin, but a browser still says where the request comes from.
+    const imgPost = await raw(svc.url, 'POST', '/runs/run_000000000000/cancel', { host, 'sec-fetch-site': 'cross-site', ...auth });
+    t.is(imgPost.status, 403);
+    t.is(imgPost.body.error.code, 'origin_forbidden');
+    // The inbox claims messages on a GET: another site cannot drain it either.
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
+      t.is((await raw(svc.url, 'GET', '/runs/run_000000000000/inbox', { host, ...headers, ...auth })).status, 403, JSON.stringify(headers));
+    }
+    t.is((await raw(svc.url, 'GET', '/runs/run_000000000000/inbox', { host, 'sec-fetch-site': 'same-origin', ...auth })).status, 404, 'its own pages get through (to the run lookup)');
   }
   t.is(await runCount(open), 0);
 });

@@ -2,6 +2,7 @@
 // hostile DNS answer) cannot make the proxy connect to.
 import test from 'ava';
 import { EgressEntryError, matchEgressRule, parseEgressEntry, parseEgressList, type EgressRule } from '../../core/egress-rules.ts';
+import { networkInterfaces } from 'node:os';
 import { decideEgress, isPublicAddress } from '../../activities/sandbox/egress-policy.ts';
 import { agentEgressRules } from '../../activities/sandbox/egress-allowlist.ts';
 
@@ -71,4 +72,7 @@ test("a run's allowlist: its model endpoints always; forge, operator and project
 test('the address classes', (t) => {
   for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1']) t.false(isPublicAddress(address), address);
   for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111']) t.true(isPublicAddress(address), address);
+  for (const address of ['::a00:1', '2002:a00:1::1', '64:ff9b:1::a00:1']) t.false(isPublicAddress(address), `${address} embeds a private IPv4 address`);
+  // However public the host's own addresses are, they lead to whatever listens on all interfaces.
+  for (const entry of Object.values(networkInterfaces()).flat()) if (entry) t.false(isPublicAddress(entry.address.replace(/%.*$/, '')), entry.address);
 });

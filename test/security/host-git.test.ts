@@ -20,17 +20,21 @@ let svc: TestStack;
 
 test.before(async () => {
   await forge.start();
-  for (const name of ['armed', 'refused']) github.createRepo('acme', name, { files: { 'app.txt': 'one\n' } });
-  // The forge refuses every push but the rescue branch: svc then salvages.
-  const hook = join(github.root, 'acme', 'refused.git', 'hooks', 'pre-receive');
-  writeFileSync(hook, '#!/bin/sh\nwhile read old new ref; do case "$ref" in *svc/rescue/*) ;; *) echo "remote: fatal: refused" >&2; exit 1;; esac; done\n');
-  chmodSync(hook, 0o755);
+  for (const name of ['armed', 'refused', 'refused-again']) github.createRepo('acme', name, { files: { 'app.txt': 'one\n' } });
+  for (const name of ['refused', 'refused-again']) refusePushes(name);
   svc = await startTestStack({ env: { SVC_GIT_TOKEN: SVC_TOKEN, SVC_GITHUB_API_URL: forge.url } });
 });
 test.after.always(async () => {
   await svc?.stop();
   await forge.stop();
 });
+
+/** The forge refuses every push to the repository but the rescue branch: svc then salvages. */
+function refusePushes(name: string): void {
+  const hook = join(github.root, 'acme', `${name}.git`, 'hooks', 'pre-receive');
+  writeFileSync(hook, '#!/bin/sh\nwhile read old new ref; do case "$ref" in *svc/rescue/*) ;; *) echo "remote: fatal: refused" >&2; exit 1;; esac; done\n');
+  chmodSync(hook, 0o755);
+}
 
 /** Commits, then turns every git knob that would run a program into a call of the host's evil.sh. */
 function armedRepository(script: string): string {
@@ -76,7 +80,15 @@ for (const scenario of [
   });
 }
 
-test('svc takes a bundle only as a plain file: a symlink to a host secret or a FIFO is refused', (t) => {
+test.serial("a run's work the forge refused never reaches a later run of the same project", async (t) => {
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/refused-again' } })).body.project.id;
+  const first = await runAttack(svc, 'echo "secret-of-the-first-run" > leaked.txt && git add leaked.txt && git commit -qm leak', { project });
+  t.like(first.run, { state: 'failed', failureReason: 'finalize_failed' });
+  const second = await runAttack(svc, 'echo found=$(git cat-file --batch-all-objects --batch 2>/dev/null | grep -c "secret-of-the-first-run")', { project });
+  t.is(second.stdout.find((line) => line.startsWith('found=')), 'found=0', 'the workspace holds no object of the earlier run');
+});
+
+test('svc takes a bundle only as a plain file: a symlink to a host secret or a FIFO is refused', async (t) => {
   // The finalizer runs with the agent's rights, so what it leaves in the outbox is hostile too.
   const trap = hostTrap();
   const outbox = mkdtempSync(join(tmpdir(), 'svc-outbox-'));
@@ -85,11 +97,11 @@ test('svc takes a bundle only as a plain file: a symlink to a host secret or a F
   mkdirSync(join(outbox, 'dir.bundle'));
   for (const name of ['link.bundle', 'fifo.bundle', 'dir.bundle', 'missing.bundle']) {
     const target = join(trap.dir, `${name}.copy`);
-    t.truthy(takeBundle(join(outbox, name), target), name);
+    t.truthy(await takeBundle(join(outbox, name), target), name);
     t.false(existsSync(target), `${name} was not copied`);
   }
   writeFileSync(join(outbox, 'plain.bundle'), '# v2 git bundle\n');
-  t.is(takeBundle(join(outbox, 'plain.bundle'), join(trap.dir, 'plain.copy')), null);
+  t.is(await takeBundle(join(outbox, 'plain.bundle'), join(trap.dir, 'plain.copy')), null);
   t.is(readFileSync(join(trap.dir, 'plain.copy'), 'utf8'), '# v2 git bundle\n');
   t.is(statSync(join(trap.dir, 'plain.copy')).mode & 0o777, 0o600);
 });
