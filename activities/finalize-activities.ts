@@ -10,7 +10,13 @@ import { ProjectEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../stack/config.ts';
 import { ForgeUnavailableError, PullRequests, type PullRequestRef } from './forge/github-forge.ts';
-import { deliverBranch, takeBundle, summariseNumstat, type ChangeSummary, type DeliveryOutcome } from './git/branch-delivery.ts';
+import {
+  deliverBranch,
+  takeBundle,
+  summariseNumstat,
+  type ChangeSummary,
+  type DeliveryOutcome,
+} from './git/branch-delivery.ts';
 import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { readJsonIfExists, sandboxFiles, type LaunchSpec } from './sandbox/files.ts';
@@ -53,13 +59,21 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
      * workspace, same isolation and uid, a network of the run's callback routes only). Exactly
      * once: a retry finds the supervisor's claim and starts nothing.
      */
-    async startSandboxFinalizer({ runId, maxLifetimeMs }: { runId: string; maxLifetimeMs?: number }): Promise<{ started: boolean }> {
+    async startSandboxFinalizer({
+      runId,
+      maxLifetimeMs,
+    }: {
+      runId: string;
+      maxLifetimeMs?: number;
+    }): Promise<{ started: boolean }> {
       const agentDir = join(dataPaths.sandboxes(deps.dataDir), runId);
       const agentSpec = readJsonIfExists<LaunchSpec>(sandboxFiles(agentDir).spec);
       if (!agentSpec) throw ApplicationFailure.nonRetryable(`run ${runId} has no sandbox`, 'sandbox_run_lost');
       const env: Record<string, string> = { SVC_RUN_ID: runId };
       for (const name of FINALIZER_ENV) if (process.env[name] !== undefined) env[name] = process.env[name]!;
-      const callback = deps.agentApi ? { baseUrl: deps.agentApi.baseUrl, runId, token: mintRunToken(deps.agentApi.operatorToken, runId) } : null;
+      const callback = deps.agentApi
+        ? { baseUrl: deps.agentApi.baseUrl, runId, token: mintRunToken(deps.agentApi.operatorToken, runId) }
+        : null;
       const { spec } = sandboxLaunch({
         dir: join(agentDir, 'finalize'),
         launch: { argv: [process.execPath], cwd: agentSpec.cwd, env, stdin: null },
@@ -78,7 +92,11 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       // The agent's git config runs in here too (fsmonitor, filters): same memory limit, and a lifetime.
       const limitMiB = agentSpec.memoryCgroup?.limitMiB;
       const memory = limitMiB ? createMemoryCgroup(`${runId}-finalize`, limitMiB) : null;
-      const launch = { ...spec, memoryCgroup: memory?.enforced ? memory.cgroup : null, maxLifetimeMs: maxLifetimeMs ?? DEFAULT_FINALIZER_LIFETIME_MS };
+      const launch = {
+        ...spec,
+        memoryCgroup: memory?.enforced ? memory.cgroup : null,
+        maxLifetimeMs: maxLifetimeMs ?? DEFAULT_FINALIZER_LIFETIME_MS,
+      };
       // Well inside the activity's 30 s: a finalizer that has not spawned by then is retried.
       const status = await startSandbox(join(agentDir, 'finalize'), launch, 10_000);
       return { started: status.kind !== 'lost' };
@@ -88,7 +106,17 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
      * svc's push of what the sandbox handed over: its bundle, fetched into the project clone and
      * pushed from there with svc's credential; measured when pushed, salvaged when not.
      */
-    async deliverBranch({ projectId, runId, branch, baseBranch }: { projectId: string; runId: string; branch: string; baseBranch: string }): Promise<DeliveryOutcome> {
+    async deliverBranch({
+      projectId,
+      runId,
+      branch,
+      baseBranch,
+    }: {
+      projectId: string;
+      runId: string;
+      branch: string;
+      baseBranch: string;
+    }): Promise<DeliveryOutcome> {
       const { project, repo } = await projectOf(projectId);
       const outbox = join(dataPaths.sandboxes(deps.dataDir), runId, 'outbox');
       const bundle = join(deps.dataDir, 'handoff', `${runId}.bundle`);
@@ -96,7 +124,16 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       if (refused) return { pushed: false, error: refused, summary: null, salvage: null };
       try {
         return await withProjectLock(projectLockFile(deps.projectsRoot, repo.owner, repo.name), 'exclusive', () =>
-          deliverBranch({ clone: project.localPath, scratch: join(deps.dataDir, 'handoff', `${runId}.git`), runId, branch, baseBranch, bundle, salvagePath: join(dataPaths.salvage(deps.dataDir), `${runId}.bundle`), token: deps.githubToken }),
+          deliverBranch({
+            clone: project.localPath,
+            scratch: join(deps.dataDir, 'handoff', `${runId}.git`),
+            runId,
+            branch,
+            baseBranch,
+            bundle,
+            salvagePath: join(dataPaths.salvage(deps.dataDir), `${runId}.bundle`),
+            token: deps.githubToken,
+          }),
         );
       } finally {
         // A retry takes the bundle from the outbox again; the salvage keeps its own copy.
@@ -105,12 +142,32 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
     },
 
     /** Reads what the pushed branch holds over its base, from the project clone: runs recorded before the hand-over. */
-    async measureChanges({ projectId, runId, branch, baseBranch }: { projectId: string; runId: string; branch: string; baseBranch: string }): Promise<ChangeSummary> {
+    async measureChanges({
+      projectId,
+      runId,
+      branch,
+      baseBranch,
+    }: {
+      projectId: string;
+      runId: string;
+      branch: string;
+      baseBranch: string;
+    }): Promise<ChangeSummary> {
       const { project, repo } = await projectOf(projectId);
       const outcomeRef = `refs/svc/outcome-facts/${runId}`;
       return withProjectLock(projectLockFile(deps.projectsRoot, repo.owner, repo.name), 'exclusive', async () => {
         const cwd = project.localPath;
-        await git(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`, `+refs/heads/${branch}:${outcomeRef}`], { cwd, token: deps.githubToken });
+        await git(
+          [
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            'origin',
+            `+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`,
+            `+refs/heads/${branch}:${outcomeRef}`,
+          ],
+          { cwd, token: deps.githubToken },
+        );
         try {
           const base = `refs/remotes/origin/${baseBranch}`;
           const commitsAhead = Number(await git(['rev-list', '--count', `${base}..${outcomeRef}`], { cwd }));
@@ -126,12 +183,27 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
      * Retired: salvage used to run git in the agent's workspace with svc's rights. Runs recorded
      * before the hand-over (replayed histories) still call it; it records why nothing was kept.
      */
-    async salvageWorkspace(_input: { runId: string; workspacePath: string; baseBranch: string }): Promise<{ salvageRef: string | null; salvagePath: string | null; notes: string[] }> {
-      return { salvageRef: null, salvagePath: null, notes: ['host-side salvage is retired: svc never runs git in an agent workspace (docs/security.md)'] };
+    async salvageWorkspace(_input: {
+      runId: string;
+      workspacePath: string;
+      baseBranch: string;
+    }): Promise<{ salvageRef: string | null; salvagePath: string | null; notes: string[] }> {
+      return {
+        salvageRef: null,
+        salvagePath: null,
+        notes: ['host-side salvage is retired: svc never runs git in an agent workspace (docs/security.md)'],
+      };
     },
 
     /** Opens the run's PR (or finds the one already open for its branch): never two. */
-    async openPullRequest(input: { projectId: string; runId: string; branch: string; baseBranch: string; title: string; body: string }): Promise<PullRequestRef | { skipped: string }> {
+    async openPullRequest(input: {
+      projectId: string;
+      runId: string;
+      branch: string;
+      baseBranch: string;
+      title: string;
+      body: string;
+    }): Promise<PullRequestRef | { skipped: string }> {
       const { repo } = await projectOf(input.projectId);
       let forge: PullRequests;
       try {
@@ -140,7 +212,14 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
         if (error instanceof ForgeUnavailableError) return { skipped: error.message };
         throw error;
       }
-      return forge.open({ owner: repo.owner, name: repo.name, head: input.branch, base: input.baseBranch, title: input.title, body: input.body });
+      return forge.open({
+        owner: repo.owner,
+        name: repo.name,
+        head: input.branch,
+        base: input.baseBranch,
+        title: input.title,
+        body: input.body,
+      });
     },
 
     async checkPullRequest({ prUrl }: { prUrl: string }): Promise<PullRequestRef> {

@@ -1,4 +1,5 @@
 // createActivities(deps): every activity the worker registers, built from its dependencies.
+import { createAgentActivities } from './agent-activities.ts';
 import { createFinalizeActivities, type FinalizeActivityDeps } from './finalize-activities.ts';
 import { createPlanActivities, type PlanActivityDeps } from './plan-activities.ts';
 import { createProjectActivities, type ProjectActivityDeps } from './project-activities.ts';
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
   const projects = createProjectActivities(deps);
   return {
     ...createRunActivities(deps),
+    ...createAgentActivities(deps),
     ...projects,
     ...createFinalizeActivities(deps),
     ...createPlanActivities(deps, projects),

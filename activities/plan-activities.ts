@@ -6,7 +6,12 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { AgentDefinition } from '../core/agents.ts';
 import { newId } from '../core/ids.ts';
-import { renderPlanPrompt, type ChildRunProgress, type PlanChildSettings, type PlanRunSnapshot } from '../core/plan-model.ts';
+import {
+  renderPlanPrompt,
+  type ChildRunProgress,
+  type PlanChildSettings,
+  type PlanRunSnapshot,
+} from '../core/plan-model.ts';
 import { buildRunInput, projectRunSettings } from '../core/run-input.ts';
 import type { RunTiming, RunWorkflowInput } from '../core/run-model.ts';
 import { parseIssues } from '../core/seeds.ts';
@@ -49,7 +54,9 @@ export function createPlanActivities(deps: PlanActivityDeps, projects: Pick<Proj
     async preparePlanChild(request: PlanChildRequest): Promise<PlanChildPlan> {
       const { project } = await projects.refreshProjectClone({ projectId: request.projectId, ref: null });
       const issuesFile = join(project.localPath, '.seeds', 'issues.jsonl');
-      const seed = existsSync(issuesFile) ? parseIssues(readFileSync(issuesFile, 'utf8')).records.get(request.seedId) : undefined;
+      const seed = existsSync(issuesFile)
+        ? parseIssues(readFileSync(issuesFile, 'utf8')).records.get(request.seedId)
+        : undefined;
       if (!seed) return { kind: 'missing' };
       if (seed.status === 'closed') return { kind: 'closed' };
       const config = loadSvcConfigFrom(project.localPath);
@@ -80,9 +87,18 @@ export function createPlanActivities(deps: PlanActivityDeps, projects: Pick<Proj
     async describeRun({ runId }: { runId: string }): Promise<Omit<ChildRunProgress, 'planRunId' | 'seq'>> {
       try {
         const run = await deps.temporal.workflow.getHandle(runId).query(runSnapshotQuery);
-        return { runId, state: run.state, failureReason: run.failureReason, prUrl: run.prUrl, prState: run.prState, prMergedAt: run.prMergedAt, endedAt: run.endedAt };
+        return {
+          runId,
+          state: run.state,
+          failureReason: run.failureReason,
+          prUrl: run.prUrl,
+          prState: run.prState,
+          prMergedAt: run.prMergedAt,
+          endedAt: run.endedAt,
+        };
       } catch (error) {
-        if ((error as Error).name === 'WorkflowNotFoundError') throw ApplicationFailure.nonRetryable(`run ${runId} has no workflow`, 'not_found');
+        if ((error as Error).name === 'WorkflowNotFoundError')
+          throw ApplicationFailure.nonRetryable(`run ${runId} has no workflow`, 'not_found');
         throw error;
       }
     },

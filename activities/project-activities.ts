@@ -48,10 +48,22 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
   };
 
   return {
-    async registerProjectClone(input: { projectId: string; gitUrl: string; cloneUrl: string; owner: string; name: string; defaultBranch: string | null }): Promise<ProjectRecord> {
+    async registerProjectClone(input: {
+      projectId: string;
+      gitUrl: string;
+      cloneUrl: string;
+      owner: string;
+      name: string;
+      defaultBranch: string | null;
+    }): Promise<ProjectRecord> {
       const localPath = join(deps.projectsRoot, input.owner, input.name);
       const facts = await withProjectLock(lockFor(input.owner, input.name), 'exclusive', () =>
-        cloneProject({ cloneUrl: input.cloneUrl, localPath, defaultBranch: input.defaultBranch, token: deps.githubToken }),
+        cloneProject({
+          cloneUrl: input.cloneUrl,
+          localPath,
+          defaultBranch: input.defaultBranch,
+          token: deps.githubToken,
+        }),
       ).catch(unavailable);
       const now = new Date().toISOString();
       return saveProject(deps.readModel.em(), {
@@ -66,12 +78,22 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
       });
     },
 
-    async refreshProjectClone(input: { projectId: string; ref: string | null }): Promise<{ project: ProjectRecord; headSha: string; ref: string }> {
+    async refreshProjectClone(input: {
+      projectId: string;
+      ref: string | null;
+    }): Promise<{ project: ProjectRecord; headSha: string; ref: string }> {
       const project = await loadProject(input.projectId);
       const { owner, name } = ownerAndName(project.localPath);
       const ref = input.ref ?? project.defaultBranch;
-      const facts = await withProjectLock(lockFor(owner, name), 'exclusive', () => refreshClone({ localPath: project.localPath, ref, token: deps.githubToken })).catch(unavailable);
-      const saved = await saveProject(deps.readModel.em(), { ...project, lastFetchedAt: new Date().toISOString(), lastHeadSha: facts.headSha, hasSeeds: facts.hasSeeds });
+      const facts = await withProjectLock(lockFor(owner, name), 'exclusive', () =>
+        refreshClone({ localPath: project.localPath, ref, token: deps.githubToken }),
+      ).catch(unavailable);
+      const saved = await saveProject(deps.readModel.em(), {
+        ...project,
+        lastFetchedAt: new Date().toISOString(),
+        lastHeadSha: facts.headSha,
+        hasSeeds: facts.hasSeeds,
+      });
       return { project: saved, headSha: facts.headSha, ref };
     },
 
@@ -80,18 +102,32 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
       const removed = await deleteProjectRows(deps.readModel.em(), input.projectId);
       if (!removed) return null;
       const { owner, name } = ownerAndName(removed.localPath);
-      await withProjectLock(lockFor(owner, name), 'exclusive', async () => removeClone(removed.localPath, deps.projectsRoot)).catch(unavailable);
+      await withProjectLock(lockFor(owner, name), 'exclusive', async () =>
+        removeClone(removed.localPath, deps.projectsRoot),
+      ).catch(unavailable);
       return removed;
     },
 
     async syncProjectTriggers(input: { projectId: string; removeAll?: boolean }): Promise<TriggerScheduleSync> {
-      const project = input.removeAll ? null : await deps.readModel.em().findOne(ProjectEntity, { id: input.projectId });
+      const project = input.removeAll
+        ? null
+        : await deps.readModel.em().findOne(ProjectEntity, { id: input.projectId });
       const triggers = project ? (loadSvcConfigFrom(project.localPath).triggers ?? []) : [];
-      return syncTriggerSchedules({ em: deps.readModel.em(), client: deps.temporal, taskQueue: deps.taskQueue, projectId: input.projectId, triggers });
+      return syncTriggerSchedules({
+        em: deps.readModel.em(),
+        client: deps.temporal,
+        taskQueue: deps.taskQueue,
+        projectId: input.projectId,
+        triggers,
+      });
     },
 
     /** What a cron trigger dispatches now, read from the freshly refreshed clone; or why it cannot. */
-    async prepareTriggerRun(input: { projectId: string; triggerId: string; trigger: string }): Promise<{ kind: 'dispatch'; input: RunWorkflowInput } | { kind: 'skip'; reason: string }> {
+    async prepareTriggerRun(input: {
+      projectId: string;
+      triggerId: string;
+      trigger: string;
+    }): Promise<{ kind: 'dispatch'; input: RunWorkflowInput } | { kind: 'skip'; reason: string }> {
       const project = await loadProject(input.projectId);
       const config = loadSvcConfigFrom(project.localPath);
       const problem = blockingProblem(config);
@@ -130,7 +166,10 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
   };
 }
 
-export function triggerPrompt(trigger: { prompt?: string | undefined; seed?: string | undefined }, defaultPrompt: string | undefined): string | undefined {
+export function triggerPrompt(
+  trigger: { prompt?: string | undefined; seed?: string | undefined },
+  defaultPrompt: string | undefined,
+): string | undefined {
   return trigger.prompt ?? defaultPrompt ?? (trigger.seed ? `work on sd ${trigger.seed}` : undefined);
 }
 

@@ -16,7 +16,10 @@ export interface Identity {
   runId?: string;
 }
 
-export const OPERATOR: Identity = { kind: 'operator', capabilities: ['readPublic', 'readOperator', 'dispatch', 'admin'] };
+export const OPERATOR: Identity = {
+  kind: 'operator',
+  capabilities: ['readPublic', 'readOperator', 'dispatch', 'admin'],
+};
 /** A credential-less caller in public mode: a spectator, who may read redacted public views. */
 export const SPECTATOR: Identity = { kind: 'anonymous', capabilities: ['readPublic'] };
 
@@ -30,7 +33,6 @@ export interface AuthSettings {
   publicMode?: boolean;
 }
 
-
 function sameSecret(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
@@ -38,17 +40,26 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 /** Bearer token from the Authorization header only: a token in a query string is never read. */
-export function authenticate(ctx: Context, settings: Pick<AuthSettings, 'operatorToken' | 'noAuth' | 'publicMode'>): Identity {
+export function authenticate(
+  ctx: Context,
+  settings: Pick<AuthSettings, 'operatorToken' | 'noAuth' | 'publicMode'>,
+): Identity {
   if (settings.noAuth) return OPERATOR;
   const header = ctx.get('Authorization');
   if (!header && settings.publicMode) return SPECTATOR;
   if (!header) throw Errors.unauthorized('missing bearer token', undefined, 'invalid_request');
   const match = /^bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw Errors.unauthorized('malformed Authorization header', 'use the form: Authorization: Bearer <token>', 'invalid_request');
+  if (!match)
+    throw Errors.unauthorized(
+      'malformed Authorization header',
+      'use the form: Authorization: Bearer <token>',
+      'invalid_request',
+    );
   const token = match[1]!;
   if (sameSecret(token, settings.operatorToken)) return OPERATOR;
   const run = RUN_TOKEN_PATTERN.exec(token);
-  if (run && sameSecret(token, mintRunToken(settings.operatorToken, run[1]!))) return { kind: 'run', capabilities: ['readOperator', 'dispatch'], runId: run[1]! };
+  if (run && sameSecret(token, mintRunToken(settings.operatorToken, run[1]!)))
+    return { kind: 'run', capabilities: ['readOperator', 'dispatch'], runId: run[1]! };
   throw Errors.unauthorized('invalid bearer token');
 }
 
@@ -58,16 +69,28 @@ export interface RouteAuth {
   runToken?: boolean;
 }
 
-export async function authorize(ctx: Context, route: RouteAuth, settings: AuthSettings, pathRunId: string | undefined): Promise<Identity | undefined> {
+export async function authorize(
+  ctx: Context,
+  route: RouteAuth,
+  settings: AuthSettings,
+  pathRunId: string | undefined,
+): Promise<Identity | undefined> {
   if (route.policy === 'anonymous') return undefined;
   const identity = authenticate(ctx, settings);
   if (identity.kind === 'run') {
     if (!route.runToken) throw Errors.forbidden(route.policy, 'a run token reaches only its own run callback routes');
-    if (pathRunId !== identity.runId) throw Errors.forbidden(route.policy, `this token belongs to run ${identity.runId}`);
-    if (!(await settings.isRunActive(identity.runId!))) throw Errors.unauthorized('the run has ended: its token is no longer valid');
+    if (pathRunId !== identity.runId)
+      throw Errors.forbidden(route.policy, `this token belongs to run ${identity.runId}`);
+    if (!(await settings.isRunActive(identity.runId!)))
+      throw Errors.unauthorized('the run has ended: its token is no longer valid');
   }
   // A spectator has no credential at all: asking for one is the helpful answer.
-  if (identity === SPECTATOR && route.policy !== 'readPublic') throw Errors.unauthorized(`this route needs the operator token (public mode admits spectators to public reads only)`, undefined, 'invalid_request');
+  if (identity === SPECTATOR && route.policy !== 'readPublic')
+    throw Errors.unauthorized(
+      `this route needs the operator token (public mode admits spectators to public reads only)`,
+      undefined,
+      'invalid_request',
+    );
   if (!identity.capabilities.includes(route.policy as Capability)) throw Errors.forbidden(route.policy);
   return identity;
 }

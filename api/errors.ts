@@ -25,25 +25,73 @@ const BEARER_CHALLENGE = 'Bearer realm="svc"';
 export const Errors = {
   validation: (message: string, hint?: string) => new ApiError(400, 'validation_error', message, hint),
   unauthorized: (message: string, hint?: string, challenge: 'invalid_request' | 'invalid_token' = 'invalid_token') =>
-    new ApiError(401, 'unauthorized', message, hint ?? 'send Authorization: Bearer <operator token>', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="${challenge}"` }),
+    new ApiError(401, 'unauthorized', message, hint ?? 'send Authorization: Bearer <operator token>', {
+      'WWW-Authenticate': `${BEARER_CHALLENGE}, error="${challenge}"`,
+    }),
   forbidden: (policy: string, detail?: string) =>
-    new ApiError(403, 'forbidden', detail ? `forbidden: ${detail}` : `this route needs the ${policy} capability`, 'authenticate as the operator', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="insufficient_scope"` }),
+    new ApiError(
+      403,
+      'forbidden',
+      detail ? `forbidden: ${detail}` : `this route needs the ${policy} capability`,
+      'authenticate as the operator',
+      { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="insufficient_scope"` },
+    ),
   notFound: (what: string, hint?: string) => new ApiError(404, 'not_found', `${what} not found`, hint),
-  routeNotFound: (method: string, path: string) => new ApiError(404, 'not_found', `no route for ${method} ${path}`, 'see GET /openapi.json for the routes svc serves'),
+  routeNotFound: (method: string, path: string) =>
+    new ApiError(404, 'not_found', `no route for ${method} ${path}`, 'see GET /openapi.json for the routes svc serves'),
   methodNotAllowed: (method: string, path: string, allowed: string) =>
-    new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, `allowed: ${allowed}`, { Allow: allowed }),
-  payloadTooLarge: (limit: number) => new ApiError(413, 'payload_too_large', `request body is larger than ${limit} bytes`),
+    new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, `allowed: ${allowed}`, {
+      Allow: allowed,
+    }),
+  payloadTooLarge: (limit: number) =>
+    new ApiError(413, 'payload_too_large', `request body is larger than ${limit} bytes`),
   unsupportedMediaType: (type: string) =>
-    new ApiError(415, 'unsupported_media_type', `request body must be application/json, got ${type || 'no Content-Type'}`, 'send Content-Type: application/json'),
+    new ApiError(
+      415,
+      'unsupported_media_type',
+      `request body must be application/json, got ${type || 'no Content-Type'}`,
+      'send Content-Type: application/json',
+    ),
   originForbidden: (origin: string) =>
-    new ApiError(403, 'origin_forbidden', `a state-changing request from another origin (${origin.slice(0, 200)}) is refused`, 'call svc from its own origin, or from a client that is not a browser'),
+    new ApiError(
+      403,
+      'origin_forbidden',
+      `a state-changing request from another origin (${origin.slice(0, 200)}) is refused`,
+      'call svc from its own origin, or from a client that is not a browser',
+    ),
   hostForbidden: (host: string) =>
-    new ApiError(403, 'host_forbidden', `with --no-auth svc answers only to a loopback Host, not "${host.slice(0, 200)}"`, 'use http://127.0.0.1:<port> (or start svc with a token)'),
-  projectUnavailable: (message: string, hint?: string) => new ApiError(503, 'project_unavailable', message, hint ?? 'check the git URL, the forge credentials and the server log'),
-  projectLacksSeeds: (projectId: string) => new ApiError(400, 'project_lacks_seeds', `project ${projectId} has no .seeds/ tracker`, 'initialise one in the repository with `sd init` and refresh the project'),
-  svcConfigInvalid: (file: string, message: string) => new ApiError(422, 'svc_config_invalid', `${file} is invalid: ${message}`, 'fix the file and refresh the project (GET /projects/{id}/svc-config lists the problems)'),
-  svcConfigUnavailable: (message: string) => new ApiError(503, 'svc_config_unavailable', `the project's .svc/ directory cannot be read: ${message}`),
+    new ApiError(
+      403,
+      'host_forbidden',
+      `with --no-auth svc answers only to a loopback Host, not "${host.slice(0, 200)}"`,
+      'use http://127.0.0.1:<port> (or start svc with a token)',
+    ),
+  projectUnavailable: (message: string, hint?: string) =>
+    new ApiError(
+      503,
+      'project_unavailable',
+      message,
+      hint ?? 'check the git URL, the forge credentials and the server log',
+    ),
+  projectLacksSeeds: (projectId: string) =>
+    new ApiError(
+      400,
+      'project_lacks_seeds',
+      `project ${projectId} has no .seeds/ tracker`,
+      'initialise one in the repository with `sd init` and refresh the project',
+    ),
+  svcConfigInvalid: (file: string, message: string) =>
+    new ApiError(
+      422,
+      'svc_config_invalid',
+      `${file} is invalid: ${message}`,
+      'fix the file and refresh the project (GET /projects/{id}/svc-config lists the problems)',
+    ),
+  svcConfigUnavailable: (message: string) =>
+    new ApiError(503, 'svc_config_unavailable', `the project's .svc/ directory cannot be read: ${message}`),
   conflict: (message: string, hint?: string) => new ApiError(409, 'state_transition_error', message, hint),
-  temporalUnavailable: (detail: string) => new ApiError(503, 'runtime_unreachable', 'the workflow engine (Temporal) is unreachable', detail),
-  internal: (requestId: string) => new ApiError(500, 'internal_error', 'internal server error', `request id ${requestId}; see the server log`),
+  temporalUnavailable: (detail: string) =>
+    new ApiError(503, 'runtime_unreachable', 'the workflow engine (Temporal) is unreachable', detail),
+  internal: (requestId: string) =>
+    new ApiError(500, 'internal_error', 'internal server error', `request id ${requestId}; see the server log`),
 };

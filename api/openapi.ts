@@ -4,12 +4,18 @@
 import { z, type ZodType } from 'zod';
 import type { RouteSpec } from './route.ts';
 
-const ERROR_ENVELOPE = z.object({ error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }) });
+const ERROR_ENVELOPE = z.object({
+  error: z.object({ code: z.string(), message: z.string(), hint: z.string().optional() }),
+});
 
 type JsonSchema = Record<string, unknown>;
 
 function jsonSchema(schema: ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  }) as JsonSchema;
   return rest;
 }
 
@@ -18,10 +24,17 @@ function objectProperties(schema: ZodType): { name: string; schema: JsonSchema; 
   const document = jsonSchema(schema, 'input');
   const properties = (document.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((document.required ?? []) as string[]);
-  return Object.entries(properties).map(([name, property]) => ({ name, schema: property, required: required.has(name) }));
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    schema: property,
+    required: required.has(name),
+  }));
 }
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+});
 
 const POLICY_NOTES: Record<string, string> = {
   anonymous: 'No credential needed.',
@@ -33,21 +46,43 @@ const POLICY_NOTES: Record<string, string> = {
 
 function operation(route: RouteSpec<any, any, any>) {
   const parameters = [
-    ...(route.params ? objectProperties(route.params).map((property) => ({ name: property.name, in: 'path', required: true, schema: property.schema })) : []),
-    ...(route.query ? objectProperties(route.query).map((property) => ({ name: property.name, in: 'query', required: property.required, schema: property.schema })) : []),
+    ...(route.params
+      ? objectProperties(route.params).map((property) => ({
+          name: property.name,
+          in: 'path',
+          required: true,
+          schema: property.schema,
+        }))
+      : []),
+    ...(route.query
+      ? objectProperties(route.query).map((property) => ({
+          name: property.name,
+          in: 'query',
+          required: property.required,
+          schema: property.schema,
+        }))
+      : []),
   ];
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(route.responses)) {
-    responses[status] = response.schema ? { description: response.description, content: { [response.contentType ?? 'application/json']: { schema: jsonSchema(response.schema, 'output') } } } : { description: response.description };
+    responses[status] = response.schema
+      ? {
+          description: response.description,
+          content: { [response.contentType ?? 'application/json']: { schema: jsonSchema(response.schema, 'output') } },
+        }
+      : { description: response.description };
   }
-  if (route.params || route.query || route.body) responses['400'] ??= errorResponse('Invalid request (validation_error and the other 400 codes)');
+  if (route.params || route.query || route.body)
+    responses['400'] ??= errorResponse('Invalid request (validation_error and the other 400 codes)');
   if (route.auth !== 'anonymous') {
     responses['401'] ??= errorResponse('Missing or invalid credential');
     responses['403'] ??= errorResponse('The credential may not use this route');
   }
   if (route.params) responses['404'] ??= errorResponse('No such resource');
   responses.default = errorResponse('Any other failure, as the error envelope');
-  const auth = route.runToken ? `${POLICY_NOTES[route.auth]} Also the run's own per-run token.` : POLICY_NOTES[route.auth];
+  const auth = route.runToken
+    ? `${POLICY_NOTES[route.auth]} Also the run's own per-run token.`
+    : POLICY_NOTES[route.auth];
   return {
     operationId: `${route.method}${route.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ? next.toUpperCase() : ''))}`,
     summary: route.summary,
@@ -55,7 +90,14 @@ function operation(route: RouteSpec<any, any, any>) {
     tags: route.tags,
     security: route.auth === 'anonymous' ? [] : [{ bearer: [] }],
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: Boolean(route.bodyRequired), content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: Boolean(route.bodyRequired),
+            content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+          },
+        }
+      : {}),
     responses,
   };
 }
@@ -65,10 +107,20 @@ export function buildOpenApiDocument(routes: RouteSpec<any, any, any>[], version
   for (const route of routes) (paths[route.path] ??= {})[route.method] = operation(route);
   return {
     openapi: '3.1.0',
-    info: { title: 'svc — the Agent Run Control Service', version, description: 'Every failure answers {error:{code,message,hint?}} with a stable snake_case code.' },
+    info: {
+      title: 'svc — the Agent Run Control Service',
+      version,
+      description: 'Every failure answers {error:{code,message,hint?}} with a stable snake_case code.',
+    },
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The operator token, or a per-run token (svc1.<runId>.<hmac>) on the run callback routes.' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The operator token, or a per-run token (svc1.<runId>.<hmac>) on the run callback routes.',
+        },
+      },
       schemas: { ErrorEnvelope: jsonSchema(ERROR_ENVELOPE, 'output') },
     },
   };

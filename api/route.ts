@@ -59,7 +59,13 @@ export function parseOrThrow<T>(schema: ZodType<T>, value: unknown, where: 'body
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues;
-  throw Errors.validation(`invalid request ${where}`, issues.slice(0, 5).map((issue) => describeIssue(issue, where)).join('; '));
+  throw Errors.validation(
+    `invalid request ${where}`,
+    issues
+      .slice(0, 5)
+      .map((issue) => describeIssue(issue, where))
+      .join('; '),
+  );
 }
 
 export function toKoaPath(openApiPath: string): string {
@@ -72,13 +78,15 @@ export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], 
       if (route.method !== 'get' || route.changesState) assertSameSite(ctx);
       const rawParams = (ctx as unknown as { params: Record<string, string> }).params;
       const identity = await authorize(ctx, { policy: route.auth, runToken: route.runToken }, auth, rawParams.id);
-      if (containsNul(rawParams) || containsNul({ ...ctx.query })) throw Errors.validation('the path or query contains a NUL character', 'remove it: no svc parameter accepts it');
+      if (containsNul(rawParams) || containsNul({ ...ctx.query }))
+        throw Errors.validation('the path or query contains a NUL character', 'remove it: no svc parameter accepts it');
       const params = route.params ? parseOrThrow(route.params, rawParams, 'path') : undefined;
       const query = route.query ? parseOrThrow(route.query, { ...ctx.query }, 'query') : undefined;
       let body: unknown;
       if (route.body) {
         const raw = await readJsonBody(ctx, route.bodyLimit, route.bodyRequired);
-        if (raw === undefined && route.bodyRequired) throw Errors.validation('request body is required', 'send a JSON object');
+        if (raw === undefined && route.bodyRequired)
+          throw Errors.validation('request body is required', 'send a JSON object');
         body = parseOrThrow(route.body, raw ?? {}, 'body');
       }
       const result = await route.handler({ params, query, body, identity, ctx });

@@ -57,9 +57,27 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, events: RunEventsService, lifecycle: LifecycleHub, secrets: string[] = []) {
-  const projects = new ProjectsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projectsRoot: deps.projectsRoot });
-  const runs = new RunsService({ readModel: deps.readModel, temporal: deps.temporal, agents: deps.agents, projects, dataDir: deps.dataDir, runBranchPrefix: deps.runBranchPrefix, runTiming: deps.runTiming });
+export function allRoutes(
+  deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>,
+  events: RunEventsService,
+  lifecycle: LifecycleHub,
+  secrets: string[] = [],
+) {
+  const projects = new ProjectsService({
+    readModel: deps.readModel,
+    temporal: deps.temporal,
+    agents: deps.agents,
+    projectsRoot: deps.projectsRoot,
+  });
+  const runs = new RunsService({
+    readModel: deps.readModel,
+    temporal: deps.temporal,
+    agents: deps.agents,
+    projects,
+    dataDir: deps.dataDir,
+    runBranchPrefix: deps.runBranchPrefix,
+    runTiming: deps.runTiming,
+  });
   const links = temporalLinks(deps.temporalUi);
   const spectators = new Spectators(deps.readModel, {
     allowlist: deps.publicAllowlist ?? [],
@@ -67,7 +85,14 @@ export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, e
     hiddenPaths: [deps.dataDir, deps.projectsRoot],
     showsPrompts: (projectId) => projects.showsPromptsToSpectators(projectId),
   });
-  const planRuns = new PlanRunsService({ readModel: deps.readModel, workflows: new PlanRunWorkflows(deps.temporal.client, deps.temporal.taskQueue), projects, agents: deps.agents, planTiming: deps.planTiming, runTiming: deps.runTiming });
+  const planRuns = new PlanRunsService({
+    readModel: deps.readModel,
+    workflows: new PlanRunWorkflows(deps.temporal.client, deps.temporal.taskQueue),
+    projects,
+    agents: deps.agents,
+    planTiming: deps.planTiming,
+    runTiming: deps.runTiming,
+  });
   const routes: RouteSpec<any, any, any>[] = [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
     ...runsRoutes(runs, events, links, spectators),
@@ -83,14 +108,21 @@ export function allRoutes(deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>, e
 
 /** The routes as documentation sees them: built without live dependencies (no handler runs). */
 export function documentedRoutes(version: string): RouteSpec<any, any, any>[] {
-  const inert = { version, temporal: { client: undefined, taskQueue: '' } } as unknown as Omit<ApiServerDeps, 'host' | 'port' | 'auth'>;
+  const inert = { version, temporal: { client: undefined, taskQueue: '' } } as unknown as Omit<
+    ApiServerDeps,
+    'host' | 'port' | 'auth'
+  >;
   return allRoutes(inert, undefined as unknown as RunEventsService, undefined as unknown as LifecycleHub);
 }
 
 export type TemporalLinks = (workflowId: string) => { temporalUi: string | null };
 
 function temporalLinks(ui: ApiServerDeps['temporalUi']): TemporalLinks {
-  return (workflowId) => ({ temporalUi: ui?.url ? `${ui.url}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(workflowId)}` : null });
+  return (workflowId) => ({
+    temporalUi: ui?.url
+      ? `${ui.url}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(workflowId)}`
+      : null,
+  });
 }
 
 async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal'>): Promise<ReadinessCheck[]> {
@@ -102,7 +134,12 @@ async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal
     .catch((error: Error) => ({ name: 'db_reachable', ok: false, message: error.message, hint: 'check DATABASE_URL' }));
   const temporal: ReadinessCheck = (await deps.temporal.isReachable())
     ? { name: 'temporal_reachable', ok: true }
-    : { name: 'temporal_reachable', ok: false, message: 'Temporal did not answer', hint: 'check TEMPORAL_ADDRESS or the embedded server log' };
+    : {
+        name: 'temporal_reachable',
+        ok: false,
+        message: 'Temporal did not answer',
+        hint: 'check TEMPORAL_ADDRESS or the embedded server log',
+      };
   return [db, temporal];
 }
 

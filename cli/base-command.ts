@@ -11,7 +11,10 @@ export const OUTPUT_MODES = ['ndjson', 'json', 'pretty'] as const;
 export type OutputMode = (typeof OUTPUT_MODES)[number];
 
 export abstract class SvcCommand extends Command {
-  output = Option.String('--output', 'ndjson', { description: 'ndjson (default), json or pretty', validator: t.isEnum(OUTPUT_MODES) });
+  output = Option.String('--output', 'ndjson', {
+    description: 'ndjson (default), json or pretty',
+    validator: t.isEnum(OUTPUT_MODES),
+  });
 
   protected abstract run(): Promise<number>;
 
@@ -43,7 +46,8 @@ export abstract class SvcCommand extends Command {
     if (error instanceof ServerError) {
       say(error.code, error.message, error.hint);
       if (error.status === 401 || error.status === 403) return EXIT.unauthorised;
-      if (error.status === 400 || error.status === 404 || error.status === 409 || error.status === 422) return EXIT.usage;
+      if (error.status === 400 || error.status === 404 || error.status === 409 || error.status === 422)
+        return EXIT.usage;
       return EXIT.failed;
     }
     say('failed', (error as Error)?.message ?? String(error));
@@ -53,7 +57,9 @@ export abstract class SvcCommand extends Command {
 
 /** A command that talks to a server. */
 export abstract class RemoteCommand extends SvcCommand {
-  url = Option.String('--url', { description: 'server base URL (default SVC_BASE_URL, the client config, or http://127.0.0.1:8080)' });
+  url = Option.String('--url', {
+    description: 'server base URL (default SVC_BASE_URL, the client config, or http://127.0.0.1:8080)',
+  });
   token = Option.String('--token', { description: 'bearer token (default SVC_API_TOKEN or the client config)' });
 
   #client: SvcClient | undefined;
@@ -89,7 +95,13 @@ export abstract class RemoteCommand extends SvcCommand {
 
 /** Renders rows as an aligned text table. */
 export function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const render = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const render = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [render(headers), ...rows.map(render)].join('\n');
 }

@@ -15,8 +15,26 @@ import { RunCommand } from './commands/run.ts';
 import { ServeCommand } from './commands/serve.ts';
 import { WorkerCommand } from './commands/worker.ts';
 
-const cli = new Cli({ binaryLabel: 'svc — the Agent Run Control Service', binaryName: 'svc', binaryVersion: SVC_VERSION });
-for (const command of [Builtins.HelpCommand, Builtins.VersionCommand, ServeCommand, WorkerCommand, ProjectAddCommand, ProjectListCommand, InitCommand, ConfigMigrateCommand, RunCommand, PlanRunCommand, PlanCancelCommand, PlanStatusCommand, PlanListCommand]) {
+const cli = new Cli({
+  binaryLabel: 'svc — the Agent Run Control Service',
+  binaryName: 'svc',
+  binaryVersion: SVC_VERSION,
+});
+for (const command of [
+  Builtins.HelpCommand,
+  Builtins.VersionCommand,
+  ServeCommand,
+  WorkerCommand,
+  ProjectAddCommand,
+  ProjectListCommand,
+  InitCommand,
+  ConfigMigrateCommand,
+  RunCommand,
+  PlanRunCommand,
+  PlanCancelCommand,
+  PlanStatusCommand,
+  PlanListCommand,
+]) {
   cli.register(command);
 }
 

@@ -29,7 +29,15 @@ export interface RunVerdict {
 
 const SANDBOX_WITNESSES = [/^bwrap: /, /^sandbox-exec: /];
 
-const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 6: 'SIGABRT', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 15: 'SIGTERM' };
+const SIGNALS: Record<number, string> = {
+  1: 'SIGHUP',
+  2: 'SIGINT',
+  6: 'SIGABRT',
+  9: 'SIGKILL',
+  11: 'SIGSEGV',
+  13: 'SIGPIPE',
+  15: 'SIGTERM',
+};
 
 /** A wrapper (bubblewrap, a shell) reports a child killed by signal n as exit status 128+n. */
 function effectiveSignal(evidence: AgentExitEvidence): string | null {
@@ -44,16 +52,25 @@ export function classifyAgentExit(evidence: AgentExitEvidence): RunVerdict {
   if (evidence.providerError && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'provider_error' };
   if (evidence.exitCode === 0) return { state: 'succeeded', failureReason: null };
   if (evidence.oomKilled) return { state: 'failed', failureReason: 'oom_killed' };
-  if (effectiveSignal(evidence) !== null && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'agent_died' };
+  if (effectiveSignal(evidence) !== null && !evidence.stoppedBySvc)
+    return { state: 'failed', failureReason: 'agent_died' };
   if (evidence.sawOutput) return { state: 'failed', failureReason: 'crashed' };
   // The sandbox started but could not execute the agent: the executable is missing.
-  if (evidence.stderrHead.some((line) => /^bwrap: execvp .*: (No such file or directory|Permission denied)/.test(line))) {
+  if (
+    evidence.stderrHead.some((line) => /^bwrap: execvp .*: (No such file or directory|Permission denied)/.test(line))
+  ) {
     return { state: 'failed', failureReason: 'spawn_failed' };
   }
   if (evidence.stderrHead.some((line) => SANDBOX_WITNESSES.some((witness) => witness.test(line)))) {
     return { state: 'failed', failureReason: 'sandbox_failed' };
   }
-  if (evidence.stderrHead.some((line) => /Executable not found in \$PATH|spawn \S+ ENOENT|command not found|^sh: \d+: exec: .*: (not found|Permission denied)/.test(line))) {
+  if (
+    evidence.stderrHead.some((line) =>
+      /Executable not found in \$PATH|spawn \S+ ENOENT|command not found|^sh: \d+: exec: .*: (not found|Permission denied)/.test(
+        line,
+      ),
+    )
+  ) {
     return { state: 'failed', failureReason: 'spawn_failed' };
   }
   return { state: 'failed', failureReason: 'no_model_response' };

@@ -23,7 +23,9 @@ export interface AgentDefinition {
   source: 'builtin' | 'config' | 'project';
 }
 
-const builtin = (agent: Pick<AgentDefinition, 'name' | 'description' | 'runtime' | 'command'> & Partial<AgentDefinition>): AgentDefinition => ({
+const builtin = (
+  agent: Pick<AgentDefinition, 'name' | 'description' | 'runtime' | 'command'> & Partial<AgentDefinition>,
+): AgentDefinition => ({
   env: {},
   provider: null,
   model: null,
@@ -36,10 +38,16 @@ const builtin = (agent: Pick<AgentDefinition, 'name' | 'description' | 'runtime'
 });
 
 export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
-  builtin({ name: 'shell', description: 'Runs the prompt as a bash script inside the workspace: the plain-command agent.', runtime: 'command', command: ['bash', '-s'] }),
+  builtin({
+    name: 'shell',
+    description: 'Runs the prompt as a bash script inside the workspace: the plain-command agent.',
+    runtime: 'command',
+    command: ['bash', '-s'],
+  }),
   builtin({
     name: 'claude-code',
-    description: 'Claude Code (@anthropic-ai/claude-code) in print mode; needs `claude` on PATH and ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
+    description:
+      'Claude Code (@anthropic-ai/claude-code) in print mode; needs `claude` on PATH and ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
     runtime: 'claude-code',
     command: ['claude'],
     provider: 'anthropic',
@@ -53,7 +61,8 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
   }),
   builtin({
     name: 'opencode',
-    description: 'OpenCode (opencode-ai) as `opencode run --format json`; needs `opencode` on PATH and the chosen provider\'s key.',
+    description:
+      "OpenCode (opencode-ai) as `opencode run --format json`; needs `opencode` on PATH and the chosen provider's key.",
     runtime: 'opencode',
     command: ['opencode'],
     provider: 'anthropic',

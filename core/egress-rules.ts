@@ -24,7 +24,8 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 function parsePort(text: string, entry: string): number | '*' {
   if (text === '*') return '*';
   const port = Number(text);
-  if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535) throw new EgressEntryError(`"${entry}": the port must be 1-65535 or *`);
+  if (!/^\d{1,5}$/.test(text) || port < 1 || port > 65535)
+    throw new EgressEntryError(`"${entry}": the port must be 1-65535 or *`);
   return port;
 }
 
@@ -50,8 +51,13 @@ export function parseEgressEntry(raw: string, source: EgressSource): EgressRule 
   }
   const port = portText === undefined ? undefined : parsePort(portText, raw);
   const name = host.startsWith('*.') ? host.slice(2) : host;
-  if (host !== '*' && !host.includes(':') && !IPV4.test(host) && !HOST_NAME.test(name)) throw new EgressEntryError(`"${raw}": not a host name, an IP address or *.domain`);
-  return { host, ports: port === undefined ? (host === '*' ? '*' : DEFAULT_EGRESS_PORTS) : port === '*' ? '*' : [port], source };
+  if (host !== '*' && !host.includes(':') && !IPV4.test(host) && !HOST_NAME.test(name))
+    throw new EgressEntryError(`"${raw}": not a host name, an IP address or *.domain`);
+  return {
+    host,
+    ports: port === undefined ? (host === '*' ? '*' : DEFAULT_EGRESS_PORTS) : port === '*' ? '*' : [port],
+    source,
+  };
 }
 
 /** A comma- or whitespace-separated list of entries (SVC_SANDBOX_EGRESS). */
@@ -77,7 +83,10 @@ function hostMatches(rule: EgressRule, host: string): boolean {
 
 /** The first rule that admits host:port (host already lowercased, IPv6 without brackets). */
 export function matchEgressRule(rules: readonly EgressRule[], host: string, port: number): EgressRule | undefined {
-  const wanted = host.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const wanted = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   return rules.find((rule) => hostMatches(rule, wanted) && (rule.ports === '*' || rule.ports.includes(port)));
 }
 

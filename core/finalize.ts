@@ -23,7 +23,15 @@ export interface FinalizeIntent {
 /** The bundle's file name in the sandbox's outbox. */
 export const BUNDLE_FILE = 'branch.bundle';
 
-export const FINALIZE_STAGES = ['mulch_merge', 'seeds_mirror', 'plans_mirror', 'seeds_commit', 'branch_bundle', 'branch_push', 'commits_ahead'] as const;
+export const FINALIZE_STAGES = [
+  'mulch_merge',
+  'seeds_mirror',
+  'plans_mirror',
+  'seeds_commit',
+  'branch_bundle',
+  'branch_push',
+  'commits_ahead',
+] as const;
 
 export const finalizeResultSchema = z
   .object({
@@ -36,18 +44,46 @@ export const finalizeResultSchema = z
     events: z.array(z.object({ kind: z.string().min(1).max(128), payload: z.unknown() }).strict()).max(100),
     artifacts: z.record(z.string(), z.unknown()).default({}),
     prBranch: z.string().min(1).nullable(),
-    stages: z.array(z.object({ stage: z.enum(FINALIZE_STAGES), status: z.enum(['ok', 'skipped', 'failed']), error: z.string().max(4000).optional() }).strict()).max(20),
+    stages: z
+      .array(
+        z
+          .object({
+            stage: z.enum(FINALIZE_STAGES),
+            status: z.enum(['ok', 'skipped', 'failed']),
+            error: z.string().max(4000).optional(),
+          })
+          .strict(),
+      )
+      .max(20),
     /** The hand-over: the bundle the sandbox left in its outbox, and the commit it says HEAD is. */
-    bundle: z.object({ file: z.literal(BUNDLE_FILE), tip: z.string().regex(/^[0-9a-f]{40,64}$/) }).strict().nullable().optional(),
+    bundle: z
+      .object({ file: z.literal(BUNDLE_FILE), tip: z.string().regex(/^[0-9a-f]{40,64}$/) })
+      .strict()
+      .nullable()
+      .optional(),
   })
   .strict();
-export type FinalizeResult = z.infer<typeof finalizeResultSchema> & { unposted?: 'timeout' | 'pod_terminal' | 'pod_gone' };
+export type FinalizeResult = z.infer<typeof finalizeResultSchema> & {
+  unposted?: 'timeout' | 'pod_terminal' | 'pod_gone';
+};
 
-export const finalizeResultEnvelopeSchema = z.object({ version: z.literal(1), attemptId: z.string().min(1).max(128), result: finalizeResultSchema }).strict();
+export const finalizeResultEnvelopeSchema = z
+  .object({ version: z.literal(1), attemptId: z.string().min(1).max(128), result: finalizeResultSchema })
+  .strict();
 
 /** What svc makes up when the sandbox never posted a result. */
 export function unpostedResult(why: 'timeout' | 'pod_terminal' | 'pod_gone'): FinalizeResult {
-  return { pushed: false, commitsAhead: null, emptyPush: false, dirty: false, events: [], artifacts: {}, prBranch: null, stages: [], unposted: why };
+  return {
+    pushed: false,
+    commitsAhead: null,
+    emptyPush: false,
+    dirty: false,
+    events: [],
+    artifacts: {},
+    prBranch: null,
+    stages: [],
+    unposted: why,
+  };
 }
 
 /** What svc's own push of a handed-over bundle did (activities: deliverBranch). */
@@ -59,8 +95,19 @@ export interface BranchDelivery {
 
 /** The sandbox's result with svc's push folded in, as if the sandbox had pushed: one verdict for both. */
 export function withDelivery(result: FinalizeResult, delivery: BranchDelivery, branch: string): FinalizeResult {
-  const push = delivery.pushed ? { stage: 'branch_push' as const, status: 'ok' as const } : { stage: 'branch_push' as const, status: 'failed' as const, error: (delivery.error ?? 'push failed').slice(-4000) };
-  return { ...result, pushed: delivery.pushed, prBranch: delivery.pushed ? branch : null, stages: [...result.stages.filter((stage) => stage.stage !== 'branch_push'), push] };
+  const push = delivery.pushed
+    ? { stage: 'branch_push' as const, status: 'ok' as const }
+    : {
+        stage: 'branch_push' as const,
+        status: 'failed' as const,
+        error: (delivery.error ?? 'push failed').slice(-4000),
+      };
+  return {
+    ...result,
+    pushed: delivery.pushed,
+    prBranch: delivery.pushed ? branch : null,
+    stages: [...result.stages.filter((stage) => stage.stage !== 'branch_push'), push],
+  };
 }
 
 const POLICY_REFUSAL = /protected branch|pre-receive hook declined|GH006|GH013|push protection|push declined due to/i;
@@ -81,14 +128,24 @@ export interface FinalizeVerdict {
  */
 export function finalizeVerdict(result: FinalizeResult, onExistingRef: boolean): FinalizeVerdict {
   const push = result.stages.find((stage) => stage.stage === 'branch_push');
-  const base = { noChanges: false, pushedBranch: null, pushError: push?.status === 'failed' ? (push.error ?? 'push failed') : null };
+  const base = {
+    noChanges: false,
+    pushedBranch: null,
+    pushError: push?.status === 'failed' ? (push.error ?? 'push failed') : null,
+  };
   if (result.unposted) return { ...base, state: 'failed', failureReason: 'finalize_unposted' };
   if (result.commitsAhead === 0) {
     if (result.dirty) return { ...base, state: 'failed', failureReason: 'dropped_commit' };
     if (onExistingRef) return { ...base, state: 'failed', failureReason: 'no_changes' };
     return { ...base, state: 'succeeded', failureReason: null, noChanges: true };
   }
-  if (push?.status === 'failed') return { ...base, state: 'failed', failureReason: POLICY_REFUSAL.test(base.pushError ?? '') ? 'push_rejected_policy' : 'finalize_failed' };
-  if (!result.pushed || result.commitsAhead === null) return { ...base, state: 'failed', failureReason: 'finalize_failed' };
+  if (push?.status === 'failed')
+    return {
+      ...base,
+      state: 'failed',
+      failureReason: POLICY_REFUSAL.test(base.pushError ?? '') ? 'push_rejected_policy' : 'finalize_failed',
+    };
+  if (!result.pushed || result.commitsAhead === null)
+    return { ...base, state: 'failed', failureReason: 'finalize_failed' };
   return { ...base, state: 'succeeded', failureReason: null, pushedBranch: result.prBranch };
 }

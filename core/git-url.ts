@@ -12,7 +12,8 @@ export interface GitHubRepo {
 export type GitUrlResult = { ok: true; repo: GitHubRepo } | { ok: false; message: string; hint: string };
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
-const FORMS_HINT = 'use https://github.com/<owner>/<repo>, github.com/<owner>/<repo>, git@github.com:<owner>/<repo>.git or ssh://git@github.com/<owner>/<repo>';
+const FORMS_HINT =
+  'use https://github.com/<owner>/<repo>, github.com/<owner>/<repo>, git@github.com:<owner>/<repo>.git or ssh://git@github.com/<owner>/<repo>';
 
 function reject(message: string, hint = FORMS_HINT): GitUrlResult {
   return { ok: false, message, hint };
@@ -20,13 +21,19 @@ function reject(message: string, hint = FORMS_HINT): GitUrlResult {
 
 function fromPath(host: string, path: string): GitUrlResult {
   if (host.toLowerCase() !== 'github.com') return reject(`only github.com repositories are supported, not ${host}`);
-  const trimmed = path.replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.git$/, '');
+  const trimmed = path
+    .replace(/^\/+/, '')
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
   const parts = trimmed.split('/');
   if (parts.length !== 2) return reject(`"${path}" is not an <owner>/<repo> path`);
   const [owner, name] = parts as [string, string];
   for (const segment of [owner, name]) {
     if (!SEGMENT.test(segment) || segment === '.' || segment === '..' || segment.startsWith('-')) {
-      return reject(`"${segment}" is not a valid GitHub owner or repository name`, 'names use letters, digits, ".", "_" and "-", and do not start with "-"');
+      return reject(
+        `"${segment}" is not a valid GitHub owner or repository name`,
+        'names use letters, digits, ".", "_" and "-", and do not start with "-"',
+      );
     }
   }
   const canonicalUrl = `https://github.com/${owner}/${name}`;
@@ -46,9 +53,14 @@ export function parseGitHubUrl(input: string): GitUrlResult {
       return reject(`"${url}" is not a valid URL`);
     }
     if (parsed.protocol === 'https:' || parsed.protocol === 'http:') {
-      if (parsed.username || parsed.password) return reject('credentials in the git URL are not accepted', 'register the plain URL; svc authenticates with its own forge credentials');
+      if (parsed.username || parsed.password)
+        return reject(
+          'credentials in the git URL are not accepted',
+          'register the plain URL; svc authenticates with its own forge credentials',
+        );
     } else if (parsed.protocol === 'ssh:') {
-      if (parsed.username && parsed.username !== 'git') return reject(`ssh user "${parsed.username}" is not supported`, 'use ssh://git@github.com/<owner>/<repo>');
+      if (parsed.username && parsed.username !== 'git')
+        return reject(`ssh user "${parsed.username}" is not supported`, 'use ssh://git@github.com/<owner>/<repo>');
     } else {
       return reject(`the ${parsed.protocol} scheme is not supported`);
     }

@@ -21,7 +21,9 @@ const RANK: Record<InboxPriority, number> = { urgent: 0, high: 1, normal: 2, low
 
 /** Unread messages in claim order: highest priority first, then oldest. */
 export function unreadInClaimOrder(inbox: readonly InboxItem[]): InboxItem[] {
-  return inbox.filter((item) => item.state === 'unread').sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
+  return inbox
+    .filter((item) => item.state === 'unread')
+    .sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
 }
 
 /** Marks every unread message delivered (at most once: a delivered message never comes back). */

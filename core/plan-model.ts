@@ -72,7 +72,13 @@ export interface PlanRunWorkflowInput extends PlanChildSettings {
   timing: PlanTiming;
   runTiming: RunTiming;
   /** A resumed plan-run: a new execution of the same workflow id, carrying the children as they ended. */
-  resume?: { children: PlanChild[]; resumedAt: string; reason: string; startedAt: string | null; projectionVersion: number } | null;
+  resume?: {
+    children: PlanChild[];
+    resumedAt: string;
+    reason: string;
+    startedAt: string | null;
+    projectionVersion: number;
+  } | null;
 }
 
 /** What a child run tells its plan whenever its state or its PR's state changes. */
@@ -104,12 +110,26 @@ export const isTerminalPlanRunState = (state: PlanRunState) => TERMINAL_PLAN_RUN
 
 /** Children the plan has finished with: they are never run again, resumed or not. */
 export const isSettledChild = (child: PlanChild) => child.state === 'merged' || child.state === 'skipped';
-export const isInFlightChild = (child: PlanChild) => child.state === 'dispatched' || child.state === 'running' || child.state === 'pr_open';
+export const isInFlightChild = (child: PlanChild) =>
+  child.state === 'dispatched' || child.state === 'running' || child.state === 'pr_open';
 
 export function initialPlanRunSnapshot(input: PlanRunWorkflowInput): PlanRunSnapshot {
   const children =
     input.resume?.children.map((child) => ({ ...child })) ??
-    input.seedIds.map((seedId, index) => ({ seq: index + 1, seedId, runId: null, state: 'pending' as const, createdAt: input.createdAt, updatedAt: input.createdAt, startedAt: null, endedAt: null, prMergedAt: null, failureReason: null, retryCount: 0, prUrl: null }));
+    input.seedIds.map((seedId, index) => ({
+      seq: index + 1,
+      seedId,
+      runId: null,
+      state: 'pending' as const,
+      createdAt: input.createdAt,
+      updatedAt: input.createdAt,
+      startedAt: null,
+      endedAt: null,
+      prMergedAt: null,
+      failureReason: null,
+      retryCount: 0,
+      prUrl: null,
+    }));
   return {
     id: input.planRunId,
     planId: input.planId,
@@ -147,7 +167,17 @@ export function childrenToResume(children: PlanChild[], at: string): PlanChild[]
       return { ...child, state: 'pr_open', failureReason: null, endedAt: null, updatedAt: at };
     }
     if (child.state === 'pending') return { ...child };
-    return { ...child, state: 'pending', runId: null, failureReason: null, startedAt: null, endedAt: null, prUrl: null, retryCount: 0, updatedAt: at };
+    return {
+      ...child,
+      state: 'pending',
+      runId: null,
+      failureReason: null,
+      startedAt: null,
+      endedAt: null,
+      prUrl: null,
+      retryCount: 0,
+      updatedAt: at,
+    };
   });
 }
 

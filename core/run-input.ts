@@ -24,20 +24,32 @@ export interface RunRequest {
   triggerFire?: { projectId: string; triggerId: string } | null;
   planRun?: RunWorkflowInput['planRun'];
   /** For project runs: the project's default branch and its branch prefix (config, env, or "svc"). */
-  project?: { defaultBranch: string; runBranchPrefix: string; memoryLimitMiB?: number | null; network?: SandboxNetworkSettings | null } | null;
+  project?: {
+    defaultBranch: string;
+    runBranchPrefix: string;
+    memoryLimitMiB?: number | null;
+    network?: SandboxNetworkSettings | null;
+  } | null;
   timing?: Partial<RunTiming>;
   parent?: RunWorkflowInput['parent'];
 }
 
 /** What a project's `.svc/config.yaml` contributes to every run dispatched on it. */
-export function projectRunSettings(defaults: SvcDefaults | null | undefined, defaultBranch: string, fallbackBranchPrefix: string): Pick<RunRequest, 'project' | 'projectMaxCostUsd'> {
+export function projectRunSettings(
+  defaults: SvcDefaults | null | undefined,
+  defaultBranch: string,
+  fallbackBranchPrefix: string,
+): Pick<RunRequest, 'project' | 'projectMaxCostUsd'> {
   return {
     projectMaxCostUsd: defaults?.maxCostUsd ?? null,
     project: {
       defaultBranch,
       runBranchPrefix: defaults?.runBranchPrefix ?? fallbackBranchPrefix,
       memoryLimitMiB: defaults?.resources?.limits?.memoryMiB ?? null,
-      network: defaults?.resources?.network || defaults?.resources?.egress ? { mode: defaults.resources.network ?? 'restricted', egress: defaults.resources.egress ?? [] } : null,
+      network:
+        defaults?.resources?.network || defaults?.resources?.egress
+          ? { mode: defaults.resources.network ?? 'restricted', egress: defaults.resources.egress ?? [] }
+          : null,
     },
   };
 }
@@ -65,7 +77,11 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     baseCommit: request.baseCommit ?? null,
     targetBranch: request.targetBranch ?? null,
     dispatcherHandle: request.dispatcherHandle ?? null,
-    sandbox: { ...sandboxFor(request.runId, workspacesRoot), memoryLimitMiB: request.project?.memoryLimitMiB ?? null, ...(request.project?.network ? { network: request.project.network } : {}) },
+    sandbox: {
+      ...sandboxFor(request.runId, workspacesRoot),
+      memoryLimitMiB: request.project?.memoryLimitMiB ?? null,
+      ...(request.project?.network ? { network: request.project.network } : {}),
+    },
     triggerFire: request.triggerFire ?? null,
     branch: request.project ? (request.targetBranch ?? `${request.project.runBranchPrefix}/${request.runId}`) : null,
     baseBranch: request.project ? (request.ref ?? request.project.defaultBranch) : null,

@@ -71,7 +71,12 @@ export interface RunWorkflowInput {
    * memoryLimitMiB: the project's sandbox memory limit (.svc/config.yaml resources.limits); the
    * server default applies when null. network: the project's egress settings (resources.network, .egress).
    */
-  sandbox: { id: string; workspacePath: string; memoryLimitMiB?: number | null; network?: SandboxNetworkSettings | null };
+  sandbox: {
+    id: string;
+    workspacePath: string;
+    memoryLimitMiB?: number | null;
+    network?: SandboxNetworkSettings | null;
+  };
   /** Set when a project trigger dispatched this run: the first projection records the fire. */
   triggerFire?: { projectId: string; triggerId: string } | null;
   /** A retry or follow-up of another run: `continue` cuts the workspace from the parent's pushed branch. */
@@ -101,7 +106,13 @@ export interface RunTiming {
   prWatchMaxMs: number;
 }
 
-export const DEFAULT_RUN_TIMING: RunTiming = { finalizeTimeoutMs: 120_000, silenceTimeoutMs: 45 * 60_000, prPollMinMs: 60_000, prPollMaxMs: 3_600_000, prWatchMaxMs: 30 * 24 * 3_600_000 };
+export const DEFAULT_RUN_TIMING: RunTiming = {
+  finalizeTimeoutMs: 120_000,
+  silenceTimeoutMs: 45 * 60_000,
+  prPollMinMs: 60_000,
+  prPollMaxMs: 3_600_000,
+  prWatchMaxMs: 30 * 24 * 3_600_000,
+};
 
 export interface RunOutcome {
   runId: string;

@@ -48,7 +48,15 @@ export type EventStream = (typeof EVENT_STREAMS)[number];
 export const PLAN_RUN_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type PlanRunState = (typeof PLAN_RUN_STATES)[number];
 
-export const PLAN_RUN_CHILD_STATES = ['pending', 'dispatched', 'running', 'pr_open', 'merged', 'failed', 'skipped'] as const;
+export const PLAN_RUN_CHILD_STATES = [
+  'pending',
+  'dispatched',
+  'running',
+  'pr_open',
+  'merged',
+  'failed',
+  'skipped',
+] as const;
 export type PlanRunChildState = (typeof PLAN_RUN_CHILD_STATES)[number];
 
 export const INBOX_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;

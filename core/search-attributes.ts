@@ -12,7 +12,11 @@ export const SvcSeedId = defineSearchAttributeKey('SvcSeedId', SearchAttributeTy
 export const ALL_SEARCH_ATTRIBUTES = [SvcKind, SvcProjectId, SvcAgent, SvcState, SvcPlanId, SvcSeedId];
 
 /** The search attributes a run starts with, wherever it is started from. */
-export function runSearchAttributes(input: { agent: { name: string }; projectId: string | null; seedId: string | null }) {
+export function runSearchAttributes(input: {
+  agent: { name: string };
+  projectId: string | null;
+  seedId: string | null;
+}) {
   return [
     { key: SvcKind, value: 'run' },
     { key: SvcAgent, value: input.agent.name },

@@ -41,7 +41,13 @@ function readJsonl<T>(text: string, toRecord: (value: Record<string, unknown>) =
       skippedLines += 1;
       continue;
     }
-    if (!value || typeof value !== 'object' || Array.isArray(value) || typeof (value as { id?: unknown }).id !== 'string' || !(value as { id: string }).id) {
+    if (
+      !value ||
+      typeof value !== 'object' ||
+      Array.isArray(value) ||
+      typeof (value as { id?: unknown }).id !== 'string' ||
+      !(value as { id: string }).id
+    ) {
       skippedLines += 1;
       continue;
     }
@@ -57,7 +63,8 @@ function readJsonl<T>(text: string, toRecord: (value: Record<string, unknown>) =
   return { records, skippedLines };
 }
 
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 
 export function normaliseSeedStatus(status: unknown): SeedStatus {
   if (status === 'open' || status === 'in_progress') return 'open';
@@ -107,6 +114,11 @@ export function openChildCount(plan: Plan, issues: Map<string, Seed>): number {
 export function readyPlans(plans: Map<string, Plan>, issues: Map<string, Seed>, dispatchedPlanIds: Set<string>) {
   return [...plans.values()]
     .filter((plan) => plan.status === 'approved' && !dispatchedPlanIds.has(plan.id))
-    .map((plan) => ({ id: plan.id, ...(plan.name ? { name: plan.name } : {}), status: plan.status, openChildCount: openChildCount(plan, issues) }))
+    .map((plan) => ({
+      id: plan.id,
+      ...(plan.name ? { name: plan.name } : {}),
+      status: plan.status,
+      openChildCount: openChildCount(plan, issues),
+    }))
     .filter((plan) => plan.openChildCount > 0);
 }

@@ -5,10 +5,17 @@ import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { z } from 'zod';
 import { parseEgressEntry } from './egress-rules.ts';
 
-export const SVC_CONFIG_FILES = { config: '.svc/config.yaml', legacyDefaults: '.svc/defaults.json', triggers: '.svc/triggers.yaml', preview: '.svc/preview.yaml' } as const;
+export const SVC_CONFIG_FILES = {
+  config: '.svc/config.yaml',
+  legacyDefaults: '.svc/defaults.json',
+  triggers: '.svc/triggers.yaml',
+  preview: '.svc/preview.yaml',
+} as const;
 
 const DURATION = /^(\d+h)?(\d+m)?(\d+s)?$/;
-const duration = z.string().refine((value) => value !== '' && DURATION.test(value), 'a duration such as 30s, 5m or 1h30m');
+const duration = z
+  .string()
+  .refine((value) => value !== '' && DURATION.test(value), 'a duration such as 30s, 5m or 1h30m');
 
 export function durationSeconds(value: string): number {
   const match = DURATION.exec(value)!;
@@ -25,23 +32,37 @@ export const previewSchema = z
     port: z.number().int().min(1).max(65535),
     readiness_path: z.string().startsWith('/').optional(),
     readiness_timeout: duration.optional(),
-    connect_timeout: duration.refine((value) => durationSeconds(value) >= 1 && durationSeconds(value) <= 3600, 'between 1s and 1h').optional(),
+    connect_timeout: duration
+      .refine((value) => durationSeconds(value) >= 1 && durationSeconds(value) <= 3600, 'between 1s and 1h')
+      .optional(),
     idle_ttl: duration.optional(),
     max_lifetime: duration.optional(),
   })
   .strict();
 
 /** An egress allowlist entry a project adds for its agents (public destinations only; docs/security.md). */
-const egressEntry = z.string().max(300).superRefine((entry, context) => {
-  try {
-    parseEgressEntry(entry, 'project');
-  } catch (error) {
-    context.addIssue({ code: 'custom', message: (error as Error).message });
-  }
-});
+const egressEntry = z
+  .string()
+  .max(300)
+  .superRefine((entry, context) => {
+    try {
+      parseEgressEntry(entry, 'project');
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  });
 
-const resourceAmounts = z.object({ memoryMiB: z.number().int().min(64).max(131072).optional(), cpuMillicores: z.number().int().min(10).max(64000).optional() }).strict();
-const repoRelativePath = z.string().min(1).max(512).refine((path) => !path.startsWith('/') && !path.split('/').includes('..'), 'a repo-relative path without ".."');
+const resourceAmounts = z
+  .object({
+    memoryMiB: z.number().int().min(64).max(131072).optional(),
+    cpuMillicores: z.number().int().min(10).max(64000).optional(),
+  })
+  .strict();
+const repoRelativePath = z
+  .string()
+  .min(1)
+  .max(512)
+  .refine((path) => !path.startsWith('/') && !path.split('/').includes('..'), 'a repo-relative path without ".."');
 
 export const defaultsSchema = z
   .object({
@@ -50,32 +71,72 @@ export const defaultsSchema = z
     defaultPrompt: z.string().min(1).optional(),
     defaultProvider: z.string().min(1).optional(),
     defaultModel: z.string().min(1).optional(),
-    runBranchPrefix: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a lowercase slug').optional(),
+    runBranchPrefix: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]*$/, 'a lowercase slug')
+      .optional(),
     agentImage: z.string().min(1).max(512).optional(),
     preview: previewSchema.optional(),
     agent: z.object({ skipGitHooks: z.boolean().optional() }).strict().optional(),
-    interactiveAgents: z.object({ plannerRuntime: z.enum(['claude-code', 'sapling', 'pi']).optional() }).strict().optional(),
-    resources: z
-      .object({ requests: resourceAmounts.optional(), limits: resourceAmounts.optional(), network: z.enum(['none', 'restricted', 'open']).optional(), egress: z.array(egressEntry).max(100).optional() })
+    interactiveAgents: z
+      .object({ plannerRuntime: z.enum(['claude-code', 'sapling', 'pi']).optional() })
       .strict()
       .optional(),
-    admission: z.object({ maxConcurrentRuns: z.number().int().min(1).optional() }).strict().optional(),
+    resources: z
+      .object({
+        requests: resourceAmounts.optional(),
+        limits: resourceAmounts.optional(),
+        network: z.enum(['none', 'restricted', 'open']).optional(),
+        egress: z.array(egressEntry).max(100).optional(),
+      })
+      .strict()
+      .optional(),
+    admission: z
+      .object({ maxConcurrentRuns: z.number().int().min(1).optional() })
+      .strict()
+      .optional(),
     maxCostUsd: z.number().positive().optional(),
     ciFixer: z
-      .object({ enabled: z.boolean().default(false), maxRetries: z.number().int().min(0).default(2), cooldownMinutes: z.number().int().min(0).default(10), logTailLines: z.number().int().min(1).default(200), role: z.string().min(1).default('pr-fixer') })
+      .object({
+        enabled: z.boolean().default(false),
+        maxRetries: z.number().int().min(0).default(2),
+        cooldownMinutes: z.number().int().min(0).default(10),
+        logTailLines: z.number().int().min(1).default(200),
+        role: z.string().min(1).default('pr-fixer'),
+      })
       .strict()
       .optional(),
     healer: z
-      .object({ enabled: z.boolean().default(false), maxRetries: z.number().int().min(0).default(3), cooldownMinutes: z.number().int().min(0).default(30), role: z.string().min(1).default('healer'), projectMapping: z.array(z.unknown()).default([]) })
+      .object({
+        enabled: z.boolean().default(false),
+        maxRetries: z.number().int().min(0).default(3),
+        cooldownMinutes: z.number().int().min(0).default(30),
+        role: z.string().min(1).default('healer'),
+        projectMapping: z.array(z.unknown()).default([]),
+      })
       .strict()
       .optional(),
     qualityGate: z.record(z.string(), z.unknown()).optional(),
     repoContext: z.string().max(8192).optional(),
     /** Public mode: whether spectators may read this project's prompts (secrets still masked). */
-    spectators: z.object({ showPrompts: z.boolean().default(false) }).strict().optional(),
-    tracker: z.object({ url: z.url(), tokenEnv: z.string().min(1).optional() }).strict().optional(),
+    spectators: z
+      .object({ showPrompts: z.boolean().default(false) })
+      .strict()
+      .optional(),
+    tracker: z
+      .object({ url: z.url(), tokenEnv: z.string().min(1).optional() })
+      .strict()
+      .optional(),
     pr: z
-      .object({ autoMerge: z.object({ method: z.enum(['squash', 'merge', 'rebase']).default('squash'), protectedPaths: z.array(repoRelativePath).max(100).default([]) }).strict().optional() })
+      .object({
+        autoMerge: z
+          .object({
+            method: z.enum(['squash', 'merge', 'rebase']).default('squash'),
+            protectedPaths: z.array(repoRelativePath).max(100).default([]),
+          })
+          .strict()
+          .optional(),
+      })
       .strict()
       .optional(),
   })
@@ -95,7 +156,9 @@ export const triggerSchema = z
   .object({
     id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'a lowercase slug'),
     kind: z.literal('cron'),
-    cron: z.string().refine((cron) => [5, 6].includes(cron.trim().split(/\s+/).length), 'a cron expression of 5 or 6 fields'),
+    cron: z
+      .string()
+      .refine((cron) => [5, 6].includes(cron.trim().split(/\s+/).length), 'a cron expression of 5 or 6 fields'),
     seed: z.string().min(1).optional(),
     role: z.string().min(1),
     timezone: z.string().refine(isTimeZone, 'an IANA time zone such as Europe/Paris').optional(),
@@ -108,7 +171,8 @@ export type Trigger = z.infer<typeof triggerSchema>;
 const triggersSchema = z.array(triggerSchema).superRefine((triggers, ctx) => {
   const seen = new Set<string>();
   triggers.forEach((trigger, index) => {
-    if (seen.has(trigger.id)) ctx.addIssue({ code: 'custom', message: `duplicate trigger id "${trigger.id}"`, path: [index, 'id'] });
+    if (seen.has(trigger.id))
+      ctx.addIssue({ code: 'custom', message: `duplicate trigger id "${trigger.id}"`, path: [index, 'id'] });
     seen.add(trigger.id);
   });
 });
@@ -135,7 +199,13 @@ export interface LoadedSvcConfig {
   warnings: ConfigProblem[];
 }
 
-function parseFile<T>(file: string, text: string, format: 'yaml' | 'json', schema: z.ZodType<T>, errors: ConfigProblem[]): T | null {
+function parseFile<T>(
+  file: string,
+  text: string,
+  format: 'yaml' | 'json',
+  schema: z.ZodType<T>,
+  errors: ConfigProblem[],
+): T | null {
   let value: unknown;
   try {
     value = format === 'json' ? JSON.parse(text) : parseYaml(text);
@@ -145,7 +215,11 @@ function parseFile<T>(file: string, text: string, format: 'yaml' | 'json', schem
   }
   const result = schema.safeParse(value ?? (format === 'yaml' && file === SVC_CONFIG_FILES.triggers ? [] : {}));
   if (result.success) return result.data;
-  errors.push({ file, code: 'svc_config_schema_error', message: result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ') });
+  errors.push({
+    file,
+    code: 'svc_config_schema_error',
+    message: result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '),
+  });
   return null;
 }
 
@@ -157,28 +231,50 @@ export function loadSvcConfig(files: SvcConfigFiles): LoadedSvcConfig {
   if (files.config !== null) {
     defaults = parseFile(SVC_CONFIG_FILES.config, files.config, 'yaml', defaultsSchema, errors);
     sourceFile = SVC_CONFIG_FILES.config;
-    if (files.legacyDefaults !== null) warnings.push({ file: SVC_CONFIG_FILES.legacyDefaults, code: 'svc_config_deprecated', message: 'ignored: config.yaml takes precedence; remove defaults.json' });
+    if (files.legacyDefaults !== null)
+      warnings.push({
+        file: SVC_CONFIG_FILES.legacyDefaults,
+        code: 'svc_config_deprecated',
+        message: 'ignored: config.yaml takes precedence; remove defaults.json',
+      });
   } else if (files.legacyDefaults !== null) {
     defaults = parseFile(SVC_CONFIG_FILES.legacyDefaults, files.legacyDefaults, 'json', defaultsSchema, errors);
     sourceFile = SVC_CONFIG_FILES.legacyDefaults;
-    warnings.push({ file: SVC_CONFIG_FILES.legacyDefaults, code: 'svc_config_deprecated', message: 'defaults.json is deprecated: run `svc config migrate`' });
+    warnings.push({
+      file: SVC_CONFIG_FILES.legacyDefaults,
+      code: 'svc_config_deprecated',
+      message: 'defaults.json is deprecated: run `svc config migrate`',
+    });
   }
   if (files.preview !== null) {
-    const preview = parseFile(SVC_CONFIG_FILES.preview, files.preview, 'yaml', z.object({ preview: previewSchema }).strict(), errors);
+    const preview = parseFile(
+      SVC_CONFIG_FILES.preview,
+      files.preview,
+      'yaml',
+      z.object({ preview: previewSchema }).strict(),
+      errors,
+    );
     // preview.yaml wins over a preview block nested in config.yaml.
     if (preview) defaults = { ...(defaults ?? {}), preview: preview.preview };
   }
-  const triggers = files.triggers === null ? null : parseFile(SVC_CONFIG_FILES.triggers, files.triggers, 'yaml', triggersSchema, errors);
+  const triggers =
+    files.triggers === null
+      ? null
+      : parseFile(SVC_CONFIG_FILES.triggers, files.triggers, 'yaml', triggersSchema, errors);
   return { triggers, defaults, sourceFile, errors, warnings };
 }
 
 /** A config problem that blocks dispatch: a broken config.yaml/defaults.json (not triggers or preview). */
 export function blockingProblem(config: LoadedSvcConfig): ConfigProblem | undefined {
-  return config.errors.find((problem) => problem.file === SVC_CONFIG_FILES.config || problem.file === SVC_CONFIG_FILES.legacyDefaults);
+  return config.errors.find(
+    (problem) => problem.file === SVC_CONFIG_FILES.config || problem.file === SVC_CONFIG_FILES.legacyDefaults,
+  );
 }
 
-const TRIGGERS_HEADER = '# Cron triggers for svc: each entry dispatches a run of `role` on its schedule.\n# - id: nightly\n#   kind: cron\n#   cron: "0 3 * * *"\n#   timezone: Europe/Paris\n#   role: shell\n#   prompt: "…"\n';
-const CONFIG_HEADER = '# svc project settings (defaultRole, defaultPrompt, runBranchPrefix, maxCostUsd, preview, pr, …).\n';
+const TRIGGERS_HEADER =
+  '# Cron triggers for svc: each entry dispatches a run of `role` on its schedule.\n# - id: nightly\n#   kind: cron\n#   cron: "0 3 * * *"\n#   timezone: Europe/Paris\n#   role: shell\n#   prompt: "…"\n';
+const CONFIG_HEADER =
+  '# svc project settings (defaultRole, defaultPrompt, runBranchPrefix, maxCostUsd, preview, pr, …).\n';
 const PREVIEW_HEADER = '# Preview deployment for runs of this project.\n';
 
 export function scaffoldFiles(defaultRole: string | undefined): Record<string, string> {
@@ -189,12 +285,16 @@ export function scaffoldFiles(defaultRole: string | undefined): Record<string, s
 }
 
 /** defaults.json → config.yaml (+ preview.yaml when it has a preview block). */
-export function migrateLegacyDefaults(legacyJson: string): { files: Record<string, string> } | { problem: ConfigProblem } {
+export function migrateLegacyDefaults(
+  legacyJson: string,
+): { files: Record<string, string> } | { problem: ConfigProblem } {
   const errors: ConfigProblem[] = [];
   const defaults = parseFile(SVC_CONFIG_FILES.legacyDefaults, legacyJson, 'json', defaultsSchema, errors);
   if (!defaults) return { problem: errors[0]! };
   const { preview, ...rest } = defaults;
-  const files: Record<string, string> = { [SVC_CONFIG_FILES.config]: `${CONFIG_HEADER}${Object.keys(rest).length ? toYaml(rest) : '{}\n'}` };
+  const files: Record<string, string> = {
+    [SVC_CONFIG_FILES.config]: `${CONFIG_HEADER}${Object.keys(rest).length ? toYaml(rest) : '{}\n'}`,
+  };
   if (preview) files[SVC_CONFIG_FILES.preview] = `${PREVIEW_HEADER}${toYaml({ preview })}`;
   return { files };
 }

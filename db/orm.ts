@@ -59,7 +59,8 @@ export function ormOptions(settings: OrmSettings, overrides: Partial<Options> = 
 
 export async function initORM(settings: OrmSettings, overrides: Partial<Options> = {}): Promise<ReadModel> {
   const dialect = dialectOf(settings.databaseUrl);
-  if (dialect === 'sqlite' && settings.databaseUrl !== ':memory:') mkdirSync(dirname(settings.databaseUrl), { recursive: true });
+  if (dialect === 'sqlite' && settings.databaseUrl !== ':memory:')
+    mkdirSync(dirname(settings.databaseUrl), { recursive: true });
   const orm = await MikroORM.init(ormOptions(settings, overrides));
   if (dialect === 'sqlite') {
     // WAL lets the API read while a worker's activity writes; busy_timeout absorbs short lock waits.
@@ -89,7 +90,9 @@ export async function migrate(readModel: ReadModel): Promise<string[]> {
     return file === ':memory:' ? up() : withFileLock(`${file}.migrate.lock`, 'exclusive', up);
   }
   return readModel.em().transactional(async (tx) => {
-    await tx.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', ['svc:migrations'], 'all', tx.getTransactionContext());
+    await tx
+      .getConnection()
+      .execute('select pg_advisory_xact_lock(hashtext(?))', ['svc:migrations'], 'all', tx.getTransactionContext());
     return up();
   });
 }

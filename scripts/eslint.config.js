@@ -4,10 +4,36 @@
 import tseslint from 'typescript-eslint';
 
 const NON_DETERMINISTIC = [
-  { group: ['node:*', 'fs', 'fs/*', 'path', 'child_process', 'crypto', 'http', 'https', 'net', 'os', 'timers', 'timers/*'], message: 'workflow code must be deterministic: do I/O in an activity' },
-  { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'], message: 'workflows import only @temporalio/workflow' },
-  { group: ['@mikro-orm/*', 'koa', '@koa/*', 'clipanion', 'pg', 'better-sqlite3', 'yaml', '@octokit/*'], message: 'workflows never touch I/O libraries; call an activity' },
-  { group: ['../activities/*', '../api/*', '../db/*', '../stack/*', '../worker/*', '../cli/*'], allowTypeImports: true, message: 'only types may come from these layers (import type)' },
+  {
+    group: [
+      'node:*',
+      'fs',
+      'fs/*',
+      'path',
+      'child_process',
+      'crypto',
+      'http',
+      'https',
+      'net',
+      'os',
+      'timers',
+      'timers/*',
+    ],
+    message: 'workflow code must be deterministic: do I/O in an activity',
+  },
+  {
+    group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'],
+    message: 'workflows import only @temporalio/workflow',
+  },
+  {
+    group: ['@mikro-orm/*', 'koa', '@koa/*', 'clipanion', 'pg', 'better-sqlite3', 'yaml', '@octokit/*'],
+    message: 'workflows never touch I/O libraries; call an activity',
+  },
+  {
+    group: ['../activities/*', '../api/*', '../db/*', '../stack/*', '../worker/*', '../cli/*'],
+    allowTypeImports: true,
+    message: 'only types may come from these layers (import type)',
+  },
 ];
 
 export default tseslint.config(
@@ -18,7 +44,13 @@ export default tseslint.config(
     plugins: { '@typescript-eslint': tseslint.plugin },
     rules: {
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'use a const array and a union type (type stripping cannot run enums)' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'TSEnumDeclaration',
+          message: 'use a const array and a union type (type stripping cannot run enums)',
+        },
+      ],
     },
   },
   {

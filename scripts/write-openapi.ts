@@ -5,5 +5,8 @@ import { buildOpenApiDocument } from '../api/openapi.ts';
 import { documentedRoutes } from '../api/server.ts';
 import { SVC_VERSION } from '../stack/version.ts';
 
-writeFileSync('docs/openapi.json', `${JSON.stringify(buildOpenApiDocument(documentedRoutes(SVC_VERSION), SVC_VERSION), null, 2)}\n`);
+writeFileSync(
+  'docs/openapi.json',
+  `${JSON.stringify(buildOpenApiDocument(documentedRoutes(SVC_VERSION), SVC_VERSION), null, 2)}\n`,
+);
 console.log('wrote docs/openapi.json');

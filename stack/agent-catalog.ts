@@ -42,7 +42,10 @@ export class AgentCatalog {
     }
     const configured = parsed.data.agents.map((agent): AgentDefinition => ({ ...agent, source: 'config' }));
     // A configured agent with a built-in's name replaces it.
-    return new AgentCatalog([...BUILTIN_AGENTS.filter((b) => !configured.some((c) => c.name === b.name)), ...configured]);
+    return new AgentCatalog([
+      ...BUILTIN_AGENTS.filter((b) => !configured.some((c) => c.name === b.name)),
+      ...configured,
+    ]);
   }
 
   /**
@@ -60,11 +63,16 @@ export class AgentCatalog {
         const raw = parseYaml(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown> | null;
         const parsed = agentFileEntry.safeParse({ name: file.replace(/\.ya?ml$/, ''), ...raw });
         if (!parsed.success) {
-          throw new AgentDefinitionError(`.svc/agents/${file} is invalid: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+          throw new AgentDefinitionError(
+            `.svc/agents/${file} is invalid: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+          );
         }
         return { ...parsed.data, source: 'project' };
       });
-    return new AgentCatalog([...this.list().filter((agent) => !project.some((own) => own.name === agent.name)), ...project]);
+    return new AgentCatalog([
+      ...this.list().filter((agent) => !project.some((own) => own.name === agent.name)),
+      ...project,
+    ]);
   }
 
   get(name: string): AgentDefinition | undefined {

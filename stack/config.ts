@@ -53,8 +53,12 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
 function parseAuthMode(env: NodeJS.ProcessEnv): SvcConfig['auth'] {
   const mode = env.SVC_AUTH || 'token';
   if (mode !== 'token' && mode !== 'public') throw new Error(`SVC_AUTH must be token or public, not "${mode}"`);
-  const publicAllowlist = (env.SVC_PUBLIC_ALLOWLIST ?? '').split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean);
-  if (mode === 'public' && publicAllowlist.length === 0) throw new Error('SVC_AUTH=public needs SVC_PUBLIC_ALLOWLIST: the owners or owner/repo projects spectators may see');
+  const publicAllowlist = (env.SVC_PUBLIC_ALLOWLIST ?? '')
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter(Boolean);
+  if (mode === 'public' && publicAllowlist.length === 0)
+    throw new Error('SVC_AUTH=public needs SVC_PUBLIC_ALLOWLIST: the owners or owner/repo projects spectators may see');
   return { mode, publicAllowlist };
 }
 
@@ -79,11 +83,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     temporalUiUrl: env.SVC_TEMPORAL_UI_URL?.replace(/\/+$/, '') || undefined,
     judge: { baseUrl: env.SVC_JUDGE_BASE_URL || undefined, exportToken: env.SVC_JUDGE_EXPORT_TOKEN || undefined },
     auth: parseAuthMode(env),
-    lifecycleStreams: { maxStreams: Math.max(1, intFromEnv(env, 'SVC_EVENT_STREAM_MAX', 64)), keepAliveMs: Math.max(1000, intFromEnv(env, 'SVC_EVENT_STREAM_KEEPALIVE_MS', 15_000)) },
+    lifecycleStreams: {
+      maxStreams: Math.max(1, intFromEnv(env, 'SVC_EVENT_STREAM_MAX', 64)),
+      keepAliveMs: Math.max(1000, intFromEnv(env, 'SVC_EVENT_STREAM_KEEPALIVE_MS', 15_000)),
+    },
     sandbox: parseSandboxSettings(env),
     runTiming: {
       finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),
-      silenceTimeoutMs: env.SVC_WATCHDOG_DISABLED === '1' ? 0 : intFromEnv(env, 'SVC_RUN_HEARTBEAT_TIMEOUT_MS', DEFAULT_RUN_TIMING.silenceTimeoutMs),
+      silenceTimeoutMs:
+        env.SVC_WATCHDOG_DISABLED === '1'
+          ? 0
+          : intFromEnv(env, 'SVC_RUN_HEARTBEAT_TIMEOUT_MS', DEFAULT_RUN_TIMING.silenceTimeoutMs),
       prPollMinMs: intFromEnv(env, 'SVC_PR_POLL_MIN_MS', DEFAULT_RUN_TIMING.prPollMinMs),
       prPollMaxMs: intFromEnv(env, 'SVC_PR_POLL_MAX_MS', DEFAULT_RUN_TIMING.prPollMaxMs),
       prWatchMaxMs: intFromEnv(env, 'SVC_PR_WATCH_MAX_MS', DEFAULT_RUN_TIMING.prWatchMaxMs),

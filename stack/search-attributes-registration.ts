@@ -4,7 +4,9 @@ import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { ALL_SEARCH_ATTRIBUTES } from '../core/search-attributes.ts';
 
-const INDEXED_VALUE_TYPE = { KEYWORD: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD } as const;
+const INDEXED_VALUE_TYPE = {
+  KEYWORD: proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+} as const;
 
 export async function registerSearchAttributes(address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address });

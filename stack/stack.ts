@@ -41,7 +41,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   const log = options.log ?? ((line: string) => console.log(line));
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((error) => console.error(`svc: shutdown step failed: ${String(error)}`));
+    for (const stop of stops.reverse())
+      await stop().catch((error) => console.error(`svc: shutdown step failed: ${String(error)}`));
     stops.length = 0;
   };
   sealDataDir(config.dataDir);
@@ -52,7 +53,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       embeddedTemporal = await startTemporalDev(config.dataDir);
       stops.push(() => embeddedTemporal!.stop());
       temporalAddress = embeddedTemporal.address;
-      log(`temporal: embedded dev server at ${temporalAddress} (CLI from ${embeddedTemporal.cli.source}${embeddedTemporal.cli.path ? `: ${embeddedTemporal.cli.path}` : ''})`);
+      log(
+        `temporal: embedded dev server at ${temporalAddress} (CLI from ${embeddedTemporal.cli.source}${embeddedTemporal.cli.path ? `: ${embeddedTemporal.cli.path}` : ''})`,
+      );
     } else {
       await registerSearchAttributes(temporalAddress, config.temporalNamespace);
       log(`temporal: external cluster at ${temporalAddress}`);
@@ -61,7 +64,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const readModel = await initORM({ databaseUrl: config.databaseUrl });
     stops.push(() => readModel.close());
     const applied = await migrate(readModel);
-    log(`read model: ${readModel.dialect}${readModel.dialect === 'sqlite' ? ` at ${config.databaseUrl}` : ''}${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
+    log(
+      `read model: ${readModel.dialect}${readModel.dialect === 'sqlite' ? ` at ${config.databaseUrl}` : ''}${applied.length ? ` (applied ${applied.join(', ')})` : ''}`,
+    );
 
     const token = loadOperatorToken(config.apiToken, dataPaths.operatorToken(config.dataDir));
 
@@ -69,7 +74,11 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     // The API starts first, so the worker can tell agents where it listens.
     let api: RunningApi | undefined;
     if (options.api) {
-      const temporal = await TemporalGateway.connect({ address: temporalAddress, namespace: config.temporalNamespace, taskQueue: config.taskQueue });
+      const temporal = await TemporalGateway.connect({
+        address: temporalAddress,
+        namespace: config.temporalNamespace,
+        taskQueue: config.taskQueue,
+      });
       stops.push(() => temporal.close());
       api = await startApi({
         host: config.host,
@@ -99,9 +108,17 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       const isolation = chooseIsolation(config.sandbox);
       if (isolation === 'process') log(`WARNING: ${UNSANDBOXED_WARNING}`);
       const baseUrl = config.apiUrl ?? api?.url;
-      worker = await startWorker({ config, temporalAddress, readModel, agents, agentApi: baseUrl ? { baseUrl, operatorToken: token.token } : undefined });
+      worker = await startWorker({
+        config,
+        temporalAddress,
+        readModel,
+        agents,
+        agentApi: baseUrl ? { baseUrl, operatorToken: token.token } : undefined,
+      });
       stops.push(() => worker!.shutdown());
-      log(`worker: polling task queue "${config.taskQueue}" (agents ${isolation === 'bubblewrap' ? 'sandboxed by bubblewrap' : 'UNSANDBOXED'})`);
+      log(
+        `worker: polling task queue "${config.taskQueue}" (agents ${isolation === 'bubblewrap' ? 'sandboxed by bubblewrap' : 'UNSANDBOXED'})`,
+      );
     }
 
     return {

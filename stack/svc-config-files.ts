@@ -3,7 +3,14 @@
 // the CLI (--cwd).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { loadSvcConfig, migrateLegacyDefaults, scaffoldFiles, SVC_CONFIG_FILES, type LoadedSvcConfig, type SvcConfigFiles } from '../core/svc-config.ts';
+import {
+  loadSvcConfig,
+  migrateLegacyDefaults,
+  scaffoldFiles,
+  SVC_CONFIG_FILES,
+  type LoadedSvcConfig,
+  type SvcConfigFiles,
+} from '../core/svc-config.ts';
 
 export class SvcConfigFileError extends Error {
   readonly code: 'already_exists' | 'nothing_to_migrate' | 'invalid' | 'unreadable';
@@ -44,18 +51,22 @@ function writeAll(repoDir: string, files: Record<string, string>): string[] {
 }
 
 export function scaffoldSvcConfig(repoDir: string, defaultRole: string | undefined): string[] {
-  const taken = [SVC_CONFIG_FILES.triggers, SVC_CONFIG_FILES.config, SVC_CONFIG_FILES.legacyDefaults].filter((file) => existsSync(join(repoDir, file)));
+  const taken = [SVC_CONFIG_FILES.triggers, SVC_CONFIG_FILES.config, SVC_CONFIG_FILES.legacyDefaults].filter((file) =>
+    existsSync(join(repoDir, file)),
+  );
   if (taken.length) throw new SvcConfigFileError('already_exists', `refusing to overwrite ${taken.join(', ')}`);
   return writeAll(repoDir, scaffoldFiles(defaultRole));
 }
 
 export function migrateSvcConfig(repoDir: string): string[] {
   const legacy = readIfExists(join(repoDir, SVC_CONFIG_FILES.legacyDefaults));
-  if (legacy === null) throw new SvcConfigFileError('nothing_to_migrate', `no ${SVC_CONFIG_FILES.legacyDefaults} to migrate`);
+  if (legacy === null)
+    throw new SvcConfigFileError('nothing_to_migrate', `no ${SVC_CONFIG_FILES.legacyDefaults} to migrate`);
   const taken = [SVC_CONFIG_FILES.config, SVC_CONFIG_FILES.preview].filter((file) => existsSync(join(repoDir, file)));
   if (taken.length) throw new SvcConfigFileError('already_exists', `refusing to overwrite ${taken.join(', ')}`);
   const migrated = migrateLegacyDefaults(legacy);
-  if ('problem' in migrated) throw new SvcConfigFileError('invalid', `${migrated.problem.file}: ${migrated.problem.message}`);
+  if ('problem' in migrated)
+    throw new SvcConfigFileError('invalid', `${migrated.problem.file}: ${migrated.problem.message}`);
   const written = writeAll(repoDir, migrated.files);
   rmSync(join(repoDir, SVC_CONFIG_FILES.legacyDefaults));
   return written;

@@ -25,7 +25,10 @@ export interface TemporalDevSettings {
   searchAttributes: Record<string, string>;
 }
 
-export function loadTemporalDevSettings(env: NodeJS.ProcessEnv = process.env, file = join(REPO_ROOT, 'temporal-dev.yml')): TemporalDevSettings {
+export function loadTemporalDevSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  file = join(REPO_ROOT, 'temporal-dev.yml'),
+): TemporalDevSettings {
   const settings = parseYaml(readFileSync(file, 'utf8')) as TemporalDevSettings;
   if (env.SVC_TEMPORAL_PORT) settings.port = Number(env.SVC_TEMPORAL_PORT);
   if (env.SVC_TEMPORAL_UI_PORT) settings.ui.port = Number(env.SVC_TEMPORAL_UI_PORT);
@@ -66,16 +69,32 @@ export interface RunningTemporal {
 }
 
 export function devServerArgs(settings: TemporalDevSettings, dbFile: string): string[] {
-  const args = ['server', 'start-dev', '--ip', settings.ip, '--port', String(settings.port), '--namespace', settings.namespace];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    settings.ip,
+    '--port',
+    String(settings.port),
+    '--namespace',
+    settings.namespace,
+  ];
   args.push('--db-filename', dbFile, '--log-level', settings.logLevel);
-  for (const [pragma, value] of Object.entries(settings.sqlitePragmas)) args.push('--sqlite-pragma', `${pragma}=${value}`);
-  for (const [name, type] of Object.entries(settings.searchAttributes)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [pragma, value] of Object.entries(settings.sqlitePragmas))
+    args.push('--sqlite-pragma', `${pragma}=${value}`);
+  for (const [name, type] of Object.entries(settings.searchAttributes))
+    args.push('--search-attribute', `${name}=${type}`);
   if (settings.ui.enabled) args.push('--ui-port', String(settings.ui.port), '--ui-disable-news-fetch');
   else args.push('--headless');
   return args;
 }
 
-async function waitUntilServing(address: string, namespace: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+async function waitUntilServing(
+  address: string,
+  namespace: string,
+  timeoutMs: number,
+  child?: ChildProcess,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -110,7 +129,11 @@ function reapOrphan(pidFile: string): void {
   rmSync(pidFile, { force: true });
 }
 
-export async function startTemporalDev(dataDir: string, settings = loadTemporalDevSettings(), cli = findTemporalCli()): Promise<RunningTemporal> {
+export async function startTemporalDev(
+  dataDir: string,
+  settings = loadTemporalDevSettings(),
+  cli = findTemporalCli(),
+): Promise<RunningTemporal> {
   const dbFile = resolve(dataDir, settings.dbFile);
   mkdirSync(dirname(dbFile), { recursive: true });
   const address = `${settings.ip}:${settings.port}`;
@@ -148,7 +171,13 @@ export async function startTemporalDev(dataDir: string, settings = loadTemporalD
   };
 }
 
-async function startWithSdkDownload(dbFile: string, settings: TemporalDevSettings, address: string, uiUrl: string | undefined, cli: TemporalCli): Promise<RunningTemporal> {
+async function startWithSdkDownload(
+  dbFile: string,
+  settings: TemporalDevSettings,
+  address: string,
+  uiUrl: string | undefined,
+  cli: TemporalCli,
+): Promise<RunningTemporal> {
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   let env;
   try {
@@ -161,9 +190,9 @@ async function startWithSdkDownload(dbFile: string, settings: TemporalDevSetting
         uiPort: settings.ui.enabled ? settings.ui.port : undefined,
         dbFilename: dbFile,
         namespace: settings.namespace,
-        extraArgs: Object.entries(settings.sqlitePragmas).flatMap(([k, v]) => ['--sqlite-pragma', `${k}=${v}`]).concat(
-          Object.entries(settings.searchAttributes).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`]),
-        ),
+        extraArgs: Object.entries(settings.sqlitePragmas)
+          .flatMap(([k, v]) => ['--sqlite-pragma', `${k}=${v}`])
+          .concat(Object.entries(settings.searchAttributes).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`])),
       },
     });
   } catch (error) {

@@ -3,7 +3,15 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  bundleWorkflowCode,
+  type LogLevel,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
@@ -49,7 +57,10 @@ function installRuntimeOnce(): void {
   const level = (process.env.SVC_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
   try {
     // Core's own (Rust) logs go through the same logger and level instead of straight to stderr.
-    Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: { core: level, other: 'ERROR' }, forward: {} } } });
+    Runtime.install({
+      logger: new DefaultLogger(level),
+      telemetryOptions: { logging: { filter: { core: level, other: 'ERROR' }, forward: {} } },
+    });
   } catch {
     // Someone (a test helper, the SDK download path) created the runtime first: keep theirs.
   }
@@ -62,7 +73,9 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
   // Activities that manage Temporal Schedules need a client of their own.
   const clientConnection = await Connection.connect({ address: settings.temporalAddress });
   const temporal = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
-  const workflowBundle = config.workflowBundlePath ? { code: readFileSync(config.workflowBundlePath, 'utf8') } : await buildWorkflowBundle();
+  const workflowBundle = config.workflowBundlePath
+    ? { code: readFileSync(config.workflowBundlePath, 'utf8') }
+    : await buildWorkflowBundle();
   const worker = await Worker.create({
     connection,
     namespace: config.temporalNamespace,

@@ -13,7 +13,9 @@ export const readModel = proxyLocalActivities<Pick<Activities, 'projectRun'>>({
 });
 
 /** Workspace and sandbox start: bounded work, a few retries, then the run fails. */
-export const sandboxSetup = proxyActivities<Pick<Activities, 'prepareWorkspace' | 'startAgent' | 'stopAgent' | 'agentActivity'>>({
+export const sandboxSetup = proxyActivities<
+  Pick<Activities, 'prepareWorkspace' | 'startAgent' | 'stopAgent' | 'agentActivity'>
+>({
   startToCloseTimeout: '10m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
@@ -30,7 +32,9 @@ export const supervision = proxyActivities<Pick<Activities, 'superviseAgent'>>({
 });
 
 /** Git work on a project clone: a clone can take a while; failures that retrying cannot fix are non-retryable. */
-export const projectGit = proxyActivities<Pick<Activities, 'registerProjectClone' | 'refreshProjectClone' | 'deleteProject'>>({
+export const projectGit = proxyActivities<
+  Pick<Activities, 'registerProjectClone' | 'refreshProjectClone' | 'deleteProject'>
+>({
   startToCloseTimeout: '15m',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
 });
@@ -51,7 +55,9 @@ export const finalizerStart = proxyActivities<Pick<Activities, 'startSandboxFina
 });
 
 /** A run's tail: svc's push of the handed-over branch (with its change summary and salvage) and the pull request. */
-export const finalizeIo = proxyActivities<Pick<Activities, 'deliverBranch' | 'measureChanges' | 'salvageWorkspace' | 'openPullRequest' | 'checkPullRequest'>>({
+export const finalizeIo = proxyActivities<
+  Pick<Activities, 'deliverBranch' | 'measureChanges' | 'salvageWorkspace' | 'openPullRequest' | 'checkPullRequest'>
+>({
   startToCloseTimeout: '5m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
 });

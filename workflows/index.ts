@@ -1,4 +1,9 @@
 // The worker's workflow entry point: every workflow type svc registers.
 export { runWorkflow } from './run.workflow.ts';
 export { planRunWorkflow } from './plan-run.workflow.ts';
-export { registerProjectWorkflow, refreshProjectWorkflow, deleteProjectWorkflow, triggerFireWorkflow } from './project.workflow.ts';
+export {
+  registerProjectWorkflow,
+  refreshProjectWorkflow,
+  deleteProjectWorkflow,
+  triggerFireWorkflow,
+} from './project.workflow.ts';

@@ -37,7 +37,10 @@ export const claimInboxUpdate = defineUpdate<InboxItem[]>('claimInbox');
 export const finalizeStateQuery = defineQuery<{ intent: FinalizeIntent | null; received: boolean }>('finalizeState');
 
 /** Work the sandbox rescued itself (POST /runs/{id}/salvage): where it is now. */
-export const salvageSignal = defineSignal<[{ trigger: string; salvageRef: string | null; salvagePath: string | null; notes: string[] }]>('salvage');
+export const salvageSignal =
+  defineSignal<[{ trigger: string; salvageRef: string | null; salvagePath: string | null; notes: string[] }]>(
+    'salvage',
+  );
 
 /** The sandbox's finalize result, relayed by POST /runs/{id}/finalize-result. */
 export const finalizeResultSignal = defineSignal<[{ attemptId: string; result: FinalizeResult }]>('finalizeResult');

@@ -1,7 +1,16 @@
 // planRunWorkflow: one plan-run, its children strictly one after another as child runWorkflows.
 // Workflow id = plan-run id. Everything the coordinator knows is in this workflow's state and
 // history: a restart of any process replays it, and no child is ever dispatched twice.
-import { ActivityFailure, allHandlersFinished, condition, getExternalWorkflowHandle, ParentClosePolicy, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { PlanEventInput } from '../activities/index.ts';
 import {
   childFailureFor,
@@ -16,7 +25,13 @@ import {
 import { isTerminalRunState } from '../core/run-states.ts';
 import { runSearchAttributes, SvcPlanId, SvcState } from '../core/search-attributes.ts';
 import { planReadModel, planSetup } from './activity-proxies.ts';
-import { cancelPlanRunSignal, cancelSignal, childRunProgressSignal, planRunSnapshotQuery, type CancelRequest } from './messages.ts';
+import {
+  cancelPlanRunSignal,
+  cancelSignal,
+  childRunProgressSignal,
+  planRunSnapshotQuery,
+  type CancelRequest,
+} from './messages.ts';
 import { runWorkflow } from './run.workflow.ts';
 
 interface PlanEvent {
@@ -49,35 +64,74 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
   const project = async (events: PlanEvent[], runId: string | null = latestRunId()) => {
     plan.projectionVersion += 1;
     const planEvents: PlanEventInput[] = runId
-      ? events.map((event) => ({ runId, event: { dedupeKey: `plan:${plan.id}:${plan.resumedAt ?? 'first'}:${event.key}`, kind: event.kind, stream: 'system', ts: now(), payload: { planRunId: plan.id, ...event.payload } } }))
+      ? events.map((event) => ({
+          runId,
+          event: {
+            dedupeKey: `plan:${plan.id}:${plan.resumedAt ?? 'first'}:${event.key}`,
+            kind: event.kind,
+            stream: 'system',
+            ts: now(),
+            payload: { planRunId: plan.id, ...event.payload },
+          },
+        }))
       : [];
-    await planReadModel.projectPlanRun({ snapshot: { ...plan, children: plan.children.map((child) => ({ ...child })) }, events: planEvents });
+    await planReadModel.projectPlanRun({
+      snapshot: { ...plan, children: plan.children.map((child) => ({ ...child })) },
+      events: planEvents,
+    });
   };
   const update = (child: PlanChild, patch: Partial<PlanChild>) => Object.assign(child, patch, { updatedAt: now() });
 
-  const finish = async (state: 'succeeded' | 'failed' | 'cancelled', failureReason: string | null, events: PlanEvent[], cancelledChild: PlanRunOutcome['cancelledChild'] = null): Promise<PlanRunOutcome> => {
+  const finish = async (
+    state: 'succeeded' | 'failed' | 'cancelled',
+    failureReason: string | null,
+    events: PlanEvent[],
+    cancelledChild: PlanRunOutcome['cancelledChild'] = null,
+  ): Promise<PlanRunOutcome> => {
     plan.state = state;
     plan.failureReason = failureReason;
     plan.endedAt = now();
     upsertSearchAttributes([{ key: SvcState, value: state }]);
     await project(events);
     await condition(allHandlersFinished);
-    return { planRunId: plan.id, state, failureReason, children: plan.children, startedAt: plan.startedAt, cancelledChild, projectionVersion: plan.projectionVersion };
+    return {
+      planRunId: plan.id,
+      state,
+      failureReason,
+      children: plan.children,
+      startedAt: plan.startedAt,
+      cancelledChild,
+      projectionVersion: plan.projectionVersion,
+    };
   };
 
   const cancel = async (): Promise<PlanRunOutcome> => {
     const inFlight = plan.children.find((child) => isInFlightChild(child) && child.runId);
     let cancelledChild: PlanRunOutcome['cancelledChild'] = null;
-    const events: PlanEvent[] = [{ key: 'cancelled', kind: 'plan_run.cancelled', payload: { reason: cancelRequest?.reason ?? null, requestedBy: cancelRequest?.requestedBy ?? 'operator' } }];
+    const events: PlanEvent[] = [
+      {
+        key: 'cancelled',
+        kind: 'plan_run.cancelled',
+        payload: { reason: cancelRequest?.reason ?? null, requestedBy: cancelRequest?.requestedBy ?? 'operator' },
+      },
+    ];
     if (inFlight?.runId) {
       try {
-        await getExternalWorkflowHandle(inFlight.runId).signal(cancelSignal, { reason: `plan_run_cancelled:${plan.id}`, requestedBy: 'plan-run' });
+        await getExternalWorkflowHandle(inFlight.runId).signal(cancelSignal, {
+          reason: `plan_run_cancelled:${plan.id}`,
+          requestedBy: 'plan-run',
+        });
         cancelledChild = { childSeq: inFlight.seq, runId: inFlight.runId };
       } catch (error) {
-        events.push({ key: `cancel_child_failed:${inFlight.seq}`, kind: 'plan_run.cancel_child_failed', payload: { seq: inFlight.seq, runId: inFlight.runId, message: (error as Error).message } });
+        events.push({
+          key: `cancel_child_failed:${inFlight.seq}`,
+          kind: 'plan_run.cancel_child_failed',
+          payload: { seq: inFlight.seq, runId: inFlight.runId, message: (error as Error).message },
+        });
       }
       // An open PR stays what it is; a child whose run was stopped did not finish.
-      if (inFlight.state !== 'pr_open') update(inFlight, { state: 'failed', failureReason: 'child_cancelled', endedAt: now() });
+      if (inFlight.state !== 'pr_open')
+        update(inFlight, { state: 'failed', failureReason: 'child_cancelled', endedAt: now() });
     }
     return finish('cancelled', null, events, cancelledChild);
   };
@@ -116,7 +170,9 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
     if (prepared.kind === 'missing') return { kind: 'failed', reason: `child_seed_not_found:${child.seedId}` };
     if (prepared.kind === 'closed') {
       update(child, { state: 'skipped', endedAt: now() });
-      await project([{ key: `skipped:${child.seq}`, kind: 'plan_run.skipped', payload: { seq: child.seq, seedId: child.seedId } }]);
+      await project([
+        { key: `skipped:${child.seq}`, kind: 'plan_run.skipped', payload: { seq: child.seq, seedId: child.seedId } },
+      ]);
       return { kind: 'done' };
     }
     const runInput = prepared.input;
@@ -126,8 +182,17 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
         args: [runInput],
         // The run is a run in its own right: it outlives the plan-run (a cancel reaches it by signal).
         parentClosePolicy: ParentClosePolicy.ABANDON,
-        typedSearchAttributes: [...runSearchAttributes(runInput), ...(plan.planId ? [{ key: SvcPlanId, value: plan.planId }] : [])],
-        memo: { agent: runInput.agent.name, projectId: runInput.projectId, trigger: runInput.trigger, planRunId: plan.id, childSeq: child.seq },
+        typedSearchAttributes: [
+          ...runSearchAttributes(runInput),
+          ...(plan.planId ? [{ key: SvcPlanId, value: plan.planId }] : []),
+        ],
+        memo: {
+          agent: runInput.agent.name,
+          projectId: runInput.projectId,
+          trigger: runInput.trigger,
+          planRunId: plan.id,
+          childSeq: child.seq,
+        },
       });
     } catch (error) {
       return { kind: 'failed', reason: `dispatch_failed:${(error as Error).message}` };
@@ -135,9 +200,29 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
     update(child, { state: 'dispatched', runId: runInput.runId, startedAt: child.startedAt ?? now(), prUrl: null });
     // The run's first news comes once its row is in the read model, where this plan's events go.
     await condition(() => news.has(runInput.runId) || cancelRequest !== null);
-    const events: PlanEvent[] = [{ key: `dispatched:${runInput.runId}`, kind: 'plan_run.dispatched', payload: { seq: child.seq, seedId: child.seedId, runId: runInput.runId, executionProjectId: plan.projectId } }];
-    if (lastMergedSeq !== null) events.push({ key: `advanced:${child.seq}`, kind: 'plan_run.advanced', payload: { mergedChildSeq: lastMergedSeq, dispatchedChildSeq: child.seq } });
-    if (retriedFrom) events.push({ key: `retried:${runInput.runId}`, kind: 'plan_run.child_retried', payload: { previousRunId: retriedFrom.runId, failureReason: retriedFrom.failureReason, retryCount: child.retryCount } });
+    const events: PlanEvent[] = [
+      {
+        key: `dispatched:${runInput.runId}`,
+        kind: 'plan_run.dispatched',
+        payload: { seq: child.seq, seedId: child.seedId, runId: runInput.runId, executionProjectId: plan.projectId },
+      },
+    ];
+    if (lastMergedSeq !== null)
+      events.push({
+        key: `advanced:${child.seq}`,
+        kind: 'plan_run.advanced',
+        payload: { mergedChildSeq: lastMergedSeq, dispatchedChildSeq: child.seq },
+      });
+    if (retriedFrom)
+      events.push({
+        key: `retried:${runInput.runId}`,
+        kind: 'plan_run.child_retried',
+        payload: {
+          previousRunId: retriedFrom.runId,
+          failureReason: retriedFrom.failureReason,
+          retryCount: child.retryCount,
+        },
+      });
     retriedFrom = null;
     await project(events, runInput.runId);
     return null;
@@ -156,7 +241,13 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
       if (latest && isTerminalRunState(latest.state)) {
         if (latest.state === 'succeeded' && latest.prUrl) {
           update(child, { state: 'pr_open', prUrl: latest.prUrl });
-          await project([{ key: `waiting_for_merge:${child.runId}`, kind: 'plan_run.waiting_for_merge', payload: { seq: child.seq, prUrl: latest.prUrl } }]);
+          await project([
+            {
+              key: `waiting_for_merge:${child.runId}`,
+              kind: 'plan_run.waiting_for_merge',
+              payload: { seq: child.seq, prUrl: latest.prUrl },
+            },
+          ]);
           return 'pr_open';
         }
         if (latest.failureReason === 'provider_error' && child.retryCount < 1) {
@@ -165,7 +256,10 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
           update(child, { state: 'pending', runId: null, retryCount: child.retryCount + 1 });
           return 'retry';
         }
-        return { kind: 'failed', reason: latest.state === 'succeeded' ? 'child_succeeded_without_pr' : childFailureFor(latest)! };
+        return {
+          kind: 'failed',
+          reason: latest.state === 'succeeded' ? 'child_succeeded_without_pr' : childFailureFor(latest)!,
+        };
       }
       seen = newsVersion;
       await nextNews(seen);
@@ -184,20 +278,31 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
       }
     }
     const endedAt = news.get(child.runId!)?.endedAt;
-    const budgetFrom = Math.max(endedAt ? Date.parse(endedAt) : Date.now(), plan.resumedAt ? Date.parse(plan.resumedAt) : 0);
+    const budgetFrom = Math.max(
+      endedAt ? Date.parse(endedAt) : Date.now(),
+      plan.resumedAt ? Date.parse(plan.resumedAt) : 0,
+    );
     const deadline = input.timing.mergeTimeoutMs > 0 ? budgetFrom + input.timing.mergeTimeoutMs : null;
     for (;;) {
       const latest = news.get(child.runId!)!;
       if (latest.prState === 'merged') {
         update(child, { state: 'merged', prMergedAt: latest.prMergedAt ?? now(), endedAt: now() });
         lastMergedSeq = child.seq;
-        await project([{ key: `merged:${child.seq}`, kind: 'plan_run.merged', payload: { mergedChildSeq: child.seq, prUrl: child.prUrl, mergedAt: child.prMergedAt } }]);
+        await project([
+          {
+            key: `merged:${child.seq}`,
+            kind: 'plan_run.merged',
+            payload: { mergedChildSeq: child.seq, prUrl: child.prUrl, mergedAt: child.prMergedAt },
+          },
+        ]);
         return { kind: 'done' };
       }
-      if (latest.prState === 'closed_unmerged') return { kind: 'failed', reason: 'pr_closed_without_merge', prUrl: child.prUrl };
+      if (latest.prState === 'closed_unmerged')
+        return { kind: 'failed', reason: 'pr_closed_without_merge', prUrl: child.prUrl };
       if (cancelRequest) return { kind: 'cancelled' };
       const remaining = deadline === null ? undefined : deadline - Date.now();
-      if (remaining !== undefined && remaining <= 0) return { kind: 'failed', reason: 'child_pr_merge_timeout', prUrl: child.prUrl };
+      if (remaining !== undefined && remaining <= 0)
+        return { kind: 'failed', reason: 'child_pr_merge_timeout', prUrl: child.prUrl };
       await nextNews(newsVersion, remaining);
     }
   };
@@ -221,7 +326,9 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
   };
 
   if (input.resume) {
-    await project([{ key: `resumed:${input.resume.resumedAt}`, kind: 'plan_run.resumed', payload: { reason: input.resume.reason } }]);
+    await project([
+      { key: `resumed:${input.resume.resumedAt}`, kind: 'plan_run.resumed', payload: { reason: input.resume.reason } },
+    ]);
   } else {
     await project([]);
     if (cancelRequest) return cancel();
@@ -237,8 +344,16 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
     if (ended.kind === 'cancelled') return cancel();
     if (ended.kind === 'failed') {
       update(child, { state: 'failed', failureReason: ended.reason, endedAt: now() });
-      return finish('failed', ended.reason, [{ key: `failed:${child.seq}:${child.runId ?? 'none'}`, kind: 'plan_run.failed', payload: { failedSeq: child.seq, reason: ended.reason, prUrl: ended.prUrl ?? null } }]);
+      return finish('failed', ended.reason, [
+        {
+          key: `failed:${child.seq}:${child.runId ?? 'none'}`,
+          kind: 'plan_run.failed',
+          payload: { failedSeq: child.seq, reason: ended.reason, prUrl: ended.prUrl ?? null },
+        },
+      ]);
     }
   }
-  return finish('succeeded', null, [{ key: 'succeeded', kind: 'plan_run.succeeded', payload: { children: plan.children.length } }]);
+  return finish('succeeded', null, [
+    { key: 'succeeded', kind: 'plan_run.succeeded', payload: { children: plan.children.length } },
+  ]);
 }

@@ -16,13 +16,18 @@ export interface RegisterProjectInput {
   defaultBranch: string | null;
 }
 
-export async function registerProjectWorkflow(input: RegisterProjectInput): Promise<{ project: ProjectRecord; triggers: TriggerScheduleSync }> {
+export async function registerProjectWorkflow(
+  input: RegisterProjectInput,
+): Promise<{ project: ProjectRecord; triggers: TriggerScheduleSync }> {
   const project = await projectGit.registerProjectClone(input);
   const triggers = await projectSetup.syncProjectTriggers({ projectId: project.id });
   return { project, triggers };
 }
 
-export async function refreshProjectWorkflow(input: { projectId: string; ref: string | null }): Promise<{ project: ProjectRecord; headSha: string; ref: string; triggers: TriggerScheduleSync }> {
+export async function refreshProjectWorkflow(input: {
+  projectId: string;
+  ref: string | null;
+}): Promise<{ project: ProjectRecord; headSha: string; ref: string; triggers: TriggerScheduleSync }> {
   const refreshed = await projectGit.refreshProjectClone(input);
   const triggers = await projectSetup.syncProjectTriggers({ projectId: input.projectId });
   return { ...refreshed, triggers };
@@ -37,7 +42,10 @@ export async function deleteProjectWorkflow(input: { projectId: string }): Promi
  * Started by a trigger's Temporal Schedule: refreshes the clone (so the trigger and its prompt are
  * current), then starts the run as an abandoned child: the run outlives this short workflow.
  */
-export async function triggerFireWorkflow(input: { projectId: string; triggerId: string }): Promise<{ runId: string | null; skipped: string | null }> {
+export async function triggerFireWorkflow(input: {
+  projectId: string;
+  triggerId: string;
+}): Promise<{ runId: string | null; skipped: string | null }> {
   await projectGit.refreshProjectClone({ projectId: input.projectId, ref: null });
   const prepared = await projectSetup.prepareTriggerRun({ ...input, trigger: 'cron' });
   if (prepared.kind === 'skip') return { runId: null, skipped: prepared.reason };

@@ -3,7 +3,14 @@
 // follow its pull request until it is merged or closed.
 import { ActivityFailure, condition, patched, sleep, uuid4 } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
-import { finalizeVerdict, unpostedResult, withDelivery, type FinalizeIntent, type FinalizeResult, type FinalizeVerdict } from '../core/finalize.ts';
+import {
+  finalizeVerdict,
+  unpostedResult,
+  withDelivery,
+  type FinalizeIntent,
+  type FinalizeResult,
+  type FinalizeVerdict,
+} from '../core/finalize.ts';
 import type { RunSnapshot, RunTiming } from '../core/run-model.ts';
 import { finalizeIo, finalizerStart } from './activity-proxies.ts';
 
@@ -14,16 +21,36 @@ export interface FinalizeChannel {
 
 type Project = (events: RunEventInput[]) => Promise<void>;
 
-export async function finalizeWork(run: RunSnapshot, args: { baseBranch: string; timing: RunTiming; channel: FinalizeChannel; project: Project }): Promise<FinalizeVerdict> {
+export async function finalizeWork(
+  run: RunSnapshot,
+  args: { baseBranch: string; timing: RunTiming; channel: FinalizeChannel; project: Project },
+): Promise<FinalizeVerdict> {
   const { channel, project } = args;
   const branch = run.branch!;
   // Runs recorded before the hand-over replay the old tail (the sandbox pushed with a credential).
   const svcPushes = patched('svc-pushes-handed-over-branch');
   channel.intent = svcPushes
-    ? { version: 1, attemptId: uuid4(), branch, push: false, handoff: 'bundle', artifacts: [], commit: [], baseBranch: args.baseBranch }
+    ? {
+        version: 1,
+        attemptId: uuid4(),
+        branch,
+        push: false,
+        handoff: 'bundle',
+        artifacts: [],
+        commit: [],
+        baseBranch: args.baseBranch,
+      }
     : { version: 1, attemptId: uuid4(), branch, push: true, artifacts: [], commit: [], baseBranch: args.baseBranch };
   const parkedAt = new Date(Date.now()).toISOString();
-  await project([{ dedupeKey: 'finalize:intent', kind: 'finalize.intent_parked', stream: 'system', ts: parkedAt, payload: { attemptId: channel.intent.attemptId, branch, baseBranch: args.baseBranch } }]);
+  await project([
+    {
+      dedupeKey: 'finalize:intent',
+      kind: 'finalize.intent_parked',
+      stream: 'system',
+      ts: parkedAt,
+      payload: { attemptId: channel.intent.attemptId, branch, baseBranch: args.baseBranch },
+    },
+  ]);
   // The finalizer lives no longer than the wait for its result (and a minute to post it).
   await finalizerStart.startSandboxFinalizer({ runId: run.id, maxLifetimeMs: args.timing.finalizeTimeoutMs + 60_000 });
 
@@ -31,60 +58,175 @@ export async function finalizeWork(run: RunSnapshot, args: { baseBranch: string;
   let result = posted ? channel.result! : unpostedResult('timeout');
   let delivered: Awaited<ReturnType<typeof finalizeIo.deliverBranch>> | null = null;
   if (svcPushes && !result.unposted && (result.commitsAhead ?? 0) > 0) {
-    delivered = await finalizeIo.deliverBranch({ projectId: run.projectId!, runId: run.id, branch, baseBranch: args.baseBranch });
+    delivered = await finalizeIo.deliverBranch({
+      projectId: run.projectId!,
+      runId: run.id,
+      branch,
+      baseBranch: args.baseBranch,
+    });
     result = withDelivery(result, delivered, branch);
   }
   const verdict = finalizeVerdict(result, run.ref !== null || run.targetBranch !== null);
   const at = new Date(Date.now()).toISOString();
-  await project([{ dedupeKey: 'finalize:result', kind: 'finalize.result', stream: 'system', ts: at, payload: { pushed: result.pushed, commitsAhead: result.commitsAhead, dirty: result.dirty, dirtyPaths: result.dirtyPaths ?? [], stages: result.stages, unposted: result.unposted ?? null } }]);
+  await project([
+    {
+      dedupeKey: 'finalize:result',
+      kind: 'finalize.result',
+      stream: 'system',
+      ts: at,
+      payload: {
+        pushed: result.pushed,
+        commitsAhead: result.commitsAhead,
+        dirty: result.dirty,
+        dirtyPaths: result.dirtyPaths ?? [],
+        stages: result.stages,
+        unposted: result.unposted ?? null,
+      },
+    },
+  ]);
 
   if (verdict.pushError && delivered) {
-    const salvage = delivered.salvage ?? { salvageRef: null, salvagePath: null, notes: [delivered.error ?? 'nothing was handed over'] };
+    const salvage = delivered.salvage ?? {
+      salvageRef: null,
+      salvagePath: null,
+      notes: [delivered.error ?? 'nothing was handed over'],
+    };
     run.salvageRef = salvage.salvageRef;
     run.salvagePath = salvage.salvagePath;
-    await project([{ dedupeKey: 'reap:salvage', kind: salvage.salvageRef || salvage.salvagePath ? 'reap.workspace_salvaged' : 'reap.workspace_salvage_failed', stream: 'system', ts: at, payload: salvage }]);
+    await project([
+      {
+        dedupeKey: 'reap:salvage',
+        kind: salvage.salvageRef || salvage.salvagePath ? 'reap.workspace_salvaged' : 'reap.workspace_salvage_failed',
+        stream: 'system',
+        ts: at,
+        payload: salvage,
+      },
+    ]);
   } else if (verdict.pushError) {
-    const salvage = await finalizeIo.salvageWorkspace({ runId: run.id, workspacePath: run.workspacePath!, baseBranch: args.baseBranch });
+    const salvage = await finalizeIo.salvageWorkspace({
+      runId: run.id,
+      workspacePath: run.workspacePath!,
+      baseBranch: args.baseBranch,
+    });
     run.salvageRef = salvage.salvageRef;
     run.salvagePath = salvage.salvagePath;
-    await project([{ dedupeKey: 'reap:salvage', kind: salvage.salvageRef || salvage.salvagePath ? 'reap.workspace_salvaged' : 'reap.workspace_salvage_failed', stream: 'system', ts: at, payload: salvage }]);
+    await project([
+      {
+        dedupeKey: 'reap:salvage',
+        kind: salvage.salvageRef || salvage.salvagePath ? 'reap.workspace_salvaged' : 'reap.workspace_salvage_failed',
+        stream: 'system',
+        ts: at,
+        payload: salvage,
+      },
+    ]);
   }
   if (result.commitsAhead === 0) {
     run.commitsAhead = 0;
     run.filesChanged = 0;
     run.insertions = 0;
     run.deletions = 0;
-    await project([{ dedupeKey: 'reap:empty_push', kind: 'reap.empty_push', stream: 'system', ts: at, payload: { dirtyPaths: result.dirtyPaths ?? [], droppedCommit: verdict.failureReason === 'dropped_commit', noChanges: verdict.noChanges } }]);
+    await project([
+      {
+        dedupeKey: 'reap:empty_push',
+        kind: 'reap.empty_push',
+        stream: 'system',
+        ts: at,
+        payload: {
+          dirtyPaths: result.dirtyPaths ?? [],
+          droppedCommit: verdict.failureReason === 'dropped_commit',
+          noChanges: verdict.noChanges,
+        },
+      },
+    ]);
   }
   if (verdict.pushedBranch) {
-    Object.assign(run, delivered?.summary ?? (await finalizeIo.measureChanges({ projectId: run.projectId!, runId: run.id, branch, baseBranch: args.baseBranch })));
-    await project([{ dedupeKey: 'branch:pushed', kind: 'branch_pushed', stream: 'system', ts: at, payload: { branch, commitsAhead: run.commitsAhead } }]);
+    Object.assign(
+      run,
+      delivered?.summary ??
+        (await finalizeIo.measureChanges({
+          projectId: run.projectId!,
+          runId: run.id,
+          branch,
+          baseBranch: args.baseBranch,
+        })),
+    );
+    await project([
+      {
+        dedupeKey: 'branch:pushed',
+        kind: 'branch_pushed',
+        stream: 'system',
+        ts: at,
+        payload: { branch, commitsAhead: run.commitsAhead },
+      },
+    ]);
     try {
-      const pr = await finalizeIo.openPullRequest({ projectId: run.projectId!, runId: run.id, branch, baseBranch: args.baseBranch, title: pullRequestTitle(run), body: pullRequestBody(run) });
+      const pr = await finalizeIo.openPullRequest({
+        projectId: run.projectId!,
+        runId: run.id,
+        branch,
+        baseBranch: args.baseBranch,
+        title: pullRequestTitle(run),
+        body: pullRequestBody(run),
+      });
       if ('skipped' in pr) {
-        await project([{ dedupeKey: 'reap:pr_skipped', kind: 'reap.pr_open_skipped', stream: 'system', ts: at, payload: { reason: pr.skipped } }]);
+        await project([
+          {
+            dedupeKey: 'reap:pr_skipped',
+            kind: 'reap.pr_open_skipped',
+            stream: 'system',
+            ts: at,
+            payload: { reason: pr.skipped },
+          },
+        ]);
       } else {
         run.prUrl = pr.url;
         run.prState = pr.state;
         run.prMergedAt = pr.mergedAt;
-        await project([{ dedupeKey: 'reap:pr_opened', kind: 'reap.pr_opened', stream: 'system', ts: at, payload: { prUrl: pr.url, branch, baseBranch: args.baseBranch } }]);
+        await project([
+          {
+            dedupeKey: 'reap:pr_opened',
+            kind: 'reap.pr_opened',
+            stream: 'system',
+            ts: at,
+            payload: { prUrl: pr.url, branch, baseBranch: args.baseBranch },
+          },
+        ]);
       }
     } catch (error) {
       // A PR that cannot be opened does not undo pushed work: the run still succeeded.
       if (!(error instanceof ActivityFailure)) throw error;
-      await project([{ dedupeKey: 'reap:pr_failed', kind: 'reap.pr_open_failed', stream: 'system', ts: at, payload: { message: error.cause?.message ?? error.message } }]);
+      await project([
+        {
+          dedupeKey: 'reap:pr_failed',
+          kind: 'reap.pr_open_failed',
+          stream: 'system',
+          ts: at,
+          payload: { message: error.cause?.message ?? error.message },
+        },
+      ]);
     }
   }
   return verdict;
 }
 
 function pullRequestTitle(run: RunSnapshot): string {
-  const firstLine = run.prompt.split('\n').find((line) => line.trim())?.trim() ?? run.id;
+  const firstLine =
+    run.prompt
+      .split('\n')
+      .find((line) => line.trim())
+      ?.trim() ?? run.id;
   return `${run.seedId ? `[${run.seedId}] ` : ''}${firstLine.length > 72 ? `${firstLine.slice(0, 69)}...` : firstLine}`;
 }
 
 function pullRequestBody(run: RunSnapshot): string {
-  return [`Opened by svc for run \`${run.id}\` (agent \`${run.agentName}\`).`, '', '```', run.prompt.slice(0, 4000), '```', ''].join('\n');
+  return [
+    `Opened by svc for run \`${run.id}\` (agent \`${run.agentName}\`).`,
+    '',
+    '```',
+    run.prompt.slice(0, 4000),
+    '```',
+    '',
+  ].join('\n');
 }
 
 /** Polls the PR with a growing interval until it is merged or closed (or the watch expires). */
@@ -104,7 +246,15 @@ export async function watchPullRequest(run: RunSnapshot, timing: RunTiming, proj
     if (pr.state === run.prState) continue;
     run.prState = pr.state;
     run.prMergedAt = pr.mergedAt;
-    await project([{ dedupeKey: `pr:${pr.state}`, kind: 'pr.state_changed', stream: 'system', ts: new Date(Date.now()).toISOString(), payload: { prUrl: run.prUrl, prState: pr.state, prMergedAt: pr.mergedAt } }]);
+    await project([
+      {
+        dedupeKey: `pr:${pr.state}`,
+        kind: 'pr.state_changed',
+        stream: 'system',
+        ts: new Date(Date.now()).toISOString(),
+        payload: { prUrl: run.prUrl, prState: pr.state, prMergedAt: pr.mergedAt },
+      },
+    ]);
     if (pr.state !== 'open') return;
   }
 }

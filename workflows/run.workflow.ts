@@ -1,14 +1,40 @@
 // runWorkflow: one run, from queued to a terminal state. Workflow id = run id. The workflow holds
 // the run; every transition is projected into the read model by an activity before it goes on.
-import { ActivityFailure, allHandlersFinished, condition, getExternalWorkflowHandle, patched, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  patched,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import { classifyAgentExit } from '../core/agent-exit.ts';
 import { claimAll, foldIntoPrompt, unreadInClaimOrder, type InboxItem } from '../core/inbox.ts';
-import { DEFAULT_RUN_TIMING, initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflowInput } from '../core/run-model.ts';
+import {
+  DEFAULT_RUN_TIMING,
+  initialRunSnapshot,
+  type RunOutcome,
+  type RunSnapshot,
+  type RunWorkflowInput,
+} from '../core/run-model.ts';
 import { isTerminalRunState, type RunFailureReason, type RunState } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { readModel, sandboxSetup, supervision } from './activity-proxies.ts';
-import { cancelSignal, childRunProgressSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, runAcceptedUpdate, runSnapshotQuery, salvageSignal, steerSignal, type CancelRequest } from './messages.ts';
+import {
+  cancelSignal,
+  childRunProgressSignal,
+  claimInboxUpdate,
+  finalizeResultSignal,
+  finalizeStateQuery,
+  inboxQuery,
+  runAcceptedUpdate,
+  runSnapshotQuery,
+  salvageSignal,
+  steerSignal,
+  type CancelRequest,
+} from './messages.ts';
 import { finalizeWork, watchPullRequest, type FinalizeChannel } from './run-tail.ts';
 
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
@@ -25,15 +51,33 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   });
 
   let toldPlan = '';
-  const project = async (events: RunEventInput[], extra: { triggerFire?: RunWorkflowInput['triggerFire']; inbox?: InboxItem[] } = {}) => {
+  const project = async (
+    events: RunEventInput[],
+    extra: { triggerFire?: RunWorkflowInput['triggerFire']; inbox?: InboxItem[] } = {},
+  ) => {
     run.projectionVersion += 1;
-    await readModel.projectRun({ snapshot: { ...run }, events, triggerFire: extra.triggerFire ?? null, inbox: extra.inbox ?? [] });
+    await readModel.projectRun({
+      snapshot: { ...run },
+      events,
+      triggerFire: extra.triggerFire ?? null,
+      inbox: extra.inbox ?? [],
+    });
     if (input.planRun && `${run.state}/${run.prState}` !== toldPlan) {
       toldPlan = `${run.state}/${run.prState}`;
       const { planRunId, seq } = input.planRun;
       // A plan-run that has ended (failed, cancelled) no longer listens; a resumed one asks afresh.
       await getExternalWorkflowHandle(planRunId)
-        .signal(childRunProgressSignal, { planRunId, seq, runId: run.id, state: run.state, failureReason: run.failureReason, prUrl: run.prUrl, prState: run.prState, prMergedAt: run.prMergedAt, endedAt: run.endedAt })
+        .signal(childRunProgressSignal, {
+          planRunId,
+          seq,
+          runId: run.id,
+          state: run.state,
+          failureReason: run.failureReason,
+          prUrl: run.prUrl,
+          prState: run.prState,
+          prMergedAt: run.prMergedAt,
+          endedAt: run.endedAt,
+        })
         .catch(() => undefined);
     }
   };
@@ -44,16 +88,42 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   const inbox: InboxItem[] = [];
   setHandler(steerSignal, async (message) => {
     if (isTerminalRunState(run.state) || inbox.some((item) => item.id === message.id)) return;
-    const item: InboxItem = { ...message, seq: inbox.length + 1, state: 'unread', deliveredAt: null, deliveredRunId: null };
+    const item: InboxItem = {
+      ...message,
+      seq: inbox.length + 1,
+      state: 'unread',
+      deliveredAt: null,
+      deliveredRunId: null,
+    };
     inbox.push(item);
-    await project([{ dedupeKey: `steer:sent:${item.id}`, kind: 'steer.sent', stream: 'system', ts: item.createdAt, payload: { messageId: item.id, priority: item.priority, fromActor: item.fromActor } }], { inbox: [{ ...item }] });
+    await project(
+      [
+        {
+          dedupeKey: `steer:sent:${item.id}`,
+          kind: 'steer.sent',
+          stream: 'system',
+          ts: item.createdAt,
+          payload: { messageId: item.id, priority: item.priority, fromActor: item.fromActor },
+        },
+      ],
+      { inbox: [{ ...item }] },
+    );
   });
   setHandler(inboxQuery, () => unreadInClaimOrder(inbox));
   const claim = async () => {
     const at = now();
     const claimed = claimAll(inbox, run.id, at);
     if (claimed.length) {
-      await project(claimed.map((item) => ({ dedupeKey: `steer:delivered:${item.id}`, kind: 'steer.delivered', stream: 'system' as const, ts: at, payload: { messageId: item.id } })), { inbox: claimed });
+      await project(
+        claimed.map((item) => ({
+          dedupeKey: `steer:delivered:${item.id}`,
+          kind: 'steer.delivered',
+          stream: 'system' as const,
+          ts: at,
+          payload: { messageId: item.id },
+        })),
+        { inbox: claimed },
+      );
     }
     return claimed;
   };
@@ -69,9 +139,22 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   setHandler(salvageSignal, async (salvage) => {
     run.salvageRef = salvage.salvageRef ?? run.salvageRef;
     run.salvagePath = salvage.salvagePath ?? run.salvagePath;
-    await project([{ dedupeKey: `salvage:pod:${salvage.trigger}`, kind: 'reap.workspace_salvage_recorded', stream: 'system', ts: now(), payload: { source: 'pod', ...salvage } }]);
+    await project([
+      {
+        dedupeKey: `salvage:pod:${salvage.trigger}`,
+        kind: 'reap.workspace_salvage_recorded',
+        stream: 'system',
+        ts: now(),
+        payload: { source: 'pod', ...salvage },
+      },
+    ]);
   });
-  const finish = async (state: RunState, failureReason: RunFailureReason | null, endedAt: string, detail: Record<string, unknown>) => {
+  const finish = async (
+    state: RunState,
+    failureReason: RunFailureReason | null,
+    endedAt: string,
+    detail: Record<string, unknown>,
+  ) => {
     run.state = state;
     run.failureReason = failureReason;
     run.endedAt = endedAt;
@@ -81,8 +164,21 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     const undelivered = unreadInClaimOrder(inbox);
     for (const item of undelivered) item.state = 'failed';
     const events: RunEventInput[] = [];
-    if (cancelRequest) events.push({ dedupeKey: 'cancel:requested', kind: 'cancel.requested', stream: 'system', ts: endedAt, payload: cancelRequest });
-    events.push({ dedupeKey: 'state:terminal', kind: 'state_change', stream: 'system', ts: endedAt, payload: { type: 'result', state, failureReason, ...detail } });
+    if (cancelRequest)
+      events.push({
+        dedupeKey: 'cancel:requested',
+        kind: 'cancel.requested',
+        stream: 'system',
+        ts: endedAt,
+        payload: cancelRequest,
+      });
+    events.push({
+      dedupeKey: 'state:terminal',
+      kind: 'state_change',
+      stream: 'system',
+      ts: endedAt,
+      payload: { type: 'result', state, failureReason, ...detail },
+    });
     await project(events, { inbox: undelivered.map((item) => ({ ...item })) });
     await condition(allHandlersFinished);
     // A terminal run still follows its pull request until it is merged or closed.
@@ -91,13 +187,32 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   };
   const cancelled = () => finish('cancelled', null, now(), { reason: cancelRequest?.reason ?? null });
 
-  await project([{ dedupeKey: 'state:queued', kind: 'state_change', stream: 'system', ts: new Date(input.createdAt).toISOString(), payload: { state: 'queued' } }], { triggerFire: input.triggerFire });
+  await project(
+    [
+      {
+        dedupeKey: 'state:queued',
+        kind: 'state_change',
+        stream: 'system',
+        ts: new Date(input.createdAt).toISOString(),
+        payload: { state: 'queued' },
+      },
+    ],
+    { triggerFire: input.triggerFire },
+  );
   accepted = true;
   if (cancelRequest) return cancelled();
 
   let workspace;
   try {
-    workspace = await sandboxSetup.prepareWorkspace({ runId: run.id, projectId: run.projectId, workspacePath: input.sandbox.workspacePath, branch: input.branch ?? null, baseBranch: input.baseBranch ?? null, baseCommit: input.baseCommit, continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null });
+    workspace = await sandboxSetup.prepareWorkspace({
+      runId: run.id,
+      projectId: run.projectId,
+      workspacePath: input.sandbox.workspacePath,
+      branch: input.branch ?? null,
+      baseBranch: input.baseBranch ?? null,
+      baseCommit: input.baseCommit,
+      continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null,
+    });
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     return finish('failed', 'never_started', now(), { message: error.cause?.message ?? error.message });
@@ -107,7 +222,14 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
 
   // Messages that arrived while queued reach the agent with its prompt.
   const prompt = foldIntoPrompt(input.prompt, await claim());
-  const start = await sandboxSetup.startAgent({ runId: run.id, agent: input.agent, prompt, workspacePath: workspace.workspacePath, memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null, network: input.sandbox.network ?? null });
+  const start = await sandboxSetup.startAgent({
+    runId: run.id,
+    agent: input.agent,
+    prompt,
+    workspacePath: workspace.workspacePath,
+    memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null,
+    network: input.sandbox.network ?? null,
+  });
   run.sandboxRunId = start.sandboxRunId;
   run.costBasis = start.costBasis;
   if (start.status === 'spawn_failed') {
@@ -124,8 +246,28 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   run.startedAt = start.spawnedAt ?? now();
   upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
   await project([
-    { dedupeKey: 'sandbox:started', kind: 'sandbox.started', stream: 'system', ts: run.startedAt, payload: { ...(start.sandbox ?? {}), sandboxId: run.sandboxId, sandboxRunId: run.sandboxRunId, workspacePath: run.workspacePath, isolation: start.isolation, memory: start.memory ?? null, workspace: workspace.kind } },
-    { dedupeKey: 'state:running', kind: 'state_change', stream: 'system', ts: run.startedAt, payload: { state: 'running' } },
+    {
+      dedupeKey: 'sandbox:started',
+      kind: 'sandbox.started',
+      stream: 'system',
+      ts: run.startedAt,
+      payload: {
+        ...(start.sandbox ?? {}),
+        sandboxId: run.sandboxId,
+        sandboxRunId: run.sandboxRunId,
+        workspacePath: run.workspacePath,
+        isolation: start.isolation,
+        memory: start.memory ?? null,
+        workspace: workspace.kind,
+      },
+    },
+    {
+      dedupeKey: 'state:running',
+      kind: 'state_change',
+      stream: 'system',
+      ts: run.startedAt,
+      payload: { state: 'running' },
+    },
   ]);
 
   // A cancel stops the agent through its own activity; the supervising activity then sees the
@@ -136,38 +278,74 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   let timedOut: 'duration' | 'silence' | null = null;
   const maxDurationMs = input.agent.maxDurationMinutes ? Math.round(input.agent.maxDurationMinutes * 60_000) : null;
   // The duration watchdog is a workflow timer: it survives any restart and costs nothing while it waits.
-  const watchdog = maxDurationMs ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut ??= ended ? null : 'duration')) : Promise.resolve();
+  const watchdog = maxDurationMs
+    ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut ??= ended ? null : 'duration'))
+    : Promise.resolve();
   // The silence watchdog: a timer that looks, now and then, at when the agent last said anything.
   const silenceWatch = (async () => {
     // patched(): runs started before the watchdog existed replay without its timers.
     if (!timing.silenceTimeoutMs || !patched('silence-watchdog')) return;
     while (supervising && timedOut === null && !cancelRequest) {
-      if (await condition(() => !supervising, Math.max(1000, Math.round(Math.min(timing.silenceTimeoutMs / 3, 300_000))))) return;
+      if (
+        await condition(() => !supervising, Math.max(1000, Math.round(Math.min(timing.silenceTimeoutMs / 3, 300_000))))
+      )
+        return;
       const { lastOutputAt } = await sandboxSetup.agentActivity({ runId: run.id });
       if (supervising && Date.now() - lastOutputAt > timing.silenceTimeoutMs) timedOut ??= 'silence';
     }
   })();
-  const stopping = condition(() => cancelRequest !== null || timedOut !== null || !supervising).then(() => (supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined));
-  const evidence = await supervision.superviseAgent({ runId: run.id, runtime: input.agent.runtime, maxCostUsd: input.agent.maxCostUsd });
+  const stopping = condition(() => cancelRequest !== null || timedOut !== null || !supervising).then(() =>
+    supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined,
+  );
+  const evidence = await supervision.superviseAgent({
+    runId: run.id,
+    runtime: input.agent.runtime,
+    maxCostUsd: input.agent.maxCostUsd,
+  });
   if (evidence.usage) Object.assign(run, evidence.usage);
   supervising = false;
   await Promise.all([stopping, watchdog, silenceWatch]);
   if (cancelRequest) return cancelled();
   // Crossing the spend cap cancels the run (the reference's rule), keeping what the agent reported.
-  if (evidence.costCap) return finish('cancelled', null, evidence.endedAt ?? now(), { reason: 'cost_cap_exceeded', ...evidence.costCap });
+  if (evidence.costCap)
+    return finish('cancelled', null, evidence.endedAt ?? now(), { reason: 'cost_cap_exceeded', ...evidence.costCap });
   if (timedOut) {
     await project([
       timedOut === 'duration'
-        ? { dedupeKey: 'watchdog:duration', kind: 'duration.exceeded', stream: 'system', ts: now(), payload: { maxDurationMinutes: input.agent.maxDurationMinutes } }
-        : { dedupeKey: 'watchdog:silence', kind: 'watchdog.silence_exceeded', stream: 'system', ts: now(), payload: { silenceTimeoutMs: timing.silenceTimeoutMs } },
+        ? {
+            dedupeKey: 'watchdog:duration',
+            kind: 'duration.exceeded',
+            stream: 'system',
+            ts: now(),
+            payload: { maxDurationMinutes: input.agent.maxDurationMinutes },
+          }
+        : {
+            dedupeKey: 'watchdog:silence',
+            kind: 'watchdog.silence_exceeded',
+            stream: 'system',
+            ts: now(),
+            payload: { silenceTimeoutMs: timing.silenceTimeoutMs },
+          },
     ]);
-    return finish('failed', 'timed_out', evidence.endedAt ?? now(), { exitCode: evidence.exitCode, signal: evidence.signal });
+    return finish('failed', 'timed_out', evidence.endedAt ?? now(), {
+      exitCode: evidence.exitCode,
+      signal: evidence.signal,
+    });
   }
   const verdict = classifyAgentExit(evidence);
   const exit = { exitCode: evidence.exitCode, signal: evidence.signal };
   if (verdict.state !== 'succeeded' || !run.projectId || !run.branch || !input.baseBranch) {
     return finish(verdict.state, verdict.failureReason, evidence.endedAt ?? now(), exit);
   }
-  const finalized = await finalizeWork(run, { baseBranch: input.baseBranch, timing, channel: finalize, project: (events) => project(events) });
-  return finish(finalized.state, finalized.failureReason, now(), { ...exit, noChanges: finalized.noChanges, prUrl: run.prUrl });
+  const finalized = await finalizeWork(run, {
+    baseBranch: input.baseBranch,
+    timing,
+    channel: finalize,
+    project: (events) => project(events),
+  });
+  return finish(finalized.state, finalized.failureReason, now(), {
+    ...exit,
+    noChanges: finalized.noChanges,
+    prUrl: run.prUrl,
+  });
 }

@@ -22,7 +22,15 @@ export class GitHubForge {
   readonly #octokit: Octokit | undefined;
 
   constructor(settings: ForgeSettings) {
-    this.#octokit = settings.token ? new Octokit({ auth: settings.token, baseUrl: settings.apiUrl, userAgent: 'svc', log: QUIET, request: { retries: 0 } }) : undefined;
+    this.#octokit = settings.token
+      ? new Octokit({
+          auth: settings.token,
+          baseUrl: settings.apiUrl,
+          userAgent: 'svc',
+          log: QUIET,
+          request: { retries: 0 },
+        })
+      : undefined;
   }
 
   get supported(): boolean {
@@ -32,8 +40,17 @@ export class GitHubForge {
   /** Every repository the token can see, across pages. */
   async listRepos(): Promise<ForgeRepo[]> {
     if (!this.#octokit) return [];
-    const repos = await this.#octokit.paginate(this.#octokit.rest.repos.listForAuthenticatedUser, { per_page: 100, sort: 'full_name' });
-    return repos.map((repo) => ({ owner: repo.owner.login, name: repo.name, cloneUrl: repo.clone_url, defaultBranch: repo.default_branch, private: repo.private }));
+    const repos = await this.#octokit.paginate(this.#octokit.rest.repos.listForAuthenticatedUser, {
+      per_page: 100,
+      sort: 'full_name',
+    });
+    return repos.map((repo) => ({
+      owner: repo.owner.login,
+      name: repo.name,
+      cloneUrl: repo.clone_url,
+      defaultBranch: repo.default_branch,
+      private: repo.private,
+    }));
   }
 }
 
@@ -47,7 +64,12 @@ export interface PullRequestRef {
 type PullLike = { html_url: string; number: number; state: string; merged_at: string | null };
 
 function toRef(pull: PullLike): PullRequestRef {
-  return { url: pull.html_url, number: pull.number, state: pull.merged_at ? 'merged' : pull.state === 'open' ? 'open' : 'closed_unmerged', mergedAt: pull.merged_at };
+  return {
+    url: pull.html_url,
+    number: pull.number,
+    state: pull.merged_at ? 'merged' : pull.state === 'open' ? 'open' : 'closed_unmerged',
+    mergedAt: pull.merged_at,
+  };
 }
 
 export function parsePullRequestUrl(url: string): { owner: string; name: string; number: number } | undefined {
@@ -61,20 +83,47 @@ export class PullRequests {
   readonly #octokit: Octokit;
 
   constructor(settings: ForgeSettings) {
-    if (!settings.token) throw new ForgeUnavailableError('no forge credentials: set SVC_GIT_TOKEN or GITHUB_TOKEN to open pull requests');
-    this.#octokit = new Octokit({ auth: settings.token, baseUrl: settings.apiUrl, userAgent: 'svc', log: QUIET, request: { retries: 0 } });
+    if (!settings.token)
+      throw new ForgeUnavailableError('no forge credentials: set SVC_GIT_TOKEN or GITHUB_TOKEN to open pull requests');
+    this.#octokit = new Octokit({
+      auth: settings.token,
+      baseUrl: settings.apiUrl,
+      userAgent: 'svc',
+      log: QUIET,
+      request: { retries: 0 },
+    });
   }
 
   /** Opens the PR for head→base, or answers the one that already exists: never two for one branch. */
-  async open(input: { owner: string; name: string; head: string; base: string; title: string; body: string }): Promise<PullRequestRef> {
+  async open(input: {
+    owner: string;
+    name: string;
+    head: string;
+    base: string;
+    title: string;
+    body: string;
+  }): Promise<PullRequestRef> {
     const existing = async () => {
-      const { data } = await this.#octokit.rest.pulls.list({ owner: input.owner, repo: input.name, head: `${input.owner}:${input.head}`, state: 'all', per_page: 1 });
+      const { data } = await this.#octokit.rest.pulls.list({
+        owner: input.owner,
+        repo: input.name,
+        head: `${input.owner}:${input.head}`,
+        state: 'all',
+        per_page: 1,
+      });
       return data[0] ? toRef(data[0] as PullLike) : undefined;
     };
     const found = await existing();
     if (found) return found;
     try {
-      const { data } = await this.#octokit.rest.pulls.create({ owner: input.owner, repo: input.name, head: input.head, base: input.base, title: input.title, body: input.body });
+      const { data } = await this.#octokit.rest.pulls.create({
+        owner: input.owner,
+        repo: input.name,
+        head: input.head,
+        base: input.base,
+        title: input.title,
+        body: input.body,
+      });
       return toRef(data as PullLike);
     } catch (error) {
       // A concurrent attempt won the race: answer its PR.

@@ -60,7 +60,7 @@ export async function takeBundle(source: string, target: string): Promise<string
     let copied = 0;
     try {
       const buffer = Buffer.alloc(1 << 20);
-      for (let read; (read = (await input.read(buffer, 0, buffer.length, null)).bytesRead) > 0; ) {
+      for (let read; (read = (await input.read(buffer, 0, buffer.length, null)).bytesRead) > 0;) {
         copied += read;
         // Counted while copying: the file may grow after the stat.
         if (copied > MAX_BUNDLE_BYTES) break;
@@ -111,7 +111,10 @@ const RUN_REF = 'refs/svc/run';
 export async function deliverBranch(request: DeliveryRequest): Promise<DeliveryOutcome> {
   const { clone, scratch, token } = request;
   const base = `refs/remotes/origin/${request.baseBranch}`;
-  await git(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${request.baseBranch}:${base}`], { cwd: clone, token });
+  await git(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${request.baseBranch}:${base}`], {
+    cwd: clone,
+    token,
+  });
   const baseCommit = await git(['rev-parse', '--verify', `${base}^{commit}`], { cwd: clone });
   const origin = await git(['remote', 'get-url', 'origin'], { cwd: clone });
   const objects = resolve(clone, await git(['rev-parse', '--git-path', 'objects'], { cwd: clone }));
@@ -121,26 +124,59 @@ export async function deliverBranch(request: DeliveryRequest): Promise<DeliveryO
   try {
     try {
       // fsck: whatever the agent built must be well-formed before svc pushes it.
-      await git(['-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', request.bundle, `+HEAD:${RUN_REF}`], { cwd: scratch });
+      await git(['-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', request.bundle, `+HEAD:${RUN_REF}`], {
+        cwd: scratch,
+      });
     } catch (error) {
-      return { pushed: false, error: `the sandbox's bundle could not be taken: ${message(error)}`, summary: null, salvage: null };
+      return {
+        pushed: false,
+        error: `the sandbox's bundle could not be taken: ${message(error)}`,
+        summary: null,
+        salvage: null,
+      };
     }
-    const push = (target: string) => git(['-c', 'core.hooksPath=/dev/null', 'push', '--porcelain', '--no-verify', origin, `${RUN_REF}:refs/heads/${target}`], { cwd: scratch, token });
+    const push = (target: string) =>
+      git(
+        [
+          '-c',
+          'core.hooksPath=/dev/null',
+          'push',
+          '--porcelain',
+          '--no-verify',
+          origin,
+          `${RUN_REF}:refs/heads/${target}`,
+        ],
+        { cwd: scratch, token },
+      );
     try {
       // --porcelain: git's own verdict goes to stdout, so the error is what the remote said.
       await push(request.branch);
     } catch (error) {
-      return { pushed: false, error: (error as GitError).stderr?.trim() || message(error), summary: null, salvage: await salvage(request, push) };
+      return {
+        pushed: false,
+        error: (error as GitError).stderr?.trim() || message(error),
+        summary: null,
+        salvage: await salvage(request, push),
+      };
     }
     const commitsAhead = Number(await git(['rev-list', '--count', `${baseCommit}..${RUN_REF}`], { cwd: scratch }));
-    const summary = commitsAhead === 0 ? { commitsAhead: 0, filesChanged: 0, insertions: 0, deletions: 0 } : summariseNumstat(await git(['diff', '--numstat', `${baseCommit}...${RUN_REF}`], { cwd: scratch }), commitsAhead);
+    const summary =
+      commitsAhead === 0
+        ? { commitsAhead: 0, filesChanged: 0, insertions: 0, deletions: 0 }
+        : summariseNumstat(
+            await git(['diff', '--numstat', `${baseCommit}...${RUN_REF}`], { cwd: scratch }),
+            commitsAhead,
+          );
     return { pushed: true, error: null, summary, salvage: null };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
-async function salvage(request: DeliveryRequest, push: (target: string) => Promise<string>): Promise<DeliveryOutcome['salvage']> {
+async function salvage(
+  request: DeliveryRequest,
+  push: (target: string) => Promise<string>,
+): Promise<DeliveryOutcome['salvage']> {
   const notes: string[] = [];
   const rescueRef = `svc/rescue/${request.runId}`;
   let salvageRef: string | null = null;

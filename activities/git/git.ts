@@ -23,21 +23,30 @@ export function gitEnv(token: string | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', SSH_ASKPASS: 'true' };
   if (token) {
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
-    Object.assign(env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.https://github.com/.extraheader', GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}` });
+    Object.assign(env, {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'http.https://github.com/.extraheader',
+      GIT_CONFIG_VALUE_0: `AUTHORIZATION: basic ${basic}`,
+    });
   }
   return env;
 }
 
 export function git(args: string[], options: GitOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd: options.cwd, env: gitEnv(options.token), timeout: options.timeoutMs ?? 300_000, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      if (error) {
-        const detail = stderr.trim().split('\n').filter(Boolean).slice(-3).join(' / ') || error.message;
-        reject(new GitError(args, stderr, `git ${args[0]} failed: ${detail}`));
-      } else {
-        resolve(stdout.trim());
-      }
-    });
+    execFile(
+      'git',
+      args,
+      { cwd: options.cwd, env: gitEnv(options.token), timeout: options.timeoutMs ?? 300_000, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        if (error) {
+          const detail = stderr.trim().split('\n').filter(Boolean).slice(-3).join(' / ') || error.message;
+          reject(new GitError(args, stderr, `git ${args[0]} failed: ${detail}`));
+        } else {
+          resolve(stdout.trim());
+        }
+      },
+    );
   });
 }
 

@@ -23,7 +23,12 @@ async function detectDefaultBranch(localPath: string, token: string | undefined)
   return head?.replace(/^origin\//, '');
 }
 
-export async function cloneProject(input: { cloneUrl: string; localPath: string; defaultBranch: string | null; token: string | undefined }): Promise<CloneFacts> {
+export async function cloneProject(input: {
+  cloneUrl: string;
+  localPath: string;
+  defaultBranch: string | null;
+  token: string | undefined;
+}): Promise<CloneFacts> {
   const { localPath } = input;
   if (existsSync(localPath)) throw new ProjectCloneError(`the clone directory ${localPath} already exists`);
   mkdirSync(dirname(localPath), { recursive: true });
@@ -33,15 +38,25 @@ export async function cloneProject(input: { cloneUrl: string; localPath: string;
     await git(['clone', '--quiet', '--no-tags', input.cloneUrl, partial], { token: input.token });
     const detected = await detectDefaultBranch(partial, input.token);
     const defaultBranch = input.defaultBranch ?? detected;
-    if (!defaultBranch) throw new ProjectCloneError('could not detect the default branch (origin/HEAD); pass defaultBranch');
+    if (!defaultBranch)
+      throw new ProjectCloneError('could not detect the default branch (origin/HEAD); pass defaultBranch');
     if (defaultBranch !== detected) {
-      if (!(await gitProbe(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${defaultBranch}`], { cwd: partial }))) {
+      if (
+        !(await gitProbe(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${defaultBranch}`], {
+          cwd: partial,
+        }))
+      ) {
         throw new ProjectCloneError(`branch "${defaultBranch}" does not exist in ${input.cloneUrl}`);
       }
       await git(['checkout', '--quiet', '--force', '-B', defaultBranch, `origin/${defaultBranch}`], { cwd: partial });
     }
     renameSync(partial, localPath);
-    return { localPath, defaultBranch, headSha: await git(['rev-parse', 'HEAD'], { cwd: localPath }), hasSeeds: existsSync(join(localPath, '.seeds')) };
+    return {
+      localPath,
+      defaultBranch,
+      headSha: await git(['rev-parse', 'HEAD'], { cwd: localPath }),
+      hasSeeds: existsSync(join(localPath, '.seeds')),
+    };
   } catch (error) {
     rmSync(partial, { recursive: true, force: true });
     throw error instanceof ProjectCloneError ? error : new ProjectCloneError((error as Error).message);
@@ -49,7 +64,11 @@ export async function cloneProject(input: { cloneUrl: string; localPath: string;
 }
 
 /** fetch --prune, then force the work tree to the remote ref; untracked files (host-only config) survive. */
-export async function refreshClone(input: { localPath: string; ref: string; token: string | undefined }): Promise<{ headSha: string; hasSeeds: boolean }> {
+export async function refreshClone(input: {
+  localPath: string;
+  ref: string;
+  token: string | undefined;
+}): Promise<{ headSha: string; hasSeeds: boolean }> {
   const { localPath, ref } = input;
   if (!existsSync(join(localPath, '.git'))) throw new ProjectCloneError(`the clone at ${localPath} is missing`);
   try {
@@ -65,7 +84,10 @@ export async function refreshClone(input: { localPath: string; ref: string; toke
     // The clone never commits as anyone: agents' commits happen in their own workspaces.
     await gitProbe(['config', '--local', '--unset', 'user.name'], { cwd: localPath });
     await gitProbe(['config', '--local', '--unset', 'user.email'], { cwd: localPath });
-    return { headSha: await git(['rev-parse', 'HEAD'], { cwd: localPath }), hasSeeds: existsSync(join(localPath, '.seeds')) };
+    return {
+      headSha: await git(['rev-parse', 'HEAD'], { cwd: localPath }),
+      hasSeeds: existsSync(join(localPath, '.seeds')),
+    };
   } catch (error) {
     throw error instanceof ProjectCloneError ? error : new ProjectCloneError((error as Error).message);
   }
@@ -77,6 +99,7 @@ export function removeClone(localPath: string, projectsRoot: string): void {
   const root = realpathSync(projectsRoot);
   const target = realpathSync(localPath);
   const inside = relative(root, target);
-  if (!inside || inside.startsWith('..') || isAbsolute(inside)) throw new ProjectCloneError(`refusing to delete ${target}: it is not inside ${root}`);
+  if (!inside || inside.startsWith('..') || isAbsolute(inside))
+    throw new ProjectCloneError(`refusing to delete ${target}: it is not inside ${root}`);
   rmSync(target, { recursive: true, force: true });
 }

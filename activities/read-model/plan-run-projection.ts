@@ -18,10 +18,19 @@ export async function projectPlanRunRows(em: EntityManager, snapshot: PlanRunSna
     const existing = await tx.findOne(PlanRunEntity, { id: snapshot.id });
     if (existing && existing.projectionVersion > snapshot.projectionVersion) return;
     const { children, ...plan } = snapshot;
-    const row = { ...plan, createdAt: new Date(plan.createdAt), startedAt: toDate(plan.startedAt), endedAt: toDate(plan.endedAt), resumedAt: toDate(plan.resumedAt), updatedAt: new Date() };
+    const row = {
+      ...plan,
+      createdAt: new Date(plan.createdAt),
+      startedAt: toDate(plan.startedAt),
+      endedAt: toDate(plan.endedAt),
+      resumedAt: toDate(plan.resumedAt),
+      updatedAt: new Date(),
+    };
     if (existing) tx.assign(existing, row);
     else tx.create(PlanRunEntity, row);
-    const stored = new Map((await tx.find(PlanRunChildEntity, { planRunId: snapshot.id })).map((child) => [child.seq, child]));
+    const stored = new Map(
+      (await tx.find(PlanRunChildEntity, { planRunId: snapshot.id })).map((child) => [child.seq, child]),
+    );
     for (const child of children) {
       const { prUrl: _prUrl, ...fields } = child;
       const childRow = {
@@ -41,7 +50,11 @@ export async function projectPlanRunRows(em: EntityManager, snapshot: PlanRunSna
 }
 
 /** Events first: a reader that sees the plan-run ended can count on having its last events. */
-export async function projectPlanRun(em: EntityManager, snapshot: PlanRunSnapshot, events: PlanEventInput[]): Promise<void> {
+export async function projectPlanRun(
+  em: EntityManager,
+  snapshot: PlanRunSnapshot,
+  events: PlanEventInput[],
+): Promise<void> {
   const byRun = new Map<string, RunEventInput[]>();
   for (const { runId, event } of events) byRun.set(runId, [...(byRun.get(runId) ?? []), event]);
   // A child run's row exists once its workflow projected it (the workflow waits for that); were it

@@ -27,7 +27,11 @@ export function toProjectRecord(row: Project): ProjectRecord {
 }
 
 export async function saveProject(em: EntityManager, record: ProjectRecord): Promise<ProjectRecord> {
-  const data = { ...record, addedAt: new Date(record.addedAt), lastFetchedAt: record.lastFetchedAt ? new Date(record.lastFetchedAt) : null };
+  const data = {
+    ...record,
+    addedAt: new Date(record.addedAt),
+    lastFetchedAt: record.lastFetchedAt ? new Date(record.lastFetchedAt) : null,
+  };
   await em.transactional(async (tx) => {
     const existing = await tx.findOne(ProjectEntity, { id: record.id });
     if (existing) tx.assign(existing, data);

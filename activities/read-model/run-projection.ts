@@ -30,14 +30,22 @@ function rowFromSnapshot(snapshot: RunSnapshot) {
 }
 
 /** The lifecycle hooks a projection crosses (notes/runs.md §7), from the stored row to the new snapshot. */
-export function lifecycleTransitions(before: Pick<RunSnapshot, 'state' | 'commitsAhead'> | null, after: RunSnapshot): { hook: string; state: string | null }[] {
+export function lifecycleTransitions(
+  before: Pick<RunSnapshot, 'state' | 'commitsAhead'> | null,
+  after: RunSnapshot,
+): { hook: string; state: string | null }[] {
   const hooks: { hook: string; state: string | null }[] = [];
   if (!before) hooks.push({ hook: 'run_dispatched', state: 'queued' });
-  if (after.state !== 'queued' && (before === null || before.state === 'queued')) hooks.push({ hook: 'run_started', state: 'running' });
-  if ((after.commitsAhead ?? 0) > 0 && !((before?.commitsAhead ?? 0) > 0)) hooks.push({ hook: 'branch_pushed', state: null });
-  if (isTerminalRunState(after.state) && (before === null || !isTerminalRunState(before.state))) hooks.push({ hook: 'post_reap', state: after.state });
+  if (after.state !== 'queued' && (before === null || before.state === 'queued'))
+    hooks.push({ hook: 'run_started', state: 'running' });
+  if ((after.commitsAhead ?? 0) > 0 && !((before?.commitsAhead ?? 0) > 0))
+    hooks.push({ hook: 'branch_pushed', state: null });
+  if (isTerminalRunState(after.state) && (before === null || !isTerminalRunState(before.state)))
+    hooks.push({ hook: 'post_reap', state: after.state });
   // A run cancelled while queued never started.
-  return after.state === 'cancelled' && (before === null || before.state === 'queued') ? hooks.filter((hook) => hook.hook !== 'run_started') : hooks;
+  return after.state === 'cancelled' && (before === null || before.state === 'queued')
+    ? hooks.filter((hook) => hook.hook !== 'run_started')
+    : hooks;
 }
 
 /**
@@ -49,7 +57,10 @@ export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): P
   await em.transactional(async (tx) => {
     const existing = await tx.findOne(RunEntity, { id: snapshot.id });
     if (existing && existing.projectionVersion > snapshot.projectionVersion) return;
-    const transitions = lifecycleTransitions(existing ? { state: existing.state, commitsAhead: existing.commitsAhead ?? null } : null, snapshot);
+    const transitions = lifecycleTransitions(
+      existing ? { state: existing.state, commitsAhead: existing.commitsAhead ?? null } : null,
+      snapshot,
+    );
     const row = rowFromSnapshot(snapshot);
     if (existing) tx.assign(existing, row);
     else tx.create(RunEntity, { ...row, lastEventSeq: 0 });
@@ -62,7 +73,8 @@ export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): P
       .ignore()
       .execute();
     const connection = tx.getConnection();
-    if (connection.constructor.name.startsWith('PostgreSql')) await connection.execute("select pg_notify('svc_lifecycle', '')", [], 'all', tx.getTransactionContext());
+    if (connection.constructor.name.startsWith('PostgreSql'))
+      await connection.execute("select pg_notify('svc_lifecycle', '')", [], 'all', tx.getTransactionContext());
   });
 }
 
@@ -83,17 +95,34 @@ export async function appendRunEvents(em: EntityManager, runId: string, events: 
       tx.getTransactionContext(),
     );
     if (bumped.length === 0) throw new Error(`run ${runId} has no read-model row yet`);
-    const existing = await tx.find(RunEventEntity, { runId, dedupeKey: { $in: unique.map((e) => e.dedupeKey) } }, { fields: ['dedupeKey'] });
+    const existing = await tx.find(
+      RunEventEntity,
+      { runId, dedupeKey: { $in: unique.map((e) => e.dedupeKey) } },
+      { fields: ['dedupeKey'] },
+    );
     const seen = new Set(existing.map((row) => row.dedupeKey));
     const fresh = unique.filter((event) => !seen.has(event.dedupeKey));
     let seq = Number(bumped[0]!.last_event_seq) - unique.length;
     for (const event of fresh) {
       seq += 1;
-      tx.create(RunEventEntity, { runId, seq, ts: new Date(event.ts), kind: event.kind, stream: event.stream, payload: event.payload ?? null, dedupeKey: event.dedupeKey });
+      tx.create(RunEventEntity, {
+        runId,
+        seq,
+        ts: new Date(event.ts),
+        kind: event.kind,
+        stream: event.stream,
+        payload: event.payload ?? null,
+        dedupeKey: event.dedupeKey,
+      });
     }
     const unused = unique.length - fresh.length;
     if (unused > 0) {
-      await connection.execute('update runs set last_event_seq = last_event_seq - ? where id = ?', [unused, runId], 'run', tx.getTransactionContext());
+      await connection.execute(
+        'update runs set last_event_seq = last_event_seq - ? where id = ?',
+        [unused, runId],
+        'run',
+        tx.getTransactionContext(),
+      );
     }
     return fresh.length;
   });

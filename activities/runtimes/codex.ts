@@ -7,11 +7,24 @@ const CODEX_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'];
 
 export const codexRuntime: RuntimeAdapter = {
   buildLaunch(agent, context) {
-    const argv = [...agent.command, 'exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--color', 'never'];
+    const argv = [
+      ...agent.command,
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--dangerously-bypass-approvals-and-sandbox',
+      '--color',
+      'never',
+    ];
     if (agent.model) argv.push('-m', agent.model);
     const baseUrl = context.hostEnv.OPENAI_BASE_URL;
     if (baseUrl) {
-      argv.push('-c', `model_providers.svc={name="svc",base_url="${baseUrl}",env_key="OPENAI_API_KEY",wire_api="responses"}`, '-c', 'model_provider=svc');
+      argv.push(
+        '-c',
+        `model_providers.svc={name="svc",base_url="${baseUrl}",env_key="OPENAI_API_KEY",wire_api="responses"}`,
+        '-c',
+        'model_provider=svc',
+      );
     }
     argv.push('-');
     const prompt = agent.systemPrompt ? `${agent.systemPrompt}\n\n${context.prompt}` : context.prompt;
@@ -30,7 +43,10 @@ export const codexRuntime: RuntimeAdapter = {
       if (item.type === 'agent_message' || item.type === 'reasoning') state.modelOutput = true;
       if (item.type === 'command_execution') {
         state.modelOutput = true;
-        return { kind: 'tool_use', payload: { name: 'exec_command', command: item.command, exitCode: item.exit_code ?? null } };
+        return {
+          kind: 'tool_use',
+          payload: { name: 'exec_command', command: item.command, exitCode: item.exit_code ?? null },
+        };
       }
       if (item.type === 'agent_message') return { kind: 'assistant', payload: { text: item.text } };
       return { kind: `agent.item.${item.type}`, payload: item };

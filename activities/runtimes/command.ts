@@ -12,7 +12,8 @@ function usageReport(text: string): Usage | null {
   try {
     const line = JSON.parse(text) as Record<string, unknown>;
     if (line.type !== 'svc.usage') return null;
-    const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
+    const number = (value: unknown) =>
+      typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
     return Object.fromEntries(USAGE_FIELDS.map((field) => [field, number(line[field])])) as unknown as Usage;
   } catch {
     return null;
@@ -32,7 +33,12 @@ function providerErrorReport(text: string): string | null {
 export const commandRuntime: RuntimeAdapter = {
   buildLaunch(agent, context) {
     const prompt = withSystemPrompt(agent, context.prompt);
-    return { argv: agent.command, cwd: context.workspacePath, env: sandboxEnv(agent, { ...context, prompt }), stdin: prompt };
+    return {
+      argv: agent.command,
+      cwd: context.workspacePath,
+      env: sandboxEnv(agent, { ...context, prompt }),
+      stdin: prompt,
+    };
   },
   costBasis: () => 'api',
   modelEndpoints: () => [],

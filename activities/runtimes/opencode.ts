@@ -5,7 +5,13 @@
 import type { AgentDefinition } from '../../core/agents.ts';
 import { jsonLine, sandboxEnv, withSystemPrompt, type LaunchContext, type RuntimeAdapter } from './types.ts';
 
-const OPENCODE_ENV = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENCODE_API_KEY', 'OPENCODE_DISABLE_MODELS_FETCH', 'OPENCODE_MODELS_PATH'];
+const OPENCODE_ENV = [
+  'ANTHROPIC_API_KEY',
+  'OPENAI_API_KEY',
+  'OPENCODE_API_KEY',
+  'OPENCODE_DISABLE_MODELS_FETCH',
+  'OPENCODE_MODELS_PATH',
+];
 
 /** Endpoint overrides the host sets for a provider's API, as OpenCode expects them (with /v1). */
 const BASE_URL_VARIABLES: Record<string, string> = { anthropic: 'ANTHROPIC_BASE_URL', openai: 'OPENAI_BASE_URL' };
@@ -16,16 +22,28 @@ function modelId(agent: AgentDefinition): string | null {
   return `${agent.provider ?? 'anthropic'}/${agent.model}`;
 }
 
-function inlineConfig(agent: AgentDefinition, context: LaunchContext): { config: Record<string, unknown>; endpointOverridden: boolean } {
+function inlineConfig(
+  agent: AgentDefinition,
+  context: LaunchContext,
+): { config: Record<string, unknown>; endpointOverridden: boolean } {
   const provider: Record<string, { options: { baseURL: string } }> = {};
   for (const [name, variable] of Object.entries(BASE_URL_VARIABLES)) {
     const base = context.hostEnv[variable];
-    if (base) provider[name] = { options: { baseURL: base.replace(/\/+$/, '').endsWith('/v1') ? base : `${base.replace(/\/+$/, '')}/v1` } };
+    if (base)
+      provider[name] = {
+        options: { baseURL: base.replace(/\/+$/, '').endsWith('/v1') ? base : `${base.replace(/\/+$/, '')}/v1` },
+      };
   }
   const model = modelId(agent);
   return {
     // The sandbox is the boundary: the agent may run commands and edit files without asking.
-    config: { autoupdate: false, share: 'disabled', permission: { bash: 'allow', edit: 'allow', webfetch: 'allow' }, provider, ...(model ? { model } : {}) },
+    config: {
+      autoupdate: false,
+      share: 'disabled',
+      permission: { bash: 'allow', edit: 'allow', webfetch: 'allow' },
+      provider,
+      ...(model ? { model } : {}),
+    },
     endpointOverridden: Object.keys(provider).length > 0,
   };
 }
@@ -41,7 +59,12 @@ export const openCodeRuntime: RuntimeAdapter = {
     if (model) argv.push('--model', model);
     const { config, endpointOverridden } = inlineConfig(agent, context);
     const env = sandboxEnv(agent, context, OPENCODE_ENV);
-    Object.assign(env, { OPENCODE_CONFIG_CONTENT: JSON.stringify(config), OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_SHARE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' });
+    Object.assign(env, {
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_SHARE: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    });
     // A private endpoint means no public catalogue either: use the model list OpenCode ships with.
     if (endpointOverridden) env.OPENCODE_DISABLE_MODELS_FETCH = '1';
     return { argv, cwd: context.workspacePath, env, stdin: withSystemPrompt(agent, context.prompt) };
@@ -49,7 +72,11 @@ export const openCodeRuntime: RuntimeAdapter = {
 
   costBasis: () => 'api',
   // Each provider's API (or its override), and the public model catalogue OpenCode reads at start.
-  modelEndpoints: (hostEnv) => [hostEnv.ANTHROPIC_BASE_URL || 'https://api.anthropic.com', hostEnv.OPENAI_BASE_URL || 'https://api.openai.com', 'https://models.dev'],
+  modelEndpoints: (hostEnv) => [
+    hostEnv.ANTHROPIC_BASE_URL || 'https://api.anthropic.com',
+    hostEnv.OPENAI_BASE_URL || 'https://api.openai.com',
+    'https://models.dev',
+  ],
 
   parseLine(stream, text, state) {
     const parsed = jsonLine(stream, text);
@@ -65,7 +92,15 @@ export const openCodeRuntime: RuntimeAdapter = {
         return { kind: 'agent.reasoning', payload: { text: part.text ?? '' } };
       case 'tool_use':
         state.modelOutput = true;
-        return { kind: 'tool_use', payload: { name: part.tool, input: part.state?.input ?? null, status: part.state?.status ?? null, exitCode: part.state?.metadata?.exit ?? null } };
+        return {
+          kind: 'tool_use',
+          payload: {
+            name: part.tool,
+            input: part.state?.input ?? null,
+            status: part.state?.status ?? null,
+            exitCode: part.state?.metadata?.exit ?? null,
+          },
+        };
       case 'step_finish': {
         // Each step reports its own tokens and cost; the run's usage is their sum.
         const tokens = part.tokens ?? {};
@@ -82,7 +117,14 @@ export const openCodeRuntime: RuntimeAdapter = {
       case 'error': {
         const error = (line.error ?? {}) as Record<string, any>;
         state.providerError = String(error.data?.message ?? error.name ?? 'the model provider failed');
-        return { kind: 'agent.error', payload: { name: error.name ?? null, message: error.data?.message ?? null, statusCode: error.data?.statusCode ?? null } };
+        return {
+          kind: 'agent.error',
+          payload: {
+            name: error.name ?? null,
+            message: error.data?.message ?? null,
+            statusCode: error.data?.statusCode ?? null,
+          },
+        };
       }
       default:
         return { kind: `agent.${line.type ?? 'line'}`, payload: line };

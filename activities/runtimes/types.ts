@@ -47,13 +47,21 @@ export const initialRuntimeState = (): RuntimeState => ({ modelOutput: false, us
  * sandbox replaces the paths among them with its own). */
 const BASE_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL', 'TZ'];
 
-export function sandboxEnv(agent: AgentDefinition, context: LaunchContext, extraHostVariables: string[] = []): Record<string, string> {
+export function sandboxEnv(
+  agent: AgentDefinition,
+  context: LaunchContext,
+  extraHostVariables: string[] = [],
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of [...BASE_ENV, ...extraHostVariables]) {
     const value = context.hostEnv[name];
     if (value !== undefined) env[name] = value;
   }
-  Object.assign(env, agent.env, { SVC_RUN_ID: context.runId, SVC_PROMPT: context.prompt, SVC_WORKSPACE: context.workspacePath });
+  Object.assign(env, agent.env, {
+    SVC_RUN_ID: context.runId,
+    SVC_PROMPT: context.prompt,
+    SVC_WORKSPACE: context.workspacePath,
+  });
   if (agent.model) env.SVC_MODEL = agent.model;
   if (agent.provider) env.SVC_PROVIDER = agent.provider;
   return env;

@@ -23,9 +23,26 @@ const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
 
 /** The parts of /etc programs need (TLS roots, the dynamic linker, alternatives); no host secrets. */
 const SYSTEM_ETC = [
-  'alternatives', 'bash.bashrc', 'ca-certificates', 'ca-certificates.conf', 'gai.conf', 'host.conf', 'inputrc', 'ld.so.cache',
-  'ld.so.conf', 'ld.so.conf.d', 'localtime', 'mime.types', 'nsswitch.conf', 'os-release', 'profile', 'protocols', 'services',
-  'ssl', 'terminfo', 'timezone',
+  'alternatives',
+  'bash.bashrc',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'gai.conf',
+  'host.conf',
+  'inputrc',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'mime.types',
+  'nsswitch.conf',
+  'os-release',
+  'profile',
+  'protocols',
+  'services',
+  'ssl',
+  'terminfo',
+  'timezone',
 ];
 
 export interface Bind {
@@ -74,14 +91,31 @@ function systemMounts(): string[] {
   return args;
 }
 
+/** One mount of the sandbox: a bubblewrap operation and its target. */
+type Mount = [operation: string, source: string | null, target: string];
+
 /**
- * The directories above every mount point, made 0755 first: bubblewrap would make them 0700 as
- * root, and the agent's uid could not reach its own toolchain or workspace through them.
+ * The mounts in order, each preceded by the directories above its target, made 0755: bubblewrap
+ * would make them 0700 as root, and the agent's uid could not reach its toolchain through them.
+ * The toolchain comes after /tmp, so a toolchain that lives under /tmp is not hidden by it.
  */
-function mountPointParents(targets: string[]): string[] {
-  const made = new Set<string>();
-  const args: string[] = [];
-  for (const target of targets) {
+function mounts(layout: SandboxLayout): string[] {
+  const sequence: Mount[] = [
+    ...layout.etcFiles.map((file): Mount => ['--ro-bind', file.source, file.target]),
+    ['--proc', null, '/proc'],
+    ['--dev', null, '/dev'],
+    ['--bind', layout.workspace, SANDBOX_PATHS.workspace],
+    ['--bind', layout.home, SANDBOX_PATHS.home],
+    ['--bind', layout.tmp, SANDBOX_PATHS.tmp],
+    ...layout.toolchain.map((dir): Mount => ['--ro-bind', dir, dir]),
+    ...layout.programs.map((program): Mount => ['--ro-bind', program.source, program.target]),
+    ...(layout.socketDir ? [['--ro-bind', layout.socketDir, SANDBOX_PATHS.net] as Mount] : []),
+    ...(layout.outbox ? [['--bind', layout.outbox, SANDBOX_PATHS.outbox] as Mount] : []),
+    ...layout.binds.map((bind): Mount => [bind.writable ? '--bind' : '--ro-bind', bind.source, bind.target]),
+  ];
+  const made = new Set<string>(['/etc']);
+  const args = ['--perms', '0755', '--dir', '/etc', ...systemMounts()];
+  for (const [operation, source, target] of sequence) {
     const parts = target.split('/').filter(Boolean);
     for (let depth = 1; depth < parts.length; depth++) {
       const dir = `/${parts.slice(0, depth).join('/')}`;
@@ -89,44 +123,37 @@ function mountPointParents(targets: string[]): string[] {
       made.add(dir);
       args.push('--perms', '0755', '--dir', dir);
     }
+    made.add(target);
+    args.push(operation, ...(source === null ? [] : [source]), target);
   }
-  return args;
+  // The fresh root itself (mount points, links) is read-only to the agent too.
+  return [...args, '--remount-ro', '/'];
 }
 
-function mounts(layout: SandboxLayout): string[] {
-  const targets = [
-    ...SYSTEM_ETC.map((name) => `/etc/${name}`),
-    ...layout.etcFiles.map((file) => file.target),
-    ...layout.toolchain,
-    SANDBOX_PATHS.workspace, SANDBOX_PATHS.home, SANDBOX_PATHS.tmp, SANDBOX_PATHS.net, SANDBOX_PATHS.outbox,
-    ...layout.programs.map((program) => program.target),
-    ...layout.binds.map((bind) => bind.target),
-  ];
-  return [
-    ...mountPointParents(targets),
-    ...systemMounts(),
-    ...layout.etcFiles.flatMap((file) => ['--ro-bind', file.source, file.target]),
-    ...layout.toolchain.flatMap((dir) => ['--ro-bind', dir, dir]),
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--bind', layout.workspace, SANDBOX_PATHS.workspace,
-    '--bind', layout.home, SANDBOX_PATHS.home,
-    '--bind', layout.tmp, SANDBOX_PATHS.tmp,
-    ...layout.programs.flatMap((program) => ['--ro-bind', program.source, program.target]),
-    ...(layout.socketDir ? ['--ro-bind', layout.socketDir, SANDBOX_PATHS.net] : []),
-    ...(layout.outbox ? ['--bind', layout.outbox, SANDBOX_PATHS.outbox] : []),
-    ...layout.binds.flatMap((bind) => [bind.writable ? '--bind' : '--ro-bind', bind.source, bind.target]),
-    // The fresh root itself (mount points, links) is read-only to the agent too.
-    '--remount-ro', '/',
-  ];
-}
-
-const NAMESPACES = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--unshare-cgroup-try', '--hostname', 'svc-sandbox'];
+const NAMESPACES = [
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--unshare-uts',
+  '--unshare-net',
+  '--unshare-cgroup-try',
+  '--hostname',
+  'svc-sandbox',
+];
 
 /** The user namespace the agent lives in: uid 1000 there, no capabilities, no nested user namespaces. */
 function userNamespace(dieWithParent: boolean): string[] {
   const id = String(SANDBOX_INNER_ID);
-  return ['--unshare-user', '--disable-userns', '--uid', id, '--gid', id, '--cap-drop', 'ALL', ...(dieWithParent ? ['--die-with-parent'] : [])];
+  return [
+    '--unshare-user',
+    '--disable-userns',
+    '--uid',
+    id,
+    '--gid',
+    id,
+    '--cap-drop',
+    'ALL',
+    ...(dieWithParent ? ['--die-with-parent'] : []),
+  ];
 }
 
 /**
@@ -139,17 +166,56 @@ function userNamespace(dieWithParent: boolean): string[] {
 export function bubblewrapArgv(layout: SandboxLayout, command: string[], options: BubblewrapOptions): string[] {
   const dieWithParent = options.dieWithParent ? ['--die-with-parent'] : [];
   const inWorkspace = ['--chdir', SANDBOX_PATHS.workspace];
-  if (options.hostId === null) return ['bwrap', ...userNamespace(options.dieWithParent), ...NAMESPACES, ...mounts(layout), ...inWorkspace, '--', ...command];
+  if (options.hostId === null)
+    return [
+      'bwrap',
+      ...userNamespace(options.dieWithParent),
+      ...NAMESPACES,
+      ...mounts(layout),
+      ...inWorkspace,
+      '--',
+      ...command,
+    ];
   const host = String(options.hostId);
   return [
-    'bwrap', ...NAMESPACES, '--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP', ...dieWithParent, ...mounts(layout),
+    'bwrap',
+    ...NAMESPACES,
+    '--cap-drop',
+    'ALL',
+    '--cap-add',
+    'CAP_SETUID',
+    '--cap-add',
+    'CAP_SETGID',
+    '--cap-add',
+    'CAP_SETPCAP',
+    ...dieWithParent,
+    ...mounts(layout),
     // Root without CAP_DAC_OVERRIDE cannot enter the agent's 0700 workspace: the inner layer does.
-    '--chdir', '/',
+    '--chdir',
+    '/',
     // RLIMIT_NPROC counts per uid: with a uid of the run's own, it is a per-run process limit.
-    '--', 'prlimit', `--nproc=${options.maxProcesses}:${options.maxProcesses}`,
-    '--', 'setpriv', '--reuid', host, '--regid', host, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs',
-    '--', 'bwrap', ...userNamespace(options.dieWithParent), '--dev-bind', '/', '/', ...inWorkspace,
-    '--', ...command,
+    '--',
+    'prlimit',
+    `--nproc=${options.maxProcesses}:${options.maxProcesses}`,
+    '--',
+    'setpriv',
+    '--reuid',
+    host,
+    '--regid',
+    host,
+    '--clear-groups',
+    '--inh-caps=-all',
+    '--bounding-set=-all',
+    '--no-new-privs',
+    '--',
+    'bwrap',
+    ...userNamespace(options.dieWithParent),
+    '--dev-bind',
+    '/',
+    '/',
+    ...inWorkspace,
+    '--',
+    ...command,
   ];
 }
 

@@ -22,7 +22,11 @@ export const CALLBACK_ROUTES = ['inbox', 'finalize-intent', 'finalize-result', '
 const FORWARDED_HEADERS = ['accept', 'content-type', 'content-length', 'x-request-id'];
 
 function refuse(response: ServerResponse, message: string): void {
-  response.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'forbidden', message, hint: 'a sandbox reaches only its own run callback routes' } }));
+  response.writeHead(403, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      error: { code: 'forbidden', message, hint: 'a sandbox reaches only its own run callback routes' },
+    }),
+  );
 }
 
 export function callbackServer(target: CallbackTarget, refusals: RefusalLog) {
@@ -32,19 +36,38 @@ export function callbackServer(target: CallbackTarget, refusals: RefusalLog) {
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const path = request.url ?? '';
     if (!allowed.test(path) || !['GET', 'POST'].includes(request.method ?? '')) {
-      refusals.record({ protocol: 'callback', destination: `${request.method} ${path.slice(0, 200)}`, reason: 'not_a_callback_route' });
-      return refuse(response, `svc sandbox: ${request.method} ${path.slice(0, 200)} is not one of this run's callback routes`);
+      refusals.record({
+        protocol: 'callback',
+        destination: `${request.method} ${path.slice(0, 200)}`,
+        reason: 'not_a_callback_route',
+      });
+      return refuse(
+        response,
+        `svc sandbox: ${request.method} ${path.slice(0, 200)} is not one of this run's callback routes`,
+      );
     }
     const headers: Record<string, string> = { authorization: `Bearer ${target.token}`, host: base.host };
     for (const name of FORWARDED_HEADERS) {
       const value = request.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const upstream = send(new URL(`${base.pathname.replace(/\/+$/, '')}${path}`, base), { method: request.method, headers }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, { 'content-type': answer.headers['content-type'] ?? 'application/json' });
-      answer.pipe(response);
-    });
-    upstream.once('error', (error) => (response.headersSent ? response.destroy() : response.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'svc_unreachable', message: error.message } }))));
+    const upstream = send(
+      new URL(`${base.pathname.replace(/\/+$/, '')}${path}`, base),
+      { method: request.method, headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, {
+          'content-type': answer.headers['content-type'] ?? 'application/json',
+        });
+        answer.pipe(response);
+      },
+    );
+    upstream.once('error', (error) =>
+      response.headersSent
+        ? response.destroy()
+        : response
+            .writeHead(502, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { code: 'svc_unreachable', message: error.message } })),
+    );
     request.pipe(upstream);
   });
   server.on('clientError', (_error, socket) => socket.destroy());

@@ -20,7 +20,11 @@ export function agentEgressRules(input: AllowlistInput): EgressRule[] {
   const rules = input.modelEndpoints.map((url) => egressRuleForUrl(url, 'builtin'));
   const mode = input.project?.mode ?? 'restricted';
   if (mode === 'none') return rules;
-  rules.push(...FORGE_HOSTS.map((host) => parseEgressEntry(host, 'builtin')), egressRuleForUrl(input.githubApiUrl, 'builtin'), ...input.operator);
+  rules.push(
+    ...FORGE_HOSTS.map((host) => parseEgressEntry(host, 'builtin')),
+    egressRuleForUrl(input.githubApiUrl, 'builtin'),
+    ...input.operator,
+  );
   for (const entry of input.project?.egress ?? []) {
     try {
       rules.push(parseEgressEntry(entry, 'project'));

@@ -10,17 +10,40 @@ import { isExactRule, matchEgressRule, type EgressRule } from '../../core/egress
 
 const NON_PUBLIC = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
 // (IPv4-mapped addresses are unmapped before the check: Node matches IPv4 against a ::ffff:0:0/96 rule.)
-for (const [network, prefix] of [['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) {
+for (const [network, prefix] of [
+  ['::', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
 // The host's own addresses: a public one still leads to every service listening on all interfaces.
 for (const entries of Object.values(networkInterfaces())) {
-  for (const entry of entries ?? []) NON_PUBLIC.addAddress(entry.address.replace(/%.*$/, ''), entry.family === 'IPv6' ? 'ipv6' : 'ipv4');
+  for (const entry of entries ?? [])
+    NON_PUBLIC.addAddress(entry.address.replace(/%.*$/, ''), entry.family === 'IPv6' ? 'ipv6' : 'ipv4');
 }
 const LINK_LOCAL = new BlockList();
 LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');
@@ -44,18 +67,26 @@ export type EgressRefusal = 'not_allowlisted' | 'non_public_address' | 'link_loc
 export function addressAllowed(rule: EgressRule, address: string): EgressRefusal | null {
   if (isPublicAddress(address)) return null;
   const { address: plain, family } = unmapped(address);
-  if (LINK_LOCAL.check(plain, family)) return rule.host === plain.toLowerCase() && rule.source !== 'project' ? null : 'link_local_address';
+  if (LINK_LOCAL.check(plain, family))
+    return rule.host === plain.toLowerCase() && rule.source !== 'project' ? null : 'link_local_address';
   return isExactRule(rule) && rule.source !== 'project' ? null : 'non_public_address';
 }
 
-export type EgressDecision = { allowed: true; rule: EgressRule; address: string } | { allowed: false; reason: EgressRefusal; detail?: string };
+export type EgressDecision =
+  { allowed: true; rule: EgressRule; address: string } | { allowed: false; reason: EgressRefusal; detail?: string };
 
 export type Resolver = (host: string) => Promise<string[]>;
 
-const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /** Decides host:port and, when allowed, answers the one address to connect to. */
-export async function decideEgress(rules: readonly EgressRule[], host: string, port: number, resolve: Resolver = systemResolver): Promise<EgressDecision> {
+export async function decideEgress(
+  rules: readonly EgressRule[],
+  host: string,
+  port: number,
+  resolve: Resolver = systemResolver,
+): Promise<EgressDecision> {
   const name = host.toLowerCase().replace(/^\[|\]$/g, '');
   const rule = matchEgressRule(rules, name, port);
   if (!rule) return { allowed: false, reason: 'not_allowlisted' };

@@ -2,7 +2,13 @@
 // a SOCKS5 proxy, each listening on a unix socket that is bound into the sandbox. Every connection
 // is decided by the egress policy; a refusal answers the agent plainly and is logged for the run.
 import { appendFileSync } from 'node:fs';
-import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import type { EgressRule } from '../../core/egress-rules.ts';
 import { decideEgress, type EgressDecision } from './egress-policy.ts';
@@ -38,7 +44,15 @@ export class RefusalLog {
   record(refusal: Omit<EgressRefusalRecord, 'ts'>): void {
     if (this.#written > MAX_LOGGED_REFUSALS) return;
     this.#written += 1;
-    const line = this.#written > MAX_LOGGED_REFUSALS ? { ts: new Date().toISOString(), protocol: refusal.protocol, destination: '*', reason: 'further_refusals_not_logged' } : { ts: new Date().toISOString(), ...refusal };
+    const line =
+      this.#written > MAX_LOGGED_REFUSALS
+        ? {
+            ts: new Date().toISOString(),
+            protocol: refusal.protocol,
+            destination: '*',
+            reason: 'further_refusals_not_logged',
+          }
+        : { ts: new Date().toISOString(), ...refusal };
     try {
       appendFileSync(this.#path, `${JSON.stringify(line)}\n`, { mode: 0o600 });
     } catch {
@@ -87,14 +101,24 @@ export class EgressProxy {
 
   async #decide(protocol: EgressRefusalRecord['protocol'], host: string, port: number): Promise<EgressDecision> {
     const decision = await decideEgress(this.#rules, host, port);
-    if (!decision.allowed) this.#refusals.record({ protocol, destination: `${host}:${port}`, reason: decision.reason, ...(decision.detail ? { detail: decision.detail } : {}) });
+    if (!decision.allowed)
+      this.#refusals.record({
+        protocol,
+        destination: `${host}:${port}`,
+        reason: decision.reason,
+        ...(decision.detail ? { detail: decision.detail } : {}),
+      });
     return decision;
   }
 
   /** The HTTP proxy: CONNECT for TLS and any TCP, absolute-form requests for plain HTTP. */
   httpServer(): Server {
-    const server = createHttpServer((request, response) => this.#forward(request, response).catch(() => response.destroy()));
-    server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => this.#tunnel(request, client, head).catch(() => client.destroy()));
+    const server = createHttpServer((request, response) =>
+      this.#forward(request, response).catch(() => response.destroy()),
+    );
+    server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) =>
+      this.#tunnel(request, client, head).catch(() => client.destroy()),
+    );
     server.on('clientError', (_error, socket) => socket.destroy());
     return bounded(server);
   }
@@ -110,7 +134,10 @@ export class EgressProxy {
       return void this.#callback.server.emit('connection', client);
     }
     const decision = await this.#decide('connect', target.host, target.port);
-    if (!decision.allowed) return void client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nsvc sandbox: egress to ${target.host}:${target.port} refused (${decision.reason})\n`);
+    if (!decision.allowed)
+      return void client.end(
+        `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nsvc sandbox: egress to ${target.host}:${target.port} refused (${decision.reason})\n`,
+      );
     const upstream = connect({ host: decision.address, port: target.port });
     upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
     upstream.once('connect', () => {
@@ -126,22 +153,38 @@ export class EgressProxy {
     try {
       url = new URL(request.url ?? '');
     } catch {
-      return void response.writeHead(400, { 'content-type': 'text/plain' }).end('svc sandbox: send absolute-form requests (http://host/path), or CONNECT\n');
+      return void response
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end('svc sandbox: send absolute-form requests (http://host/path), or CONNECT\n');
     }
-    if (url.protocol !== 'http:') return void response.writeHead(400, { 'content-type': 'text/plain' }).end('svc sandbox: use CONNECT for https\n');
+    if (url.protocol !== 'http:')
+      return void response.writeHead(400, { 'content-type': 'text/plain' }).end('svc sandbox: use CONNECT for https\n');
     const port = Number(url.port || 80);
     if (this.#callback && `${url.hostname}:${port}` === this.#callback.address) {
       request.url = `${url.pathname}${url.search}`;
       return void this.#callback.server.emit('request', request, response);
     }
     const decision = await this.#decide('http', url.hostname, port);
-    if (!decision.allowed) return void response.writeHead(403, { 'content-type': 'text/plain' }).end(`svc sandbox: egress to ${url.hostname}:${port} refused (${decision.reason})\n`);
+    if (!decision.allowed)
+      return void response
+        .writeHead(403, { 'content-type': 'text/plain' })
+        .end(`svc sandbox: egress to ${url.hostname}:${port} refused (${decision.reason})\n`);
     const headers: Record<string, string | string[] | undefined> = { ...request.headers, host: url.host };
     for (const hop of ['proxy-authorization', 'proxy-connection', 'connection', 'keep-alive']) delete headers[hop];
-    const upstream = httpRequest({ host: decision.address, port, method: request.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
+    const upstream = httpRequest(
+      {
+        host: decision.address,
+        port,
+        method: request.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        setHost: false,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
     upstream.once('error', () => (response.headersSent ? response.destroy() : response.writeHead(502).end()));
     request.pipe(upstream);
   }

@@ -23,15 +23,25 @@ const BUNDLE_FILE = 'branch.bundle';
 
 function git(args: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('git', args, { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 << 20, timeout: GIT_TIMEOUT_MS }, (error, stdout, stderr) =>
-      resolve({ ok: !error, stdout: stdout.trim(), stderr: stderr.trim() }),
+    execFile(
+      'git',
+      args,
+      { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 << 20, timeout: GIT_TIMEOUT_MS },
+      (error, stdout, stderr) => resolve({ ok: !error, stdout: stdout.trim(), stderr: stderr.trim() }),
     );
   });
 }
 
 async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
-  const response = await fetch(`${baseUrl}/runs/${runId}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  const headers: Record<string, string> = {
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+    ...(body ? { 'content-type': 'application/json' } : {}),
+  };
+  const response = await fetch(`${baseUrl}/runs/${runId}${path}`, {
+    method,
+    headers,
+    body: body ? JSON.stringify(body) : undefined,
+  });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   return response.json();
 }
@@ -51,9 +61,16 @@ async function finalize(intent: FinalizeIntent): Promise<FinalizeResult> {
   const base = `refs/remotes/origin/${intent.baseBranch}`;
   const counted = await git(['rev-list', '--count', `${base}..HEAD`]);
   const commitsAhead = counted.ok ? Number(counted.stdout) : null;
-  stages.push(counted.ok ? { stage: 'commits_ahead', status: 'ok' } : { stage: 'commits_ahead', status: 'failed', error: counted.stderr.slice(-4000) });
+  stages.push(
+    counted.ok
+      ? { stage: 'commits_ahead', status: 'ok' }
+      : { stage: 'commits_ahead', status: 'failed', error: counted.stderr.slice(-4000) },
+  );
   const status = await git(['status', '--porcelain', '--untracked-files=all']);
-  const dirtyPaths = status.stdout.split('\n').filter(Boolean).map((line) => line.slice(3));
+  const dirtyPaths = status.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.slice(3));
   let bundle: FinalizeResult['bundle'] = null;
   const file = `${outbox}/${BUNDLE_FILE}`;
   rmSync(file, { force: true });
@@ -61,11 +78,27 @@ async function finalize(intent: FinalizeIntent): Promise<FinalizeResult> {
     const made = await git(['bundle', 'create', '--quiet', file, `${base}..HEAD`]);
     const tip = await git(['rev-parse', 'HEAD']);
     if (made.ok && tip.ok) bundle = { file: BUNDLE_FILE, tip: tip.stdout };
-    stages.push(made.ok ? { stage: 'branch_bundle', status: 'ok' } : { stage: 'branch_bundle', status: 'failed', error: made.stderr.slice(-4000) });
+    stages.push(
+      made.ok
+        ? { stage: 'branch_bundle', status: 'ok' }
+        : { stage: 'branch_bundle', status: 'failed', error: made.stderr.slice(-4000) },
+    );
   } else {
     stages.push({ stage: 'branch_bundle', status: 'skipped' });
   }
-  return { pushed: false, commitsAhead, emptyPush: commitsAhead === 0, dirty: dirtyPaths.length > 0, dirtyPaths: dirtyPaths.slice(0, 1000), workspacePlansBody: null, events: [], artifacts: {}, prBranch: null, stages, bundle };
+  return {
+    pushed: false,
+    commitsAhead,
+    emptyPush: commitsAhead === 0,
+    dirty: dirtyPaths.length > 0,
+    dirtyPaths: dirtyPaths.slice(0, 1000),
+    workspacePlansBody: null,
+    events: [],
+    artifacts: {},
+    prBranch: null,
+    stages,
+    bundle,
+  };
 }
 
 const intent = await fetchIntent();

@@ -8,7 +8,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcessAlive } from '../../stack/processes.ts';
-import { readJsonIfExists, sandboxFiles, writeJsonAtomic, type AgentRecord, type ExitRecord, type LaunchSpec, type SandboxFiles, type SupervisorRecord } from './files.ts';
+import {
+  readJsonIfExists,
+  sandboxFiles,
+  writeJsonAtomic,
+  type AgentRecord,
+  type ExitRecord,
+  type LaunchSpec,
+  type SandboxFiles,
+  type SupervisorRecord,
+} from './files.ts';
 
 const SUPERVISOR_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'supervisor.ts');
 
@@ -46,7 +55,10 @@ export async function startSandbox(dir: string, spec: LaunchSpec, timeoutMs = 30
   mkdirSync(dir, { recursive: true });
   if (!existsSync(files.claim)) {
     writeJsonAtomic(files.spec, spec);
-    const child = spawn(process.execPath, ['--no-warnings', SUPERVISOR_SCRIPT, dir], { detached: true, stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--no-warnings', SUPERVISOR_SCRIPT, dir], {
+      detached: true,
+      stdio: 'ignore',
+    });
     child.unref();
   }
   const deadline = Date.now() + timeoutMs;
@@ -67,11 +79,16 @@ export async function startSandbox(dir: string, spec: LaunchSpec, timeoutMs = 30
 /** Asks the supervisor to stop its agent (SIGTERM to the agent's group, SIGKILL after 5 s). */
 export function stopSandbox(files: SandboxFiles): void {
   const supervisor = readJsonIfExists<SupervisorRecord>(files.supervisor);
-  if (supervisor && isSameProcessAlive(supervisor.pid, supervisor.startTime ?? undefined)) process.kill(supervisor.pid, 'SIGTERM');
+  if (supervisor && isSameProcessAlive(supervisor.pid, supervisor.startTime ?? undefined))
+    process.kill(supervisor.pid, 'SIGTERM');
 }
 
 /** Reads whole lines appended to a file since `offset`; a trailing partial line waits for later. */
-export function readNewLines(path: string, offset: number, maxBytes = 1 << 20): { lines: { offset: number; text: string }[]; nextOffset: number } {
+export function readNewLines(
+  path: string,
+  offset: number,
+  maxBytes = 1 << 20,
+): { lines: { offset: number; text: string }[]; nextOffset: number } {
   let fd: number;
   try {
     fd = openSync(path, 'r');

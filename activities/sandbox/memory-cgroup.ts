@@ -21,9 +21,14 @@ function ownMemoryCgroup(): { dir: string; version: 1 | 2 } | null {
     return null;
   }
   const v1 = lines.map((line) => line.split(':')).find(([, controllers]) => controllers?.split(',').includes('memory'));
-  if (v1 && existsSync('/sys/fs/cgroup/memory')) return { dir: join('/sys/fs/cgroup/memory', v1[2] ?? '/'), version: 1 };
+  if (v1 && existsSync('/sys/fs/cgroup/memory'))
+    return { dir: join('/sys/fs/cgroup/memory', v1[2] ?? '/'), version: 1 };
   const v2 = lines.find((line) => line.startsWith('0::'));
-  if (v2 && existsSync('/sys/fs/cgroup/cgroup.controllers') && readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8').includes('memory')) {
+  if (
+    v2 &&
+    existsSync('/sys/fs/cgroup/cgroup.controllers') &&
+    readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8').includes('memory')
+  ) {
     return { dir: join('/sys/fs/cgroup', v2.slice(3)), version: 2 };
   }
   return null;
@@ -40,7 +45,8 @@ export function createMemoryCgroup(runId: string, limitMiB: number): MemoryLimit
     if (own.version === 1) {
       writeFileSync(join(path, 'memory.limit_in_bytes'), bytes);
       // Without this the agent would swap instead of being stopped (present only with swap accounting).
-      if (existsSync(join(path, 'memory.memsw.limit_in_bytes'))) writeFileSync(join(path, 'memory.memsw.limit_in_bytes'), bytes);
+      if (existsSync(join(path, 'memory.memsw.limit_in_bytes')))
+        writeFileSync(join(path, 'memory.memsw.limit_in_bytes'), bytes);
     } else {
       writeFileSync(join(path, 'memory.max'), bytes);
       if (existsSync(join(path, 'memory.swap.max'))) writeFileSync(join(path, 'memory.swap.max'), '0');

@@ -22,6 +22,7 @@ if (!configJson || !command) {
 }
 const listeners = JSON.parse(configJson) as Listener[];
 
+/** The same as egress-proxy.ts's: this file runs alone in the sandbox and can import nothing of svc. */
 function splice(left: Socket, right: Socket): void {
   left.pipe(right);
   right.pipe(left);

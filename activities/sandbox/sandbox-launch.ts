@@ -80,10 +80,17 @@ function freePortFrom(preferred: number, taken: Set<number>): number {
 export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec; note: SandboxNote } {
   const { launch, dir, hostId } = request;
   if (request.isolation === 'process') {
-    const env: Record<string, string> = { ...launch.env, HOME: ownedDir(join(dir, 'home'), null), TMPDIR: ownedDir(join(dir, 'tmp'), null) };
-    if (request.callback) Object.assign(env, { SVC_BASE_URL: request.callback.baseUrl, SVC_API_TOKEN: request.callback.token });
+    const env: Record<string, string> = {
+      ...launch.env,
+      HOME: ownedDir(join(dir, 'home'), null),
+      TMPDIR: ownedDir(join(dir, 'tmp'), null),
+    };
+    if (request.callback)
+      Object.assign(env, { SVC_BASE_URL: request.callback.baseUrl, SVC_API_TOKEN: request.callback.token });
     if (request.outbox) env.SVC_OUTBOX = ownedDir(request.outbox, null);
-    const argv = request.program ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].source] : launch.argv;
+    const argv = request.program
+      ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].source]
+      : launch.argv;
     return { spec: { ...launch, argv, env }, note: { isolation: 'process', warning: UNSANDBOXED_WARNING } };
   }
   const files = sandboxFiles(dir);
@@ -109,16 +116,28 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   // there tunnels to them through the proxy, so a client that skips proxies for loopback works too.
   const taken = new Set<number>();
   const forwards = request.egress.flatMap((rule) =>
-    LOOPBACK_HOSTS.includes(rule.host) && rule.source !== 'project' && rule.ports !== '*' ? rule.ports.map((port) => ({ rule, port })) : [],
+    LOOPBACK_HOSTS.includes(rule.host) && rule.source !== 'project' && rule.ports !== '*'
+      ? rule.ports.map((port) => ({ rule, port }))
+      : [],
   );
   const socket = (name: keyof typeof NETWORK_SOCKETS) => `${SANDBOX_PATHS.net}/${NETWORK_SOCKETS[name]}`;
-  const listeners: { host: string; port: number; socket: string; connect?: string }[] = forwards.map(({ rule, port }) => {
-    taken.add(port);
-    return { host: rule.host === '::1' ? '::1' : '127.0.0.1', port, socket: socket('http'), connect: `${rule.host === '::1' ? '[::1]' : rule.host}:${port}` };
-  });
+  const listeners: { host: string; port: number; socket: string; connect?: string }[] = forwards.map(
+    ({ rule, port }) => {
+      taken.add(port);
+      return {
+        host: rule.host === '::1' ? '::1' : '127.0.0.1',
+        port,
+        socket: socket('http'),
+        connect: `${rule.host === '::1' ? '[::1]' : rule.host}:${port}`,
+      };
+    },
+  );
   const httpPort = freePortFrom(3128, taken);
   const socksPort = freePortFrom(1080, taken);
-  listeners.push({ host: '127.0.0.1', port: httpPort, socket: socket('http') }, { host: '127.0.0.1', port: socksPort, socket: socket('socks') });
+  listeners.push(
+    { host: '127.0.0.1', port: httpPort, socket: socket('http') },
+    { host: '127.0.0.1', port: socksPort, socket: socket('socks') },
+  );
   const env: Record<string, string> = { ...launch.env };
   for (const name of ['SVC_API_TOKEN', 'SVC_BASE_URL', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM']) delete env[name];
   let callbackAddress: string | null = null;
@@ -132,16 +151,27 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   // Loopback is the sandbox's own: its ports lead to the callback routes and forwarded endpoints.
   for (const name of ['NO_PROXY', 'no_proxy']) env[name] = 'localhost,127.0.0.1,::1';
   for (const name of SOCKS_VARIABLES) env[name] = `socks5h://127.0.0.1:${socksPort}`;
-  Object.assign(env, { NODE_USE_ENV_PROXY: '1', HOME: SANDBOX_PATHS.home, TMPDIR: SANDBOX_PATHS.tmp, USER: 'agent', LOGNAME: 'agent', SHELL: '/bin/bash', PATH: toolchain.path, SVC_WORKSPACE: SANDBOX_PATHS.workspace });
+  Object.assign(env, {
+    NODE_USE_ENV_PROXY: '1',
+    HOME: SANDBOX_PATHS.home,
+    TMPDIR: SANDBOX_PATHS.tmp,
+    USER: 'agent',
+    LOGNAME: 'agent',
+    SHELL: '/bin/bash',
+    PATH: toolchain.path,
+    SVC_WORKSPACE: SANDBOX_PATHS.workspace,
+  });
   if (request.outbox) env.SVC_OUTBOX = SANDBOX_PATHS.outbox;
 
   // Copies the agent's uid can read, whatever the checkout's own modes.
-  const programs = [SANDBOX_PROGRAMS.init, ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : [])].map((program) => {
-    const copy = join(etcDir, basename(program.target));
-    copyFileSync(program.source, copy);
-    chmodSync(copy, 0o644);
-    return { source: copy, target: program.target };
-  });
+  const programs = [SANDBOX_PROGRAMS.init, ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : [])].map(
+    (program) => {
+      const copy = join(etcDir, basename(program.target));
+      copyFileSync(program.source, copy);
+      chmodSync(copy, 0o644);
+      return { source: copy, target: program.target };
+    },
+  );
   const layout: SandboxLayout = {
     workspace: launch.cwd,
     home: ownedDir(join(dir, 'home'), hostId),
@@ -153,9 +183,38 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     toolchain: toolchain.dirs,
     binds: request.settings.binds.filter((bind) => !clashes(bind.source, request.forbidden)),
   };
-  const refusedBinds = request.settings.binds.filter((bind) => clashes(bind.source, request.forbidden)).map((bind) => `${bind.source}: would show svc's own data`);
-  const command = request.program ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].target] : [toolchain.command, ...launch.argv.slice(1)];
-  const argv = bubblewrapArgv(layout, [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command], { dieWithParent: request.dieWithParent, hostId, maxProcesses: request.settings.maxProcesses });
-  const spec: LaunchSpec = { ...launch, argv, env, network: { socketDir: files.net, rules: request.egress, callback: request.callback, callbackAddress, refusalLog: files.refusals } };
-  return { spec, note: { isolation: 'bubblewrap', egress: request.egress.map(describeEgressRule), toolchain: toolchain.dirs, ...(toolchain.refused.length || refusedBinds.length ? { refusedToolchain: [...toolchain.refused, ...refusedBinds] } : {}) } };
+  const refusedBinds = request.settings.binds
+    .filter((bind) => clashes(bind.source, request.forbidden))
+    .map((bind) => `${bind.source}: would show svc's own data`);
+  const command = request.program
+    ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
+    : [toolchain.command, ...launch.argv.slice(1)];
+  const argv = bubblewrapArgv(
+    layout,
+    [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command],
+    { dieWithParent: request.dieWithParent, hostId, maxProcesses: request.settings.maxProcesses },
+  );
+  const spec: LaunchSpec = {
+    ...launch,
+    argv,
+    env,
+    network: {
+      socketDir: files.net,
+      rules: request.egress,
+      callback: request.callback,
+      callbackAddress,
+      refusalLog: files.refusals,
+    },
+  };
+  return {
+    spec,
+    note: {
+      isolation: 'bubblewrap',
+      egress: request.egress.map(describeEgressRule),
+      toolchain: toolchain.dirs,
+      ...(toolchain.refused.length || refusedBinds.length
+        ? { refusedToolchain: [...toolchain.refused, ...refusedBinds] }
+        : {}),
+    },
+  };
 }

@@ -41,7 +41,11 @@ export async function startSandboxNetwork(spec: NetworkSpec): Promise<{ close():
   chmodSync(spec.socketDir, 0o755);
   const refusals = new RefusalLog(spec.refusalLog);
   const callback = spec.callback ? callbackServer(spec.callback, refusals) : null;
-  const egress = new EgressProxy(spec.rules, refusals, callback && spec.callbackAddress ? { address: spec.callbackAddress, server: callback } : null);
+  const egress = new EgressProxy(
+    spec.rules,
+    refusals,
+    callback && spec.callbackAddress ? { address: spec.callbackAddress, server: callback } : null,
+  );
   const servers: [Server, string][] = [
     [egress.httpServer(), NETWORK_SOCKETS.http],
     [egress.socksServer(), NETWORK_SOCKETS.socks],

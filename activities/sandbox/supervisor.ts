@@ -7,7 +7,14 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { processStartTime } from '../../stack/processes.ts';
 import { joinCgroupArgv, oomKillCount, removeMemoryCgroup } from './memory-cgroup.ts';
 import { startSandboxNetwork } from './sandbox-network.ts';
-import { sandboxFiles, writeJsonAtomic, type AgentRecord, type ExitRecord, type LaunchSpec, type SupervisorRecord } from './files.ts';
+import {
+  sandboxFiles,
+  writeJsonAtomic,
+  type AgentRecord,
+  type ExitRecord,
+  type LaunchSpec,
+  type SupervisorRecord,
+} from './files.ts';
 
 const dir = process.argv[2];
 if (!dir) {
@@ -25,7 +32,10 @@ try {
 } catch {
   process.exit(0);
 }
-writeJsonAtomic<SupervisorRecord>(files.supervisor, { pid: process.pid, startTime: processStartTime(process.pid) ?? null });
+writeJsonAtomic<SupervisorRecord>(files.supervisor, {
+  pid: process.pid,
+  startTime: processStartTime(process.pid) ?? null,
+});
 
 const spec = JSON.parse(readFileSync(files.spec, 'utf8')) as LaunchSpec;
 // The sandbox's proxies live in this process: as long as the agent, whatever happens to workers.
@@ -33,7 +43,16 @@ if (spec.network) {
   try {
     await startSandboxNetwork(spec.network);
   } catch (error) {
-    writeJsonAtomic<ExitRecord>(files.exit, { exitCode: null, signal: null, spawnError: { code: 'SANDBOX_NETWORK', message: `the sandbox's network could not start: ${(error as Error).message}` }, stoppedBySvc: false, endedAt: new Date().toISOString() });
+    writeJsonAtomic<ExitRecord>(files.exit, {
+      exitCode: null,
+      signal: null,
+      spawnError: {
+        code: 'SANDBOX_NETWORK',
+        message: `the sandbox's network could not start: ${(error as Error).message}`,
+      },
+      stoppedBySvc: false,
+      endedAt: new Date().toISOString(),
+    });
     process.exit(0);
   }
 }
@@ -63,11 +82,21 @@ const agent = spawn(argv[0]!, argv.slice(1), {
 });
 
 agent.once('error', (error: NodeJS.ErrnoException) => {
-  finish({ exitCode: null, signal: null, spawnError: { code: error.code ?? 'ERROR', message: error.message }, stoppedBySvc, endedAt: new Date().toISOString() });
+  finish({
+    exitCode: null,
+    signal: null,
+    spawnError: { code: error.code ?? 'ERROR', message: error.message },
+    stoppedBySvc,
+    endedAt: new Date().toISOString(),
+  });
 });
 
 agent.once('spawn', () => {
-  writeJsonAtomic<AgentRecord>(files.agent, { pid: agent.pid!, startTime: processStartTime(agent.pid!) ?? null, spawnedAt: new Date().toISOString() });
+  writeJsonAtomic<AgentRecord>(files.agent, {
+    pid: agent.pid!,
+    startTime: processStartTime(agent.pid!) ?? null,
+    spawnedAt: new Date().toISOString(),
+  });
   agent.stdin!.on('error', () => {
     // The agent may exit without reading its prompt; that is its business, not a supervisor crash.
   });

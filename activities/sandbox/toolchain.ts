@@ -48,7 +48,11 @@ function rootOf(path: string): string | undefined {
   if (!existsSync(path)) return undefined;
   const real = realpathSync(path);
   const index = real.split(sep).indexOf('node_modules');
-  if (index > 0) return real.split(sep).slice(0, index + 1).join(sep);
+  if (index > 0)
+    return real
+      .split(sep)
+      .slice(0, index + 1)
+      .join(sep);
   return statSync(real).isDirectory() ? real : dirname(real);
 }
 
@@ -78,11 +82,21 @@ export function resolveToolchain(request: ToolchainRequest): Toolchain {
   const forbidden = request.forbidden.map(real);
   const enclosing = request.enclosing.map(real);
   const commandPath = request.trustCommand ? whichOnPath(request.command, request.hostPath) : undefined;
-  const nodeModulesBins = (request.hostPath ?? '').split(delimiter).filter((entry) => entry.endsWith(`${sep}node_modules${sep}.bin`));
-  for (const candidate of [process.execPath, ...(commandPath ? [commandPath] : []), ...nodeModulesBins, ...request.extra]) {
+  const nodeModulesBins = (request.hostPath ?? '')
+    .split(delimiter)
+    .filter((entry) => entry.endsWith(`${sep}node_modules${sep}.bin`));
+  for (const candidate of [
+    process.execPath,
+    ...(commandPath ? [commandPath] : []),
+    ...nodeModulesBins,
+    ...request.extra,
+  ]) {
     const root = rootOf(resolve(candidate));
     if (!root || isSystem(`${root}${sep}`)) continue;
-    const clash = TOO_BROAD.includes(root) ? 'too broad' : (forbidden.find((secret) => isUnder(secret, root) || isUnder(root, secret)) ?? enclosing.find((dir) => isUnder(dir, root)));
+    const clash = TOO_BROAD.includes(root)
+      ? 'too broad'
+      : (forbidden.find((secret) => isUnder(secret, root) || isUnder(root, secret)) ??
+        enclosing.find((dir) => isUnder(dir, root)));
     if (clash) {
       refused.push(`${root}: ${clash === 'too broad' ? clash : `would show ${clash}`}`);
       continue;
@@ -91,10 +105,16 @@ export function resolveToolchain(request: ToolchainRequest): Toolchain {
   }
   // Lexically inside a bound directory: a path that reaches one only through a symlink is not there.
   const visible = (entry: string) => isSystem(`${entry}${sep}`) || [...dirs].some((dir) => isUnder(entry, dir));
-  const entries = (request.agentPath ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter).filter((entry) => entry && visible(entry));
+  const entries = (request.agentPath ?? '/usr/local/bin:/usr/bin:/bin')
+    .split(delimiter)
+    .filter((entry) => entry && visible(entry));
   const nodeBin = dirname(process.execPath);
-  if (!entries.includes(nodeBin) && [...dirs].some((dir) => isUnder(realpathSync(nodeBin), dir))) entries.unshift(nodeBin);
+  if (!entries.includes(nodeBin) && [...dirs].some((dir) => isUnder(realpathSync(nodeBin), dir)))
+    entries.unshift(nodeBin);
   for (const system of ['/usr/local/bin', '/usr/bin', '/bin']) if (!entries.includes(system)) entries.push(system);
-  const reachable = commandPath && !visible(dirname(commandPath)) && existsSync(commandPath) ? realpathSync(commandPath) : request.command;
+  const reachable =
+    commandPath && !visible(dirname(commandPath)) && existsSync(commandPath)
+      ? realpathSync(commandPath)
+      : request.command;
   return { dirs: [...dirs], path: [...new Set(entries)].join(delimiter), refused, command: reachable };
 }

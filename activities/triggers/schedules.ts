@@ -39,7 +39,13 @@ function scheduleOptions(projectId: string, trigger: Trigger, taskQueue: string)
   };
 }
 
-export async function syncTriggerSchedules(args: { em: EntityManager; client: Client; taskQueue: string; projectId: string; triggers: Trigger[] }): Promise<TriggerScheduleSync> {
+export async function syncTriggerSchedules(args: {
+  em: EntityManager;
+  client: Client;
+  taskQueue: string;
+  projectId: string;
+  triggers: Trigger[];
+}): Promise<TriggerScheduleSync> {
   const { em, client, projectId, triggers } = args;
   const result: TriggerScheduleSync = { synced: [], removed: [], errors: [] };
   const existing = await em.find(ProjectTriggerEntity, { projectId });
@@ -52,7 +58,12 @@ export async function syncTriggerSchedules(args: { em: EntityManager; client: Cl
         await client.schedule.create(options);
       } catch (error) {
         if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-        await client.schedule.getHandle(options.scheduleId).update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: { ...previous.policies, ...options.policies } }));
+        await client.schedule.getHandle(options.scheduleId).update((previous) => ({
+          ...previous,
+          spec: options.spec,
+          action: options.action,
+          policies: { ...previous.policies, ...options.policies },
+        }));
       }
       result.synced.push(trigger.id);
     } catch (error) {
@@ -60,9 +71,22 @@ export async function syncTriggerSchedules(args: { em: EntityManager; client: Cl
       result.errors.push({ triggerId: trigger.id, message: scheduleError });
     }
     const row = existing.find((candidate) => candidate.triggerId === trigger.id);
-    const data = { scheduleId: options.scheduleId, cron: trigger.cron, timezone: trigger.timezone ?? null, scheduleError, syncedAt: new Date() };
+    const data = {
+      scheduleId: options.scheduleId,
+      cron: trigger.cron,
+      timezone: trigger.timezone ?? null,
+      scheduleError,
+      syncedAt: new Date(),
+    };
     if (row) em.assign(row, data);
-    else em.create(ProjectTriggerEntity, { projectId, triggerId: trigger.id, lastFiredAt: null, lastRunId: null, ...data });
+    else
+      em.create(ProjectTriggerEntity, {
+        projectId,
+        triggerId: trigger.id,
+        lastFiredAt: null,
+        lastRunId: null,
+        ...data,
+      });
   }
 
   for (const row of existing.filter((candidate) => !triggers.some((trigger) => trigger.id === candidate.triggerId))) {

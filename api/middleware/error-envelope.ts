@@ -14,13 +14,21 @@ export function errorEnvelope(logger: ErrorLogger): Middleware {
       if (ctx.body === undefined || ctx.body === null) {
         if (ctx.status === 404) failure = Errors.routeNotFound(ctx.method, ctx.path);
         // The router's allowedMethods() marks a known path asked with the wrong method.
-        else if (ctx.status === 405 || ctx.status === 501) failure = Errors.methodNotAllowed(ctx.method, ctx.path, ctx.response.get('Allow') || 'none');
+        else if (ctx.status === 405 || ctx.status === 501)
+          failure = Errors.methodNotAllowed(ctx.method, ctx.path, ctx.response.get('Allow') || 'none');
       }
     } catch (error) {
       failure = toApiError(error, ctx.state.requestId as string);
       // Typed failures say what happened; only a bug (an untyped throw) needs its stack in the log.
-      const detail = error instanceof ApiError ? `${error.code}: ${error.message}` : String((error as Error)?.stack ?? error);
-      if (failure.status >= 500) logger.error('request failed', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, error: detail });
+      const detail =
+        error instanceof ApiError ? `${error.code}: ${error.message}` : String((error as Error)?.stack ?? error);
+      if (failure.status >= 500)
+        logger.error('request failed', {
+          requestId: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          error: detail,
+        });
     }
     if (!failure) return;
     ctx.status = failure.status;

@@ -6,7 +6,8 @@ export const MAX_JSON_BODY_BYTES = 1 << 20;
 export function containsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (Array.isArray(value)) return value.some(containsNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || containsNul(inner));
+  if (value && typeof value === 'object')
+    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || containsNul(inner));
   return false;
 }
 
@@ -38,6 +39,7 @@ export async function readJsonBody(ctx: Context, limit = MAX_JSON_BODY_BYTES, re
     throw Errors.validation('request body is not valid JSON', (error as Error).message);
   }
   // PostgreSQL text cannot hold NUL: refused here, once, rather than failing a projection later.
-  if (containsNul(parsed)) throw Errors.validation('request body contains a NUL character (\\u0000)', 'remove it: no svc field accepts it');
+  if (containsNul(parsed))
+    throw Errors.validation('request body contains a NUL character (\\u0000)', 'remove it: no svc field accepts it');
   return parsed;
 }

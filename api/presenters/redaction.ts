@@ -24,7 +24,8 @@ const SECRET_SHAPES = [
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@"']{1,256}:)([^\s@/"']{1,256})@/gi;
 
 /** `token=…`, `password: …`, `Authorization: Bearer …`: the value goes. */
-const LABELLED = /((?:bearer|token|password|passwd|secret|api[_-]?key|authorization)["']?\s{0,8}[:=]?\s{0,8}["']?)([^\s"',;]{8,})/gi;
+const LABELLED =
+  /((?:bearer|token|password|passwd|secret|api[_-]?key|authorization)["']?\s{0,8}[:=]?\s{0,8}["']?)([^\s"',;]{8,})/gi;
 
 /**
  * A long blob of base64 with both letter cases and a digit (a key's body, a bare API key). A hex
@@ -43,5 +44,7 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
   for (const shape of SECRET_SHAPES) result = result.replace(shape, MASK);
   result = result.replace(URL_PASSWORD, (_match, head: string) => `${head}${MASK}@`);
   result = result.replace(KEY_MATERIAL, (blob) => (looksLikeKeyMaterial(blob) ? MASK : blob));
-  return result.replace(LABELLED, (match, label: string, value: string) => (value === MASK ? match : `${label}${MASK}`));
+  return result.replace(LABELLED, (match, label: string, value: string) =>
+    value === MASK ? match : `${label}${MASK}`,
+  );
 }

@@ -5,7 +5,8 @@ import type { RunSnapshot } from '../../core/run-model.ts';
 
 type Timestamp = Date | string | null | undefined;
 
-export const iso = (value: Timestamp): string | null => (value === null || value === undefined ? null : new Date(value).toISOString());
+export const iso = (value: Timestamp): string | null =>
+  value === null || value === undefined ? null : new Date(value).toISOString();
 
 export function presentRun(run: Run | RunSnapshot) {
   return {

@@ -15,7 +15,16 @@ export { redactSecrets };
 export const REDACTED_PROMPT = '[prompt hidden from spectators]';
 const PEM_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY/;
 const PEM_END = /-----END [A-Z0-9 ]*PRIVATE KEY/;
-const PATH_KEYS = new Set(['workspacePath', 'salvagePath', 'localPath', 'cwd', 'path', 'socketDir', 'toolchain', 'refusedToolchain']);
+const PATH_KEYS = new Set([
+  'workspacePath',
+  'salvagePath',
+  'localPath',
+  'cwd',
+  'path',
+  'socketDir',
+  'toolchain',
+  'refusedToolchain',
+]);
 
 export interface SpectatorSettings {
   /** The owners or owner/repo whose projects spectators may see. */
@@ -42,7 +51,10 @@ export class Spectators {
   }
 
   #allows(gitUrl: string): boolean {
-    const [owner, name] = gitUrl.replace(/^https:\/\/github\.com\//, '').toLowerCase().split('/');
+    const [owner, name] = gitUrl
+      .replace(/^https:\/\/github\.com\//, '')
+      .toLowerCase()
+      .split('/');
     return this.#settings.allowlist.includes(owner!) || this.#settings.allowlist.includes(`${owner}/${name}`);
   }
 
@@ -53,7 +65,11 @@ export class Spectators {
   }
 
   /** 404 (as for a missing resource) when a spectator may not see this project's work. */
-  async assertVisible(identity: Identity | undefined, projectId: string | null | undefined, what: string): Promise<void> {
+  async assertVisible(
+    identity: Identity | undefined,
+    projectId: string | null | undefined,
+    what: string,
+  ): Promise<void> {
     if (!Spectators.is(identity)) return;
     if (!projectId || !(await this.visibleProjects()).has(projectId)) throw Errors.notFound(what);
   }
@@ -69,24 +85,43 @@ export class Spectators {
     if (key && PATH_KEYS.has(key) && value !== null) return '[svc path]';
     if (typeof value === 'string') return this.text(value);
     if (Array.isArray(value)) return value.map((inner) => this.#value(inner));
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, this.#value(inner, name)]));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, this.#value(inner, name)]));
     return value;
   }
 
   /** Runs as spectators see them: no agent definition or local path; prompts only where the project allows. */
-  async runs<T extends { projectId?: string | null; prompt: string; renderedAgentJson?: unknown; salvagePath?: string | null }>(runs: T[]): Promise<T[]> {
+  async runs<
+    T extends { projectId?: string | null; prompt: string; renderedAgentJson?: unknown; salvagePath?: string | null },
+  >(runs: T[]): Promise<T[]> {
     const shown = new Map<string, boolean>();
-    for (const projectId of new Set(runs.map((run) => run.projectId).filter((id): id is string => Boolean(id)))) shown.set(projectId, await this.#settings.showsPrompts(projectId));
+    for (const projectId of new Set(runs.map((run) => run.projectId).filter((id): id is string => Boolean(id))))
+      shown.set(projectId, await this.#settings.showsPrompts(projectId));
     // Every text field is agent-influenced somewhere (salvageRef, preview messages): all are masked.
-    return runs.map((run) => ({ ...(this.#value(run) as T), renderedAgentJson: null, salvagePath: null, prompt: run.projectId && shown.get(run.projectId) ? this.text(run.prompt) : REDACTED_PROMPT }));
+    return runs.map((run) => ({
+      ...(this.#value(run) as T),
+      renderedAgentJson: null,
+      salvagePath: null,
+      prompt: run.projectId && shown.get(run.projectId) ? this.text(run.prompt) : REDACTED_PROMPT,
+    }));
   }
 
-  async run<T extends { projectId?: string | null; prompt: string; renderedAgentJson?: unknown; salvagePath?: string | null }>(run: T): Promise<T> {
+  async run<
+    T extends { projectId?: string | null; prompt: string; renderedAgentJson?: unknown; salvagePath?: string | null },
+  >(run: T): Promise<T> {
     return (await this.runs([run]))[0]!;
   }
 
   static planRun<T extends Record<string, unknown>>(planRun: T) {
-    const { promptTemplate: _t, providerOverride: _p, modelOverride: _m, maxCostUsd: _c, dispatcherHandle: _d, failureReason: _f, ...rest } = planRun;
+    const {
+      promptTemplate: _t,
+      providerOverride: _p,
+      modelOverride: _m,
+      maxCostUsd: _c,
+      dispatcherHandle: _d,
+      failureReason: _f,
+      ...rest
+    } = planRun;
     return rest;
   }
 

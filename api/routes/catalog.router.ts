@@ -21,19 +21,39 @@ const agentSchema = z.object({
 
 /** Spectators (public mode) do not see the definition itself: its env, command and system prompt. */
 function presentAgent(agent: AgentDefinition, loadedAt: string, identity: Identity | undefined) {
-  return { name: agent.name, description: agent.description, provider: agent.provider, model: agent.model, source: agent.source, renderedJson: identity?.kind === 'anonymous' ? null : agent, registeredAt: loadedAt, lastRefreshed: loadedAt };
+  return {
+    name: agent.name,
+    description: agent.description,
+    provider: agent.provider,
+    model: agent.model,
+    source: agent.source,
+    renderedJson: identity?.kind === 'anonymous' ? null : agent,
+    registeredAt: loadedAt,
+    lastRefreshed: loadedAt,
+  };
 }
 
 export function catalogRoutes(agents: AgentCatalog, forge: GitHubForge) {
   const loadedAt = new Date().toISOString();
   return [
     defineRoute({
-      method: 'get', path: '/agents', auth: 'readPublic', summary: 'The agents this server can run', tags: ['agents'],
+      method: 'get',
+      path: '/agents',
+      auth: 'readPublic',
+      summary: 'The agents this server can run',
+      tags: ['agents'],
       responses: { 200: { description: 'Agents', schema: z.object({ agents: z.array(agentSchema) }) } },
-      handler: async ({ identity }) => ({ status: 200, body: { agents: agents.list().map((agent) => presentAgent(agent, loadedAt, identity)) } }),
+      handler: async ({ identity }) => ({
+        status: 200,
+        body: { agents: agents.list().map((agent) => presentAgent(agent, loadedAt, identity)) },
+      }),
     }),
     defineRoute({
-      method: 'get', path: '/agents/{name}', auth: 'readPublic', summary: 'One agent', tags: ['agents'],
+      method: 'get',
+      path: '/agents/{name}',
+      auth: 'readPublic',
+      summary: 'One agent',
+      tags: ['agents'],
       params: z.object({ name: z.string().min(1).max(255) }).strict(),
       responses: { 200: { description: 'The agent', schema: agentSchema } },
       handler: async ({ params, identity }) => {
@@ -43,7 +63,11 @@ export function catalogRoutes(agents: AgentCatalog, forge: GitHubForge) {
       },
     }),
     defineRoute({
-      method: 'get', path: '/forge/repos', auth: 'readOperator', summary: 'Repositories the forge credentials can see', tags: ['forge'],
+      method: 'get',
+      path: '/forge/repos',
+      auth: 'readOperator',
+      summary: 'Repositories the forge credentials can see',
+      tags: ['forge'],
       responses: { 200: { description: 'Repositories', schema: forgeReposResponse } },
       handler: async () => {
         if (!forge.supported) return { status: 200, body: { supported: false, repos: [] } };

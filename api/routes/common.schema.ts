@@ -10,4 +10,6 @@ export const canonicalInt = (min: number, max = Number.MAX_SAFE_INTEGER) =>
     .pipe(z.number().int().min(min).max(max));
 
 /** A boolean query flag: true, 1, false or 0. */
-export const booleanFlag = z.enum(['true', '1', 'false', '0'], { message: 'true, 1, false or 0' }).transform((value) => value === 'true' || value === '1');
+export const booleanFlag = z
+  .enum(['true', '1', 'false', '0'], { message: 'true, 1, false or 0' })
+  .transform((value) => value === 'true' || value === '1');

@@ -6,8 +6,12 @@ import type { ReadModel } from '../../db/orm.ts';
 import { defineRoute } from '../route.ts';
 import { presentLifecycleEvent, type LifecycleHub } from '../services/lifecycle-hub.ts';
 
-
-const lifecycleLine = z.object({ runId: z.string(), hook: z.enum(['run_dispatched', 'run_started', 'branch_pushed', 'post_reap']), state: z.string().nullable(), ts: z.string() });
+const lifecycleLine = z.object({
+  runId: z.string(),
+  hook: z.enum(['run_dispatched', 'run_started', 'branch_pushed', 'post_reap']),
+  state: z.string().nullable(),
+  ts: z.string(),
+});
 const lifecycleEvent = lifecycleLine.extend({ id: z.number().int() });
 
 export function eventsRoutes(hub: LifecycleHub, readModel: ReadModel) {
@@ -16,15 +20,24 @@ export function eventsRoutes(hub: LifecycleHub, readModel: ReadModel) {
       method: 'get',
       path: '/events/stream',
       auth: 'readOperator',
-      summary: 'Run lifecycle transitions as they happen: one {runId, hook, state, ts} line each (NDJSON, held open; follow=0 closes at once)',
+      summary:
+        'Run lifecycle transitions as they happen: one {runId, hook, state, ts} line each (NDJSON, held open; follow=0 closes at once)',
       tags: ['events'],
       query: z.object({ follow: booleanFlag.optional() }).strict(),
       responses: {
-        200: { description: 'One line per transition; a bare newline as keep-alive', schema: lifecycleLine, contentType: 'application/x-ndjson' },
+        200: {
+          description: 'One line per transition; a bare newline as keep-alive',
+          schema: lifecycleLine,
+          contentType: 'application/x-ndjson',
+        },
         503: { description: 'event_stream_capacity: this server holds its maximum of streams (Retry-After)' },
       },
       handler: async ({ query, ctx }) => {
-        const headers = { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
+        const headers = {
+          'Content-Type': 'application/x-ndjson',
+          'Cache-Control': 'no-store',
+          'X-Accel-Buffering': 'no',
+        };
         if (query.follow === false) return { status: 200, headers, body: '' };
         const controller = new AbortController();
         const stream = hub.subscribe(controller.signal);
@@ -38,14 +51,25 @@ export function eventsRoutes(hub: LifecycleHub, readModel: ReadModel) {
       auth: 'readOperator',
       summary: 'Recent run lifecycle transitions, oldest first (since: after this id)',
       tags: ['events'],
-      query: z.object({ since: canonicalInt(0, Number.MAX_SAFE_INTEGER).optional(), limit: canonicalInt(1, 1000).default(100) }).strict(),
+      query: z
+        .object({
+          since: canonicalInt(0, Number.MAX_SAFE_INTEGER).optional(),
+          limit: canonicalInt(1, 1000).default(100),
+        })
+        .strict(),
       responses: { 200: { description: 'The transitions', schema: z.object({ events: z.array(lifecycleEvent) }) } },
       handler: async ({ query }) => {
         const em = readModel.em();
         const rows =
           query.since === undefined
-            ? (await em.find(LifecycleEventEntity, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, limit: query.limit })).reverse()
-            : await em.find(LifecycleEventEntity, { id: { $gt: query.since } }, { orderBy: { id: 'asc' }, limit: query.limit });
+            ? (
+                await em.find(LifecycleEventEntity, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, limit: query.limit })
+              ).reverse()
+            : await em.find(
+                LifecycleEventEntity,
+                { id: { $gt: query.since } },
+                { orderBy: { id: 'asc' }, limit: query.limit },
+              );
         return { status: 200, body: { events: rows.map(presentLifecycleEvent) } };
       },
     }),

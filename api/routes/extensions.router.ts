@@ -4,8 +4,13 @@ import { canonicalInt } from './common.schema.ts';
 import { defineRoute } from '../route.ts';
 import type { JudgeProxy } from '../services/judge-proxy.ts';
 
-
-export const verdictsQuery = z.object({ since: canonicalInt(0).optional(), limit: canonicalInt(1).optional(), order: z.enum(['asc', 'desc']).optional() }).strict();
+export const verdictsQuery = z
+  .object({
+    since: canonicalInt(0).optional(),
+    limit: canonicalInt(1).optional(),
+    order: z.enum(['asc', 'desc']).optional(),
+  })
+  .strict();
 
 const verdictLine = z.object({
   id: z.number().int(),
@@ -26,7 +31,9 @@ export function extensionsRoutes(judge: JudgeProxy) {
       summary: "The judge's verdicts as NDJSON, proxied (X-Verdicts-Max-Id passed back)",
       tags: ['extensions'],
       query: verdictsQuery,
-      responses: { 200: { description: 'One verdict row per line', schema: verdictLine, contentType: 'application/x-ndjson' } },
+      responses: {
+        200: { description: 'One verdict row per line', schema: verdictLine, contentType: 'application/x-ndjson' },
+      },
       handler: async ({ query, ctx }) => {
         const controller = new AbortController();
         ctx.res.once('close', () => controller.abort());

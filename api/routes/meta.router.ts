@@ -14,7 +14,12 @@ export interface MetaDeps {
   readinessChecks(): Promise<ReadinessCheck[]>;
 }
 
-const readyCheck = z.object({ name: z.string(), ok: z.boolean(), message: z.string().optional(), hint: z.string().optional() });
+const readyCheck = z.object({
+  name: z.string(),
+  ok: z.boolean(),
+  message: z.string().optional(),
+  hint: z.string().optional(),
+});
 const readyResponse = z.object({ ok: z.boolean(), checks: z.array(readyCheck) });
 
 /** GET /openapi.json: the document of every route this server serves, itself included. */
@@ -64,10 +69,18 @@ export function metaRoutes(deps: MetaDeps) {
       auth: 'readPublic',
       summary: 'Who the caller is and what it may do',
       tags: ['meta'],
-      responses: { 200: { description: 'The identity', schema: z.object({ identity: z.enum(['operator', 'anonymous', 'run']), capabilities: z.array(z.string()) }) } },
+      responses: {
+        200: {
+          description: 'The identity',
+          schema: z.object({ identity: z.enum(['operator', 'anonymous', 'run']), capabilities: z.array(z.string()) }),
+        },
+      },
       handler: async ({ identity, ctx }) => {
         ctx.set('Vary', 'Authorization');
-        return { status: 200, body: { identity: identity?.kind ?? 'anonymous', capabilities: identity?.capabilities ?? [] } };
+        return {
+          status: 200,
+          body: { identity: identity?.kind ?? 'anonymous', capabilities: identity?.capabilities ?? [] },
+        };
       },
     }),
     defineRoute({

@@ -20,7 +20,12 @@ import {
   resumePlanRunResponse,
 } from './plan-runs.schema.ts';
 
-export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsService, links: TemporalLinks, spectators: Spectators) {
+export function planRunsRoutes(
+  planRuns: PlanRunsService,
+  events: RunEventsService,
+  links: TemporalLinks,
+  spectators: Spectators,
+) {
   return [
     defineRoute({
       method: 'post',
@@ -30,7 +35,9 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
       tags: ['plan-runs'],
       body: createPlanRunBody,
       bodyRequired: true,
-      responses: { 201: { description: 'The plan-run, queued, and its pending children', schema: createPlanRunResponse } },
+      responses: {
+        201: { description: 'The plan-run, queued, and its pending children', schema: createPlanRunResponse },
+      },
       handler: async ({ body }) => {
         const created = await planRuns.create(body);
         return { status: 201, body: { ...created, links: links(created.planRun.id) } };
@@ -61,7 +68,16 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
       handler: async ({ params, identity }) => {
         const { planRun, children, runs } = await planRuns.get(params.id);
         await spectators.assertVisible(identity, planRun.projectId, `plan-run "${params.id}"`);
-        if (Spectators.is(identity)) return { status: 200, body: { planRun: Spectators.planRun(planRun), children, runs: await spectators.runs(runs.map(presentRun)), links: { temporalUi: null } } };
+        if (Spectators.is(identity))
+          return {
+            status: 200,
+            body: {
+              planRun: Spectators.planRun(planRun),
+              children,
+              runs: await spectators.runs(runs.map(presentRun)),
+              links: { temporalUi: null },
+            },
+          };
         return { status: 200, body: { planRun, children, runs: runs.map(presentRun), links: links(params.id) } };
       },
     }),
@@ -74,7 +90,10 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
       params: planRunIdParams,
       body: cancelPlanRunBody,
       responses: { 200: { description: 'The plan-run after the cancel', schema: cancelPlanRunResponse } },
-      handler: async ({ params, body }) => ({ status: 200, body: await planRuns.cancel(params.id, body?.reason ?? null) }),
+      handler: async ({ params, body }) => ({
+        status: 200,
+        body: await planRuns.cancel(params.id, body?.reason ?? null),
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -84,18 +103,22 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
       tags: ['plan-runs'],
       params: planRunIdParams,
       body: resumePlanRunBody,
-      responses: { 200: { description: 'The resumed plan-run and the child it goes on with', schema: resumePlanRunResponse } },
+      responses: {
+        200: { description: 'The resumed plan-run and the child it goes on with', schema: resumePlanRunResponse },
+      },
       handler: async ({ params, body }) => ({ status: 200, body: await planRuns.resume(params.id, body?.reason) }),
     }),
     defineRoute({
       method: 'get',
       path: '/plan-runs/{id}/events',
       auth: 'readPublic',
-      summary: "The events of every child run of the plan-run as NDJSON (follow=1: live until the plan-run ends)",
+      summary: 'The events of every child run of the plan-run as NDJSON (follow=1: live until the plan-run ends)',
       tags: ['plan-runs'],
       params: planRunIdParams,
       query: planRunEventsQuery,
-      responses: { 200: { description: 'One event per line', schema: eventLineSchema, contentType: 'application/x-ndjson' } },
+      responses: {
+        200: { description: 'One event per line', schema: eventLineSchema, contentType: 'application/x-ndjson' },
+      },
       handler: async ({ params, query, ctx, identity }) => {
         const { planRun } = await planRuns.get(params.id);
         await spectators.assertVisible(identity, planRun.projectId, `plan-run "${params.id}"`);
@@ -103,7 +126,11 @@ export function planRunsRoutes(planRuns: PlanRunsService, events: RunEventsServi
         const controller = events.streams.open();
         ctx.res.once('close', () => controller.abort());
         const lines = events.planStream(params.id, !spectator && (query.follow ?? false), controller.signal);
-        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: spectator ? spectators.redactLines(lines) : lines };
+        return {
+          status: 200,
+          headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' },
+          body: spectator ? spectators.redactLines(lines) : lines,
+        };
       },
     }),
   ];

@@ -21,8 +21,10 @@ export const createPlanRunBody = z
   })
   .strict()
   .superRefine((body, ctx) => {
-    if ((body.planId === undefined) === (body.issues === undefined)) ctx.addIssue({ code: 'custom', path: ['planId'], message: 'give exactly one of planId or issues' });
-    if (body.issues && new Set(body.issues).size !== body.issues.length) ctx.addIssue({ code: 'custom', path: ['issues'], message: 'an issue may appear only once' });
+    if ((body.planId === undefined) === (body.issues === undefined))
+      ctx.addIssue({ code: 'custom', path: ['planId'], message: 'give exactly one of planId or issues' });
+    if (body.issues && new Set(body.issues).size !== body.issues.length)
+      ctx.addIssue({ code: 'custom', path: ['issues'], message: 'an issue may appear only once' });
   });
 export type CreatePlanRunBody = z.infer<typeof createPlanRunBody>;
 
@@ -38,7 +40,9 @@ export type ListPlanRunsQuery = z.infer<typeof listPlanRunsQuery>;
 
 export const planRunEventsQuery = z.object({ follow: booleanFlag.optional() }).strict();
 
-export const cancelPlanRunBody = z.object({ reason: z.string().trim().min(1).max(1000).nullable().optional() }).strict();
+export const cancelPlanRunBody = z
+  .object({ reason: z.string().trim().min(1).max(1000).nullable().optional() })
+  .strict();
 export const resumePlanRunBody = z.object({ reason: z.string().trim().min(1).max(1000).optional() }).strict();
 
 const timestamp = z.string().nullable();
@@ -79,8 +83,17 @@ export const planRunChildSchema = z.object({
   failureReason: z.string().nullable(),
 });
 
-export const createPlanRunResponse = z.object({ planRun: planRunSchema, children: z.array(planRunChildSchema), links: linksSchema });
-export const getPlanRunResponse = z.object({ planRun: planRunSchema, children: z.array(planRunChildSchema), runs: z.array(runSchema), links: linksSchema });
+export const createPlanRunResponse = z.object({
+  planRun: planRunSchema,
+  children: z.array(planRunChildSchema),
+  links: linksSchema,
+});
+export const getPlanRunResponse = z.object({
+  planRun: planRunSchema,
+  children: z.array(planRunChildSchema),
+  runs: z.array(runSchema),
+  links: linksSchema,
+});
 export const listPlanRunsResponse = z.object({ planRuns: z.array(planRunSchema) });
 export const cancelPlanRunResponse = z.object({
   planRun: planRunSchema,

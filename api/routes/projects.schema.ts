@@ -3,16 +3,36 @@ import { z } from 'zod';
 
 export const projectIdParams = z.object({ id: z.string().min(1).max(64) }).strict();
 export const seedParams = z.object({ id: z.string().min(1).max(64), seedId: z.string().min(1).max(255) }).strict();
-export const triggerParams = z.object({ id: z.string().min(1).max(64), triggerId: z.string().min(1).max(128) }).strict();
+export const triggerParams = z
+  .object({ id: z.string().min(1).max(64), triggerId: z.string().min(1).max(128) })
+  .strict();
 
 export const registerProjectBody = z
   .object({
     gitUrl: z.string().min(1, 'required: a GitHub repository URL'),
-    defaultBranch: z.string().trim().min(1).max(255).regex(/^[^\s~^:?*[\\]+$/, 'a git branch name').nullable().optional(),
+    defaultBranch: z
+      .string()
+      .trim()
+      .min(1)
+      .max(255)
+      .regex(/^[^\s~^:?*[\\]+$/, 'a git branch name')
+      .nullable()
+      .optional(),
   })
   .strict();
 
-export const refreshProjectBody = z.object({ ref: z.string().trim().min(1).max(255).regex(/^[^\s~^:?*[\\]+$/, 'a git ref').nullable().optional() }).strict();
+export const refreshProjectBody = z
+  .object({
+    ref: z
+      .string()
+      .trim()
+      .min(1)
+      .max(255)
+      .regex(/^[^\s~^:?*[\\]+$/, 'a git ref')
+      .nullable()
+      .optional(),
+  })
+  .strict();
 
 export const initProjectBody = z.object({ defaultRole: z.string().trim().min(1).nullable().optional() }).strict();
 
@@ -32,7 +52,12 @@ export const projectResponse = z.object({ project: projectSchema });
 export const projectsResponse = z.object({ projects: z.array(projectSchema) });
 export const refreshResponse = z.object({ project: projectSchema, headSha: z.string(), ref: z.string() });
 
-export const seedSchema = z.object({ id: z.string(), title: z.string(), status: z.string(), blockedBy: z.array(z.string()) });
+export const seedSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  status: z.string(),
+  blockedBy: z.array(z.string()),
+});
 export const planSummarySchema = z.object({
   id: z.string(),
   status: z.string(),
@@ -45,9 +70,17 @@ export const planSummarySchema = z.object({
   updatedAt: z.string().optional(),
 });
 export const plansResponse = z.object({ plans: z.array(planSummarySchema) });
-export const readyPlansResponse = z.object({ plans: z.array(z.object({ id: z.string(), name: z.string().optional(), status: z.string(), openChildCount: z.number().int() })) });
+export const readyPlansResponse = z.object({
+  plans: z.array(
+    z.object({ id: z.string(), name: z.string().optional(), status: z.string(), openChildCount: z.number().int() }),
+  ),
+});
 
-const configProblem = z.object({ file: z.string(), code: z.enum(['svc_config_parse_error', 'svc_config_schema_error', 'svc_config_deprecated']), message: z.string() });
+const configProblem = z.object({
+  file: z.string(),
+  code: z.enum(['svc_config_parse_error', 'svc_config_schema_error', 'svc_config_deprecated']),
+  message: z.string(),
+});
 export const svcConfigResponse = z.object({
   triggers: z.array(z.record(z.string(), z.unknown())).nullable(),
   defaults: z.record(z.string(), z.unknown()).nullable(),
@@ -78,6 +111,14 @@ export const migrateResponse = z.object({ files: z.array(z.string()) });
 
 export const forgeReposResponse = z.object({
   supported: z.boolean(),
-  repos: z.array(z.object({ owner: z.string(), name: z.string(), cloneUrl: z.string(), defaultBranch: z.string(), private: z.boolean() })),
+  repos: z.array(
+    z.object({
+      owner: z.string(),
+      name: z.string(),
+      cloneUrl: z.string(),
+      defaultBranch: z.string(),
+      private: z.boolean(),
+    }),
+  ),
   error: z.string().optional(),
 });

@@ -38,7 +38,8 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       responses: { 201: { description: 'The run, queued, and its sandbox', schema: dispatchRunResponse } },
       handler: async ({ body, ctx }) => {
         const key = ctx.get('Idempotency-Key') || undefined;
-        if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) throw Errors.validation('invalid Idempotency-Key header', 'use 1 to 255 visible ASCII characters');
+        if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key))
+          throw Errors.validation('invalid Idempotency-Key header', 'use 1 to 255 visible ASCII characters');
         const { run, sandbox } = await runs.dispatch(body, key);
         return { status: 201, body: { run: presentRun(run), sandbox, links: links(run.id) } };
       },
@@ -57,7 +58,10 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
           return { status: 200, body: { ...page, runs: page.runs.map(presentRun) } };
         }
         const page = await runs.list(query, await spectators.visibleProjects());
-        return { status: 200, body: { ...page, costTotalUsd: null, runs: await spectators.runs(page.runs.map(presentRun)) } };
+        return {
+          status: 200,
+          body: { ...page, costTotalUsd: null, runs: await spectators.runs(page.runs.map(presentRun)) },
+        };
       },
     }),
     defineRoute({
@@ -71,7 +75,12 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       handler: async ({ params, identity }) => {
         const run = await runs.get(params.id);
         await spectators.assertVisible(identity, run.projectId, `run "${params.id}"`);
-        return { status: 200, body: Spectators.is(identity) ? { run: await spectators.run(presentRun(run)), links: { temporalUi: null } } : { run: presentRun(run), links: links(params.id) } };
+        return {
+          status: 200,
+          body: Spectators.is(identity)
+            ? { run: await spectators.run(presentRun(run)), links: { temporalUi: null } }
+            : { run: presentRun(run), links: links(params.id) },
+        };
       },
     }),
     defineRoute({
@@ -107,8 +116,16 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       tags: ['runs'],
       params: runIdParams,
       query: inboxQuerySchema,
-      responses: { 200: { description: 'Messages, highest priority first, then oldest', schema: z.object({ messages: z.array(inboxMessageSchema) }) } },
-      handler: async ({ params, query }) => ({ status: 200, body: { messages: await runs.inbox(params.id, query.peek ?? false) } }),
+      responses: {
+        200: {
+          description: 'Messages, highest priority first, then oldest',
+          schema: z.object({ messages: z.array(inboxMessageSchema) }),
+        },
+      },
+      handler: async ({ params, query }) => ({
+        status: 200,
+        body: { messages: await runs.inbox(params.id, query.peek ?? false) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -118,7 +135,12 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       summary: 'The finalize intent parked for the sandbox (null until the agent has exited)',
       tags: ['runs'],
       params: runIdParams,
-      responses: { 200: { description: 'The intent, or null: keep polling', schema: z.object({ intent: z.record(z.string(), z.unknown()).nullable() }) } },
+      responses: {
+        200: {
+          description: 'The intent, or null: keep polling',
+          schema: z.object({ intent: z.record(z.string(), z.unknown()).nullable() }),
+        },
+      },
       handler: async ({ params }) => ({ status: 200, body: await runs.finalizeIntent(params.id) }),
     }),
     defineRoute({
@@ -131,21 +153,34 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       params: runIdParams,
       body: finalizeResultEnvelopeSchema,
       bodyRequired: true,
-      responses: { 200: { description: 'How the result was taken', schema: z.object({ outcome: z.enum(['accepted', 'duplicate', 'stale', 'unknown']) }) } },
-      handler: async ({ params, body }) => ({ status: 200, body: await runs.finalizeResult(params.id, body.attemptId, body.result) }),
+      responses: {
+        200: {
+          description: 'How the result was taken',
+          schema: z.object({ outcome: z.enum(['accepted', 'duplicate', 'stale', 'unknown']) }),
+        },
+      },
+      handler: async ({ params, body }) => ({
+        status: 200,
+        body: await runs.finalizeResult(params.id, body.attemptId, body.result),
+      }),
     }),
     defineRoute({
       method: 'post',
       path: '/runs/{id}/salvage',
       auth: 'dispatch',
       runToken: true,
-      summary: "Keep work the sandbox could not push: a rescue ref and/or a git bundle (idempotent)",
+      summary: 'Keep work the sandbox could not push: a rescue ref and/or a git bundle (idempotent)',
       tags: ['runs'],
       params: runIdParams,
       body: salvageBody,
       bodyRequired: true,
       bodyLimit: 96 << 20,
-      responses: { 200: { description: 'What was kept', schema: z.object({ stored: z.boolean(), rescueRef: z.string().nullable() }) } },
+      responses: {
+        200: {
+          description: 'What was kept',
+          schema: z.object({ stored: z.boolean(), rescueRef: z.string().nullable() }),
+        },
+      },
       handler: async ({ params, body }) => ({ status: 200, body: await runs.salvage(params.id, body) }),
     }),
     defineRoute({
@@ -153,7 +188,8 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       path: '/runs/{id}/git-credential',
       auth: 'dispatch',
       runToken: true,
-      summary: "A push credential for the run's project: null, because svc pushes a run's work itself and never hands out its own token",
+      summary:
+        "A push credential for the run's project: null, because svc pushes a run's work itself and never hands out its own token",
       tags: ['runs'],
       params: runIdParams,
       responses: { 200: { description: 'The credential', schema: z.object({ gitToken: z.string().nullable() }) } },
@@ -167,7 +203,9 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       tags: ['runs'],
       params: runIdParams,
       query: runEventsQuery,
-      responses: { 200: { description: 'One event per line', schema: eventLineSchema, contentType: 'application/x-ndjson' } },
+      responses: {
+        200: { description: 'One event per line', schema: eventLineSchema, contentType: 'application/x-ndjson' },
+      },
       handler: async ({ params, query, ctx, identity }) => {
         const run = await runs.get(params.id);
         await spectators.assertVisible(identity, run.projectId, `run "${params.id}"`);
@@ -177,7 +215,11 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
         const controller = events.streams.open();
         ctx.res.once('close', () => controller.abort());
         const lines = events.stream(params.id, { follow, since: query.since, limit: query.limit }, controller.signal);
-        return { status: 200, headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' }, body: spectator ? spectators.redactLines(lines) : lines };
+        return {
+          status: 200,
+          headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' },
+          body: spectator ? spectators.redactLines(lines) : lines,
+        };
       },
     }),
   ];

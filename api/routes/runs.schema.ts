@@ -1,7 +1,17 @@
 // Request and response schemas of the runs routes: they validate requests and document the API.
 import { z } from 'zod';
 import { booleanFlag, canonicalInt } from './common.schema.ts';
-import { CLONE_KINDS, COST_BASES, EVENT_STREAMS, INBOX_PRIORITIES, INBOX_STATES, PREVIEW_STATES, PR_STATES, RUN_FAILURE_REASONS, RUN_STATES } from '../../core/run-states.ts';
+import {
+  CLONE_KINDS,
+  COST_BASES,
+  EVENT_STREAMS,
+  INBOX_PRIORITIES,
+  INBOX_STATES,
+  PREVIEW_STATES,
+  PR_STATES,
+  RUN_FAILURE_REASONS,
+  RUN_STATES,
+} from '../../core/run-states.ts';
 
 const optionalText = z.string().trim().min(1).nullable().optional();
 
@@ -9,7 +19,10 @@ export const dispatchRunBody = z
   .object({
     agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)').optional(),
     project: z.string().trim().min(1).nullable().optional(),
-    prompt: z.string().refine((value) => value.trim().length > 0, 'required and must not be blank').optional(),
+    prompt: z
+      .string()
+      .refine((value) => value.trim().length > 0, 'required and must not be blank')
+      .optional(),
     continueFromRunId: z.string().min(1).max(64).nullable().optional(),
     parentRunId: z.string().min(1).max(64).nullable().optional(),
     cloneFromRunId: z.string().min(1).max(64).nullable().optional(),
@@ -21,20 +34,24 @@ export const dispatchRunBody = z
     ref: optionalText,
     targetBranch: optionalText,
     dispatcherHandle: optionalText,
-    baseCommit: z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-hex commit SHA').nullable().optional(),
+    baseCommit: z
+      .string()
+      .regex(/^[0-9a-f]{40}$/, 'must be a full 40-hex commit SHA')
+      .nullable()
+      .optional(),
   })
   .strict()
   // agent, project and prompt may come from the run being replicated; otherwise they are required.
   .superRefine((body, ctx) => {
     if (body.cloneFromRunId) return;
-    if (!body.agent) ctx.addIssue({ code: 'custom', path: ['agent'], message: 'required: the name of an agent (GET /agents)' });
-    if (body.prompt === undefined) ctx.addIssue({ code: 'custom', path: ['prompt'], message: 'required and must not be blank' });
+    if (!body.agent)
+      ctx.addIssue({ code: 'custom', path: ['agent'], message: 'required: the name of an agent (GET /agents)' });
+    if (body.prompt === undefined)
+      ctx.addIssue({ code: 'custom', path: ['prompt'], message: 'required and must not be blank' });
   });
 export type DispatchRunBody = z.infer<typeof dispatchRunBody>;
 
 export const runIdParams = z.object({ id: z.string().min(1).max(64) }).strict();
-
-
 
 export const runEventsQuery = z
   .object({
@@ -63,7 +80,10 @@ export const eventLineSchema = z.object({
 
 export const steerBody = z
   .object({
-    body: z.string().max(65_536).refine((value) => value.trim().length > 0, 'required and must not be blank'),
+    body: z
+      .string()
+      .max(65_536)
+      .refine((value) => value.trim().length > 0, 'required and must not be blank'),
     priority: z.enum(INBOX_PRIORITIES).default('normal'),
     fromActor: z.string().trim().min(1).max(255).default('operator'),
   })
@@ -74,7 +94,11 @@ export const salvageBody = z
     version: z.literal(1),
     trigger: z.enum(['push_failed', 'no_intent', 'empty_push_dirty']),
     rescueRef: z.string().min(1).max(255).nullable(),
-    bundleBase64: z.string().min(1).regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64').nullable(),
+    bundleBase64: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64')
+      .nullable(),
     branch: z.string().min(1).max(255).nullable(),
     baseBranch: z.string().min(1).max(255).nullable(),
     notes: z.array(z.string().max(4000)).max(50).optional(),
@@ -104,7 +128,10 @@ export const listRunsQuery = z
     offset: canonicalInt(0, Number.MAX_SAFE_INTEGER).default(0),
   })
   .strict()
-  .refine((query) => !(query.project && query.agent), { message: 'filter by project or by agent, not both', path: ['agent'] });
+  .refine((query) => !(query.project && query.agent), {
+    message: 'filter by project or by agent, not both',
+    path: ['agent'],
+  });
 export type ListRunsQuery = z.infer<typeof listRunsQuery>;
 
 const timestamp = z.string().nullable();
@@ -155,7 +182,11 @@ export const runSchema = z.object({
 
 /** Beyond the spec: where to debug the workflow (the Temporal UI page), when svc knows the UI. */
 export const linksSchema = z.object({ temporalUi: z.string().nullable() });
-export const dispatchRunResponse = z.object({ run: runSchema, sandbox: z.object({ id: z.string(), workspacePath: z.string() }), links: linksSchema });
+export const dispatchRunResponse = z.object({
+  run: runSchema,
+  sandbox: z.object({ id: z.string(), workspacePath: z.string() }),
+  links: linksSchema,
+});
 export const getRunResponse = z.object({ run: runSchema, links: linksSchema });
 export const listRunsResponse = z.object({
   runs: z.array(runSchema),

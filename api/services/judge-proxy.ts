@@ -26,19 +26,40 @@ export class JudgeProxy {
   async verdicts(query: Record<string, string | number | undefined>, signal: AbortSignal): Promise<VerdictsPage> {
     const { baseUrl, exportToken } = this.#settings;
     if (!baseUrl || !exportToken) {
-      throw new ApiError(501, 'judge_not_configured', 'the judge extension is not configured on this server', 'set SVC_JUDGE_BASE_URL and SVC_JUDGE_EXPORT_TOKEN in the server environment');
+      throw new ApiError(
+        501,
+        'judge_not_configured',
+        'the judge extension is not configured on this server',
+        'set SVC_JUDGE_BASE_URL and SVC_JUDGE_EXPORT_TOKEN in the server environment',
+      );
     }
-    const search = new URLSearchParams(Object.entries(query).flatMap(([key, value]): [string, string][] => (value === undefined ? [] : [[key, String(value)]]))).toString();
+    const search = new URLSearchParams(
+      Object.entries(query).flatMap(([key, value]): [string, string][] =>
+        value === undefined ? [] : [[key, String(value)]],
+      ),
+    ).toString();
     const url = `${baseUrl.replace(/\/+$/, '')}/verdicts.jsonl${search ? `?${search}` : ''}`;
     let upstream: Response;
     try {
-      upstream = await fetch(url, { headers: { authorization: `Bearer ${exportToken}`, accept: 'application/x-ndjson' }, redirect: 'manual', signal: AbortSignal.any([signal, AbortSignal.timeout(this.#settings.timeoutMs ?? 30_000)]) });
+      upstream = await fetch(url, {
+        headers: { authorization: `Bearer ${exportToken}`, accept: 'application/x-ndjson' },
+        redirect: 'manual',
+        signal: AbortSignal.any([signal, AbortSignal.timeout(this.#settings.timeoutMs ?? 30_000)]),
+      });
     } catch (error) {
-      throw new ApiError(502, 'judge_unreachable', `the judge did not answer: ${(error as Error).message}`, 'check SVC_JUDGE_BASE_URL and that the judge is running');
+      throw new ApiError(
+        502,
+        'judge_unreachable',
+        `the judge did not answer: ${(error as Error).message}`,
+        'check SVC_JUDGE_BASE_URL and that the judge is running',
+      );
     }
     if (upstream.status !== 200 || !upstream.body) {
       await upstream.body?.cancel().catch(() => undefined);
-      const why = upstream.status >= 300 && upstream.status < 400 ? 'redirected (redirects are not followed)' : `answered ${upstream.status}`;
+      const why =
+        upstream.status >= 300 && upstream.status < 400
+          ? 'redirected (redirects are not followed)'
+          : `answered ${upstream.status}`;
       throw new ApiError(502, 'judge_export_failed', `the judge's export ${why}`, 'see the judge log');
     }
     const headers: Record<string, string> = { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' };

@@ -34,7 +34,13 @@ interface Subscriber {
   end(): void;
 }
 
-export const presentLifecycleEvent = (event: LifecycleEvent) => ({ id: event.id, runId: event.runId, hook: event.hook, state: event.state ?? null, ts: event.ts.toISOString() });
+export const presentLifecycleEvent = (event: LifecycleEvent) => ({
+  id: event.id,
+  runId: event.runId,
+  hook: event.hook,
+  state: event.state ?? null,
+  ts: event.ts.toISOString(),
+});
 
 export class LifecycleHub {
   readonly #readModel: ReadModel;
@@ -71,7 +77,8 @@ export class LifecycleHub {
       await this.#listener.connect();
       await this.#listener.query('LISTEN svc_lifecycle');
     }
-    const interval = this.#readModel.dialect === 'postgresql' ? Math.max(this.#settings.pollMs, 5000) : this.#settings.pollMs;
+    const interval =
+      this.#readModel.dialect === 'postgresql' ? Math.max(this.#settings.pollMs, 5000) : this.#settings.pollMs;
     this.#timer = setInterval(() => this.#subscribers.size > 0 && this.#wake(), interval);
     this.#timer.unref();
   }
@@ -79,7 +86,13 @@ export class LifecycleHub {
   /** A new stream of lifecycle lines; 503 event_stream_capacity when the process holds its maximum. */
   subscribe(stop: AbortSignal): Readable {
     if (this.#closed || this.#subscribers.size >= this.#settings.maxStreams) {
-      throw new ApiError(503, 'event_stream_capacity', `this server already holds ${this.#settings.maxStreams} lifecycle streams`, 'retry later, or poll GET /events', { 'Retry-After': '5' });
+      throw new ApiError(
+        503,
+        'event_stream_capacity',
+        `this server already holds ${this.#settings.maxStreams} lifecycle streams`,
+        'retry later, or poll GET /events',
+        { 'Retry-After': '5' },
+      );
     }
     const queue: string[] = [];
     let wanted = false;
@@ -126,7 +139,9 @@ export class LifecycleHub {
   }
 
   async #maxId(): Promise<number> {
-    const latest = await this.#readModel.em().findOne(LifecycleEventEntity, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, fields: ['id'] });
+    const latest = await this.#readModel
+      .em()
+      .findOne(LifecycleEventEntity, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, fields: ['id'] });
     return latest?.id ?? 0;
   }
 
@@ -150,7 +165,13 @@ export class LifecycleHub {
   async #drain(): Promise<void> {
     for (;;) {
       // Re-read a window below the highest id sent: ids are allocated at insert, not at commit.
-      const rows = await this.#readModel.em().find(LifecycleEventEntity, { id: { $gt: Math.max(0, (this.#lastId ?? 0) - REREAD_WINDOW) } }, { orderBy: { id: 'asc' }, limit: 500 });
+      const rows = await this.#readModel
+        .em()
+        .find(
+          LifecycleEventEntity,
+          { id: { $gt: Math.max(0, (this.#lastId ?? 0) - REREAD_WINDOW) } },
+          { orderBy: { id: 'asc' }, limit: 500 },
+        );
       const fresh = rows.filter((row) => !this.#sent.has(row.id) && row.id > this.#baseline);
       for (const row of fresh) {
         this.#lastId = Math.max(this.#lastId ?? 0, row.id);

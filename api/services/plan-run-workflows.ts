@@ -3,7 +3,15 @@
 // from the children its last execution ended with (its result, kept by Temporal).
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { childrenToResume, initialPlanRunSnapshot, isTerminalPlanRunState, type PlanChild, type PlanRunOutcome, type PlanRunSnapshot, type PlanRunWorkflowInput } from '../../core/plan-model.ts';
+import {
+  childrenToResume,
+  initialPlanRunSnapshot,
+  isTerminalPlanRunState,
+  type PlanChild,
+  type PlanRunOutcome,
+  type PlanRunSnapshot,
+  type PlanRunWorkflowInput,
+} from '../../core/plan-model.ts';
 import { SvcAgent, SvcKind, SvcPlanId, SvcProjectId, SvcState } from '../../core/search-attributes.ts';
 import type { planRunWorkflow } from '../../workflows/plan-run.workflow.ts';
 import { cancelPlanRunSignal, planRunSnapshotQuery, type CancelRequest } from '../../workflows/messages.ts';
@@ -40,7 +48,8 @@ export class PlanRunWorkflows {
         memo: { projectId: input.projectId, agent: input.agent.name, planId: input.planId, source: input.source },
       });
     } catch (error) {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) throw Errors.conflict(`plan-run ${input.planRunId} is already running`, 'nothing to resume while it runs');
+      if (error instanceof WorkflowExecutionAlreadyStartedError)
+        throw Errors.conflict(`plan-run ${input.planRunId} is already running`, 'nothing to resume while it runs');
       throw wrapConnectionError(error);
     }
     return initialPlanRunSnapshot(input);
@@ -61,7 +70,12 @@ export class PlanRunWorkflows {
 
   /** Signals the cancel and waits (bounded) for the plan-run to end; undefined if it did not in time. */
   async cancel(planRunId: string, request: CancelRequest, waitMs = 30_000): Promise<PlanRunOutcome | undefined> {
-    return signalThenAwait(this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId), cancelPlanRunSignal, request, waitMs);
+    return signalThenAwait(
+      this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId),
+      cancelPlanRunSignal,
+      request,
+      waitMs,
+    );
   }
 
   /**
@@ -69,7 +83,10 @@ export class PlanRunWorkflows {
    * that timed out is waited on again, the rest is dispatched afresh. 409 when the plan-run is
    * still running or has nothing left to do.
    */
-  async resume(planRunId: string, reason: string): Promise<{ planRun: PlanRunSnapshot; resumedChild: PlanChild | null }> {
+  async resume(
+    planRunId: string,
+    reason: string,
+  ): Promise<{ planRun: PlanRunSnapshot; resumedChild: PlanChild | null }> {
     const handle = this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId);
     let description;
     try {
@@ -82,17 +99,31 @@ export class PlanRunWorkflows {
       // An ended plan-run's workflow lingers a moment after its last projection: only a plan-run
       // the workflow itself still calls unfinished is "running".
       const snapshot = await handle.query(planRunSnapshotQuery).catch(() => undefined);
-      if (!snapshot || !isTerminalPlanRunState(snapshot.state)) throw Errors.conflict(`plan-run ${planRunId} is running: there is nothing to resume`);
+      if (!snapshot || !isTerminalPlanRunState(snapshot.state))
+        throw Errors.conflict(`plan-run ${planRunId} is running: there is nothing to resume`);
     }
     const outcome = await handle.result().catch((error: unknown) => {
       throw toApiError(error);
     });
-    if (outcome.state === 'succeeded') throw Errors.conflict(`plan-run ${planRunId} succeeded: there is nothing to resume`);
+    if (outcome.state === 'succeeded')
+      throw Errors.conflict(`plan-run ${planRunId} succeeded: there is nothing to resume`);
     const at = new Date().toISOString();
     const children = childrenToResume(outcome.children, at);
     if (!children) throw Errors.conflict(`plan-run ${planRunId} has no unfinished child to resume`);
     const input = (await this.input(planRunId))!;
-    const planRun = await this.start({ ...input, resume: { children, resumedAt: at, reason, startedAt: outcome.startedAt, projectionVersion: outcome.projectionVersion } });
-    return { planRun, resumedChild: planRun.children.find((child) => child.state === 'pending' || child.state === 'pr_open') ?? null };
+    const planRun = await this.start({
+      ...input,
+      resume: {
+        children,
+        resumedAt: at,
+        reason,
+        startedAt: outcome.startedAt,
+        projectionVersion: outcome.projectionVersion,
+      },
+    });
+    return {
+      planRun,
+      resumedChild: planRun.children.find((child) => child.state === 'pending' || child.state === 'pr_open') ?? null,
+    };
   }
 }

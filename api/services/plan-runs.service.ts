@@ -3,7 +3,13 @@
 // projects it. Reads come from the read model, falling back to the workflow before its first
 // projection.
 import { newId } from '../../core/ids.ts';
-import { DEFAULT_PROMPT_TEMPLATE, initialPlanRunSnapshot, isTerminalPlanRunState, type PlanRunWorkflowInput, type PlanTiming } from '../../core/plan-model.ts';
+import {
+  DEFAULT_PROMPT_TEMPLATE,
+  initialPlanRunSnapshot,
+  isTerminalPlanRunState,
+  type PlanRunWorkflowInput,
+  type PlanTiming,
+} from '../../core/plan-model.ts';
 import type { RunTiming } from '../../core/run-model.ts';
 import { AgentDefinitionError, type AgentCatalog } from '../../stack/agent-catalog.ts';
 import { PlanRunChildEntity, PlanRunEntity, RunEntity } from '../../db/entities/index.ts';
@@ -36,7 +42,8 @@ export class PlanRunsService {
   async create(body: CreatePlanRunBody) {
     const project = await this.#deps.projects.get(body.project);
     const promptTemplate = body.promptTemplate ?? DEFAULT_PROMPT_TEMPLATE;
-    if (!promptTemplate.includes('{seed_id}')) throw Errors.validation('promptTemplate must contain {seed_id}', `e.g. "${DEFAULT_PROMPT_TEMPLATE}"`);
+    if (!promptTemplate.includes('{seed_id}'))
+      throw Errors.validation('promptTemplate must contain {seed_id}', `e.g. "${DEFAULT_PROMPT_TEMPLATE}"`);
     if (!project.hasSeeds) throw Errors.projectLacksSeeds(project.id);
     // Walk the plan on a fresh clone: what the forge has now, not what was fetched last.
     await this.#deps.projects.refresh(project.id, null);
@@ -44,15 +51,33 @@ export class PlanRunsService {
     let seedIds: string[];
     if (body.planId !== undefined) {
       const plan = plans.get(body.planId);
-      if (!plan) throw Errors.validation(`plan "${body.planId}" is not in .seeds/plans.jsonl`, 'GET /projects/{id}/seeds/plans lists the plans');
-      if (!DISPATCHABLE_PLAN_STATUSES.includes(plan.status)) throw Errors.validation(`plan "${plan.id}" is ${plan.status}`, `a plan-run needs a plan that is ${DISPATCHABLE_PLAN_STATUSES.join(', ')}`);
+      if (!plan)
+        throw Errors.validation(
+          `plan "${body.planId}" is not in .seeds/plans.jsonl`,
+          'GET /projects/{id}/seeds/plans lists the plans',
+        );
+      if (!DISPATCHABLE_PLAN_STATUSES.includes(plan.status))
+        throw Errors.validation(
+          `plan "${plan.id}" is ${plan.status}`,
+          `a plan-run needs a plan that is ${DISPATCHABLE_PLAN_STATUSES.join(', ')}`,
+        );
       seedIds = plan.children;
     } else {
       const unknown = body.issues!.filter((id) => !issues.has(id));
-      if (unknown.length) throw Errors.validation(`unknown issue${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, 'issue ids are the ids in .seeds/issues.jsonl');
+      if (unknown.length)
+        throw Errors.validation(
+          `unknown issue${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
+          'issue ids are the ids in .seeds/issues.jsonl',
+        );
       seedIds = body.issues!;
     }
-    if (!seedIds.some((id) => issues.get(id)?.status !== 'closed')) throw new ApiError(400, 'plan_has_no_open_children', 'every child of this plan-run is closed (or there are none)', 'choose a plan or issues with open work');
+    if (!seedIds.some((id) => issues.get(id)?.status !== 'closed'))
+      throw new ApiError(
+        400,
+        'plan_has_no_open_children',
+        'every child of this plan-run is closed (or there are none)',
+        'choose a plan or issues with open work',
+      );
     const agent = this.#agent(body.agent, project.localPath);
     const input: PlanRunWorkflowInput = {
       planRunId: newId('planRun'),
@@ -73,7 +98,10 @@ export class PlanRunsService {
       runTiming: this.#deps.runTiming,
     };
     const planRun = await this.#deps.workflows.start(input);
-    return { planRun: presentPlanRun(planRun), children: planRun.children.map((child) => presentPlanRunChild({ ...child, planRunId: planRun.id })) };
+    return {
+      planRun: presentPlanRun(planRun),
+      children: planRun.children.map((child) => presentPlanRunChild({ ...child, planRunId: planRun.id })),
+    };
   }
 
   #agent(name: string, projectDir: string) {
@@ -82,7 +110,13 @@ export class PlanRunsService {
       if (!agent) throw Errors.notFound(`agent "${name}"`, 'GET /agents lists the agents this server knows');
       return agent;
     } catch (error) {
-      if (error instanceof AgentDefinitionError) throw new ApiError(422, 'agent_schema_error', error.message, 'fix the file in the repository and refresh the project');
+      if (error instanceof AgentDefinitionError)
+        throw new ApiError(
+          422,
+          'agent_schema_error',
+          error.message,
+          'fix the file in the repository and refresh the project',
+        );
       throw error;
     }
   }
@@ -90,9 +124,21 @@ export class PlanRunsService {
   /** onlyProjects: a spectator's view, limited to the projects it may see. */
   async list(query: ListPlanRunsQuery, onlyProjects?: Set<string>) {
     const state = query.state === 'active' ? { $in: ['queued' as const, 'running' as const] } : query.state;
-    const projects = onlyProjects ? [...onlyProjects].filter((id) => !query.project || id === query.project) : undefined;
-    const projectFilter = projects ? { projectId: { $in: projects } } : query.project ? { projectId: query.project } : {};
-    const rows = await this.#deps.readModel.em().find(PlanRunEntity, { ...projectFilter, ...(state ? { state } : {}) }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 500 });
+    const projects = onlyProjects
+      ? [...onlyProjects].filter((id) => !query.project || id === query.project)
+      : undefined;
+    const projectFilter = projects
+      ? { projectId: { $in: projects } }
+      : query.project
+        ? { projectId: query.project }
+        : {};
+    const rows = await this.#deps.readModel
+      .em()
+      .find(
+        PlanRunEntity,
+        { ...projectFilter, ...(state ? { state } : {}) },
+        { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 500 },
+      );
     return { planRuns: rows.map(presentPlanRun) };
   }
 
@@ -104,21 +150,30 @@ export class PlanRunsService {
       const accepted = /^plnr_[0-9a-z]{12}$/.test(id) ? await this.#deps.workflows.input(id) : undefined;
       if (!accepted) throw Errors.notFound(`plan-run "${id}"`);
       const snapshot = initialPlanRunSnapshot(accepted);
-      return { planRun: presentPlanRun(snapshot), children: snapshot.children.map((child) => presentPlanRunChild({ ...child, planRunId: id })), runs: [] };
+      return {
+        planRun: presentPlanRun(snapshot),
+        children: snapshot.children.map((child) => presentPlanRunChild({ ...child, planRunId: id })),
+        runs: [],
+      };
     }
     const children = await em.find(PlanRunChildEntity, { planRunId: id }, { orderBy: { seq: 'asc' } });
     const runIds = children.map((child) => child.runId).filter((runId): runId is string => runId !== null);
-    const runs = runIds.length ? await em.find(RunEntity, { id: { $in: runIds } }, { orderBy: { createdAt: 'asc' } }) : [];
+    const runs = runIds.length
+      ? await em.find(RunEntity, { id: { $in: runIds } }, { orderBy: { createdAt: 'asc' } })
+      : [];
     return { planRun: presentPlanRun(row), children: children.map(presentPlanRunChild), runs };
   }
 
   async cancel(id: string, reason: string | null) {
     const current = await this.get(id);
-    if (isTerminalPlanRunState(current.planRun.state)) return { planRun: current.planRun, cancelledChild: null, alreadyTerminal: true };
+    if (isTerminalPlanRunState(current.planRun.state))
+      return { planRun: current.planRun, cancelledChild: null, alreadyTerminal: true };
     const outcome = await this.#deps.workflows.cancel(id, { reason, requestedBy: 'operator' });
     const after = await this.get(id);
     // The workflow's answer is the truth; the row may trail it by a moment.
-    const planRun = outcome ? { ...after.planRun, state: outcome.state, failureReason: outcome.failureReason } : after.planRun;
+    const planRun = outcome
+      ? { ...after.planRun, state: outcome.state, failureReason: outcome.failureReason }
+      : after.planRun;
     return { planRun, cancelledChild: outcome?.cancelledChild ?? null, alreadyTerminal: false };
   }
 
@@ -137,6 +192,10 @@ export class PlanRunsService {
     const why = reason ?? 'operator';
     const { planRun, resumedChild } = await this.#deps.workflows.resume(id, why);
     await this.#projected(id, planRun.resumedAt!);
-    return { planRun: presentPlanRun(planRun), resumedChild: resumedChild ? { seq: resumedChild.seq, runId: resumedChild.runId } : null, reason: why };
+    return {
+      planRun: presentPlanRun(planRun),
+      resumedChild: resumedChild ? { seq: resumedChild.seq, runId: resumedChild.runId } : null,
+      reason: why,
+    };
   }
 }

@@ -10,7 +10,12 @@ import { parseIssues, parsePlans, readyPlans, type Plan } from '../../core/seeds
 import { PlanRunEntity, ProjectEntity, ProjectTriggerEntity, type Project } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import type { AgentCatalog } from '../../stack/agent-catalog.ts';
-import { loadSvcConfigFrom, migrateSvcConfig, scaffoldSvcConfig, SvcConfigFileError } from '../../stack/svc-config-files.ts';
+import {
+  loadSvcConfigFrom,
+  migrateSvcConfig,
+  scaffoldSvcConfig,
+  SvcConfigFileError,
+} from '../../stack/svc-config-files.ts';
 import { ApiError, Errors } from '../errors.ts';
 import { iso } from '../presenters/run.presenter.ts';
 import { TemporalGateway } from './temporal-gateway.ts';
@@ -52,23 +57,44 @@ export class ProjectsService {
       return await this.#deps.temporal.executeProjectWorkflow(
         'registerProjectWorkflow',
         workflowId,
-        { projectId, gitUrl: repo.canonicalUrl, cloneUrl: repo.cloneUrl, owner: repo.owner, name: repo.name, defaultBranch },
+        {
+          projectId,
+          gitUrl: repo.canonicalUrl,
+          cloneUrl: repo.cloneUrl,
+          owner: repo.owner,
+          name: repo.name,
+          defaultBranch,
+        },
         projectId,
       );
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'state_transition_error') throw Errors.validation(`${repo.canonicalUrl} is being registered right now`, 'GET /projects shows it once the clone is done');
+      if (error instanceof ApiError && error.code === 'state_transition_error')
+        throw Errors.validation(
+          `${repo.canonicalUrl} is being registered right now`,
+          'GET /projects shows it once the clone is done',
+        );
       throw error;
     }
   }
 
   async refresh(id: string, ref: string | null) {
     await this.get(id);
-    return this.#deps.temporal.executeProjectWorkflow('refreshProjectWorkflow', TemporalGateway.operationId('refresh', id), { projectId: id, ref }, id);
+    return this.#deps.temporal.executeProjectWorkflow(
+      'refreshProjectWorkflow',
+      TemporalGateway.operationId('refresh', id),
+      { projectId: id, ref },
+      id,
+    );
   }
 
   async remove(id: string) {
     await this.get(id);
-    const removed = await this.#deps.temporal.executeProjectWorkflow('deleteProjectWorkflow', TemporalGateway.operationId('delete', id), { projectId: id }, id);
+    const removed = await this.#deps.temporal.executeProjectWorkflow(
+      'deleteProjectWorkflow',
+      TemporalGateway.operationId('delete', id),
+      { projectId: id },
+      id,
+    );
     if (!removed) throw Errors.notFound(`project "${id}"`);
     return removed;
   }
@@ -107,8 +133,14 @@ export class ProjectsService {
 
   async readyPlans(id: string) {
     const { issues, plans } = await this.#trackerFiles(id);
-    const dispatched = await this.#deps.readModel.em().find(PlanRunEntity, { projectId: id, planId: { $ne: null } }, { fields: ['planId'] });
-    return readyPlans(parsePlans(plans).records, parseIssues(issues).records, new Set(dispatched.map((row) => row.planId!)));
+    const dispatched = await this.#deps.readModel
+      .em()
+      .find(PlanRunEntity, { projectId: id, planId: { $ne: null } }, { fields: ['planId'] });
+    return readyPlans(
+      parsePlans(plans).records,
+      parseIssues(issues).records,
+      new Set(dispatched.map((row) => row.planId!)),
+    );
   }
 
   async svcConfig(id: string) {
@@ -126,7 +158,10 @@ export class ProjectsService {
     const project = await this.#deps.readModel.em().findOne(ProjectEntity, { id });
     if (!project) return false;
     try {
-      return (await this.#readClone(project, () => loadSvcConfigFrom(project.localPath))).defaults?.spectators?.showPrompts === true;
+      return (
+        (await this.#readClone(project, () => loadSvcConfigFrom(project.localPath))).defaults?.spectators
+          ?.showPrompts === true
+      );
     } catch {
       return false;
     }
@@ -160,7 +195,8 @@ export class ProjectsService {
   async init(id: string, defaultRole: string | null) {
     const project = await this.get(id);
     const agents = this.#deps.agents.list();
-    if (defaultRole && !this.#deps.agents.get(defaultRole)) throw Errors.notFound(`agent "${defaultRole}"`, 'GET /agents lists the agents this server knows');
+    if (defaultRole && !this.#deps.agents.get(defaultRole))
+      throw Errors.notFound(`agent "${defaultRole}"`, 'GET /agents lists the agents this server knows');
     const role = defaultRole ?? (agents.length === 1 ? agents[0]!.name : null);
     const files = await this.#writeConfig(project, () => scaffoldSvcConfig(project.localPath, role ?? undefined));
     return { files, defaultRole: role };
@@ -174,9 +210,14 @@ export class ProjectsService {
   async #writeConfig(project: Project, write: () => string[]): Promise<string[]> {
     const [owner, name] = project.localPath.split('/').slice(-2) as [string, string];
     try {
-      return await withProjectLock(projectLockFile(this.#deps.projectsRoot, owner, name), 'exclusive', async () => write());
+      return await withProjectLock(projectLockFile(this.#deps.projectsRoot, owner, name), 'exclusive', async () =>
+        write(),
+      );
     } catch (error) {
-      if (error instanceof SvcConfigFileError) throw error.code === 'unreadable' ? Errors.svcConfigUnavailable(error.message) : Errors.validation(error.message);
+      if (error instanceof SvcConfigFileError)
+        throw error.code === 'unreadable'
+          ? Errors.svcConfigUnavailable(error.message)
+          : Errors.validation(error.message);
       throw error;
     }
   }

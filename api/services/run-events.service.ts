@@ -5,13 +5,27 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { isTerminalPlanRunState } from '../../core/plan-model.ts';
-import { PlanRunChildEntity, PlanRunEntity, RunEntity, RunEventEntity, type RunEvent } from '../../db/entities/index.ts';
+import {
+  PlanRunChildEntity,
+  PlanRunEntity,
+  RunEntity,
+  RunEventEntity,
+  type RunEvent,
+} from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 
 const PAGE = 500;
 
 export function presentEvent(event: RunEvent) {
-  return { id: event.id, runId: event.runId, seq: event.seq, ts: event.ts.toISOString(), kind: event.kind, stream: event.stream ?? null, payload: event.payload ?? null };
+  return {
+    id: event.id,
+    runId: event.runId,
+    seq: event.seq,
+    ts: event.ts.toISOString(),
+    kind: event.kind,
+    stream: event.stream ?? null,
+    payload: event.payload ?? null,
+  };
 }
 
 /** Open streams, so that a shutdown can end every one of them cleanly. */
@@ -51,7 +65,9 @@ export class RunEventsService {
   }
 
   async #batch(runId: string, afterSeq: number, max: number): Promise<RunEvent[]> {
-    return this.#readModel.em().find(RunEventEntity, { runId, seq: { $gt: afterSeq } }, { orderBy: { seq: 'asc' }, limit: max });
+    return this.#readModel
+      .em()
+      .find(RunEventEntity, { runId, seq: { $gt: afterSeq } }, { orderBy: { seq: 'asc' }, limit: max });
   }
 
   /** The run has ended and its terminal line is written: nothing more will come. */
@@ -103,7 +119,11 @@ export class RunEventsService {
         const children = await em.find(PlanRunChildEntity, { planRunId, runId: { $ne: null } }, { fields: ['runId'] });
         const runIds = [...new Set(children.map((child) => child.runId!))];
         const batch = runIds.length
-          ? await em.find(RunEventEntity, { $or: runIds.map((runId) => ({ runId, seq: { $gt: lastSeq.get(runId) ?? 0 } })) }, { orderBy: { id: 'asc' }, limit: PAGE })
+          ? await em.find(
+              RunEventEntity,
+              { $or: runIds.map((runId) => ({ runId, seq: { $gt: lastSeq.get(runId) ?? 0 } })) },
+              { orderBy: { id: 'asc' }, limit: PAGE },
+            )
           : [];
         for (const event of batch) {
           if (event.seq <= (lastSeq.get(event.runId) ?? 0)) continue;

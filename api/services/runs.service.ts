@@ -37,7 +37,9 @@ type Dispatched = { run: RunSnapshot; sandbox: { id: string; workspacePath: stri
 
 /** A run id derived from an idempotency key: the same key (for the same project) names the same run. */
 export function idempotentRunId(key: string, projectId: string | null): string {
-  const digest = createHash('sha256').update(`${projectId ?? ''}\0${key}`).digest();
+  const digest = createHash('sha256')
+    .update(`${projectId ?? ''}\0${key}`)
+    .digest();
   let body = '';
   for (let i = 0; i < 12; i++) body += ID_ALPHABET[digest[i]! & 31];
   return `run_${body}`;
@@ -55,7 +57,13 @@ export class RunsService {
     try {
       if (projectDir) catalog = catalog.withProjectAgents(projectDir);
     } catch (error) {
-      if (error instanceof AgentDefinitionError) throw new ApiError(422, 'agent_schema_error', error.message, 'fix the file in the repository and refresh the project');
+      if (error instanceof AgentDefinitionError)
+        throw new ApiError(
+          422,
+          'agent_schema_error',
+          error.message,
+          'fix the file in the repository and refresh the project',
+        );
       throw error;
     }
     const agent = catalog.get(name);
@@ -73,9 +81,16 @@ export class RunsService {
 
   async #start(request: Omit<RunRequest, 'runId' | 'createdAt'>, idempotencyKey?: string): Promise<Dispatched> {
     const runId = idempotencyKey ? idempotentRunId(idempotencyKey, request.projectId) : newId('run');
-    const input = buildRunInput({ timing: this.#deps.runTiming, ...request, runId, createdAt: Date.now() }, dataPaths.workspaces(this.#deps.dataDir));
+    const input = buildRunInput(
+      { timing: this.#deps.runTiming, ...request, runId, createdAt: Date.now() },
+      dataPaths.workspaces(this.#deps.dataDir),
+    );
     const { run, existing } = await this.#deps.temporal.startRun(input, { idempotent: idempotencyKey !== undefined });
-    return { run, sandbox: existing ? { id: run.sandboxId!, workspacePath: run.workspacePath! } : input.sandbox, existing };
+    return {
+      run,
+      sandbox: existing ? { id: run.sandboxId!, workspacePath: run.workspacePath! } : input.sandbox,
+      existing,
+    };
   }
 
   /**
@@ -90,8 +105,15 @@ export class RunsService {
     const row = await this.#deps.readModel.em().findOne(RunEntity, { id: parentId });
     if (!row) throw Errors.notFound(`parent run "${parentId}"`);
     if (continueFrom) {
-      if (!row.branch || !row.commitsAhead) throw Errors.validation(`run ${parentId} pushed no branch to continue from`, 'continue from a run that succeeded with commits');
-      return { body: { ...body, project: body.project ?? row.projectId }, parent: { runId: parentId, cloneKind: 'continue', branch: row.branch } };
+      if (!row.branch || !row.commitsAhead)
+        throw Errors.validation(
+          `run ${parentId} pushed no branch to continue from`,
+          'continue from a run that succeeded with commits',
+        );
+      return {
+        body: { ...body, project: body.project ?? row.projectId },
+        parent: { runId: parentId, cloneKind: 'continue', branch: row.branch },
+      };
     }
     const agent = row.renderedAgentJson as { name?: string; maxCostUsd?: number | null } | null;
     return {
@@ -102,7 +124,11 @@ export class RunsService {
         prompt: body.prompt ?? row.prompt,
         providerOverride: body.providerOverride ?? row.provider,
         modelOverride: body.modelOverride ?? row.model,
-        maxCostUsd: body.maxCostUsd ?? (row.maxCostUsd === null || row.maxCostUsd === undefined ? (agent?.maxCostUsd ?? null) : Number(row.maxCostUsd)),
+        maxCostUsd:
+          body.maxCostUsd ??
+          (row.maxCostUsd === null || row.maxCostUsd === undefined
+            ? (agent?.maxCostUsd ?? null)
+            : Number(row.maxCostUsd)),
       },
       parent: { runId: parentId, cloneKind: 'replicate', branch: null },
     };
@@ -120,8 +146,17 @@ export class RunsService {
       settings = projectRunSettings(this.#projectDefaults(row).defaults, row.defaultBranch, this.#deps.runBranchPrefix);
     }
     const agent = this.#agent(body.agent!, projectDir);
-    const { project: _projectId, continueFromRunId: _continue, parentRunId: _parent, cloneFromRunId: _clone, ...overrides } = body;
-    return this.#start({ ...overrides, prompt: body.prompt!, agent, projectId, trigger: body.trigger ?? 'manual', ...settings, parent }, idempotencyKey);
+    const {
+      project: _projectId,
+      continueFromRunId: _continue,
+      parentRunId: _parent,
+      cloneFromRunId: _clone,
+      ...overrides
+    } = body;
+    return this.#start(
+      { ...overrides, prompt: body.prompt!, agent, projectId, trigger: body.trigger ?? 'manual', ...settings, parent },
+      idempotencyKey,
+    );
   }
 
   /** POST /projects/{id}/triggers/{triggerId}/run: refresh, then dispatch what the trigger says. */
@@ -129,9 +164,17 @@ export class RunsService {
     const { project } = await this.#deps.projects.refresh(projectId, null);
     const config = this.#projectDefaults(project);
     const trigger = config.triggers?.find((entry) => entry.id === triggerId);
-    if (!trigger) throw Errors.notFound(`trigger "${triggerId}"`, `GET /projects/${projectId}/triggers lists this project's triggers`);
+    if (!trigger)
+      throw Errors.notFound(
+        `trigger "${triggerId}"`,
+        `GET /projects/${projectId}/triggers lists this project's triggers`,
+      );
     const prompt = triggerPrompt(trigger, config.defaults?.defaultPrompt);
-    if (!prompt) throw Errors.validation(`trigger "${triggerId}" has no prompt`, 'give it a prompt or a seed, or set defaultPrompt in .svc/config.yaml');
+    if (!prompt)
+      throw Errors.validation(
+        `trigger "${triggerId}" has no prompt`,
+        'give it a prompt or a seed, or set defaultPrompt in .svc/config.yaml',
+      );
     return this.#start({
       agent: this.#agent(trigger.role, project.localPath),
       projectId,
@@ -147,7 +190,8 @@ export class RunsService {
   async cancel(id: string, reason: string | null) {
     const run = await this.get(id);
     const sandboxRun = (state: string) => (run.sandboxRunId ? { id: run.sandboxRunId, state } : null);
-    if (isTerminalRunState(run.state)) return { state: run.state, alreadyTerminal: true, sandboxRun: sandboxRun(run.state) };
+    if (isTerminalRunState(run.state))
+      return { state: run.state, alreadyTerminal: true, sandboxRun: sandboxRun(run.state) };
     const outcome = await this.#deps.temporal.cancelRun(id, { reason, requestedBy: 'operator' });
     const state = outcome?.state ?? (await this.get(id)).state;
     return { state, alreadyTerminal: false, sandboxRun: sandboxRun(state) };
@@ -156,13 +200,24 @@ export class RunsService {
   /** Stores a steering message in the run's inbox (the workflow owns it) and answers it. */
   async steer(id: string, request: { body: string; priority: InboxPriority; fromActor: string }) {
     const run = await this.get(id);
-    if (isTerminalRunState(run.state)) throw Errors.validation(`run ${id} is ${run.state}: it cannot be steered any more`);
+    if (isTerminalRunState(run.state))
+      throw Errors.validation(`run ${id} is ${run.state}: it cannot be steered any more`);
     const steering = (run.renderedAgentJson as { steering?: string | null } | null)?.steering ?? null;
-    if (steering === 'none') throw Errors.conflict(`agent ${run.agentName} does not take steering`, 'its definition declares steering: none');
+    if (steering === 'none')
+      throw Errors.conflict(`agent ${run.agentName} does not take steering`, 'its definition declares steering: none');
     if (steering === 'spawn-only' && run.state !== 'queued') {
-      throw Errors.conflict(`agent ${run.agentName} takes steering only before it starts, and run ${id} is ${run.state}`, 'steer a queued run, or use an agent with steering: mid-run');
+      throw Errors.conflict(
+        `agent ${run.agentName} takes steering only before it starts, and run ${id} is ${run.state}`,
+        'steer a queued run, or use an agent with steering: mid-run',
+      );
     }
-    const message: NewInboxItem = { id: newId('inboxMessage'), body: request.body, priority: request.priority, fromActor: request.fromActor, createdAt: new Date().toISOString() };
+    const message: NewInboxItem = {
+      id: newId('inboxMessage'),
+      body: request.body,
+      priority: request.priority,
+      fromActor: request.fromActor,
+      createdAt: new Date().toISOString(),
+    };
     await this.#deps.temporal.steer(id, message);
     return presentInboxItem({ ...message, seq: 0, state: 'unread', deliveredAt: null, deliveredRunId: null });
   }
@@ -173,8 +228,19 @@ export class RunsService {
     const live = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.inbox(id, !peek);
     if (live) return live.map(presentInboxItem);
     if (!peek) return [];
-    const rows = await this.#deps.readModel.em().find(InboxMessageEntity, { targetRunId: id, state: 'unread' }, { orderBy: { seq: 'asc' } });
-    return rows.map((row) => ({ id: row.id, runId: row.deliveredRunId ?? null, body: row.body, priority: row.priority, fromActor: row.fromActor, state: row.state, createdAt: row.createdAt.toISOString(), deliveredAt: row.deliveredAt?.toISOString() ?? null }));
+    const rows = await this.#deps.readModel
+      .em()
+      .find(InboxMessageEntity, { targetRunId: id, state: 'unread' }, { orderBy: { seq: 'asc' } });
+    return rows.map((row) => ({
+      id: row.id,
+      runId: row.deliveredRunId ?? null,
+      body: row.body,
+      priority: row.priority,
+      fromActor: row.fromActor,
+      state: row.state,
+      createdAt: row.createdAt.toISOString(),
+      deliveredAt: row.deliveredAt?.toISOString() ?? null,
+    }));
   }
 
   /** The parked intent. It never carries a credential: the sandbox hands its commits over and svc pushes. */
@@ -185,7 +251,11 @@ export class RunsService {
   }
 
   /** accepted (for the parked attempt, first time), duplicate (already had one), stale (another attempt), unknown (nothing parked). */
-  async finalizeResult(id: string, attemptId: string, result: FinalizeResult): Promise<{ outcome: 'accepted' | 'duplicate' | 'stale' | 'unknown' }> {
+  async finalizeResult(
+    id: string,
+    attemptId: string,
+    result: FinalizeResult,
+  ): Promise<{ outcome: 'accepted' | 'duplicate' | 'stale' | 'unknown' }> {
     const run = await this.get(id);
     const state = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.finalizeState(id);
     if (!state?.intent) return { outcome: 'unknown' };
@@ -196,20 +266,33 @@ export class RunsService {
   }
 
   /** A sandbox's own salvage: the bundle is kept in the data directory, the run records where. Idempotent. */
-  async salvage(id: string, envelope: { trigger: string; rescueRef?: string | null; bundleBase64?: string | null; notes?: string[] }) {
+  async salvage(
+    id: string,
+    envelope: { trigger: string; rescueRef?: string | null; bundleBase64?: string | null; notes?: string[] },
+  ) {
     const run = await this.get(id);
-    if (isTerminalRunState(run.state)) throw Errors.validation(`run ${id} is ${run.state}: salvage is taken only while it finalizes`);
+    if (isTerminalRunState(run.state))
+      throw Errors.validation(`run ${id} is ${run.state}: salvage is taken only while it finalizes`);
     let salvagePath: string | null = null;
     if (envelope.bundleBase64) {
       const bundle = Buffer.from(envelope.bundleBase64, 'base64');
-      if (bundle.length === 0 || !bundle.subarray(0, 20).toString('utf8').startsWith('# v2 git bundle') && !bundle.subarray(0, 20).toString('utf8').startsWith('# v3 git bundle')) {
+      if (
+        bundle.length === 0 ||
+        (!bundle.subarray(0, 20).toString('utf8').startsWith('# v2 git bundle') &&
+          !bundle.subarray(0, 20).toString('utf8').startsWith('# v3 git bundle'))
+      ) {
         throw Errors.validation('bundleBase64 is not a git bundle', 'send the base64 of `git bundle create`');
       }
       salvagePath = join(dataPaths.salvage(this.#deps.dataDir), `${id}.bundle`);
       mkdirSync(dirname(salvagePath), { recursive: true });
       writeFileSync(salvagePath, bundle);
     }
-    await this.#deps.temporal.recordSalvage(id, { trigger: envelope.trigger, salvageRef: envelope.rescueRef ?? null, salvagePath, notes: envelope.notes ?? [] });
+    await this.#deps.temporal.recordSalvage(id, {
+      trigger: envelope.trigger,
+      salvageRef: envelope.rescueRef ?? null,
+      salvagePath,
+      notes: envelope.notes ?? [],
+    });
     return { stored: salvagePath !== null || Boolean(envelope.rescueRef), rescueRef: envelope.rescueRef ?? null };
   }
 
@@ -238,11 +321,25 @@ export class RunsService {
     const where = {
       ...(query.project ? { projectId: query.project } : {}),
       ...(query.agent ? { agentName: query.agent } : {}),
-      ...(onlyProjects ? { projectId: query.project && onlyProjects.has(query.project) ? query.project : { $in: query.project ? [] : [...onlyProjects] } } : {}),
+      ...(onlyProjects
+        ? {
+            projectId:
+              query.project && onlyProjects.has(query.project)
+                ? query.project
+                : { $in: query.project ? [] : [...onlyProjects] },
+          }
+        : {}),
     };
     const em = this.#deps.readModel.em();
-    const orderBy = query.sort === 'cost' ? { costUsd: query.dir, createdAt: query.dir, id: query.dir } : { createdAt: query.dir, id: query.dir };
-    const [runs, total] = await em.findAndCount(RunEntity, where, { orderBy, limit: query.limit, offset: query.offset });
+    const orderBy =
+      query.sort === 'cost'
+        ? { costUsd: query.dir, createdAt: query.dir, id: query.dir }
+        : { createdAt: query.dir, id: query.dir };
+    const [runs, total] = await em.findAndCount(RunEntity, where, {
+      orderBy,
+      limit: query.limit,
+      offset: query.offset,
+    });
     const cost = await em
       .createQueryBuilder(RunEntity)
       .select([raw('count(cost_usd) as priced'), raw('sum(cost_usd) as total')])

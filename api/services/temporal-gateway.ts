@@ -18,7 +18,16 @@ import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflow
 import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
 import type { runWorkflow } from '../../workflows/run.workflow.ts';
 import type * as projectWorkflows from '../../workflows/project.workflow.ts';
-import { cancelSignal, claimInboxUpdate, finalizeResultSignal, finalizeStateQuery, inboxQuery, salvageSignal, steerSignal, type CancelRequest } from '../../workflows/messages.ts';
+import {
+  cancelSignal,
+  claimInboxUpdate,
+  finalizeResultSignal,
+  finalizeStateQuery,
+  inboxQuery,
+  salvageSignal,
+  steerSignal,
+  type CancelRequest,
+} from '../../workflows/messages.ts';
 import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../../core/inbox.ts';
 import { ApiError, Errors } from '../errors.ts';
@@ -56,7 +65,10 @@ export class TemporalGateway {
    * pure function of the input: the API never waits for a worker. With an idempotency key the run
    * id is derived from it, so a repeated request finds the same workflow instead of a new one.
    */
-  async startRun(input: RunWorkflowInput, options: { idempotent: boolean } = { idempotent: false }): Promise<{ run: RunSnapshot; existing: boolean }> {
+  async startRun(
+    input: RunWorkflowInput,
+    options: { idempotent: boolean } = { idempotent: false },
+  ): Promise<{ run: RunSnapshot; existing: boolean }> {
     try {
       await this.client.workflow.start<typeof runWorkflow>('runWorkflow', {
         workflowId: input.runId,
@@ -119,7 +131,10 @@ export class TemporalGateway {
     }
   }
 
-  async recordSalvage(runId: string, salvage: { trigger: string; salvageRef: string | null; salvagePath: string | null; notes: string[] }): Promise<void> {
+  async recordSalvage(
+    runId: string,
+    salvage: { trigger: string; salvageRef: string | null; salvagePath: string | null; notes: string[] },
+  ): Promise<void> {
     try {
       await this.client.workflow.getHandle(runId).signal(salvageSignal, salvage);
     } catch (error) {
@@ -141,7 +156,8 @@ export class TemporalGateway {
     try {
       return claim ? await handle.executeUpdate(claimInboxUpdate) : await handle.query(inboxQuery);
     } catch (error) {
-      if (isNotFound(error) || /completed|already finished|not found/i.test(String((error as Error)?.message))) return undefined;
+      if (isNotFound(error) || /completed|already finished|not found/i.test(String((error as Error)?.message)))
+        return undefined;
       throw toApiError(error);
     }
   }
@@ -150,7 +166,12 @@ export class TemporalGateway {
    * Runs one of the short project workflows to completion. `workflowId` names the operation, so two
    * concurrent operations with the same id (two registrations of one repository) cannot both run.
    */
-  async executeProjectWorkflow<N extends ProjectWorkflowName>(name: N, workflowId: string, args: Parameters<ProjectWorkflows[N]>[0], projectId?: string): Promise<Awaited<ReturnType<ProjectWorkflows[N]>>> {
+  async executeProjectWorkflow<N extends ProjectWorkflowName>(
+    name: N,
+    workflowId: string,
+    args: Parameters<ProjectWorkflows[N]>[0],
+    projectId?: string,
+  ): Promise<Awaited<ReturnType<ProjectWorkflows[N]>>> {
     try {
       return (await this.client.workflow.execute(name, {
         workflowId,
@@ -158,7 +179,10 @@ export class TemporalGateway {
         args: [args],
         workflowIdConflictPolicy: 'FAIL',
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        typedSearchAttributes: [{ key: SvcKind, value: 'project' }, ...(projectId ? [{ key: SvcProjectId, value: projectId }] : [])],
+        typedSearchAttributes: [
+          { key: SvcKind, value: 'project' },
+          ...(projectId ? [{ key: SvcProjectId, value: projectId }] : []),
+        ],
       })) as Awaited<ReturnType<ProjectWorkflows[N]>>;
     } catch (error) {
       throw toApiError(error);
@@ -195,7 +219,12 @@ export class TemporalGateway {
 }
 
 /** Sends a signal, then waits (bounded) for the workflow's result: undefined if it is not done in time. */
-export async function signalThenAwait<R, A>(handle: { signal(definition: SignalDefinition<[A]>, arg: A): Promise<void>; result(): Promise<R> }, signal: SignalDefinition<[A]>, arg: A, waitMs: number): Promise<R | undefined> {
+export async function signalThenAwait<R, A>(
+  handle: { signal(definition: SignalDefinition<[A]>, arg: A): Promise<void>; result(): Promise<R> },
+  signal: SignalDefinition<[A]>,
+  arg: A,
+  waitMs: number,
+): Promise<R | undefined> {
   try {
     await handle.signal(signal, arg);
     let timer: NodeJS.Timeout | undefined;
@@ -215,14 +244,20 @@ function applicationCause(error: unknown): ApplicationFailure | undefined {
   let current: unknown = error;
   while (current) {
     if (current instanceof ApplicationFailure) return current;
-    if (current instanceof WorkflowFailedError || current instanceof ActivityFailure || (current as { cause?: unknown }).cause) current = (current as { cause?: unknown }).cause;
+    if (
+      current instanceof WorkflowFailedError ||
+      current instanceof ActivityFailure ||
+      (current as { cause?: unknown }).cause
+    )
+      current = (current as { cause?: unknown }).cause;
     else return undefined;
   }
   return undefined;
 }
 
 export function toApiError(error: unknown): unknown {
-  if (error instanceof WorkflowExecutionAlreadyStartedError) return Errors.conflict('the same operation is already running for this project', 'wait for it to finish and retry');
+  if (error instanceof WorkflowExecutionAlreadyStartedError)
+    return Errors.conflict('the same operation is already running for this project', 'wait for it to finish and retry');
   const cause = applicationCause(error);
   if (cause?.type === 'project_unavailable') return Errors.projectUnavailable(cause.message);
   if (cause?.type === 'not_found') return Errors.notFound(cause.message.replace(/ not found$/, ''));
@@ -231,11 +266,16 @@ export function toApiError(error: unknown): unknown {
 
 /** Temporal says there is no such workflow (typed by the client, or a bare gRPC NOT_FOUND). */
 export function isNotFound(error: unknown): boolean {
-  return error instanceof WorkflowNotFoundError || (error as { code?: number })?.code === 5 || /NOT_FOUND/.test(String((error as Error)?.message));
+  return (
+    error instanceof WorkflowNotFoundError ||
+    (error as { code?: number })?.code === 5 ||
+    /NOT_FOUND/.test(String((error as Error)?.message))
+  );
 }
 
 export function wrapConnectionError(error: unknown): unknown {
   const message = String((error as Error)?.message ?? error);
-  if (/UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED|Connection|transport/i.test(message)) return Errors.temporalUnavailable(message);
+  if (/UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED|Connection|transport/i.test(message))
+    return Errors.temporalUnavailable(message);
   return error;
 }

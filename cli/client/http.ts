@@ -30,11 +30,21 @@ export class SvcClient {
     try {
       response = await fetch(`${this.settings.baseUrl}${path}`, { headers, signal });
     } catch (error) {
-      throw new ServerUnreachableError(`cannot reach ${this.settings.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+      throw new ServerUnreachableError(
+        `cannot reach ${this.settings.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`,
+      );
     }
     if (!response.ok || !response.body) {
-      const envelope = ((await response.json().catch(() => undefined)) as { error?: { code?: string; message?: string; hint?: string } } | undefined)?.error;
-      throw new ServerError(response.status, envelope?.code ?? `http_${response.status}`, envelope?.message ?? response.statusText, envelope?.hint);
+      const envelope = (
+        (await response.json().catch(() => undefined)) as
+          { error?: { code?: string; message?: string; hint?: string } } | undefined
+      )?.error;
+      throw new ServerError(
+        response.status,
+        envelope?.code ?? `http_${response.status}`,
+        envelope?.message ?? response.statusText,
+        envelope?.hint,
+      );
     }
     const decoder = new TextDecoder();
     let buffered = '';
@@ -55,9 +65,15 @@ export class SvcClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(`${this.settings.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      response = await fetch(`${this.settings.baseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     } catch (error) {
-      throw new ServerUnreachableError(`cannot reach ${this.settings.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`);
+      throw new ServerUnreachableError(
+        `cannot reach ${this.settings.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`,
+      );
     }
     const text = await response.text();
     let parsed: any;
@@ -68,7 +84,12 @@ export class SvcClient {
     }
     if (!response.ok) {
       const envelope = parsed?.error;
-      throw new ServerError(response.status, envelope?.code ?? `http_${response.status}`, envelope?.message ?? (text.slice(0, 200) || response.statusText), envelope?.hint);
+      throw new ServerError(
+        response.status,
+        envelope?.code ?? `http_${response.status}`,
+        envelope?.message ?? (text.slice(0, 200) || response.statusText),
+        envelope?.hint,
+      );
     }
     return parsed as T;
   }

@@ -26,7 +26,10 @@ function readConfigFile(env: NodeJS.ProcessEnv): ClientConfigFile {
   }
 }
 
-export function resolveClientSettings(flags: { url?: string | undefined; token?: string | undefined }, env: NodeJS.ProcessEnv = process.env): ClientSettings {
+export function resolveClientSettings(
+  flags: { url?: string | undefined; token?: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+): ClientSettings {
   const file = readConfigFile(env);
   return {
     baseUrl: (flags.url || env.SVC_BASE_URL || file.url || DEFAULT_BASE_URL).replace(/\/+$/, ''),

@@ -31,7 +31,9 @@ export class InitCommand extends RemoteCommand {
   protected async run(): Promise<number> {
     if (this.project && this.cwd) throw new UsageError('--project and --cwd exclude each other');
     if (this.project) {
-      const result = await this.client.request('POST', `/projects/${encodeURIComponent(this.project)}/init`, { defaultRole: this.defaultRole ?? null });
+      const result = await this.client.request('POST', `/projects/${encodeURIComponent(this.project)}/init`, {
+        defaultRole: this.defaultRole ?? null,
+      });
       this.line({ ok: true, scaffolded: { root: this.project, files: result.files, defaultRole: result.defaultRole } });
       return EXIT.ok;
     }
@@ -60,7 +62,10 @@ export class InitCommand extends RemoteCommand {
       throw error;
     }
     if (this.defaultRole) {
-      if (!agents.some((agent) => agent.name === this.defaultRole)) throw new UsageError(`unknown agent "${this.defaultRole}"; the server knows: ${agents.map((a) => a.name).join(', ')}`);
+      if (!agents.some((agent) => agent.name === this.defaultRole))
+        throw new UsageError(
+          `unknown agent "${this.defaultRole}"; the server knows: ${agents.map((a) => a.name).join(', ')}`,
+        );
       return this.defaultRole;
     }
     return agents.length === 1 ? agents[0]!.name : undefined;

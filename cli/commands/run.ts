@@ -17,7 +17,10 @@ export class RunCommand extends RemoteCommand {
     `,
     examples: [
       ['Run the shell agent on a project', '$0 run shell prj_0123456789ab -p "make test"'],
-      ['Cap the spend and pin the workspace cut', '$0 run claude-code prj_0123456789ab -p "fix the flaky test" --max-cost-usd 2 --base-commit 0123456789abcdef0123456789abcdef01234567'],
+      [
+        'Cap the spend and pin the workspace cut',
+        '$0 run claude-code prj_0123456789ab -p "fix the flaky test" --max-cost-usd 2 --base-commit 0123456789abcdef0123456789abcdef01234567',
+      ],
     ],
   });
 
@@ -27,9 +30,15 @@ export class RunCommand extends RemoteCommand {
   trigger = Option.String('--trigger', 'cli', { description: 'the trigger label recorded on the run (default cli)' });
   provider = Option.String('--provider', { description: 'override the agent provider' });
   model = Option.String('--model', { description: 'override the agent model' });
-  maxCostUsd = Option.String('--max-cost-usd', { description: 'spend cap for this run, in USD', validator: t.cascade(t.isNumber(), [t.isPositive()]) });
+  maxCostUsd = Option.String('--max-cost-usd', {
+    description: 'spend cap for this run, in USD',
+    validator: t.cascade(t.isNumber(), [t.isPositive()]),
+  });
   seed = Option.String('--seed', { description: 'link the run to an issue (seed id)' });
-  baseCommit = Option.String('--base-commit', { description: 'pin the workspace cut to this 40-hex commit', validator: t.cascade(t.isString(), [t.matchesRegExp(/^[0-9a-f]{40}$/)]) });
+  baseCommit = Option.String('--base-commit', {
+    description: 'pin the workspace cut to this 40-hex commit',
+    validator: t.cascade(t.isString(), [t.matchesRegExp(/^[0-9a-f]{40}$/)]),
+  });
 
   protected async run(): Promise<number> {
     const body = {
@@ -46,12 +55,21 @@ export class RunCommand extends RemoteCommand {
     const { run, sandbox } = await this.client.request('POST', '/runs', body);
     this.line({ type: 'run.spawned', run, sandbox });
 
-    if ((await this.tail(`/runs/${run.id}/events?follow=1`, (event) => this.line({ type: 'run.event', ...event }))) === 'detached') {
+    if (
+      (await this.tail(`/runs/${run.id}/events?follow=1`, (event) => this.line({ type: 'run.event', ...event }))) ===
+      'detached'
+    ) {
       this.context.stderr.write(`svc: detached from ${run.id}; it goes on (svc run does not cancel it)\n`);
       return EXIT.interrupted;
     }
     const final = (await this.client.request('GET', `/runs/${run.id}`)).run;
-    this.line({ type: 'run.terminal', runId: final.id, state: final.state, failureReason: final.failureReason, prUrl: final.prUrl });
+    this.line({
+      type: 'run.terminal',
+      runId: final.id,
+      state: final.state,
+      failureReason: final.failureReason,
+      prUrl: final.prUrl,
+    });
     return final.state === 'succeeded' ? EXIT.ok : EXIT.failed;
   }
 }

@@ -18,13 +18,19 @@ export class ServeCommand extends Command {
     examples: [
       ['Start the embedded stack', '$0 serve'],
       ['Start without bearer auth on loopback', '$0 serve --no-auth'],
-      ['Use an external Temporal and PostgreSQL', 'TEMPORAL_ADDRESS=temporal:7233 DATABASE_URL=postgres://svc@db/svc $0 serve --host 0.0.0.0'],
+      [
+        'Use an external Temporal and PostgreSQL',
+        'TEMPORAL_ADDRESS=temporal:7233 DATABASE_URL=postgres://svc@db/svc $0 serve --host 0.0.0.0',
+      ],
     ],
   });
 
   auth = Option.Boolean('--auth', true, { description: 'require a bearer token (--no-auth: loopback only)' });
   host = Option.String('--host', { description: 'address to bind the API to (default SVC_HOST or 127.0.0.1)' });
-  port = Option.String('--port', { description: 'API port (default SVC_PORT or 8080)', validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 65535)]) });
+  port = Option.String('--port', {
+    description: 'API port (default SVC_PORT or 8080)',
+    validator: t.cascade(t.isNumber(), [t.isInteger(), t.isInInclusiveRange(0, 65535)]),
+  });
   worker = Option.Boolean('--worker', true, { description: 'run a worker in this process (--no-worker: API only)' });
 
   override async execute(): Promise<number> {
@@ -41,7 +47,9 @@ export class ServeCommand extends Command {
     log('');
     log('svc is up');
     log(`  API:            ${stack.api!.url}`);
-    log(`  operator token: ${!this.auth ? 'not required (--no-auth)' : stack.token.source === 'environment' ? 'from SVC_API_TOKEN' : stack.token.path}`);
+    log(
+      `  operator token: ${!this.auth ? 'not required (--no-auth)' : stack.token.source === 'environment' ? 'from SVC_API_TOKEN' : stack.token.path}`,
+    );
     log(`  Temporal UI:    ${stack.temporalUiUrl ?? '(external Temporal: use its own UI)'}`);
     log(`  data directory: ${config.dataDir}`);
     return runUntilSignalled(() => stack.stop(), stack.worker?.done ?? new Promise(() => {}), log);

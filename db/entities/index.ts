@@ -16,4 +16,13 @@ import { InboxMessageEntity } from './inbox-message.entity.ts';
 import { ProjectTriggerEntity } from './project-trigger.entity.ts';
 import { LifecycleEventEntity } from './lifecycle-event.entity.ts';
 
-export const ALL_ENTITIES = [ProjectEntity, RunEntity, RunEventEntity, PlanRunEntity, PlanRunChildEntity, InboxMessageEntity, ProjectTriggerEntity, LifecycleEventEntity];
+export const ALL_ENTITIES = [
+  ProjectEntity,
+  RunEntity,
+  RunEventEntity,
+  PlanRunEntity,
+  PlanRunChildEntity,
+  InboxMessageEntity,
+  ProjectTriggerEntity,
+  LifecycleEventEntity,
+];

@@ -6,7 +6,11 @@ import type { CloneKind, CostBasis, PreviewState, PrState, RunFailureReason, Run
 export const RunEntity = defineEntity({
   name: 'Run',
   tableName: 'runs',
-  indexes: [{ properties: ['projectId', 'createdAt'] }, { properties: ['agentName', 'createdAt'] }, { properties: ['state'] }],
+  indexes: [
+    { properties: ['projectId', 'createdAt'] },
+    { properties: ['agentName', 'createdAt'] },
+    { properties: ['state'] },
+  ],
   properties: {
     id: p.string().primary().length(32),
     agentName: p.string().length(255),

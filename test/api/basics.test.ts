@@ -46,7 +46,13 @@ test('readyz needs the operator and reports the database and Temporal', async (t
   t.is(anonymous.status, 401);
   const ready = await svc.request('GET', '/readyz');
   t.is(ready.status, 200);
-  t.deepEqual(ready.body, { ok: true, checks: [{ name: 'db_reachable', ok: true }, { name: 'temporal_reachable', ok: true }] });
+  t.deepEqual(ready.body, {
+    ok: true,
+    checks: [
+      { name: 'db_reachable', ok: true },
+      { name: 'temporal_reachable', ok: true },
+    ],
+  });
 });
 
 test('unknown routes are 404 not_found; a known path with the wrong method is 405 with Allow', async (t) => {
@@ -61,7 +67,10 @@ test('unknown routes are 404 not_found; a known path with the wrong method is 40
 });
 
 test('missing, malformed and wrong tokens are 401 with a WWW-Authenticate challenge; a query-string token is ignored', async (t) => {
-  for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-token' }] as Record<string, string>[]) {
+  for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-token' }] as Record<
+    string,
+    string
+  >[]) {
     const response = await svc.request('GET', '/runs', { token: null, headers });
     t.is(response.status, 401);
     assertEnvelope(t, response, 'unauthorized');
@@ -69,7 +78,10 @@ test('missing, malformed and wrong tokens are 401 with a WWW-Authenticate challe
   }
   const viaQuery = await svc.request('GET', `/runs?access_token=${svc.token}&token=${svc.token}`, { token: null });
   t.is(viaQuery.status, 401);
-  const lowercaseScheme = await svc.request('GET', '/runs', { token: null, headers: { authorization: `bearer ${svc.token}` } });
+  const lowercaseScheme = await svc.request('GET', '/runs', {
+    token: null,
+    headers: { authorization: `bearer ${svc.token}` },
+  });
   t.is(lowercaseScheme.status, 200);
 });
 
@@ -103,7 +115,10 @@ for (const [name, body, hint] of invalidDispatches) {
 }
 
 test('POST /runs with malformed JSON, no body, or a non-JSON type is rejected with the envelope', async (t) => {
-  const malformed = await svc.request('POST', '/runs', { rawBody: '{"agent":', headers: { 'content-type': 'application/json' } });
+  const malformed = await svc.request('POST', '/runs', {
+    rawBody: '{"agent":',
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(malformed.status, 400);
   assertEnvelope(t, malformed, 'validation_error');
   const bare = await svc.request('POST', '/runs');
@@ -114,7 +129,10 @@ test('POST /runs with malformed JSON, no body, or a non-JSON type is rejected wi
   assertEnvelope(t, empty, 'validation_error');
   const untyped = await svc.request('POST', '/runs', { rawBody: JSON.stringify({ agent: 'shell', prompt: 'x' }) });
   t.is(untyped.status, 415, 'a JSON body sent as text (fetch labels a string text/plain) is refused');
-  const text = await svc.request('POST', '/runs', { rawBody: 'agent=shell', headers: { 'content-type': 'text/plain' } });
+  const text = await svc.request('POST', '/runs', {
+    rawBody: 'agent=shell',
+    headers: { 'content-type': 'text/plain' },
+  });
   t.is(text.status, 415);
   assertEnvelope(t, text, 'unsupported_media_type');
   t.is(await workflowsStarted(), 0);
@@ -125,14 +143,25 @@ test('POST /runs naming an unknown agent or project is 404 and starts nothing', 
   t.is(agent.status, 404);
   assertEnvelope(t, agent, 'not_found');
   t.regex(agent.body.error.hint, /GET \/agents/);
-  const project = await svc.request('POST', '/runs', { body: { agent: 'shell', project: 'prj_000000000000', prompt: 'x' } });
+  const project = await svc.request('POST', '/runs', {
+    body: { agent: 'shell', project: 'prj_000000000000', prompt: 'x' },
+  });
   t.is(project.status, 404);
   assertEnvelope(t, project, 'not_found');
   t.is(await workflowsStarted(), 0);
 });
 
 test('GET /runs validates its query and GET /runs/{id} answers 404 for an unknown run', async (t) => {
-  for (const query of ['limit=0', 'limit=501', 'limit=abc', 'offset=-1', 'sort=name', 'dir=up', 'project=a&agent=b', 'bogus=1']) {
+  for (const query of [
+    'limit=0',
+    'limit=501',
+    'limit=abc',
+    'offset=-1',
+    'sort=name',
+    'dir=up',
+    'project=a&agent=b',
+    'bogus=1',
+  ]) {
     const response = await svc.request('GET', `/runs?${query}`);
     t.is(response.status, 400, query);
     assertEnvelope(t, response, 'validation_error');
@@ -147,7 +176,12 @@ test('generated operator tokens never start with "-" (they must pass as a CLI fl
 });
 
 test('a NUL character in a path or query parameter is 400 validation_error, not a database error', async (t) => {
-  for (const path of ['/plan-runs?project=a%00b&state=active', '/runs?agent=x%00', '/runs/run_%00', '/projects/prj_%00']) {
+  for (const path of [
+    '/plan-runs?project=a%00b&state=active',
+    '/runs?agent=x%00',
+    '/runs/run_%00',
+    '/projects/prj_%00',
+  ]) {
     const response = await svc.request('GET', path);
     t.is(response.status, 400, path);
     assertEnvelope(t, response, 'validation_error');

@@ -12,7 +12,17 @@ import { closeServer, listenOnLoopback } from '../support/loopback-server.ts';
 import { startTestStack } from '../support/stack.ts';
 
 const SCHEMATHESIS = process.env.SVC_SCHEMATHESIS ?? '.tools/schemathesis-venv/bin/schemathesis';
-const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_headers_conformance', 'response_schema_conformance', 'negative_data_rejection', 'ignored_auth', 'missing_required_header', 'unsupported_method'];
+const CHECKS = [
+  'not_a_server_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_headers_conformance',
+  'response_schema_conformance',
+  'negative_data_rejection',
+  'ignored_auth',
+  'missing_required_header',
+  'unsupported_method',
+];
 
 for (const leg of DATABASE_LEGS) {
   test.serial(`${leg}: schemathesis finds nothing wrong with the live API`, async (t) => {
@@ -23,15 +33,39 @@ for (const leg of DATABASE_LEGS) {
       return t.pass();
     }
     // A judge for the proxy to reach, so its route answers 200 rather than 501 (not configured).
-    const judge = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/x-ndjson', 'x-verdicts-max-id': '0' }).end(''));
+    const judge = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/x-ndjson', 'x-verdicts-max-id': '0' }).end(''),
+    );
     const judgeUrl = await listenOnLoopback(judge);
-    const svc = await startTestStack({ database: leg, env: { SVC_JUDGE_BASE_URL: judgeUrl, SVC_JUDGE_EXPORT_TOKEN: 'fuzz-judge-token' } });
+    const svc = await startTestStack({
+      database: leg,
+      env: { SVC_JUDGE_BASE_URL: judgeUrl, SVC_JUDGE_EXPORT_TOKEN: 'fuzz-judge-token' },
+    });
     t.teardown(async () => {
       await svc.stop();
       await closeServer(judge);
     });
-    const args = ['run', `${svc.url}/openapi.json`, '-H', `Authorization: Bearer ${svc.token}`, '--checks', CHECKS.join(','), '--phases', 'examples,coverage,fuzzing', '--max-time', '45', '--exclude-path', '/events/stream', '--seed', '20261122', '--no-color'];
-    const child = spawn(SCHEMATHESIS, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const args = [
+      'run',
+      `${svc.url}/openapi.json`,
+      '-H',
+      `Authorization: Bearer ${svc.token}`,
+      '--checks',
+      CHECKS.join(','),
+      '--phases',
+      'examples,coverage,fuzzing',
+      '--max-time',
+      '45',
+      '--exclude-path',
+      '/events/stream',
+      '--seed',
+      '20261122',
+      '--no-color',
+    ];
+    const child = spawn(SCHEMATHESIS, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

@@ -11,12 +11,29 @@ import { startTestStack } from '../support/stack.ts';
 const document = buildOpenApiDocument(documentedRoutes(SVC_VERSION), SVC_VERSION);
 
 test('every route the API router mounts is in the document, with its method', (t) => {
-  const router = apiRouter({ routes: documentedRoutes(SVC_VERSION), auth: { operatorToken: 'x', noAuth: false, isRunActive: async () => true } });
-  const mounted = router.stack.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD').map((method) => `${method.toLowerCase()} ${String(layer.path).replace(/:([A-Za-z]+)/g, '{$1}')}`));
+  const router = apiRouter({
+    routes: documentedRoutes(SVC_VERSION),
+    auth: { operatorToken: 'x', noAuth: false, isRunActive: async () => true },
+  });
+  const mounted = router.stack.flatMap((layer) =>
+    layer.methods
+      .filter((method) => method !== 'HEAD')
+      .map((method) => `${method.toLowerCase()} ${String(layer.path).replace(/:([A-Za-z]+)/g, '{$1}')}`),
+  );
   t.true(mounted.length > 30, 'the real route table');
-  const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
-  t.deepEqual(mounted.filter((route) => !documented.includes(route)), [], 'routes missing from the document');
-  t.deepEqual(documented.filter((route) => !mounted.includes(route)), [], 'documented routes nobody serves');
+  const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => `${method} ${path}`),
+  );
+  t.deepEqual(
+    mounted.filter((route) => !documented.includes(route)),
+    [],
+    'routes missing from the document',
+  );
+  t.deepEqual(
+    documented.filter((route) => !mounted.includes(route)),
+    [],
+    'documented routes nobody serves',
+  );
 });
 
 test('every operation documents its auth, its error envelope, and its 400 when it takes input', (t) => {

@@ -30,8 +30,20 @@ interface Figure {
 }
 
 const results: Figure[] = [];
-const record = (name: string, value: number, target: number, direction: 'max' | 'min', detail: Record<string, number | string>) =>
-  results.push({ name, value: Number(value.toFixed(3)), target: `${direction === 'max' ? '<=' : '>='} ${target}`, ok: direction === 'max' ? value <= target : value >= target, detail });
+const record = (
+  name: string,
+  value: number,
+  target: number,
+  direction: 'max' | 'min',
+  detail: Record<string, number | string>,
+) =>
+  results.push({
+    name,
+    value: Number(value.toFixed(3)),
+    target: `${direction === 'max' ? '<=' : '>='} ${target}`,
+    ok: direction === 'max' ? value <= target : value >= target,
+    detail,
+  });
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -50,10 +62,21 @@ async function eventIngest(): Promise<void> {
   await migrate(readModel);
   const batches = 60;
   const perBatch = 50;
-  const event = (i: number): RunEventInput => ({ dedupeKey: `stdout:${i}`, kind: 'log.stdout', stream: 'stdout', ts: new Date().toISOString(), payload: { text: `line ${i}` } });
+  const event = (i: number): RunEventInput => ({
+    dedupeKey: `stdout:${i}`,
+    kind: 'log.stdout',
+    stream: 'stdout',
+    ts: new Date().toISOString(),
+    payload: { text: `line ${i}` },
+  });
   const snapshot = () => {
     const runId = newId('run');
-    return initialRunSnapshot(buildRunInput({ runId, createdAt: Date.now(), agent: BUILTIN_AGENTS[0]!, projectId: null, prompt: 'bench', trigger: 'bench' }, '/tmp'));
+    return initialRunSnapshot(
+      buildRunInput(
+        { runId, createdAt: Date.now(), agent: BUILTIN_AGENTS[0]!, projectId: null, prompt: 'bench', trigger: 'bench' },
+        '/tmp',
+      ),
+    );
   };
   const measuredRun = snapshot();
   const baselineRun = snapshot();
@@ -61,14 +84,32 @@ async function eventIngest(): Promise<void> {
   await projectRunRow(readModel.em(), baselineRun);
   const baselineMs = await timed(async () => {
     for (let b = 0; b < batches; b++) {
-      await readModel.em().insertMany(RunEventEntity, Array.from({ length: perBatch }, (_, i) => ({ ...event(b * perBatch + i), runId: baselineRun.id, seq: b * perBatch + i + 1, ts: new Date(), payload: { text: 'x' } })));
+      await readModel.em().insertMany(
+        RunEventEntity,
+        Array.from({ length: perBatch }, (_, i) => ({
+          ...event(b * perBatch + i),
+          runId: baselineRun.id,
+          seq: b * perBatch + i + 1,
+          ts: new Date(),
+          payload: { text: 'x' },
+        })),
+      );
     }
   });
   const measuredMs = await timed(async () => {
-    for (let b = 0; b < batches; b++) await appendRunEvents(readModel.em(), measuredRun.id, Array.from({ length: perBatch }, (_, i) => event(b * perBatch + i)));
+    for (let b = 0; b < batches; b++)
+      await appendRunEvents(
+        readModel.em(),
+        measuredRun.id,
+        Array.from({ length: perBatch }, (_, i) => event(b * perBatch + i)),
+      );
   });
   await readModel.close();
-  record('event-ingest ratio (appendRunEvents / insertMany)', measuredMs / baselineMs, 6, 'max', { events: batches * perBatch, measuredMs: Math.round(measuredMs), baselineMs: Math.round(baselineMs) });
+  record('event-ingest ratio (appendRunEvents / insertMany)', measuredMs / baselineMs, 6, 'max', {
+    events: batches * perBatch,
+    measuredMs: Math.round(measuredMs),
+    baselineMs: Math.round(baselineMs),
+  });
 }
 
 function rssMiB(pid: number): number {
@@ -89,23 +130,46 @@ async function dispatch(): Promise<void> {
   settings.port = await freePort();
   settings.ui.enabled = false;
   const temporal = await startTemporalDev(mkdtempSync(join(tmpdir(), 'svc-bench-t-')), settings);
-  const environment = await testEnvironment({ temporalAddress: temporal.address, env: { SVC_API_TOKEN: 'bench-operator-token', SVC_LOG_LEVEL: 'ERROR' } });
+  const environment = await testEnvironment({
+    temporalAddress: temporal.address,
+    env: { SVC_API_TOKEN: 'bench-operator-token', SVC_LOG_LEVEL: 'ERROR' },
+  });
   const server = spawnSvc(['serve', '--no-worker'], environment.env);
   let worker: ReturnType<typeof spawnSvc> | undefined;
   const connection = await Connection.connect({ address: temporal.address });
   try {
     const apiUrl = (await waitForOutput(server, /API: +(http:\/\/\S+)/, 60_000))[1]!;
-    const api = { request: (method: string, path: string, options?: Parameters<typeof request>[4]) => request(apiUrl, 'bench-operator-token', method, path, options) };
+    const api = {
+      request: (method: string, path: string, options?: Parameters<typeof request>[4]) =>
+        request(apiUrl, 'bench-operator-token', method, path, options),
+    };
     const client = new Client({ connection });
     const taskQueue = environment.env.SVC_TASK_QUEUE!;
     const started: string[] = [];
     const bareStart = async () => {
-      const input = buildRunInput({ runId: newId('run'), createdAt: Date.now(), agent: BUILTIN_AGENTS[0]!, projectId: null, prompt: 'true', trigger: 'bench' }, dataPaths.workspaces(environment.dataDir));
-      await client.workflow.start('runWorkflow', { workflowId: input.runId, taskQueue, args: [input], typedSearchAttributes: runSearchAttributes(input) });
+      const input = buildRunInput(
+        {
+          runId: newId('run'),
+          createdAt: Date.now(),
+          agent: BUILTIN_AGENTS[0]!,
+          projectId: null,
+          prompt: 'true',
+          trigger: 'bench',
+        },
+        dataPaths.workspaces(environment.dataDir),
+      );
+      await client.workflow.start('runWorkflow', {
+        workflowId: input.runId,
+        taskQueue,
+        args: [input],
+        typedSearchAttributes: runSearchAttributes(input),
+      });
       started.push(input.runId);
     };
     const apiStart = async () => {
-      const response = await api.request('POST', '/runs', { body: { agent: 'shell', prompt: 'true', trigger: 'bench' } });
+      const response = await api.request('POST', '/runs', {
+        body: { agent: 'shell', prompt: 'true', trigger: 'bench' },
+      });
       if (response.status !== 201) throw new Error(`dispatch failed: ${response.status} ${response.text}`);
       started.push(response.body.run.id);
     };
@@ -127,13 +191,19 @@ async function dispatch(): Promise<void> {
     // The HTTP hop alone, to the same API process: how much of the difference is transport.
     const hop: number[] = [];
     for (let i = 0; i < 60; i++) hop.push(await timed(() => api.request('GET', '/healthz')));
-    record('dispatch p50 ratio (POST /runs / workflow.start)', percentile(viaApi, 50) / percentile(bare, 50), 1.3, 'max', {
-      httpHopP50Ms: Number(percentile(hop, 50).toFixed(2)),
-      apiP50Ms: Number(percentile(viaApi, 50).toFixed(2)),
-      apiP99Ms: Number(percentile(viaApi, 99).toFixed(2)),
-      bareP50Ms: Number(percentile(bare, 50).toFixed(2)),
-      bareP99Ms: Number(percentile(bare, 99).toFixed(2)),
-    });
+    record(
+      'dispatch p50 ratio (POST /runs / workflow.start)',
+      percentile(viaApi, 50) / percentile(bare, 50),
+      1.3,
+      'max',
+      {
+        httpHopP50Ms: Number(percentile(hop, 50).toFixed(2)),
+        apiP50Ms: Number(percentile(viaApi, 50).toFixed(2)),
+        apiP99Ms: Number(percentile(viaApi, 99).toFixed(2)),
+        bareP50Ms: Number(percentile(bare, 50).toFixed(2)),
+        bareP99Ms: Number(percentile(bare, 99).toFixed(2)),
+      },
+    );
 
     // Sustained rate: 8 concurrent dispatchers for 3 s each.
     const rate = async (start: () => Promise<void>) => {
@@ -151,7 +221,10 @@ async function dispatch(): Promise<void> {
     };
     const bareRate = await rate(bareStart);
     const apiRate = await rate(apiStart);
-    record('sustained dispatch rate ratio (POST /runs / workflow.start)', apiRate / bareRate, 0.8, 'min', { apiPerSecond: Number(apiRate.toFixed(1)), barePerSecond: Number(bareRate.toFixed(1)) });
+    record('sustained dispatch rate ratio (POST /runs / workflow.start)', apiRate / bareRate, 0.8, 'min', {
+      apiPerSecond: Number(apiRate.toFixed(1)),
+      barePerSecond: Number(bareRate.toFixed(1)),
+    });
 
     // Now a worker drains everything queued above: every dispatched run must complete.
     const queued = started.length;
@@ -169,8 +242,14 @@ async function dispatch(): Promise<void> {
         }),
       );
     }
-    record('run overhead, trivial agent (ms, median)', percentile(overhead, 50), 1500, 'max', { maxMs: Math.round(Math.max(...overhead)) });
-    record('API server RSS (MiB)', rssMiB(server.child.pid!), 512, 'max', { workerRssMiB: Math.round(rssMiB(worker.child.pid!)), drainedRuns: queued, drainSeconds: Math.round(drainMs / 1000) });
+    record('run overhead, trivial agent (ms, median)', percentile(overhead, 50), 1500, 'max', {
+      maxMs: Math.round(Math.max(...overhead)),
+    });
+    record('API server RSS (MiB)', rssMiB(server.child.pid!), 512, 'max', {
+      workerRssMiB: Math.round(rssMiB(worker.child.pid!)),
+      drainedRuns: queued,
+      drainSeconds: Math.round(drainMs / 1000),
+    });
   } finally {
     await connection.close();
     for (const child of [server, worker]) {
@@ -189,7 +268,13 @@ if (!only || only === 'dispatch') await dispatch();
 if (!only || only === 'plan') {
   const plan = await measurePlanOverhead();
   // An absolute bound, like run overhead: what the coordinator adds between two children.
-  record('plan-run coordinator overhead per child (ms, mean dispatch after merge)', plan.dispatchAfterMergeMsMean, 3000, 'max', { ...plan });
+  record(
+    'plan-run coordinator overhead per child (ms, mean dispatch after merge)',
+    plan.dispatchAfterMergeMsMean,
+    3000,
+    'max',
+    { ...plan },
+  );
 }
 for (const figure of results) console.log(JSON.stringify(figure));
 const failed = results.filter((figure) => !figure.ok).length;

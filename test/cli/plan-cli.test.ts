@@ -17,15 +17,38 @@ for (const leg of DATABASE_LEGS) {
       await fixture.forge.stop();
       await svc.stop();
     });
-    const project = (await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/plan-cli-${leg}` } })).body.project.id;
+    const project = (
+      await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/plan-cli-${leg}` } })
+    ).body.project.id;
 
-    const ran = await svcCli(['plan', 'run', fixture.planId, '--project', project, '--agent', 'shell', '--prompt-template', fixture.template, '--max-cost-usd', '3', ...remote(svc)]);
+    const ran = await svcCli([
+      'plan',
+      'run',
+      fixture.planId,
+      '--project',
+      project,
+      '--agent',
+      'shell',
+      '--prompt-template',
+      fixture.template,
+      '--max-cost-usd',
+      '3',
+      ...remote(svc),
+    ]);
     t.is(ran.code, 0, ran.stderr);
     const [dispatched, ...rest] = ran.lines;
-    t.like(dispatched, { type: 'plan_run.dispatched', planRun: { state: 'queued', maxCostUsd: 3, planId: fixture.planId } });
+    t.like(dispatched, {
+      type: 'plan_run.dispatched',
+      planRun: { state: 'queued', maxCostUsd: 3, planId: fixture.planId },
+    });
     t.is(dispatched.children.length, 2);
     t.true(rest.some((line) => line.type === 'plan_run.event' && line.kind === 'plan_run.merged'));
-    t.like(rest.at(-1), { type: 'plan_run.terminal', planRunId: dispatched.planRun.id, state: 'succeeded', failureReason: null });
+    t.like(rest.at(-1), {
+      type: 'plan_run.terminal',
+      planRunId: dispatched.planRun.id,
+      state: 'succeeded',
+      failureReason: null,
+    });
 
     const status = await svcCli(['plan', 'status', dispatched.planRun.id, '--output', 'pretty', ...remote(svc)]);
     t.is(status.code, 0, status.stderr);
@@ -40,16 +63,41 @@ for (const leg of DATABASE_LEGS) {
     const seed = fixture.github.createSeed('acme', `plan-cli-${leg}`, 'Slow one');
     fixture.github.pushAll('acme', `plan-cli-${leg}`, 'slow seed');
     setSwitch(fixture, 'slow', seed);
-    const queued = await svcCli(['plan', 'run', '--issues', seed, '--project', project, '--agent', 'shell', '--prompt-template', fixture.template, '--no-follow', ...remote(svc)]);
+    const queued = await svcCli([
+      'plan',
+      'run',
+      '--issues',
+      seed,
+      '--project',
+      project,
+      '--agent',
+      'shell',
+      '--prompt-template',
+      fixture.template,
+      '--no-follow',
+      ...remote(svc),
+    ]);
     t.is(queued.code, 0, queued.stderr);
     const slowId = queued.lines[0].planRun.id;
     t.is(queued.lines.length, 1);
-    await waitFor(async () => (await svc.request('GET', `/plan-runs/${slowId}`)).body.children[0].state === 'running' || undefined, 'the slow child to run', 60_000);
+    await waitFor(
+      async () => (await svc.request('GET', `/plan-runs/${slowId}`)).body.children[0].state === 'running' || undefined,
+      'the slow child to run',
+      60_000,
+    );
     const active = await svcCli(['plan', 'list', '--state', 'active', '--project', project, ...remote(svc)]);
-    t.deepEqual(active.lines.map((line) => line.id), [slowId]);
+    t.deepEqual(
+      active.lines.map((line) => line.id),
+      [slowId],
+    );
     const cancelled = await svcCli(['plan', 'cancel', slowId, '--reason', 'enough', ...remote(svc)]);
     t.is(cancelled.code, 0, cancelled.stderr);
-    t.like(cancelled.lines[0], { type: 'plan_run.cancelled', planRun: { state: 'cancelled' }, cancelledChild: { childSeq: 1 }, alreadyTerminal: false });
+    t.like(cancelled.lines[0], {
+      type: 'plan_run.cancelled',
+      planRun: { state: 'cancelled' },
+      cancelledChild: { childSeq: 1 },
+      alreadyTerminal: false,
+    });
     const again = await svcCli(['plan', 'cancel', slowId, '--output', 'pretty', ...remote(svc)]);
     t.is(again.stdout.trim(), `plan-run ${slowId} had already ended (cancelled)`);
 
@@ -58,7 +106,23 @@ for (const leg of DATABASE_LEGS) {
     t.regex(table.stdout, new RegExp(`${dispatched.planRun.id}\\s+succeeded`));
 
     // Usage mistakes exit 2; an unknown plan-run is a rejected request (2); a bad token is 4.
-    t.is((await svcCli(['plan', 'run', fixture.planId, '--issues', seed, '--project', project, '--agent', 'shell', ...remote(svc)])).code, 2);
+    t.is(
+      (
+        await svcCli([
+          'plan',
+          'run',
+          fixture.planId,
+          '--issues',
+          seed,
+          '--project',
+          project,
+          '--agent',
+          'shell',
+          ...remote(svc),
+        ])
+      ).code,
+      2,
+    );
     t.is((await svcCli(['plan', 'list', '--state', 'bogus', ...remote(svc)])).code, 2);
     t.is((await svcCli(['plan', 'status', 'plnr_000000000000', ...remote(svc)])).code, 2);
     t.is((await svcCli(['plan', 'status', slowId, `--url=${svc.url}`, '--token=wrong-token'])).code, 4);
@@ -66,7 +130,21 @@ for (const leg of DATABASE_LEGS) {
     const failing = fixture.github.createSeed('acme', `plan-cli-${leg}`, 'Failing one');
     fixture.github.pushAll('acme', `plan-cli-${leg}`, 'failing seed');
     setSwitch(fixture, 'fail', failing);
-    const failed = await svcCli(['plan', 'run', '--issues', failing, '--project', project, '--agent', 'shell', '--prompt-template', fixture.template, '--output', 'pretty', ...remote(svc)]);
+    const failed = await svcCli([
+      'plan',
+      'run',
+      '--issues',
+      failing,
+      '--project',
+      project,
+      '--agent',
+      'shell',
+      '--prompt-template',
+      fixture.template,
+      '--output',
+      'pretty',
+      ...remote(svc),
+    ]);
     t.is(failed.code, 1, failed.stdout);
     t.regex(failed.stdout.trim().split('\n').at(-1)!, /failed: child_crashed$/);
   });

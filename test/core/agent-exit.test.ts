@@ -1,22 +1,62 @@
 import test from 'ava';
 import { classifyAgentExit, type AgentExitEvidence } from '../../core/agent-exit.ts';
 
-const base: AgentExitEvidence = { spawnError: null, exitCode: 0, signal: null, stoppedBySvc: false, sawOutput: true, stderrHead: [], oomKilled: false, lost: false, providerError: null };
+const base: AgentExitEvidence = {
+  spawnError: null,
+  exitCode: 0,
+  signal: null,
+  stoppedBySvc: false,
+  sawOutput: true,
+  stderrHead: [],
+  oomKilled: false,
+  lost: false,
+  providerError: null,
+};
 
 const cases: [string, Partial<AgentExitEvidence>, string, string | null][] = [
   ['clean exit', {}, 'succeeded', null],
-  ['missing executable', { spawnError: { code: 'ENOENT', message: 'spawn nope ENOENT' }, exitCode: null }, 'failed', 'spawn_failed'],
+  [
+    'missing executable',
+    { spawnError: { code: 'ENOENT', message: 'spawn nope ENOENT' }, exitCode: null },
+    'failed',
+    'spawn_failed',
+  ],
   ['non-zero exit after output', { exitCode: 1 }, 'failed', 'crashed'],
   ['non-zero exit, silent', { exitCode: 1, sawOutput: false }, 'failed', 'no_model_response'],
   ['killed by someone else', { exitCode: null, signal: 'SIGKILL' }, 'failed', 'agent_died'],
   ['OOM recorded by the sandbox', { exitCode: null, signal: 'SIGKILL', oomKilled: true }, 'failed', 'oom_killed'],
-  ['bubblewrap refused', { exitCode: 1, sawOutput: false, stderrHead: ['bwrap: No permissions to create new namespace'] }, 'failed', 'sandbox_failed'],
-  ['shell could not find the agent', { exitCode: 127, sawOutput: false, stderrHead: ['bash: line 1: claude: command not found'] }, 'failed', 'spawn_failed'],
-  ['the memory-cgroup wrapper could not exec the agent', { exitCode: 127, sawOutput: false, stderrHead: ['sh: 1: exec: /no/agent: not found'] }, 'failed', 'spawn_failed'],
+  [
+    'bubblewrap refused',
+    { exitCode: 1, sawOutput: false, stderrHead: ['bwrap: No permissions to create new namespace'] },
+    'failed',
+    'sandbox_failed',
+  ],
+  [
+    'shell could not find the agent',
+    { exitCode: 127, sawOutput: false, stderrHead: ['bash: line 1: claude: command not found'] },
+    'failed',
+    'spawn_failed',
+  ],
+  [
+    'the memory-cgroup wrapper could not exec the agent',
+    { exitCode: 127, sawOutput: false, stderrHead: ['sh: 1: exec: /no/agent: not found'] },
+    'failed',
+    'spawn_failed',
+  ],
   ['supervisor vanished', { lost: true, exitCode: null }, 'failed', 'sandbox_run_lost'],
   ['killed, as bubblewrap reports it (128+9)', { exitCode: 137 }, 'failed', 'agent_died'],
-  ['a missing executable inside bubblewrap', { exitCode: 1, sawOutput: false, stderrHead: ['bwrap: execvp /no/agent: No such file or directory'] }, 'failed', 'spawn_failed'],
-  ['the provider failed the last turn', { exitCode: 1, providerError: 'API Error: 529 overloaded' }, 'failed', 'provider_error'],
+  [
+    'a missing executable inside bubblewrap',
+    { exitCode: 1, sawOutput: false, stderrHead: ['bwrap: execvp /no/agent: No such file or directory'] },
+    'failed',
+    'spawn_failed',
+  ],
+  [
+    'the provider failed the last turn',
+    { exitCode: 1, providerError: 'API Error: 529 overloaded' },
+    'failed',
+    'provider_error',
+  ],
 ];
 
 for (const [name, evidence, state, reason] of cases) {

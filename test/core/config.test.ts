@@ -6,7 +6,10 @@ test('SVC_AUTH is token or public; public mode needs an allowlist', (t) => {
   t.is(loadConfig({}).auth.mode, 'token');
   t.throws(() => loadConfig({ SVC_AUTH: 'open' }), { message: /SVC_AUTH must be token or public/ });
   t.throws(() => loadConfig({ SVC_AUTH: 'public' }), { message: /SVC_PUBLIC_ALLOWLIST/ });
-  t.deepEqual(loadConfig({ SVC_AUTH: 'public', SVC_PUBLIC_ALLOWLIST: 'Acme, other/repo' }).auth, { mode: 'public', publicAllowlist: ['acme', 'other/repo'] });
+  t.deepEqual(loadConfig({ SVC_AUTH: 'public', SVC_PUBLIC_ALLOWLIST: 'Acme, other/repo' }).auth, {
+    mode: 'public',
+    publicAllowlist: ['acme', 'other/repo'],
+  });
 });
 
 test('limits and timings reject nonsense', (t) => {

@@ -7,7 +7,9 @@ test('ids carry their prefix and 12 chars of the unambiguous base32 alphabet', (
     t.regex(id, /^(prj|run|plnr)_[0-9a-hjkmnp-tv-z]{12}$/);
     t.true(isId(kind, id));
   }
-  t.false(ID_ALPHABET.includes('i') || ID_ALPHABET.includes('l') || ID_ALPHABET.includes('o') || ID_ALPHABET.includes('u'));
+  t.false(
+    ID_ALPHABET.includes('i') || ID_ALPHABET.includes('l') || ID_ALPHABET.includes('o') || ID_ALPHABET.includes('u'),
+  );
 });
 
 test('ids do not repeat', (t) => {

@@ -1,5 +1,12 @@
 import test from 'ava';
-import { blockingProblem, loadSvcConfig, migrateLegacyDefaults, scaffoldFiles, type ConfigProblemCode, type SvcConfigFiles } from '../../core/svc-config.ts';
+import {
+  blockingProblem,
+  loadSvcConfig,
+  migrateLegacyDefaults,
+  scaffoldFiles,
+  type ConfigProblemCode,
+  type SvcConfigFiles,
+} from '../../core/svc-config.ts';
 
 const none: SvcConfigFiles = { config: null, legacyDefaults: null, triggers: null, preview: null };
 
@@ -10,9 +17,11 @@ test('no files: everything null, no problems', (t) => {
 test('valid files load, preview.yaml wins over a nested preview', (t) => {
   const loaded = loadSvcConfig({
     ...none,
-    config: 'defaultRole: shell\nrunBranchPrefix: bots\nmaxCostUsd: 2.5\npreview: {type: server, command: "npm start", port: 3000}\n',
+    config:
+      'defaultRole: shell\nrunBranchPrefix: bots\nmaxCostUsd: 2.5\npreview: {type: server, command: "npm start", port: 3000}\n',
     preview: 'preview:\n  type: server\n  command: "npm run dev"\n  port: 5173\n  connect_timeout: 30s\n',
-    triggers: '- id: nightly\n  kind: cron\n  cron: "0 3 * * *"\n  timezone: Europe/Paris\n  role: shell\n  prompt: tidy up\n',
+    triggers:
+      '- id: nightly\n  kind: cron\n  cron: "0 3 * * *"\n  timezone: Europe/Paris\n  role: shell\n  prompt: tidy up\n',
   });
   t.deepEqual(loaded.errors, []);
   t.is(loaded.sourceFile, '.svc/config.yaml');
@@ -26,13 +35,46 @@ const broken: [string, Partial<SvcConfigFiles>, ConfigProblemCode, RegExp][] = [
   ['an unknown key', { config: 'defaultRole: shell\nsurprise: 1\n' }, 'svc_config_schema_error', /surprise/],
   ['a bad branch prefix', { config: 'runBranchPrefix: Has Spaces\n' }, 'svc_config_schema_error', /runBranchPrefix/],
   ['a non-positive cap', { config: 'maxCostUsd: 0\n' }, 'svc_config_schema_error', /maxCostUsd/],
-  ['a protected path with ..', { config: 'pr: {autoMerge: {protectedPaths: ["../etc"]}}\n' }, 'svc_config_schema_error', /protectedPaths/],
+  [
+    'a protected path with ..',
+    { config: 'pr: {autoMerge: {protectedPaths: ["../etc"]}}\n' },
+    'svc_config_schema_error',
+    /protectedPaths/,
+  ],
   ['JSON syntax in defaults.json', { legacyDefaults: '{"defaultRole":' }, 'svc_config_parse_error', /./],
-  ['a 4-field cron', { triggers: '- {id: a, kind: cron, cron: "* * * *", role: shell}\n' }, 'svc_config_schema_error', /cron/],
-  ['a duplicate trigger id', { triggers: '- {id: a, kind: cron, cron: "* * * * *", role: shell}\n- {id: a, kind: cron, cron: "0 * * * *", role: shell}\n' }, 'svc_config_schema_error', /duplicate trigger id/],
-  ['an unknown time zone', { triggers: '- {id: a, kind: cron, cron: "* * * * *", role: shell, timezone: Mars/Olympus}\n' }, 'svc_config_schema_error', /timezone/],
-  ['a bad preview port', { preview: 'preview: {type: server, command: x, port: 70000}\n' }, 'svc_config_schema_error', /port/],
-  ['a bad duration', { preview: 'preview: {type: server, command: x, port: 80, idle_ttl: soon}\n' }, 'svc_config_schema_error', /idle_ttl/],
+  [
+    'a 4-field cron',
+    { triggers: '- {id: a, kind: cron, cron: "* * * *", role: shell}\n' },
+    'svc_config_schema_error',
+    /cron/,
+  ],
+  [
+    'a duplicate trigger id',
+    {
+      triggers:
+        '- {id: a, kind: cron, cron: "* * * * *", role: shell}\n- {id: a, kind: cron, cron: "0 * * * *", role: shell}\n',
+    },
+    'svc_config_schema_error',
+    /duplicate trigger id/,
+  ],
+  [
+    'an unknown time zone',
+    { triggers: '- {id: a, kind: cron, cron: "* * * * *", role: shell, timezone: Mars/Olympus}\n' },
+    'svc_config_schema_error',
+    /timezone/,
+  ],
+  [
+    'a bad preview port',
+    { preview: 'preview: {type: server, command: x, port: 70000}\n' },
+    'svc_config_schema_error',
+    /port/,
+  ],
+  [
+    'a bad duration',
+    { preview: 'preview: {type: server, command: x, port: 80, idle_ttl: soon}\n' },
+    'svc_config_schema_error',
+    /idle_ttl/,
+  ],
 ];
 
 for (const [name, files, code, message] of broken) {
@@ -50,7 +92,10 @@ test('only a broken config.yaml or defaults.json blocks dispatch', (t) => {
 });
 
 test('defaults.json is deprecated, and ignored beside config.yaml', (t) => {
-  t.deepEqual(loadSvcConfig({ ...none, legacyDefaults: '{"defaultRole":"shell"}' }).warnings.map((w) => w.code), ['svc_config_deprecated']);
+  t.deepEqual(
+    loadSvcConfig({ ...none, legacyDefaults: '{"defaultRole":"shell"}' }).warnings.map((w) => w.code),
+    ['svc_config_deprecated'],
+  );
   const both = loadSvcConfig({ ...none, config: 'defaultRole: a\n', legacyDefaults: '{"defaultRole":"b"}' });
   t.is(both.defaults?.defaultRole, 'a');
   t.is(both.warnings.length, 1);
@@ -58,12 +103,21 @@ test('defaults.json is deprecated, and ignored beside config.yaml', (t) => {
 
 test('scaffold and migration produce files that load cleanly', (t) => {
   const scaffold = scaffoldFiles('shell');
-  t.deepEqual(loadSvcConfig({ ...none, config: scaffold['.svc/config.yaml']!, triggers: scaffold['.svc/triggers.yaml']! }).errors, []);
+  t.deepEqual(
+    loadSvcConfig({ ...none, config: scaffold['.svc/config.yaml']!, triggers: scaffold['.svc/triggers.yaml']! }).errors,
+    [],
+  );
   t.is(loadSvcConfig({ ...none, config: scaffold['.svc/config.yaml']! }).defaults?.defaultRole, 'shell');
-  const migrated = migrateLegacyDefaults('{"defaultRole":"shell","preview":{"type":"server","command":"npm start","port":3000}}');
+  const migrated = migrateLegacyDefaults(
+    '{"defaultRole":"shell","preview":{"type":"server","command":"npm start","port":3000}}',
+  );
   t.true('files' in migrated);
   if ('files' in migrated) {
-    const loaded = loadSvcConfig({ ...none, config: migrated.files['.svc/config.yaml']!, preview: migrated.files['.svc/preview.yaml']! });
+    const loaded = loadSvcConfig({
+      ...none,
+      config: migrated.files['.svc/config.yaml']!,
+      preview: migrated.files['.svc/preview.yaml']!,
+    });
     t.deepEqual(loaded.errors, []);
     t.is(loaded.defaults?.preview?.port, 3000);
     t.is(loaded.defaults?.defaultRole, 'shell');

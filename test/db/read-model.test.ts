@@ -15,7 +15,9 @@ import { DATABASE_LEGS, postgresOrSkip, suitePostgresUrl, type DatabaseLeg } fro
 
 async function withReadModel(leg: DatabaseLeg, work: (readModel: ReadModel) => Promise<void>): Promise<void> {
   const scratch = leg === 'postgresql' ? await createScratchPostgresDatabase(suitePostgresUrl()!) : undefined;
-  const readModel = await initORM({ databaseUrl: scratch?.url ?? join(mkdtempSync(join(tmpdir(), 'svc-db-')), 'svc.sqlite') });
+  const readModel = await initORM({
+    databaseUrl: scratch?.url ?? join(mkdtempSync(join(tmpdir(), 'svc-db-')), 'svc.sqlite'),
+  });
   try {
     await migrate(readModel);
     await work(readModel);
@@ -87,14 +89,33 @@ for (const leg of DATABASE_LEGS) {
     await withReadModel(leg, async (readModel) => {
       const run = snapshot({ projectionVersion: 1 });
       await projectRunRow(readModel.em(), run);
-      const event = (key: string) => ({ dedupeKey: key, kind: 'log.stdout', stream: 'stdout' as const, ts: new Date().toISOString(), payload: { text: key } });
+      const event = (key: string) => ({
+        dedupeKey: key,
+        kind: 'log.stdout',
+        stream: 'stdout' as const,
+        ts: new Date().toISOString(),
+        payload: { text: key },
+      });
       t.is(await appendRunEvents(readModel.em(), run.id, [event('a'), event('b'), event('a')]), 2);
-      t.is(await appendRunEvents(readModel.em(), run.id, [event('b'), event('c')]), 1, 'a retried batch writes only what is new');
-      const writers = Array.from({ length: 8 }, (_, writer) => appendRunEvents(readModel.em(), run.id, Array.from({ length: 5 }, (_, i) => event(`w${writer}-${i}`))));
+      t.is(
+        await appendRunEvents(readModel.em(), run.id, [event('b'), event('c')]),
+        1,
+        'a retried batch writes only what is new',
+      );
+      const writers = Array.from({ length: 8 }, (_, writer) =>
+        appendRunEvents(
+          readModel.em(),
+          run.id,
+          Array.from({ length: 5 }, (_, i) => event(`w${writer}-${i}`)),
+        ),
+      );
       await Promise.all(writers);
       const rows = await readModel.em().find(RunEventEntity, { runId: run.id }, { orderBy: { seq: 'asc' } });
       t.is(rows.length, 43);
-      t.deepEqual(rows.map((row) => row.seq), Array.from({ length: 43 }, (_, i) => i + 1));
+      t.deepEqual(
+        rows.map((row) => row.seq),
+        Array.from({ length: 43 }, (_, i) => i + 1),
+      );
       t.is(new Set(rows.map((row) => row.dedupeKey)).size, 43);
       t.deepEqual(rows[0]!.payload, { text: 'a' });
     });
@@ -103,7 +124,12 @@ for (const leg of DATABASE_LEGS) {
   test(`${leg}: events for a run with no row are refused (the workflow projects first)`, async (t) => {
     if (!postgresOrSkip(t, leg)) return;
     await withReadModel(leg, async (readModel) => {
-      await t.throwsAsync(appendRunEvents(readModel.em(), 'run_000000000000', [{ dedupeKey: 'x', kind: 'k', stream: null, ts: new Date().toISOString(), payload: null }]), { message: /no read-model row/ });
+      await t.throwsAsync(
+        appendRunEvents(readModel.em(), 'run_000000000000', [
+          { dedupeKey: 'x', kind: 'k', stream: null, ts: new Date().toISOString(), payload: null },
+        ]),
+        { message: /no read-model row/ },
+      );
     });
   });
 }

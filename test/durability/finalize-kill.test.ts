@@ -16,19 +16,43 @@ test('a run survives SIGKILL of its worker mid-finalize, with exactly one pull r
   await forge.start();
   t.teardown(() => forge.stop());
   // The finalizer is slowed down by a pre-push hook, so the kill lands while finalize is under way.
-  const environment = await testEnvironment({ env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PR_POLL_MIN_MS: '300000' } });
-  const stack = await startStack({ config: loadConfig(environment.env), api: true, worker: false, noAuth: false, log: () => {} });
+  const environment = await testEnvironment({
+    env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PR_POLL_MIN_MS: '300000' },
+  });
+  const stack = await startStack({
+    config: loadConfig(environment.env),
+    api: true,
+    worker: false,
+    noAuth: false,
+    log: () => {},
+  });
   t.teardown(() => stack.stop());
-  const api = { request: (method: string, path: string, options?: any) => request(stack.api!.url, stack.token.token, method, path, options) };
+  const api = {
+    request: (method: string, path: string, options?: any) =>
+      request(stack.api!.url, stack.token.token, method, path, options),
+  };
   const workerEnv = { ...environment.env, SVC_API_URL: stack.api!.url };
 
   const first = spawnSvc(['worker'], workerEnv);
   t.teardown(() => first.child.kill('SIGKILL'));
   await waitForOutput(first, /worker: polling/);
-  const project = (await api.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/finalize-kill' } })).body.project.id;
-  const { body } = await api.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'mkdir -p .git/hooks && printf "#!/bin/sh\\nsleep 3\\n" > .git/hooks/pre-push && chmod +x .git/hooks/pre-push\necho work > work.txt\ngit add work.txt\ngit commit -qm work' } });
+  const project = (
+    await api.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/finalize-kill' } })
+  ).body.project.id;
+  const { body } = await api.request('POST', '/runs', {
+    body: {
+      agent: 'shell',
+      project,
+      prompt:
+        'mkdir -p .git/hooks && printf "#!/bin/sh\\nsleep 3\\n" > .git/hooks/pre-push && chmod +x .git/hooks/pre-push\necho work > work.txt\ngit add work.txt\ngit commit -qm work',
+    },
+  });
   const runId = body.run.id as string;
-  await waitFor(async () => (await stack.readModel.em().count(RunEventEntity, { runId, kind: 'finalize.intent_parked' })) > 0, 'finalize to start', 60_000);
+  await waitFor(
+    async () => (await stack.readModel.em().count(RunEventEntity, { runId, kind: 'finalize.intent_parked' })) > 0,
+    'finalize to start',
+    60_000,
+  );
   first.child.kill('SIGKILL');
   await first.exited;
 
@@ -41,7 +65,9 @@ test('a run survives SIGKILL of its worker mid-finalize, with exactly one pull r
   t.like(run, { state: 'succeeded', commitsAhead: 1, prState: 'open' });
   t.is(forge.pulls.length, 1, 'exactly one pull request');
   t.is(forge.requests.filter((r) => r.method === 'POST').length, 1, 'created once');
-  const kinds = (await stack.readModel.em().find(RunEventEntity, { runId }, { orderBy: { seq: 'asc' } })).map((event) => event.kind);
+  const kinds = (await stack.readModel.em().find(RunEventEntity, { runId }, { orderBy: { seq: 'asc' } })).map(
+    (event) => event.kind,
+  );
   t.is(kinds.filter((kind) => kind === 'reap.pr_opened').length, 1);
   t.is(kinds.filter((kind) => kind === 'finalize.result').length, 1);
 });

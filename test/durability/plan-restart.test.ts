@@ -27,7 +27,11 @@ for (const leg of DATABASE_LEGS) {
     let temporal = await startTemporalDev(temporalDir, settings);
     const port = await freePort();
     // API and worker are separate processes: the worker's agents reach the API at its fixed port.
-    const environment = await testEnvironment({ database: leg, temporalAddress: temporal.address, env: { ...fixture.env, SVC_API_TOKEN: TOKEN, SVC_PORT: String(port), SVC_API_URL: `http://127.0.0.1:${port}` } });
+    const environment = await testEnvironment({
+      database: leg,
+      temporalAddress: temporal.address,
+      env: { ...fixture.env, SVC_API_TOKEN: TOKEN, SVC_PORT: String(port), SVC_API_URL: `http://127.0.0.1:${port}` },
+    });
     const processes: ChildHandle[] = [];
     const start = async () => {
       const api = spawnSvc(['serve', '--no-worker'], environment.env);
@@ -45,11 +49,18 @@ for (const leg of DATABASE_LEGS) {
       await environment.dropDatabase();
     });
     let { api, worker, url } = await start();
-    const call = (method: string, path: string, body?: unknown) => request(url, TOKEN, method, path, body === undefined ? undefined : { body });
+    const call = (method: string, path: string, body?: unknown) =>
+      request(url, TOKEN, method, path, body === undefined ? undefined : { body });
 
-    const project = (await call('POST', '/projects', { gitUrl: `https://github.com/acme/restart-${leg}` })).body.project.id;
+    const project = (await call('POST', '/projects', { gitUrl: `https://github.com/acme/restart-${leg}` })).body.project
+      .id;
     setSwitch(fixture, 'slow', fixture.seeds[1]!);
-    const created = await call('POST', '/plan-runs', { project, agent: 'shell', planId: fixture.planId, promptTemplate: fixture.template });
+    const created = await call('POST', '/plan-runs', {
+      project,
+      agent: 'shell',
+      planId: fixture.planId,
+      promptTemplate: fixture.template,
+    });
     t.is(created.status, 201, JSON.stringify(created.body));
     const id = created.body.planRun.id;
     let last: unknown;
@@ -84,7 +95,10 @@ for (const leg of DATABASE_LEGS) {
       120_000,
     );
     t.is(done.planRun.state, 'succeeded', JSON.stringify(done.children));
-    t.deepEqual(done.children.map((child: { state: string }) => child.state), ['merged', 'merged', 'merged']);
+    t.deepEqual(
+      done.children.map((child: { state: string }) => child.state),
+      ['merged', 'merged', 'merged'],
+    );
     t.is(done.children[1].runId, midway.children[1].runId, 'the running child carried on: not dispatched again');
 
     // Exactly one run and one PR per seed, in the read model, on the forge and in Temporal.
@@ -96,10 +110,16 @@ for (const leg of DATABASE_LEGS) {
     t.teardown(() => connection.close());
     const client = new Client({ connection });
     const started = [];
-    for await (const workflow of client.workflow.list({ query: `WorkflowType = 'runWorkflow' AND SvcProjectId = '${project}'` })) started.push(workflow.workflowId);
+    for await (const workflow of client.workflow.list({
+      query: `WorkflowType = 'runWorkflow' AND SvcProjectId = '${project}'`,
+    }))
+      started.push(workflow.workflowId);
     t.is(started.length, 3);
     // The read model agrees with the workflow's own account.
     const outcome = await client.workflow.getHandle(id).result();
-    t.deepEqual(outcome.children.map((child: { runId: string; state: string }) => [child.runId, child.state]), done.children.map((child: { runId: string; state: string }) => [child.runId, child.state]));
+    t.deepEqual(
+      outcome.children.map((child: { runId: string; state: string }) => [child.runId, child.state]),
+      done.children.map((child: { runId: string; state: string }) => [child.runId, child.state]),
+    );
   });
 }

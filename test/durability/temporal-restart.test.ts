@@ -19,7 +19,11 @@ test('a run survives a restart of the Temporal server', async (t) => {
   const { runId, marker } = await startTickingRun(api, stack.readModel);
   // Hard stop: SIGKILL the whole server, as a crash would.
   process.kill(-temporal.pid!, 'SIGKILL');
-  await waitFor(async () => (await api.request('GET', '/readyz')).status === 503 || undefined, 'readyz to report Temporal down', 15_000);
+  await waitFor(
+    async () => (await api.request('GET', '/readyz')).status === 503 || undefined,
+    'readyz to report Temporal down',
+    15_000,
+  );
   const notReady = await api.request('GET', '/readyz');
   t.false(notReady.body.checks.find((check: { name: string }) => check.name === 'temporal_reachable')?.ok);
 
@@ -31,5 +35,11 @@ test('a run survives a restart of the Temporal server', async (t) => {
 
   const connection = await Connection.connect({ address: temporal.address });
   t.teardown(() => connection.close());
-  t.deepEqual(await new Client({ connection }).workflow.getHandle(runId).result(), { runId, state: 'succeeded', failureReason: null, prUrl: null, prState: null });
+  t.deepEqual(await new Client({ connection }).workflow.getHandle(runId).result(), {
+    runId,
+    state: 'succeeded',
+    failureReason: null,
+    prUrl: null,
+    prState: null,
+  });
 });

@@ -10,9 +10,18 @@ import { assertRanExactlyOnce, startTickingRun } from '../support/ticking-run.ts
 
 test('a run survives SIGKILL of its worker and completes exactly once', async (t) => {
   const environment = await testEnvironment({});
-  const stack = await startStack({ config: loadConfig(environment.env), api: true, worker: false, noAuth: false, log: () => {} });
+  const stack = await startStack({
+    config: loadConfig(environment.env),
+    api: true,
+    worker: false,
+    noAuth: false,
+    log: () => {},
+  });
   t.teardown(() => stack.stop());
-  const api = { request: (method: string, path: string, options?: any) => request(stack.api!.url, stack.token.token, method, path, options) };
+  const api = {
+    request: (method: string, path: string, options?: any) =>
+      request(stack.api!.url, stack.token.token, method, path, options),
+  };
 
   const firstWorker = spawnSvc(['worker'], environment.env);
   t.teardown(() => firstWorker.child.kill('SIGKILL'));

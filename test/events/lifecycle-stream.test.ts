@@ -16,7 +16,10 @@ interface Line {
 /** Opens a lifecycle stream and collects its lines until `until` says enough (or the stream ends). */
 async function openStream(url: string, token: string) {
   const controller = new AbortController();
-  const response = await fetch(`${url}/events/stream`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  const response = await fetch(`${url}/events/stream`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: controller.signal,
+  });
   const lines: Line[] = [];
   let ended = false;
   const reading = (async () => {
@@ -45,72 +48,90 @@ async function openStream(url: string, token: string) {
   return { response, lines, until, close: () => controller.abort(), reading, ended: () => ended };
 }
 
-const transitionsOf = (lines: Line[], runId: string) => lines.filter((line) => line.runId === runId).map((line) => [line.hook, line.state]);
+const transitionsOf = (lines: Line[], runId: string) =>
+  lines.filter((line) => line.runId === runId).map((line) => [line.hook, line.state]);
 const EXPECTED = [
   ['run_dispatched', 'queued'],
   ['run_started', 'running'],
   ['post_reap', 'succeeded'],
 ];
 
-test.serial('a run\'s transitions arrive in order on two concurrent streams; GET /events lists them; follow=0 closes at once', async (t) => {
-  const svc = await startTestStack();
-  t.teardown(() => svc.stop());
-  const first = await openStream(svc.url, svc.token);
-  const second = await openStream(svc.url, svc.token);
-  t.is(first.response.status, 200);
-  t.regex(first.response.headers.get('content-type') ?? '', /application\/x-ndjson/);
-  const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo hi' } })).body.run.id;
-  const finished = (lines: Line[]) => lines.some((line) => line.runId === runId && line.hook === 'post_reap');
-  t.deepEqual(transitionsOf(await first.until(finished), runId), EXPECTED);
-  t.deepEqual(transitionsOf(await second.until(finished), runId), EXPECTED);
-  t.true(first.lines.every((line) => !Number.isNaN(Date.parse(line.ts))));
-  first.close();
-  second.close();
+test.serial(
+  "a run's transitions arrive in order on two concurrent streams; GET /events lists them; follow=0 closes at once",
+  async (t) => {
+    const svc = await startTestStack();
+    t.teardown(() => svc.stop());
+    const first = await openStream(svc.url, svc.token);
+    const second = await openStream(svc.url, svc.token);
+    t.is(first.response.status, 200);
+    t.regex(first.response.headers.get('content-type') ?? '', /application\/x-ndjson/);
+    const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo hi' } })).body.run.id;
+    const finished = (lines: Line[]) => lines.some((line) => line.runId === runId && line.hook === 'post_reap');
+    t.deepEqual(transitionsOf(await first.until(finished), runId), EXPECTED);
+    t.deepEqual(transitionsOf(await second.until(finished), runId), EXPECTED);
+    t.true(first.lines.every((line) => !Number.isNaN(Date.parse(line.ts))));
+    first.close();
+    second.close();
 
-  const listed = await svc.request('GET', '/events?limit=10');
-  t.deepEqual(listed.body.events.filter((event: Line) => event.runId === runId).map((event: Line) => [event.hook, event.state]), EXPECTED);
-  const after = await svc.request('GET', `/events?since=${listed.body.events.at(-1).id}`);
-  t.deepEqual(after.body.events, []);
+    const listed = await svc.request('GET', '/events?limit=10');
+    t.deepEqual(
+      listed.body.events.filter((event: Line) => event.runId === runId).map((event: Line) => [event.hook, event.state]),
+      EXPECTED,
+    );
+    const after = await svc.request('GET', `/events?since=${listed.body.events.at(-1).id}`);
+    t.deepEqual(after.body.events, []);
 
-  const started = Date.now();
-  const probe = await svc.request('GET', '/events/stream?follow=0');
-  t.is(probe.status, 200);
-  t.is(probe.text, '');
-  t.true(Date.now() - started < 2000);
-  t.is((await svc.request('GET', '/events/stream', { token: null })).status, 401);
-});
+    const started = Date.now();
+    const probe = await svc.request('GET', '/events/stream?follow=0');
+    t.is(probe.status, 200);
+    t.is(probe.text, '');
+    t.true(Date.now() - started < 2000);
+    t.is((await svc.request('GET', '/events/stream', { token: null })).status, 401);
+  },
+);
 
-test.serial('capacity: one stream over the limit is 503 event_stream_capacity with Retry-After; a disconnect frees its place; shutdown ends streams', async (t) => {
-  const svc: TestStack = await startTestStack({ worker: false, env: { SVC_EVENT_STREAM_MAX: '2' } });
-  let stopped = false;
-  t.teardown(() => (stopped ? undefined : svc.stop()));
-  const a = await openStream(svc.url, svc.token);
-  const b = await openStream(svc.url, svc.token);
-  const refused = await svc.request('GET', '/events/stream');
-  t.is(refused.status, 503);
-  t.is(refused.body.error.code, 'event_stream_capacity');
-  t.is(refused.headers.get('retry-after'), '5');
-  a.close();
-  await a.reading;
-  let reopened;
-  for (let attempt = 0; attempt < 40; attempt++) {
-    reopened = await openStream(svc.url, svc.token);
-    if (reopened.response.status === 200) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  t.is(reopened!.response.status, 200, 'the closed stream gave its place back');
-  await svc.stop();
-  stopped = true;
-  await Promise.all([b.reading, reopened!.reading]);
-  t.true(b.ended() && reopened!.ended(), 'streams end cleanly when the server shuts down');
-});
+test.serial(
+  'capacity: one stream over the limit is 503 event_stream_capacity with Retry-After; a disconnect frees its place; shutdown ends streams',
+  async (t) => {
+    const svc: TestStack = await startTestStack({ worker: false, env: { SVC_EVENT_STREAM_MAX: '2' } });
+    let stopped = false;
+    t.teardown(() => (stopped ? undefined : svc.stop()));
+    const a = await openStream(svc.url, svc.token);
+    const b = await openStream(svc.url, svc.token);
+    const refused = await svc.request('GET', '/events/stream');
+    t.is(refused.status, 503);
+    t.is(refused.body.error.code, 'event_stream_capacity');
+    t.is(refused.headers.get('retry-after'), '5');
+    a.close();
+    await a.reading;
+    let reopened;
+    for (let attempt = 0; attempt < 40; attempt++) {
+      reopened = await openStream(svc.url, svc.token);
+      if (reopened.response.status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    t.is(reopened!.response.status, 200, 'the closed stream gave its place back');
+    await svc.stop();
+    stopped = true;
+    await Promise.all([b.reading, reopened!.reading]);
+    t.true(b.ended() && reopened!.ended(), 'streams end cleanly when the server shuts down');
+  },
+);
 
 test.serial('two API processes on one PostgreSQL both see every transition', async (t) => {
   if (!postgresOrSkip(t, 'postgresql')) return;
   const svc = await startTestStack({ database: 'postgresql' });
   t.teardown(() => svc.stop());
   // A second API process (no worker) on the same database and Temporal task queue.
-  const other = spawnSvc(['serve', '--no-worker'], { ...process.env, DATABASE_URL: svc.config.databaseUrl, TEMPORAL_ADDRESS: svc.config.temporalAddress, SVC_TASK_QUEUE: svc.config.taskQueue, SVC_API_TOKEN: svc.token, SVC_PORT: '0', SVC_DATA_DIR: svc.config.dataDir });
+  const other = spawnSvc(['serve', '--no-worker'], {
+    ...process.env,
+    DATABASE_URL: svc.config.databaseUrl,
+    TEMPORAL_ADDRESS: svc.config.temporalAddress,
+    SVC_TASK_QUEUE: svc.config.taskQueue,
+    SVC_API_TOKEN: svc.token,
+    SVC_PORT: '0',
+    SVC_DATA_DIR: svc.config.dataDir,
+  });
   t.teardown(() => other.child.kill('SIGKILL'));
   const otherUrl = (await waitForOutput(other, /API: +(http:\/\/\S+)/, 60_000))[1]!;
   const here = await openStream(svc.url, svc.token);
@@ -118,7 +139,11 @@ test.serial('two API processes on one PostgreSQL both see every transition', asy
   const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo across' } })).body.run.id;
   await waitForRunState(svc, runId);
   const finished = (lines: Line[]) => lines.some((line) => line.runId === runId && line.hook === 'post_reap');
-  t.deepEqual(transitionsOf(await there.until(finished), runId), EXPECTED, 'the process that neither dispatched nor ran it');
+  t.deepEqual(
+    transitionsOf(await there.until(finished), runId),
+    EXPECTED,
+    'the process that neither dispatched nor ran it',
+  );
   t.deepEqual(transitionsOf(await here.until(finished), runId), EXPECTED);
   here.close();
   there.close();

@@ -11,8 +11,24 @@ const EXPORT_TOKEN = 'judge-export-secret';
 const seen: { url: string; authorization: string | undefined }[] = [];
 let mode: 'ok' | 'error' | 'redirect' = 'ok';
 const ROWS = [
-  { id: 7, kind: 'verdict', runId: 'run_aaaaaaaaaaaa', rubricVersion: 'r1', judgeModelId: 'm', verdict: { runId: 'run_aaaaaaaaaaaa', assignments: [{ class: 'clean', confidence: 'high', evidence: [] }] }, reason: null },
-  { id: 8, kind: 'unjudged', runId: 'run_bbbbbbbbbbbb', rubricVersion: 'r1', judgeModelId: 'm', verdict: null, reason: 'budget_exceeded' },
+  {
+    id: 7,
+    kind: 'verdict',
+    runId: 'run_aaaaaaaaaaaa',
+    rubricVersion: 'r1',
+    judgeModelId: 'm',
+    verdict: { runId: 'run_aaaaaaaaaaaa', assignments: [{ class: 'clean', confidence: 'high', evidence: [] }] },
+    reason: null,
+  },
+  {
+    id: 8,
+    kind: 'unjudged',
+    runId: 'run_bbbbbbbbbbbb',
+    rubricVersion: 'r1',
+    judgeModelId: 'm',
+    verdict: null,
+    reason: 'budget_exceeded',
+  },
 ];
 const upstream = createServer((req: IncomingMessage, res) => {
   seen.push({ url: req.url ?? '', authorization: req.headers.authorization });
@@ -26,7 +42,10 @@ let configured: TestStack;
 let bare: TestStack;
 test.before(async () => {
   const url = await listenOnLoopback(upstream);
-  configured = await startTestStack({ worker: false, env: { SVC_JUDGE_BASE_URL: url, SVC_JUDGE_EXPORT_TOKEN: EXPORT_TOKEN } });
+  configured = await startTestStack({
+    worker: false,
+    env: { SVC_JUDGE_BASE_URL: url, SVC_JUDGE_EXPORT_TOKEN: EXPORT_TOKEN },
+  });
   bare = await startTestStack({ worker: false });
 });
 test.after.always(async () => {
@@ -35,18 +54,30 @@ test.after.always(async () => {
   await closeServer(upstream);
 });
 
-test.serial('passes the query through, streams the rows back with the max id, and sends only the server token upstream', async (t) => {
-  mode = 'ok';
-  const response = await configured.request('GET', '/extensions/judge/verdicts.jsonl?since=6&limit=2&order=asc');
-  t.is(response.status, 200);
-  t.is(response.headers.get('x-verdicts-max-id'), '8');
-  t.regex(response.headers.get('content-type') ?? '', /application\/x-ndjson/);
-  t.deepEqual(response.text.trim().split('\n').map((line) => JSON.parse(line)), ROWS);
-  const last = seen.at(-1)!;
-  t.is(last.url, '/verdicts.jsonl?since=6&limit=2&order=asc');
-  t.is(last.authorization, `Bearer ${EXPORT_TOKEN}`);
-  t.false(seen.some((request) => request.authorization?.includes(configured.token)), "the caller's token never goes upstream");
-});
+test.serial(
+  'passes the query through, streams the rows back with the max id, and sends only the server token upstream',
+  async (t) => {
+    mode = 'ok';
+    const response = await configured.request('GET', '/extensions/judge/verdicts.jsonl?since=6&limit=2&order=asc');
+    t.is(response.status, 200);
+    t.is(response.headers.get('x-verdicts-max-id'), '8');
+    t.regex(response.headers.get('content-type') ?? '', /application\/x-ndjson/);
+    t.deepEqual(
+      response.text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+      ROWS,
+    );
+    const last = seen.at(-1)!;
+    t.is(last.url, '/verdicts.jsonl?since=6&limit=2&order=asc');
+    t.is(last.authorization, `Bearer ${EXPORT_TOKEN}`);
+    t.false(
+      seen.some((request) => request.authorization?.includes(configured.token)),
+      "the caller's token never goes upstream",
+    );
+  },
+);
 
 test.serial('upstream 500 and an upstream redirect are 502; the redirect is not followed', async (t) => {
   mode = 'error';
@@ -82,6 +113,8 @@ test.serial('without configuration: 501 judge_not_configured, an envelope and ne
 test.serial('operators only: no token is 401, a run token is 403', async (t) => {
   const anonymous = await configured.request('GET', '/extensions/judge/verdicts.jsonl', { token: null });
   t.is(anonymous.status, 401);
-  const runToken = await configured.request('GET', '/extensions/judge/verdicts.jsonl', { token: mintRunToken(configured.token, 'run_aaaaaaaaaaaa') });
+  const runToken = await configured.request('GET', '/extensions/judge/verdicts.jsonl', {
+    token: mintRunToken(configured.token, 'run_aaaaaaaaaaaa'),
+  });
   t.is(runToken.status, 403);
 });

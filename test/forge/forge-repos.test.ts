@@ -24,9 +24,15 @@ test('without credentials the forge is unsupported', async (t) => {
 test('with a token it lists every page of the repositories the token sees', async (t) => {
   const api = new GitHubApiStandIn().on((request, url) => {
     if (request.path !== '/user/repos') return undefined;
-    if (request.headers.authorization !== 'token ghp_test') return { status: 401, body: { message: 'Bad credentials' } };
+    if (request.headers.authorization !== 'token ghp_test')
+      return { status: 401, body: { message: 'Bad credentials' } };
     const page = Number(url.searchParams.get('page') ?? '1');
-    if (page === 1) return { status: 200, body: [githubRepo('acme', 'widget'), githubRepo('acme', 'secret', { private: true, defaultBranch: 'trunk' })], headers: { link: `<${api.url}/user/repos?per_page=100&page=2>; rel="next"` } };
+    if (page === 1)
+      return {
+        status: 200,
+        body: [githubRepo('acme', 'widget'), githubRepo('acme', 'secret', { private: true, defaultBranch: 'trunk' })],
+        headers: { link: `<${api.url}/user/repos?per_page=100&page=2>; rel="next"` },
+      };
     return { status: 200, body: [githubRepo('other', 'thing')] };
   });
   const svc = await stackAgainst(t, api);
@@ -35,9 +41,27 @@ test('with a token it lists every page of the repositories the token sees', asyn
   t.is(response.status, 200);
   t.true(response.body.supported);
   t.deepEqual(response.body.repos, [
-    { owner: 'acme', name: 'widget', cloneUrl: 'https://github.com/acme/widget.git', defaultBranch: 'main', private: false },
-    { owner: 'acme', name: 'secret', cloneUrl: 'https://github.com/acme/secret.git', defaultBranch: 'trunk', private: true },
-    { owner: 'other', name: 'thing', cloneUrl: 'https://github.com/other/thing.git', defaultBranch: 'main', private: false },
+    {
+      owner: 'acme',
+      name: 'widget',
+      cloneUrl: 'https://github.com/acme/widget.git',
+      defaultBranch: 'main',
+      private: false,
+    },
+    {
+      owner: 'acme',
+      name: 'secret',
+      cloneUrl: 'https://github.com/acme/secret.git',
+      defaultBranch: 'trunk',
+      private: true,
+    },
+    {
+      owner: 'other',
+      name: 'thing',
+      cloneUrl: 'https://github.com/other/thing.git',
+      defaultBranch: 'main',
+      private: false,
+    },
   ]);
   t.is(api.requests.length, 2);
   t.false(JSON.stringify(api.requests).includes(svc.token), "the operator's token never reaches GitHub");

@@ -26,10 +26,15 @@ for (const [name, line] of [
   ['activity values', "import { createActivities } from '../activities/index.ts';"],
 ]) {
   test(`a workflow may not import ${name}`, async (t) => {
-    t.deepEqual(await problems(`${line}\nexport const used = [${line.match(/\{ (\w+) \}/)![1]}];`), ['@typescript-eslint/no-restricted-imports']);
+    t.deepEqual(await problems(`${line}\nexport const used = [${line.match(/\{ (\w+) \}/)![1]}];`), [
+      '@typescript-eslint/no-restricted-imports',
+    ]);
   });
 }
 
 test('the rule does not apply outside workflows/', async (t) => {
-  t.deepEqual(await problems("import { readFileSync } from 'node:fs';\nexport const r = readFileSync;", 'activities/example.ts'), []);
+  t.deepEqual(
+    await problems("import { readFileSync } from 'node:fs';\nexport const r = readFileSync;", 'activities/example.ts'),
+    [],
+  );
 });

@@ -14,15 +14,24 @@ test('merge timeout, resume on the same PR, and a PR closed unmerged', async (t)
     await fixture.forge.stop();
     await svc.stop();
   });
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/slow-review' } })).body.project.id;
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/slow-review' } }))
+    .body.project.id;
   const plan = async (id: string, states: string[]) =>
-    waitFor(async () => {
-      const { body } = await svc.request('GET', `/plan-runs/${id}`);
-      return states.includes(body.planRun.state) ? body : undefined;
-    }, `plan-run ${id} in ${states}`, 90_000);
+    waitFor(
+      async () => {
+        const { body } = await svc.request('GET', `/plan-runs/${id}`);
+        return states.includes(body.planRun.state) ? body : undefined;
+      },
+      `plan-run ${id} in ${states}`,
+      90_000,
+    );
 
   const [review, rejected] = fixture.seeds as [string, string];
-  const created = (await svc.request('POST', '/plan-runs', { body: { project, agent: 'shell', issues: [review], promptTemplate: fixture.template } })).body;
+  const created = (
+    await svc.request('POST', '/plan-runs', {
+      body: { project, agent: 'shell', issues: [review], promptTemplate: fixture.template },
+    })
+  ).body;
   const timedOut = await plan(created.planRun.id, ['failed', 'succeeded']);
   t.like(timedOut.planRun, { state: 'failed', failureReason: 'child_pr_merge_timeout' });
   t.like(timedOut.children[0], { state: 'failed', failureReason: 'child_pr_merge_timeout' });
@@ -40,8 +49,16 @@ test('merge timeout, resume on the same PR, and a PR closed unmerged', async (t)
   t.like(done.children[0], { state: 'merged', runId });
   t.is(done.runs.length, 1, 'no second run');
 
-  const second = (await svc.request('POST', '/plan-runs', { body: { project, agent: 'shell', issues: [rejected], promptTemplate: fixture.template } })).body;
-  const open = await waitFor(async () => fixture.forge.pulls.find((candidate) => candidate.state === "open"), "the second PR", 60_000);
+  const second = (
+    await svc.request('POST', '/plan-runs', {
+      body: { project, agent: 'shell', issues: [rejected], promptTemplate: fixture.template },
+    })
+  ).body;
+  const open = await waitFor(
+    async () => fixture.forge.pulls.find((candidate) => candidate.state === 'open'),
+    'the second PR',
+    60_000,
+  );
   fixture.forge.close(open.number);
   const closed = await plan(second.planRun.id, ['failed', 'succeeded']);
   t.like(closed.planRun, { state: 'failed', failureReason: 'pr_closed_without_merge' });

@@ -13,7 +13,8 @@ test.before(async () => {
   fixture = await planFixture('acme', 'planned');
   fixture.github.createRepo('acme', 'unseeded');
   svc = await startTestStack({ env: { ...fixture.env, SVC_TEMPORAL_UI_URL: 'http://temporal-ui.test/' } });
-  project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/planned' } })).body.project.id;
+  project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/planned' } })).body
+    .project.id;
 });
 test.after.always(async () => {
   fixture?.stopReviewer();
@@ -32,145 +33,256 @@ async function waitForPlanState(id: string, states = ['succeeded', 'failed', 'ca
   );
 }
 
-test.serial('a plan of three seeds runs to succeeded: three children, in order, each merged before the next', async (t) => {
-  const created = await svc.request('POST', '/plan-runs', { body: { project, agent: 'shell', planId: fixture.planId, promptTemplate: fixture.template } });
-  t.is(created.status, 201, JSON.stringify(created.body));
-  const { planRun, children } = created.body;
-  t.regex(planRun.id, /^plnr_[0-9a-z]{12}$/);
-  t.is(created.body.links.temporalUi, `http://temporal-ui.test/namespaces/default/workflows/${planRun.id}`);
-  t.like(planRun, { state: 'queued', planId: fixture.planId, source: 'plan', projectId: project, agentName: 'shell', trigger: 'manual', dispatcherHandle: 'operator' });
-  t.deepEqual(
-    children.map((child: { seq: number; seedId: string; state: string; runId: string | null }) => [child.seq, child.seedId, child.state, child.runId]),
-    fixture.seeds.map((seed, index) => [index + 1, seed, 'pending', null]),
-  );
+test.serial(
+  'a plan of three seeds runs to succeeded: three children, in order, each merged before the next',
+  async (t) => {
+    const created = await svc.request('POST', '/plan-runs', {
+      body: { project, agent: 'shell', planId: fixture.planId, promptTemplate: fixture.template },
+    });
+    t.is(created.status, 201, JSON.stringify(created.body));
+    const { planRun, children } = created.body;
+    t.regex(planRun.id, /^plnr_[0-9a-z]{12}$/);
+    t.is(created.body.links.temporalUi, `http://temporal-ui.test/namespaces/default/workflows/${planRun.id}`);
+    t.like(planRun, {
+      state: 'queued',
+      planId: fixture.planId,
+      source: 'plan',
+      projectId: project,
+      agentName: 'shell',
+      trigger: 'manual',
+      dispatcherHandle: 'operator',
+    });
+    t.deepEqual(
+      children.map((child: { seq: number; seedId: string; state: string; runId: string | null }) => [
+        child.seq,
+        child.seedId,
+        child.state,
+        child.runId,
+      ]),
+      fixture.seeds.map((seed, index) => [index + 1, seed, 'pending', null]),
+    );
 
-  const done = await waitForPlanState(planRun.id);
-  t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
-  t.deepEqual(done.children.map((child: { state: string }) => child.state), ['merged', 'merged', 'merged']);
-  t.is(done.runs.length, 3);
-  t.is(done.links.temporalUi, `http://temporal-ui.test/namespaces/default/workflows/${planRun.id}`);
-  t.is((await svc.request('GET', `/runs/${done.children[0].runId}`)).body.links.temporalUi, `http://temporal-ui.test/namespaces/default/workflows/${done.children[0].runId}`);
-  const runs = done.children.map((child: { runId: string }) => done.runs.find((run: { id: string }) => run.id === child.runId));
-  for (const [index, run] of runs.entries()) {
-    t.like(run, { state: 'succeeded', trigger: 'plan-run', seedId: fixture.seeds[index], prState: 'merged' });
-    t.true(run.prompt.includes(`${fixture.seeds[index]}.md`) && run.prompt.includes(`Details of ${['first', 'second', 'third'][index]} step`), run.prompt);
-  }
-  // Strictly serial: a child starts only after the previous one's PR was merged.
-  for (let i = 1; i < 3; i++) t.true(runs[i].createdAt >= Date.parse(done.children[i - 1].prMergedAt), `child ${i + 1} started before child ${i} merged`);
-  // Everything landed on main, in order.
-  const log = fixture.github.git(fixture.github.workdir('acme', 'planned'), 'log', '--format=%s', 'main');
-  t.deepEqual(log.split('\n').filter((line) => line.startsWith('Work on')), [...fixture.seeds].reverse().map((seed) => `Work on ${seed}`));
+    const done = await waitForPlanState(planRun.id);
+    t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
+    t.deepEqual(
+      done.children.map((child: { state: string }) => child.state),
+      ['merged', 'merged', 'merged'],
+    );
+    t.is(done.runs.length, 3);
+    t.is(done.links.temporalUi, `http://temporal-ui.test/namespaces/default/workflows/${planRun.id}`);
+    t.is(
+      (await svc.request('GET', `/runs/${done.children[0].runId}`)).body.links.temporalUi,
+      `http://temporal-ui.test/namespaces/default/workflows/${done.children[0].runId}`,
+    );
+    const runs = done.children.map((child: { runId: string }) =>
+      done.runs.find((run: { id: string }) => run.id === child.runId),
+    );
+    for (const [index, run] of runs.entries()) {
+      t.like(run, { state: 'succeeded', trigger: 'plan-run', seedId: fixture.seeds[index], prState: 'merged' });
+      t.true(
+        run.prompt.includes(`${fixture.seeds[index]}.md`) &&
+          run.prompt.includes(`Details of ${['first', 'second', 'third'][index]} step`),
+        run.prompt,
+      );
+    }
+    // Strictly serial: a child starts only after the previous one's PR was merged.
+    for (let i = 1; i < 3; i++)
+      t.true(
+        runs[i].createdAt >= Date.parse(done.children[i - 1].prMergedAt),
+        `child ${i + 1} started before child ${i} merged`,
+      );
+    // Everything landed on main, in order.
+    const log = fixture.github.git(fixture.github.workdir('acme', 'planned'), 'log', '--format=%s', 'main');
+    t.deepEqual(
+      log.split('\n').filter((line) => line.startsWith('Work on')),
+      [...fixture.seeds].reverse().map((seed) => `Work on ${seed}`),
+    );
 
-  const events = (await svc.request('GET', `/plan-runs/${planRun.id}/events`)).text.trim().split('\n').map((line) => JSON.parse(line));
-  const kinds = events.filter((event) => event.kind.startsWith('plan_run.')).map((event) => event.kind);
-  t.deepEqual(kinds.filter((kind) => kind === 'plan_run.dispatched').length, 3);
-  t.deepEqual(kinds.filter((kind) => kind === 'plan_run.merged').length, 3);
-  t.deepEqual(kinds.filter((kind) => kind === 'plan_run.advanced').length, 2);
-  t.is(kinds.at(-1), 'plan_run.succeeded');
-  t.true(events.some((event) => event.kind === 'log.stdout' && event.payload.text === `committed ${fixture.seeds[2]}`), 'child run events are in the union');
-  const keys = events.map((event) => `${event.runId}:${event.seq}`);
-  t.is(new Set(keys).size, keys.length, 'each event once');
+    const events = (await svc.request('GET', `/plan-runs/${planRun.id}/events`)).text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const kinds = events.filter((event) => event.kind.startsWith('plan_run.')).map((event) => event.kind);
+    t.deepEqual(kinds.filter((kind) => kind === 'plan_run.dispatched').length, 3);
+    t.deepEqual(kinds.filter((kind) => kind === 'plan_run.merged').length, 3);
+    t.deepEqual(kinds.filter((kind) => kind === 'plan_run.advanced').length, 2);
+    t.is(kinds.at(-1), 'plan_run.succeeded');
+    t.true(
+      events.some((event) => event.kind === 'log.stdout' && event.payload.text === `committed ${fixture.seeds[2]}`),
+      'child run events are in the union',
+    );
+    const keys = events.map((event) => `${event.runId}:${event.seq}`);
+    t.is(new Set(keys).size, keys.length, 'each event once');
 
-  const listed = await svc.request('GET', `/plan-runs?project=${project}&state=succeeded`);
-  t.true(listed.body.planRuns.some((row: { id: string }) => row.id === planRun.id));
-  t.false((await svc.request('GET', '/plan-runs?state=active')).body.planRuns.some((row: { id: string }) => row.id === planRun.id));
-});
+    const listed = await svc.request('GET', `/plan-runs?project=${project}&state=succeeded`);
+    t.true(listed.body.planRuns.some((row: { id: string }) => row.id === planRun.id));
+    t.false(
+      (await svc.request('GET', '/plan-runs?state=active')).body.planRuns.some(
+        (row: { id: string }) => row.id === planRun.id,
+      ),
+    );
+  },
+);
 
-test.serial('issues keep their order; a closed seed is skipped; a failing child fails the plan-run with its reason; resume skips merged children', async (t) => {
-  const [a, b, c] = ['Alpha', 'Beta', 'Gamma'].map((title) => fixture.github.createSeed('acme', 'planned', title)) as [string, string, string];
-  // A seed closed on the default branch is skipped when its turn comes.
-  const extra = fixture.github.createSeed('acme', 'planned', 'Already done');
-  fixture.github.sd('acme', 'planned', 'close', extra);
-  fixture.github.pushAll('acme', 'planned', 'close a seed');
-  setSwitch(fixture, 'fail', a);
-  const created = await svc.request('POST', '/plan-runs', { body: { project, agent: 'shell', issues: [extra, c, a, b], promptTemplate: fixture.template, dispatcherHandle: 'nightly-bot' } });
-  t.is(created.status, 201, JSON.stringify(created.body));
-  t.deepEqual(created.body.children.map((child: { seedId: string }) => child.seedId), [extra, c, a, b]);
-  t.like(created.body.planRun, { source: 'issues', planId: null, dispatcherHandle: 'nightly-bot' });
+test.serial(
+  'issues keep their order; a closed seed is skipped; a failing child fails the plan-run with its reason; resume skips merged children',
+  async (t) => {
+    const [a, b, c] = ['Alpha', 'Beta', 'Gamma'].map((title) =>
+      fixture.github.createSeed('acme', 'planned', title),
+    ) as [string, string, string];
+    // A seed closed on the default branch is skipped when its turn comes.
+    const extra = fixture.github.createSeed('acme', 'planned', 'Already done');
+    fixture.github.sd('acme', 'planned', 'close', extra);
+    fixture.github.pushAll('acme', 'planned', 'close a seed');
+    setSwitch(fixture, 'fail', a);
+    const created = await svc.request('POST', '/plan-runs', {
+      body: {
+        project,
+        agent: 'shell',
+        issues: [extra, c, a, b],
+        promptTemplate: fixture.template,
+        dispatcherHandle: 'nightly-bot',
+      },
+    });
+    t.is(created.status, 201, JSON.stringify(created.body));
+    t.deepEqual(
+      created.body.children.map((child: { seedId: string }) => child.seedId),
+      [extra, c, a, b],
+    );
+    t.like(created.body.planRun, { source: 'issues', planId: null, dispatcherHandle: 'nightly-bot' });
 
-  const failed = await waitForPlanState(created.body.planRun.id);
-  t.like(failed.planRun, { state: 'failed', failureReason: 'child_crashed' });
-  t.deepEqual(failed.children.map((child: { state: string }) => child.state), ['skipped', 'merged', 'failed', 'pending']);
-  t.is(failed.children[0].runId, null);
-  t.is(failed.children[2].failureReason, 'child_crashed');
-  const mergedRun = failed.children[1].runId;
-  const failedRun = failed.children[2].runId;
+    const failed = await waitForPlanState(created.body.planRun.id);
+    t.like(failed.planRun, { state: 'failed', failureReason: 'child_crashed' });
+    t.deepEqual(
+      failed.children.map((child: { state: string }) => child.state),
+      ['skipped', 'merged', 'failed', 'pending'],
+    );
+    t.is(failed.children[0].runId, null);
+    t.is(failed.children[2].failureReason, 'child_crashed');
+    const mergedRun = failed.children[1].runId;
+    const failedRun = failed.children[2].runId;
 
-  setSwitch(fixture, 'fail', a, false);
-  const resumed = await svc.request('POST', `/plan-runs/${created.body.planRun.id}/resume`, { body: { reason: 'fixed the flaky step' } });
-  t.is(resumed.status, 200, JSON.stringify(resumed.body));
-  t.like(resumed.body, { planRun: { state: 'running' }, resumedChild: { seq: 3, runId: null }, reason: 'fixed the flaky step' });
-  t.truthy(resumed.body.planRun.resumedAt);
-  const done = await waitForPlanState(created.body.planRun.id);
-  t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
-  t.deepEqual(done.children.map((child: { state: string }) => child.state), ['skipped', 'merged', 'merged', 'merged']);
-  t.is(done.children[1].runId, mergedRun, 'the merged child was not run again');
-  t.not(done.children[2].runId, failedRun, 'the failed child was dispatched afresh');
-  t.is(done.planRun.failureReason, null);
-  const again = await svc.request('POST', `/plan-runs/${created.body.planRun.id}/resume`, { body: {} });
-  t.is(again.status, 409);
-  t.is(again.body.error.code, 'state_transition_error');
-});
+    setSwitch(fixture, 'fail', a, false);
+    const resumed = await svc.request('POST', `/plan-runs/${created.body.planRun.id}/resume`, {
+      body: { reason: 'fixed the flaky step' },
+    });
+    t.is(resumed.status, 200, JSON.stringify(resumed.body));
+    t.like(resumed.body, {
+      planRun: { state: 'running' },
+      resumedChild: { seq: 3, runId: null },
+      reason: 'fixed the flaky step',
+    });
+    t.truthy(resumed.body.planRun.resumedAt);
+    const done = await waitForPlanState(created.body.planRun.id);
+    t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
+    t.deepEqual(
+      done.children.map((child: { state: string }) => child.state),
+      ['skipped', 'merged', 'merged', 'merged'],
+    );
+    t.is(done.children[1].runId, mergedRun, 'the merged child was not run again');
+    t.not(done.children[2].runId, failedRun, 'the failed child was dispatched afresh');
+    t.is(done.planRun.failureReason, null);
+    const again = await svc.request('POST', `/plan-runs/${created.body.planRun.id}/resume`, { body: {} });
+    t.is(again.status, 409);
+    t.is(again.body.error.code, 'state_transition_error');
+  },
+);
 
 test.serial('a transient provider error is retried once with a fresh run', async (t) => {
   const seed = fixture.github.createSeed('acme', 'planned', 'Flaky provider');
   fixture.github.pushAll('acme', 'planned', 'one more seed');
   setSwitch(fixture, 'flaky', seed);
-  const created = await svc.request('POST', '/plan-runs', { body: { project, agent: 'shell', issues: [seed], promptTemplate: fixture.template } });
+  const created = await svc.request('POST', '/plan-runs', {
+    body: { project, agent: 'shell', issues: [seed], promptTemplate: fixture.template },
+  });
   const done = await waitForPlanState(created.body.planRun.id);
   t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
   t.is(done.children[0].state, 'merged');
-  const events = (await svc.request('GET', `/plan-runs/${created.body.planRun.id}/events`)).text.trim().split('\n').map((line) => JSON.parse(line));
+  const events = (await svc.request('GET', `/plan-runs/${created.body.planRun.id}/events`)).text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   const retried = events.find((event) => event.kind === 'plan_run.child_retried');
   t.like(retried?.payload, { failureReason: 'provider_error', retryCount: 1 });
   t.not(retried.payload.previousRunId, done.children[0].runId);
-  t.like((await svc.request('GET', `/runs/${retried.payload.previousRunId}`)).body.run, { state: 'failed', failureReason: 'provider_error' });
+  t.like((await svc.request('GET', `/runs/${retried.payload.previousRunId}`)).body.run, {
+    state: 'failed',
+    failureReason: 'provider_error',
+  });
 });
 
-test.serial('cancel stops the in-flight child and the plan-run; it is idempotent; a cancelled plan-run can be resumed', async (t) => {
-  const seed = fixture.github.createSeed('acme', 'planned', 'Slow work');
-  fixture.github.pushAll('acme', 'planned', 'a slow seed');
-  setSwitch(fixture, 'slow', seed);
-  const created = await svc.request('POST', '/plan-runs', { body: { project, agent: 'shell', issues: [seed], promptTemplate: fixture.template } });
-  const id = created.body.planRun.id;
-  const running = await waitFor(
-    async () => {
-      const { body } = await svc.request('GET', `/plan-runs/${id}`);
-      return body.children[0].state === 'running' ? body : undefined;
-    },
-    'the child to run',
-    60_000,
-  );
-  const cancelled = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: { reason: 'not tonight' } });
-  t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
-  t.like(cancelled.body, { planRun: { state: 'cancelled' }, cancelledChild: { childSeq: 1, runId: running.children[0].runId }, alreadyTerminal: false });
-  const run = await waitFor(async () => {
-    const { body } = await svc.request('GET', `/runs/${running.children[0].runId}`);
-    return body.run.state === 'cancelled' ? body.run : undefined;
-  }, 'the child run to be cancelled', 30_000);
-  t.is(run.state, 'cancelled');
-  const again = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: {} });
-  t.like(again.body, { planRun: { state: 'cancelled' }, cancelledChild: null, alreadyTerminal: true });
+test.serial(
+  'cancel stops the in-flight child and the plan-run; it is idempotent; a cancelled plan-run can be resumed',
+  async (t) => {
+    const seed = fixture.github.createSeed('acme', 'planned', 'Slow work');
+    fixture.github.pushAll('acme', 'planned', 'a slow seed');
+    setSwitch(fixture, 'slow', seed);
+    const created = await svc.request('POST', '/plan-runs', {
+      body: { project, agent: 'shell', issues: [seed], promptTemplate: fixture.template },
+    });
+    const id = created.body.planRun.id;
+    const running = await waitFor(
+      async () => {
+        const { body } = await svc.request('GET', `/plan-runs/${id}`);
+        return body.children[0].state === 'running' ? body : undefined;
+      },
+      'the child to run',
+      60_000,
+    );
+    const cancelled = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: { reason: 'not tonight' } });
+    t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
+    t.like(cancelled.body, {
+      planRun: { state: 'cancelled' },
+      cancelledChild: { childSeq: 1, runId: running.children[0].runId },
+      alreadyTerminal: false,
+    });
+    const run = await waitFor(
+      async () => {
+        const { body } = await svc.request('GET', `/runs/${running.children[0].runId}`);
+        return body.run.state === 'cancelled' ? body.run : undefined;
+      },
+      'the child run to be cancelled',
+      30_000,
+    );
+    t.is(run.state, 'cancelled');
+    const again = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: {} });
+    t.like(again.body, { planRun: { state: 'cancelled' }, cancelledChild: null, alreadyTerminal: true });
 
-  setSwitch(fixture, 'slow', seed, false);
-  const resumed = await svc.request('POST', `/plan-runs/${id}/resume`, { body: {} });
-  t.is(resumed.status, 200, JSON.stringify(resumed.body));
-  const done = await waitForPlanState(id);
-  t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
-  t.not(done.children[0].runId, running.children[0].runId);
-});
+    setSwitch(fixture, 'slow', seed, false);
+    const resumed = await svc.request('POST', `/plan-runs/${id}/resume`, { body: {} });
+    t.is(resumed.status, 200, JSON.stringify(resumed.body));
+    const done = await waitForPlanState(id);
+    t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
+    t.not(done.children[0].runId, running.children[0].runId);
+  },
+);
 
 test.serial('bad requests are rejected in the documented order and write nothing', async (t) => {
   const before = (await svc.request('GET', '/plan-runs')).body.planRuns.length;
   const open = fixture.github.createSeed('acme', 'planned', 'Still open');
   const cases: [string, Record<string, unknown>, number, string][] = [
     ['no body fields', {}, 400, 'validation_error'],
-    ['planId and issues', { project, agent: 'shell', planId: fixture.planId, issues: [fixture.seeds[0]] }, 400, 'validation_error'],
+    [
+      'planId and issues',
+      { project, agent: 'shell', planId: fixture.planId, issues: [fixture.seeds[0]] },
+      400,
+      'validation_error',
+    ],
     ['neither planId nor issues', { project, agent: 'shell' }, 400, 'validation_error'],
-    ['duplicate issues', { project, agent: 'shell', issues: [fixture.seeds[0], fixture.seeds[0]] }, 400, 'validation_error'],
+    [
+      'duplicate issues',
+      { project, agent: 'shell', issues: [fixture.seeds[0], fixture.seeds[0]] },
+      400,
+      'validation_error',
+    ],
     ['negative cap', { project, agent: 'shell', planId: fixture.planId, maxCostUsd: -1 }, 400, 'validation_error'],
     ['unknown project', { project: 'prj_000000000000', agent: 'shell', planId: fixture.planId }, 404, 'not_found'],
-    ['template without {seed_id}', { project, agent: 'nobody', planId: fixture.planId, promptTemplate: 'do it' }, 400, 'validation_error'],
+    [
+      'template without {seed_id}',
+      { project, agent: 'nobody', planId: fixture.planId, promptTemplate: 'do it' },
+      400,
+      'validation_error',
+    ],
     ['unknown plan', { project, agent: 'shell', planId: 'pl-nope' }, 400, 'validation_error'],
     ['unknown issue', { project, agent: 'shell', issues: ['nope-0000'] }, 400, 'validation_error'],
     ['every child closed', { project, agent: 'shell', planId: fixture.planId }, 400, 'plan_has_no_open_children'],
@@ -184,7 +296,8 @@ test.serial('bad requests are rejected in the documented order and write nothing
     t.is(response.status, status, `${name}: ${JSON.stringify(response.body)}`);
     t.is(response.body.error?.code, code, name);
   }
-  const bare = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/unseeded' } })).body.project.id;
+  const bare = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/unseeded' } })).body
+    .project.id;
   const lacking = await svc.request('POST', '/plan-runs', { body: { project: bare, agent: 'shell', issues: ['x-1'] } });
   t.like(lacking, { status: 400, body: { error: { code: 'project_lacks_seeds' } } });
   t.is((await svc.request('GET', '/plan-runs')).body.planRuns.length, before, 'nothing was written');

@@ -28,7 +28,10 @@ test('an exclusive holder keeps others out; shared holders overlap', async (t) =
 
 test('the lock is released when the work throws', async (t) => {
   const lock = join(mkdtempSync(join(tmpdir(), 'svc-lock-')), 'p.lock');
-  await t.throwsAsync(withProjectLock(lock, 'exclusive', async () => Promise.reject(new Error('boom'))), { message: 'boom' });
+  await t.throwsAsync(
+    withProjectLock(lock, 'exclusive', async () => Promise.reject(new Error('boom'))),
+    { message: 'boom' },
+  );
   t.is(await withProjectLock(lock, 'exclusive', async () => 'free again'), 'free again');
 });
 
@@ -37,17 +40,26 @@ test('concurrent refreshes and runs on one project all succeed and leave a sound
   github.createRepo('acme', 'busy', { files: { 'data.txt': '0\n' } });
   const svc = await startTestStack();
   t.teardown(() => svc.stop());
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/busy' } })).body.project;
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/busy' } })).body
+    .project;
 
   const work: Promise<unknown>[] = [];
   for (let i = 1; i <= 4; i++) {
     github.commit('acme', 'busy', { 'data.txt': `${i}\n` }, `change ${i}`);
     work.push(svc.request('POST', `/projects/${project.id}/refresh`).then((response) => t.is(response.status, 200)));
     work.push(
-      svc.request('POST', '/runs', { body: { agent: 'shell', project: project.id, prompt: 'git status --porcelain | wc -l; git fsck --no-progress' } }).then(async (response) => {
-        t.is(response.status, 201);
-        t.is((await waitForRunState(svc, response.body.run.id)).state, 'succeeded');
-      }),
+      svc
+        .request('POST', '/runs', {
+          body: {
+            agent: 'shell',
+            project: project.id,
+            prompt: 'git status --porcelain | wc -l; git fsck --no-progress',
+          },
+        })
+        .then(async (response) => {
+          t.is(response.status, 201);
+          t.is((await waitForRunState(svc, response.body.run.id)).state, 'succeeded');
+        }),
     );
   }
   await Promise.all(work);

@@ -25,7 +25,9 @@ for (const leg of DATABASE_LEGS) {
     if (leg !== 'sqlite') t.teardown(() => stack.stop());
     github.createRepo('acme', `lifecycle-${leg}`);
 
-    const created = await stack.request('POST', '/projects', { body: { gitUrl: `git@github.com:acme/lifecycle-${leg}.git` } });
+    const created = await stack.request('POST', '/projects', {
+      body: { gitUrl: `git@github.com:acme/lifecycle-${leg}.git` },
+    });
     t.is(created.status, 201, JSON.stringify(created.body));
     const project = created.body.project;
     t.regex(project.id, /^prj_[0-9a-z]{12}$/);
@@ -38,9 +40,17 @@ for (const leg of DATABASE_LEGS) {
     t.truthy(project.lastFetchedAt);
 
     t.deepEqual((await stack.request('GET', `/projects/${project.id}`)).body.project, project);
-    t.deepEqual((await stack.request('GET', '/projects')).body.projects.map((p: { id: string }) => p.id).includes(project.id), true);
+    t.deepEqual(
+      (await stack.request('GET', '/projects')).body.projects.map((p: { id: string }) => p.id).includes(project.id),
+      true,
+    );
 
-    const upstreamHead = github.commit('acme', `lifecycle-${leg}`, { '.seeds/issues.jsonl': '', 'src/a.txt': 'a\n' }, 'add seeds');
+    const upstreamHead = github.commit(
+      'acme',
+      `lifecycle-${leg}`,
+      { '.seeds/issues.jsonl': '', 'src/a.txt': 'a\n' },
+      'add seeds',
+    );
     const refreshed = await stack.request('POST', `/projects/${project.id}/refresh`);
     t.is(refreshed.status, 200);
     t.is(refreshed.body.headSha, upstreamHead);
@@ -49,7 +59,9 @@ for (const leg of DATABASE_LEGS) {
     t.true(refreshed.body.project.hasSeeds);
     t.true(existsSync(join(project.localPath, 'src', 'a.txt')));
 
-    const { body } = await stack.request('POST', '/runs', { body: { agent: 'shell', project: project.id, prompt: 'test -f src/a.txt && git log --oneline | wc -l' } });
+    const { body } = await stack.request('POST', '/runs', {
+      body: { agent: 'shell', project: project.id, prompt: 'test -f src/a.txt && git log --oneline | wc -l' },
+    });
     const run = await waitForRunState(stack, body.run.id);
     t.is(run.state, 'succeeded', 'the run worked in a clone of the project');
     t.is(run.projectId, project.id);
@@ -65,7 +77,12 @@ for (const leg of DATABASE_LEGS) {
 }
 
 test.serial('every accepted URL form registers the same canonical repository', async (t) => {
-  for (const form of ['https://github.com/acme/widget.git', 'github.com/acme/widget', 'ssh://git@github.com/acme/widget', 'http://github.com/acme/widget/']) {
+  for (const form of [
+    'https://github.com/acme/widget.git',
+    'github.com/acme/widget',
+    'ssh://git@github.com/acme/widget',
+    'http://github.com/acme/widget/',
+  ]) {
     const created = await svc.request('POST', '/projects', { body: { gitUrl: form } });
     t.is(created.status, 201, `${form}: ${JSON.stringify(created.body)}`);
     t.is(created.body.project.gitUrl, 'https://github.com/acme/widget');
@@ -78,13 +95,17 @@ test.serial('default branch: detected from the remote HEAD, overridable, and a m
   t.is(detected.body.project.defaultBranch, 'trunk');
   await svc.request('DELETE', `/projects/${detected.body.project.id}`);
 
-  const overridden = await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/trunky', defaultBranch: 'develop' } });
+  const overridden = await svc.request('POST', '/projects', {
+    body: { gitUrl: 'https://github.com/acme/trunky', defaultBranch: 'develop' },
+  });
   t.is(overridden.status, 201);
   t.is(overridden.body.project.defaultBranch, 'develop');
   t.is(github.git(overridden.body.project.localPath, 'rev-parse', '--abbrev-ref', 'HEAD'), 'develop');
   await svc.request('DELETE', `/projects/${overridden.body.project.id}`);
 
-  const missing = await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/trunky', defaultBranch: 'nope' } });
+  const missing = await svc.request('POST', '/projects', {
+    body: { gitUrl: 'https://github.com/acme/trunky', defaultBranch: 'nope' },
+  });
   t.is(missing.status, 503);
   t.is(missing.body.error.code, 'project_unavailable');
   t.regex(missing.body.error.message, /branch "nope" does not exist/);
@@ -93,13 +114,24 @@ test.serial('default branch: detected from the remote HEAD, overridable, and a m
 
 test.serial('rejections: bad URLs and duplicates are 400 validation_error and change nothing', async (t) => {
   const before = (await svc.request('GET', '/projects')).body.projects.length;
-  for (const gitUrl of ['https://user:pw@github.com/acme/widget', 'https://gitlab.com/acme/widget', 'https://github.com/acme', 'https://github.com/-x/widget', 'not a url']) {
+  for (const gitUrl of [
+    'https://user:pw@github.com/acme/widget',
+    'https://gitlab.com/acme/widget',
+    'https://github.com/acme',
+    'https://github.com/-x/widget',
+    'not a url',
+  ]) {
     const response = await svc.request('POST', '/projects', { body: { gitUrl } });
     t.is(response.status, 400, gitUrl);
     t.is(response.body.error.code, 'validation_error');
     t.truthy(response.body.error.hint);
   }
-  for (const body of [{}, { gitUrl: 42 }, { gitUrl: 'https://github.com/acme/widget', extra: 1 }, { gitUrl: 'https://github.com/acme/widget', defaultBranch: 'has space' }]) {
+  for (const body of [
+    {},
+    { gitUrl: 42 },
+    { gitUrl: 'https://github.com/acme/widget', extra: 1 },
+    { gitUrl: 'https://github.com/acme/widget', defaultBranch: 'has space' },
+  ]) {
     const response = await svc.request('POST', '/projects', { body });
     t.is(response.status, 400, JSON.stringify(body));
   }
@@ -112,12 +144,22 @@ test.serial('rejections: bad URLs and duplicates are 400 validation_error and ch
 });
 
 test.serial('a clone that fails is 503 project_unavailable and leaves nothing behind', async (t) => {
-  const response = await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/does-not-exist' } });
+  const response = await svc.request('POST', '/projects', {
+    body: { gitUrl: 'https://github.com/acme/does-not-exist' },
+  });
   t.is(response.status, 503);
   t.is(response.body.error.code, 'project_unavailable');
   t.false(existsSync(join(svc.config.projectsRoot, 'acme', 'does-not-exist')));
-  t.false(readdirSync(join(svc.config.projectsRoot, 'acme')).some((entry) => entry.startsWith('does-not-exist')), 'no partial clone');
-  t.is((await svc.request('GET', '/projects')).body.projects.filter((p: { gitUrl: string }) => p.gitUrl.endsWith('does-not-exist')).length, 0);
+  t.false(
+    readdirSync(join(svc.config.projectsRoot, 'acme')).some((entry) => entry.startsWith('does-not-exist')),
+    'no partial clone',
+  );
+  t.is(
+    (await svc.request('GET', '/projects')).body.projects.filter((p: { gitUrl: string }) =>
+      p.gitUrl.endsWith('does-not-exist'),
+    ).length,
+    0,
+  );
 });
 
 test.serial('refresh to another ref, refresh of an unknown project, and registration runs as a workflow', async (t) => {

@@ -17,14 +17,32 @@ github.sd('acme', 'tracked', 'block', second, '--by', first);
 const epic = github.createSeed('acme', 'tracked', 'The epic', ['--type', 'epic']);
 github.sd('acme', 'tracked', 'plan', 'create', epic);
 const workdir = github.workdir('acme', 'tracked');
-const planLine = (file: string) => JSON.parse(readFileSync(join(workdir, '.seeds', file), 'utf8').trim().split('\n').at(-1)!) as { id: string };
+const planLine = (file: string) =>
+  JSON.parse(
+    readFileSync(join(workdir, '.seeds', file), 'utf8')
+      .trim()
+      .split('\n')
+      .at(-1)!,
+  ) as { id: string };
 const planId = planLine('plans.jsonl').id;
 github.sd('acme', 'tracked', 'plan', 'adopt', planId, first, second, third);
 github.sd('acme', 'tracked', 'close', first);
 // Hand-written lines the reader must survive: garbage, a record with no id, and a duplicate id
 // whose later line wins.
-appendFileSync(join(workdir, '.seeds', 'issues.jsonl'), 'this is not json\n{"title":"no id"}\n' + JSON.stringify({ id: third, title: 'Third step, renamed', status: 'open' }) + '\n');
-appendFileSync(join(workdir, '.seeds', 'plans.jsonl'), '{broken\n' + JSON.stringify({ id: 'pl-draft', status: 'draft', children: [third] }) + '\n' + JSON.stringify({ id: 'pl-done', status: 'approved', children: [first] }) + '\n');
+appendFileSync(
+  join(workdir, '.seeds', 'issues.jsonl'),
+  'this is not json\n{"title":"no id"}\n' +
+    JSON.stringify({ id: third, title: 'Third step, renamed', status: 'open' }) +
+    '\n',
+);
+appendFileSync(
+  join(workdir, '.seeds', 'plans.jsonl'),
+  '{broken\n' +
+    JSON.stringify({ id: 'pl-draft', status: 'draft', children: [third] }) +
+    '\n' +
+    JSON.stringify({ id: 'pl-done', status: 'approved', children: [first] }) +
+    '\n',
+);
 github.pushAll('acme', 'tracked', 'seeds');
 
 let svc: TestStack;
@@ -32,8 +50,10 @@ let tracked: string;
 let untracked: string;
 test.before(async () => {
   svc = await startTestStack();
-  tracked = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/tracked' } })).body.project.id;
-  untracked = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/untracked' } })).body.project.id;
+  tracked = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/tracked' } })).body
+    .project.id;
+  untracked = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/untracked' } })).body
+    .project.id;
 });
 test.after.always(() => svc?.stop());
 
@@ -61,7 +81,10 @@ test('seeds/plans is the plans list, never a seed called "plans"', async (t) => 
   t.is(response.status, 200);
   const plans = response.body.plans as { id: string; status: string; childCount: number; name?: string }[];
   t.deepEqual(plans.map((plan) => plan.id).sort(), [planId, 'pl-done', 'pl-draft'].sort());
-  t.like(plans.find((plan) => plan.id === planId), { status: 'approved', childCount: 3, name: 'The epic' });
+  t.like(
+    plans.find((plan) => plan.id === planId),
+    { status: 'approved', childCount: 3, name: 'The epic' },
+  );
 });
 
 test.serial('ready plans: approved, with an open child, not dispatched yet', async (t) => {
@@ -73,7 +96,27 @@ test.serial('ready plans: approved, with an open child, not dispatched yet', asy
 test.serial('a plan that was dispatched once is no longer ready', async (t) => {
   const em = svc.stack.readModel.em();
   const now = new Date();
-  em.create(PlanRunEntity, { id: 'plnr_000000000000', planId, source: 'plan', projectId: tracked, agentName: 'shell', promptTemplate: 'work on sd {seed_id}', ref: null, providerOverride: null, modelOverride: null, maxCostUsd: null, dispatcherHandle: 'operator', trigger: 'manual', state: 'succeeded', failureReason: null, createdAt: now, startedAt: now, endedAt: now, resumedAt: null, updatedAt: now });
+  em.create(PlanRunEntity, {
+    id: 'plnr_000000000000',
+    planId,
+    source: 'plan',
+    projectId: tracked,
+    agentName: 'shell',
+    promptTemplate: 'work on sd {seed_id}',
+    ref: null,
+    providerOverride: null,
+    modelOverride: null,
+    maxCostUsd: null,
+    dispatcherHandle: 'operator',
+    trigger: 'manual',
+    state: 'succeeded',
+    failureReason: null,
+    createdAt: now,
+    startedAt: now,
+    endedAt: now,
+    resumedAt: null,
+    updatedAt: now,
+  });
   await em.flush();
   t.teardown(() => svc.stack.readModel.em().nativeDelete(PlanRunEntity, { id: 'plnr_000000000000' }));
   t.deepEqual((await svc.request('GET', `/projects/${tracked}/ready-plans`)).body.plans, []);

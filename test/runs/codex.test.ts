@@ -20,18 +20,32 @@ test('Codex runs the scripted command, commits, and svc pushes and opens the PR'
   await forge.start();
   t.teardown(() => forge.stop());
   const model = new ScriptedModel([
-    { toolUse: { name: 'Bash', input: { command: 'printf "hi from codex\\n" > codex.txt && git add codex.txt && git commit -q -m "Codex change" && echo committed' } } },
+    {
+      toolUse: {
+        name: 'Bash',
+        input: {
+          command:
+            'printf "hi from codex\\n" > codex.txt && git add codex.txt && git commit -q -m "Codex change" && echo committed',
+        },
+      },
+    },
     { text: 'Committed codex.txt.' },
   ]);
   await model.start();
   t.teardown(() => model.stop());
   const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
-  writeFileSync(agentsFile, `agents:\n  - name: codex\n    runtime: codex\n    command: ["${CODEX}"]\n    model: gpt-test\n`);
+  writeFileSync(
+    agentsFile,
+    `agents:\n  - name: codex\n    runtime: codex\n    command: ["${CODEX}"]\n    model: gpt-test\n`,
+  );
   process.env.OPENAI_BASE_URL = `${model.url}/v1`;
   process.env.OPENAI_API_KEY = 'sk-test-key';
-  const svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url } });
+  const svc = await startTestStack({
+    env: { SVC_AGENTS_FILE: agentsFile, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url },
+  });
   t.teardown(() => svc.stop());
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/codex-work' } })).body.project.id;
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/codex-work' } }))
+    .body.project.id;
   const { body } = await svc.request('POST', '/runs', { body: { agent: 'codex', project, prompt: 'Add codex.txt' } });
   const run = await waitForRunState(svc, body.run.id, undefined, 120_000);
   t.is(run.state, 'succeeded', JSON.stringify(run));

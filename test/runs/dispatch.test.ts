@@ -26,7 +26,8 @@ test('with no worker at all, POST /runs answers 201 queued and GET /runs/{id} re
 test('an Idempotency-Key makes a retried dispatch find the same run, durably', async (t) => {
   const svc = await startTestStack();
   t.teardown(() => svc.stop());
-  const send = (key: string, prompt = 'echo once') => svc.request('POST', '/runs', { body: { agent: 'shell', prompt }, headers: { 'idempotency-key': key } });
+  const send = (key: string, prompt = 'echo once') =>
+    svc.request('POST', '/runs', { body: { agent: 'shell', prompt }, headers: { 'idempotency-key': key } });
   const first = await send('deploy-42');
   const again = await send('deploy-42', 'echo a different body is still the same request');
   t.is(first.status, 201);
@@ -40,7 +41,15 @@ test('an Idempotency-Key makes a retried dispatch find the same run, durably', a
   const connection = await Connection.connect({ address: svc.stack.temporalAddress });
   t.teardown(() => connection.close());
   t.is((await new Client({ connection }).workflow.count(`TaskQueue = '${svc.config.taskQueue}'`)).count, 2);
-  t.is((await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'x' }, headers: { 'idempotency-key': 'has space' } })).status, 400);
+  t.is(
+    (
+      await svc.request('POST', '/runs', {
+        body: { agent: 'shell', prompt: 'x' },
+        headers: { 'idempotency-key': 'has space' },
+      })
+    ).status,
+    400,
+  );
 });
 
 test('a sandbox whose supervisor dies without a word fails the run with sandbox_run_lost', async (t) => {
@@ -51,7 +60,10 @@ test('a sandbox whose supervisor dies without a word fails the run with sandbox_
   const supervisorFile = join(svc.config.dataDir, 'sandboxes', body.run.id, 'supervisor.json');
   const agentFile = join(svc.config.dataDir, 'sandboxes', body.run.id, 'agent.json');
   const { pid: supervisor } = JSON.parse(readFileSync(supervisorFile, 'utf8')) as { pid: number };
-  const { pid: agent } = await waitFor(async () => JSON.parse(readFileSync(agentFile, 'utf8')) as { pid: number }, 'the agent record');
+  const { pid: agent } = await waitFor(
+    async () => JSON.parse(readFileSync(agentFile, 'utf8')) as { pid: number },
+    'the agent record',
+  );
   // The supervisor first: had the agent died first, the supervisor would have recorded its exit.
   process.kill(supervisor, 'SIGKILL');
   process.kill(-agent, 'SIGKILL');
@@ -59,19 +71,30 @@ test('a sandbox whose supervisor dies without a word fails the run with sandbox_
 });
 
 test('a project brings its own agents in .svc/agents/, for its runs only; a broken one is 422', async (t) => {
-  github.createRepo('acme', 'own-agents', { files: { '.svc/agents/reviewer.yaml': 'description: reviews\ncommand: ["bash", "-c", "echo reviewed by the project agent"]\nsteering: none\n' } });
+  github.createRepo('acme', 'own-agents', {
+    files: {
+      '.svc/agents/reviewer.yaml':
+        'description: reviews\ncommand: ["bash", "-c", "echo reviewed by the project agent"]\nsteering: none\n',
+    },
+  });
   github.createRepo('acme', 'broken-agents', { files: { '.svc/agents/bad.yaml': 'command: "not a list"\n' } });
   const svc = await startTestStack();
   t.teardown(() => svc.stop());
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/own-agents' } })).body.project.id;
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/own-agents' } }))
+    .body.project.id;
   const { body } = await svc.request('POST', '/runs', { body: { agent: 'reviewer', project, prompt: 'review' } });
   t.is(body.run.renderedAgentJson.source, 'project');
   const run = await waitForRunState(svc, body.run.id);
   t.is(run.state, 'succeeded');
   t.regex((await svc.request('GET', `/runs/${run.id}/events?follow=0`)).text, /reviewed by the project agent/);
-  t.is((await svc.request('POST', '/runs', { body: { agent: 'reviewer', prompt: 'review' } })).status, 404, 'not without the project');
+  t.is(
+    (await svc.request('POST', '/runs', { body: { agent: 'reviewer', prompt: 'review' } })).status,
+    404,
+    'not without the project',
+  );
 
-  const broken = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/broken-agents' } })).body.project.id;
+  const broken = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/broken-agents' } }))
+    .body.project.id;
   const refused = await svc.request('POST', '/runs', { body: { agent: 'bad', project: broken, prompt: 'x' } });
   t.is(refused.status, 422);
   t.is(refused.body.error.code, 'agent_schema_error');
@@ -82,16 +105,27 @@ test('GET /runs filters by project or agent, pages, and sorts both ways', async 
   github.createRepo('acme', 'listing');
   const svc = await startTestStack();
   t.teardown(() => svc.stop());
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/listing' } })).body.project.id;
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/listing' } })).body
+    .project.id;
   const ids: string[] = [];
-  for (const body of [{ agent: 'shell', prompt: 'true' }, { agent: 'shell', project, prompt: 'true' }, { agent: 'shell', project, prompt: 'true' }]) {
+  for (const body of [
+    { agent: 'shell', prompt: 'true' },
+    { agent: 'shell', project, prompt: 'true' },
+    { agent: 'shell', project, prompt: 'true' },
+  ]) {
     ids.push((await svc.request('POST', '/runs', { body })).body.run.id);
   }
   for (const id of ids) await waitForRunState(svc, id);
   const newestFirst = (await svc.request('GET', '/runs')).body;
   t.is(newestFirst.total, 3);
-  t.deepEqual(newestFirst.runs.map((run: { id: string }) => run.id), [...ids].reverse());
-  t.deepEqual((await svc.request('GET', '/runs?dir=asc')).body.runs.map((run: { id: string }) => run.id), ids);
+  t.deepEqual(
+    newestFirst.runs.map((run: { id: string }) => run.id),
+    [...ids].reverse(),
+  );
+  t.deepEqual(
+    (await svc.request('GET', '/runs?dir=asc')).body.runs.map((run: { id: string }) => run.id),
+    ids,
+  );
   const byProject = (await svc.request('GET', `/runs?project=${project}`)).body;
   t.is(byProject.total, 2);
   t.true(byProject.runs.every((run: { projectId: string }) => run.projectId === project));
@@ -99,6 +133,9 @@ test('GET /runs filters by project or agent, pages, and sorts both ways', async 
   t.is((await svc.request('GET', '/runs?agent=claude-code')).body.total, 0);
   const page = (await svc.request('GET', '/runs?limit=1&offset=1&dir=asc')).body;
   t.like(page, { total: 3, limit: 1, offset: 1 });
-  t.deepEqual(page.runs.map((run: { id: string }) => run.id), [ids[1]]);
+  t.deepEqual(
+    page.runs.map((run: { id: string }) => run.id),
+    [ids[1]],
+  );
   t.is((await svc.request('GET', '/runs?sort=cost')).body.runs.length, 3);
 });

@@ -21,23 +21,43 @@ async function readStream(path: string, signal?: AbortSignal): Promise<any[]> {
   if (response.status !== 200) throw new Error(`${response.status}: ${await response.text()}`);
   if (!response.headers.get('content-type')?.startsWith('application/x-ndjson')) throw new Error('not NDJSON');
   const text = await response.text();
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 test.serial('following a live run yields every event once, in order, and ends after the terminal line', async (t) => {
-  const { body } = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo one\nsleep 1\necho two\nsleep 1\necho three' } });
+  const { body } = await svc.request('POST', '/runs', {
+    body: { agent: 'shell', prompt: 'echo one\nsleep 1\necho two\nsleep 1\necho three' },
+  });
   const lines = await readStream(`/runs/${body.run.id}/events`);
-  t.deepEqual(lines.map((line) => line.seq), lines.map((_, i) => i + 1));
-  t.deepEqual(lines.filter((line) => line.stream === 'stdout').map((line) => line.payload.text), ['one', 'two', 'three']);
+  t.deepEqual(
+    lines.map((line) => line.seq),
+    lines.map((_, i) => i + 1),
+  );
+  t.deepEqual(
+    lines.filter((line) => line.stream === 'stdout').map((line) => line.payload.text),
+    ['one', 'two', 'three'],
+  );
   t.like(lines.at(-1), { kind: 'state_change', payload: { type: 'result', state: 'succeeded' } });
   t.deepEqual(Object.keys(lines[0]).sort(), ['id', 'kind', 'payload', 'runId', 'seq', 'stream', 'ts']);
   t.true(lines.every((line) => line.runId === body.run.id && !Number.isNaN(Date.parse(line.ts))));
 
   const history = await readStream(`/runs/${body.run.id}/events?follow=0`);
   t.deepEqual(history, lines, 'a finished run replays the same lines and closes');
-  t.deepEqual((await readStream(`/runs/${body.run.id}/events?since=3`)).map((line) => line.seq), lines.slice(3).map((line) => line.seq));
-  t.deepEqual((await readStream(`/runs/${body.run.id}/events?limit=2`)).map((line) => line.seq), [1, 2]);
-  t.deepEqual((await readStream(`/runs/${body.run.id}/events?since=2&limit=2`)).map((line) => line.seq), [3, 4]);
+  t.deepEqual(
+    (await readStream(`/runs/${body.run.id}/events?since=3`)).map((line) => line.seq),
+    lines.slice(3).map((line) => line.seq),
+  );
+  t.deepEqual(
+    (await readStream(`/runs/${body.run.id}/events?limit=2`)).map((line) => line.seq),
+    [1, 2],
+  );
+  t.deepEqual(
+    (await readStream(`/runs/${body.run.id}/events?since=2&limit=2`)).map((line) => line.seq),
+    [3, 4],
+  );
 });
 
 test.serial('bad event-stream parameters are 400, an unknown run 404', async (t) => {
@@ -53,9 +73,14 @@ test.serial('bad event-stream parameters are 400, an unknown run 404', async (t)
 test.serial('cancel stops a running agent, records why, and is idempotent', async (t) => {
   const { body } = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo started\nsleep 60' } });
   const runId = body.run.id;
-  await waitFor(async () => (await readStream(`/runs/${runId}/events?follow=0`)).some((line) => line.payload?.text === 'started'), 'the agent to start');
+  await waitFor(
+    async () => (await readStream(`/runs/${runId}/events?follow=0`)).some((line) => line.payload?.text === 'started'),
+    'the agent to start',
+  );
   // The agent's host pid, as the sandbox supervisor recorded it (inside a sandbox $$ is another number).
-  const agentPid = (JSON.parse(readFileSync(join(svc.config.dataDir, 'sandboxes', runId, 'agent.json'), 'utf8')) as { pid: number }).pid;
+  const agentPid = (
+    JSON.parse(readFileSync(join(svc.config.dataDir, 'sandboxes', runId, 'agent.json'), 'utf8')) as { pid: number }
+  ).pid;
   t.true(isProcessAlive(agentPid));
 
   const cancelled = await svc.request('POST', `/runs/${runId}/cancel`, { body: { reason: 'changed my mind' } });
@@ -66,7 +91,10 @@ test.serial('cancel stops a running agent, records why, and is idempotent', asyn
   const run = (await svc.request('GET', `/runs/${runId}`)).body.run;
   t.like(run, { state: 'cancelled', failureReason: null });
   const lines = await readStream(`/runs/${runId}/events?follow=0`);
-  t.like(lines.find((line) => line.kind === 'cancel.requested'), { payload: { reason: 'changed my mind', requestedBy: 'operator' } });
+  t.like(
+    lines.find((line) => line.kind === 'cancel.requested'),
+    { payload: { reason: 'changed my mind', requestedBy: 'operator' } },
+  );
   t.like(lines.at(-1), { kind: 'state_change', payload: { state: 'cancelled' } });
 
   const again = await svc.request('POST', `/runs/${runId}/cancel`);
@@ -76,9 +104,15 @@ test.serial('cancel stops a running agent, records why, and is idempotent', asyn
 });
 
 test.serial('cancel reaches an agent that ignores SIGTERM', async (t) => {
-  const { body } = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: "trap '' TERM\necho stubborn\nwhile true; do sleep 1; done" } });
+  const { body } = await svc.request('POST', '/runs', {
+    body: { agent: 'shell', prompt: "trap '' TERM\necho stubborn\nwhile true; do sleep 1; done" },
+  });
   await waitForRunState(svc, body.run.id, ['running']);
-  await waitFor(async () => (await readStream(`/runs/${body.run.id}/events?follow=0`)).some((line) => line.payload?.text === 'stubborn'), 'the agent to start');
+  await waitFor(
+    async () =>
+      (await readStream(`/runs/${body.run.id}/events?follow=0`)).some((line) => line.payload?.text === 'stubborn'),
+    'the agent to start',
+  );
   const cancelled = await svc.request('POST', `/runs/${body.run.id}/cancel`);
   t.is(cancelled.body.state, 'cancelled');
 });
@@ -86,7 +120,9 @@ test.serial('cancel reaches an agent that ignores SIGTERM', async (t) => {
 test.serial('a server shutdown ends open event streams instead of leaving clients hanging', async (t) => {
   const own = await startTestStack();
   const { body } = await own.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo waiting\nsleep 30' } });
-  const response = await fetch(`${own.url}/runs/${body.run.id}/events?follow=1`, { headers: { authorization: `Bearer ${own.token}` } });
+  const response = await fetch(`${own.url}/runs/${body.run.id}/events?follow=1`, {
+    headers: { authorization: `Bearer ${own.token}` },
+  });
   const reading = response.text();
   await waitForRunState(own, body.run.id, ['running']);
   await own.request('POST', `/runs/${body.run.id}/cancel`).catch(() => undefined);
@@ -97,13 +133,21 @@ test.serial('a server shutdown ends open event streams instead of leaving client
 });
 
 test.serial('svc run dispatches, tails the events and exits 0 only on success', async (t) => {
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/runs-cli' } })).body.project.id;
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/runs-cli' } }))
+    .body.project.id;
   const cli = async (...args: string[]) => {
     const handle = spawnSvc(['run', ...args, `--url=${svc.url}`, `--token=${svc.token}`], { ...process.env });
     let stdout = '';
     handle.child.stdout!.on('data', (chunk) => (stdout += chunk));
     const code = await handle.exited;
-    return { code, lines: stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)), output: handle.output() };
+    return {
+      code,
+      lines: stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line)),
+      output: handle.output(),
+    };
   };
   const ok = await cli('shell', project, '-p', 'cat README.md', '--seed', 'acme-1', '--model', 'm1');
   t.is(ok.code, 0, ok.output);

@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { startTestStack, waitForRunState } from '../support/stack.ts';
 
 const events = async (svc: Awaited<ReturnType<typeof startTestStack>>, runId: string) =>
-  (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 
 test('under bubblewrap the agent sees a minimal read-only system and its own workspace, home and PID namespace', async (t) => {
   const cache = mkdtempSync(join(tmpdir(), 'svc-cache-'));
@@ -18,7 +21,9 @@ test('under bubblewrap the agent sees a minimal read-only system and its own wor
   // As an operator would: readable (and, for rw, writable) by the sandboxes' unprivileged uids.
   chmodSync(cache, 0o755);
   chmodSync(scratch, 0o1777);
-  const svc = await startTestStack({ env: { SVC_SANDBOX: 'bubblewrap', SVC_SANDBOX_BINDS: `${cache}:/cache,${scratch}:/scratch:rw` } });
+  const svc = await startTestStack({
+    env: { SVC_SANDBOX: 'bubblewrap', SVC_SANDBOX_BINDS: `${cache}:/cache,${scratch}:/scratch:rw` },
+  });
   t.teardown(() => svc.stop());
   const escape = `/usr/svc-escape-${process.pid}`;
   const prompt = [
@@ -39,11 +44,44 @@ test('under bubblewrap the agent sees a minimal read-only system and its own wor
   const out = log.filter((event) => event.stream === 'stdout').map((event) => event.payload.text as string);
   t.false(existsSync(escape), 'the system is read-only to the agent');
   t.true(out.some((line) => /Read-only file system/.test(line)));
-  t.true(Number(out.find((line) => line.startsWith('processes='))!.slice(10)) < 10, 'a fresh PID namespace: only the sandbox\'s few processes');
+  t.true(
+    Number(out.find((line) => line.startsWith('processes='))!.slice(10)) < 10,
+    "a fresh PID namespace: only the sandbox's few processes",
+  );
   t.true(out.includes('ok'), 'the workspace is writable');
   t.true(out.includes('home=/home/agent tmp=/tmp pwd=/workspace user=agent'));
-  const top = out.find((line) => line.startsWith('top='))!.slice(4).trim().split(' ');
-  t.deepEqual(top.filter((entry) => !['bin', 'lib', 'lib32', 'lib64', 'libx32', 'sbin', 'usr', 'etc', 'dev', 'proc', 'home', 'tmp', 'run', 'workspace', 'cache', 'scratch'].includes(entry)).filter((entry) => !process.execPath.startsWith(`/${entry}/`)), [], `only the minimal system at the root: ${top.join(' ')}`);
+  const top = out
+    .find((line) => line.startsWith('top='))!
+    .slice(4)
+    .trim()
+    .split(' ');
+  t.deepEqual(
+    top
+      .filter(
+        (entry) =>
+          ![
+            'bin',
+            'lib',
+            'lib32',
+            'lib64',
+            'libx32',
+            'sbin',
+            'usr',
+            'etc',
+            'dev',
+            'proc',
+            'home',
+            'tmp',
+            'run',
+            'workspace',
+            'cache',
+            'scratch',
+          ].includes(entry),
+      )
+      .filter((entry) => !process.execPath.startsWith(`/${entry}/`)),
+    [],
+    `only the minimal system at the root: ${top.join(' ')}`,
+  );
   t.true(out.includes('cache=from the operator'));
   t.true(out.includes('cache_readonly'), 'an operator bind is read-only by default');
   t.true(out.includes('scratch_writable'), 'and writable when marked rw');
@@ -53,7 +91,9 @@ test('under bubblewrap the agent sees a minimal read-only system and its own wor
 
 test('a sandbox that cannot start fails the run with sandbox_failed', async (t) => {
   // A bind mount whose source does not exist: bubblewrap itself refuses to start the sandbox.
-  const svc = await startTestStack({ env: { SVC_SANDBOX: 'bubblewrap', SVC_SANDBOX_BINDS: '/nonexistent/svc-cache:/cache' } });
+  const svc = await startTestStack({
+    env: { SVC_SANDBOX: 'bubblewrap', SVC_SANDBOX_BINDS: '/nonexistent/svc-cache:/cache' },
+  });
   t.teardown(() => svc.stop());
   const { body } = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo never' } });
   const run = await waitForRunState(svc, body.run.id);

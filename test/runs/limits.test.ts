@@ -10,12 +10,24 @@ import { startTestStack, waitForRunState, type TestStack } from '../support/stac
 
 const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
 // Reports a cumulative spend of $0.20, then $0.60, then would go on for a minute.
-const SPENDER = 'echo \'{"type":"svc.usage","costUsd":0.2,"tokensInput":100,"tokensOutput":10}\'; sleep 0.5; echo \'{"type":"svc.usage","costUsd":0.6,"tokensInput":300,"tokensOutput":30}\'; sleep 60; echo finished';
-writeFileSync(agentsFile, ['agents:', '  - name: spender', `    command: ["bash", "-c", ${JSON.stringify(SPENDER)}]`, '    maxCostUsd: 0.5'].join('\n'));
+const SPENDER =
+  'echo \'{"type":"svc.usage","costUsd":0.2,"tokensInput":100,"tokensOutput":10}\'; sleep 0.5; echo \'{"type":"svc.usage","costUsd":0.6,"tokensInput":300,"tokensOutput":30}\'; sleep 60; echo finished';
+writeFileSync(
+  agentsFile,
+  [
+    'agents:',
+    '  - name: spender',
+    `    command: ["bash", "-c", ${JSON.stringify(SPENDER)}]`,
+    '    maxCostUsd: 0.5',
+  ].join('\n'),
+);
 
 async function eventsOf(svc: TestStack, runId: string): Promise<{ kind: string; payload: any }[]> {
   const { text } = await svc.request('GET', `/runs/${runId}/events?follow=0`);
-  return text.trim().split('\n').map((line) => JSON.parse(line));
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }
 
 test('a reported cost above the cap stops the agent and cancels the run; a higher per-run cap wins', async (t) => {
@@ -28,12 +40,22 @@ test('a reported cost above the cap stops the agent and cancels the run; a highe
   t.like(run, { state: 'cancelled', failureReason: null, costUsd: 0.6, tokensInput: 300, tokensOutput: 30 });
   t.true(Date.now() - started < 30_000);
   const events = await eventsOf(svc, capped.id);
-  t.like(events.find((event) => event.kind === 'cost.cap_exceeded'), { payload: { costUsd: 0.6, maxCostUsd: 0.5 } });
-  t.like(events.find((event) => event.kind === 'state_change' && event.payload.type === 'result'), { payload: { state: 'cancelled', reason: 'cost_cap_exceeded' } });
-  t.false(events.some((event) => event.kind === 'log.stdout' && event.payload.text === 'finished'), 'the agent was stopped mid-stream');
+  t.like(
+    events.find((event) => event.kind === 'cost.cap_exceeded'),
+    { payload: { costUsd: 0.6, maxCostUsd: 0.5 } },
+  );
+  t.like(
+    events.find((event) => event.kind === 'state_change' && event.payload.type === 'result'),
+    { payload: { state: 'cancelled', reason: 'cost_cap_exceeded' } },
+  );
+  t.false(
+    events.some((event) => event.kind === 'log.stdout' && event.payload.text === 'finished'),
+    'the agent was stopped mid-stream',
+  );
 
   // The run's own cap wins over the agent's: $0.60 is within $1, so the agent is not stopped on cost.
-  const generous = (await svc.request('POST', '/runs', { body: { agent: 'spender', prompt: 'spend', maxCostUsd: 1 } })).body.run;
+  const generous = (await svc.request('POST', '/runs', { body: { agent: 'spender', prompt: 'spend', maxCostUsd: 1 } }))
+    .body.run;
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const still = (await svc.request('GET', `/runs/${generous.id}`)).body.run;
   t.is(still.state, 'running');
@@ -54,14 +76,28 @@ test('an agent that outgrows the sandbox memory limit is OOM-killed and the run 
   removeMemoryCgroup(probe.cgroup);
   const svc = await startTestStack({ env: { SVC_SANDBOX_MEMORY_MIB: '64' } });
   t.teardown(() => svc.stop());
-  const hog = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo allocating\nexec python3 -c "x = bytearray(512 * 1024 * 1024); print(len(x))"' } })).body.run;
+  const hog = (
+    await svc.request('POST', '/runs', {
+      body: {
+        agent: 'shell',
+        prompt: 'echo allocating\nexec python3 -c "x = bytearray(512 * 1024 * 1024); print(len(x))"',
+      },
+    })
+  ).body.run;
   const run = await waitForRunState(svc, hog.id);
   t.like(run, { state: 'failed', failureReason: 'oom_killed' });
   const events = await eventsOf(svc, hog.id);
-  t.like(events.find((event) => event.kind === 'sandbox.started'), { payload: { memory: { limitMiB: 64, enforced: true } } });
+  t.like(
+    events.find((event) => event.kind === 'sandbox.started'),
+    { payload: { memory: { limitMiB: 64, enforced: true } } },
+  );
   t.false(events.some((event) => event.payload?.text === String(512 * 1024 * 1024)));
 
   // Within the limit the same agent is fine.
-  const small = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'python3 -c "x = bytearray(8 * 1024 * 1024); print(len(x))"' } })).body.run;
+  const small = (
+    await svc.request('POST', '/runs', {
+      body: { agent: 'shell', prompt: 'python3 -c "x = bytearray(8 * 1024 * 1024); print(len(x))"' },
+    })
+  ).body.run;
   t.like(await waitForRunState(svc, small.id), { state: 'succeeded' }, JSON.stringify(await eventsOf(svc, small.id)));
 });

@@ -36,7 +36,9 @@ let projectId: string;
 let localPath: string;
 test.before(async () => {
   svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile } });
-  ({ id: projectId, localPath } = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/steered' } })).body.project);
+  ({ id: projectId, localPath } = (
+    await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/steered' } })
+  ).body.project);
 });
 test.after.always(() => svc?.stop());
 
@@ -48,36 +50,68 @@ const stdout = async (runId: string) =>
     .filter((line) => line.stream === 'stdout')
     .map((line) => line.payload.text as string);
 
-test.serial('messages sent while a run is queued reach a spawn-only agent with its prompt, most important first', async (t) => {
-  const [owner, name] = localPath.split('/').slice(-2) as [string, string];
-  let runId = '';
-  // Hold the project lock: the run cannot cut its workspace, so it stays queued while we steer.
-  await withProjectLock(projectLockFile(svc.config.projectsRoot, owner, name), 'exclusive', async () => {
-    runId = (await svc.request('POST', '/runs', { body: { agent: 'listener', project: projectId, prompt: 'the task' } })).body.run.id;
-    const low = await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'also tidy up', priority: 'low' } });
-    t.is(low.status, 200);
-    t.like(low.body.message, { body: 'also tidy up', priority: 'low', fromActor: 'operator', state: 'unread', runId: null, deliveredAt: null });
-    t.regex(low.body.message.id, /^msg_[0-9a-z]{12}$/);
-    await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'stop using tabs', priority: 'urgent', fromActor: 'reviewer' } });
-    const peek = await waitFor(async () => {
-      const response = await svc.request('GET', `/runs/${runId}/inbox?peek=1`);
-      return response.body.messages.length === 2 ? response : undefined;
-    }, 'both messages in the inbox');
-    t.deepEqual(peek.body.messages.map((m: { body: string }) => m.body), ['stop using tabs', 'also tidy up'], 'peek lists without claiming, urgent first');
-    t.is((await svc.request('GET', `/runs/${runId}/inbox?peek=true`)).body.messages.length, 2, 'peeking twice claims nothing');
-  });
-  await waitForRunState(svc, runId);
-  const printed = (await stdout(runId)).join('\n');
-  t.regex(printed, /the task[\s\S]*\[urgent\] reviewer: stop using tabs[\s\S]*\[low\] operator: also tidy up/);
-  t.deepEqual((await svc.request('GET', `/runs/${runId}/inbox?peek=1`)).body.messages, [], 'delivered messages are gone');
-  const late = await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'too late' } });
-  t.is(late.status, 400, 'a terminal run cannot be steered');
-});
+test.serial(
+  'messages sent while a run is queued reach a spawn-only agent with its prompt, most important first',
+  async (t) => {
+    const [owner, name] = localPath.split('/').slice(-2) as [string, string];
+    let runId = '';
+    // Hold the project lock: the run cannot cut its workspace, so it stays queued while we steer.
+    await withProjectLock(projectLockFile(svc.config.projectsRoot, owner, name), 'exclusive', async () => {
+      runId = (
+        await svc.request('POST', '/runs', { body: { agent: 'listener', project: projectId, prompt: 'the task' } })
+      ).body.run.id;
+      const low = await svc.request('POST', `/runs/${runId}/steer`, {
+        body: { body: 'also tidy up', priority: 'low' },
+      });
+      t.is(low.status, 200);
+      t.like(low.body.message, {
+        body: 'also tidy up',
+        priority: 'low',
+        fromActor: 'operator',
+        state: 'unread',
+        runId: null,
+        deliveredAt: null,
+      });
+      t.regex(low.body.message.id, /^msg_[0-9a-z]{12}$/);
+      await svc.request('POST', `/runs/${runId}/steer`, {
+        body: { body: 'stop using tabs', priority: 'urgent', fromActor: 'reviewer' },
+      });
+      const peek = await waitFor(async () => {
+        const response = await svc.request('GET', `/runs/${runId}/inbox?peek=1`);
+        return response.body.messages.length === 2 ? response : undefined;
+      }, 'both messages in the inbox');
+      t.deepEqual(
+        peek.body.messages.map((m: { body: string }) => m.body),
+        ['stop using tabs', 'also tidy up'],
+        'peek lists without claiming, urgent first',
+      );
+      t.is(
+        (await svc.request('GET', `/runs/${runId}/inbox?peek=true`)).body.messages.length,
+        2,
+        'peeking twice claims nothing',
+      );
+    });
+    await waitForRunState(svc, runId);
+    const printed = (await stdout(runId)).join('\n');
+    t.regex(printed, /the task[\s\S]*\[urgent\] reviewer: stop using tabs[\s\S]*\[low\] operator: also tidy up/);
+    t.deepEqual(
+      (await svc.request('GET', `/runs/${runId}/inbox?peek=1`)).body.messages,
+      [],
+      'delivered messages are gone',
+    );
+    const late = await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'too late' } });
+    t.is(late.status, 400, 'a terminal run cannot be steered');
+  },
+);
 
 test.serial('a mid-run agent claims its messages itself with its per-run token, exactly once', async (t) => {
-  const runId = (await svc.request('POST', '/runs', { body: { agent: 'poller', project: projectId, prompt: 'listen' } })).body.run.id;
+  const runId = (
+    await svc.request('POST', '/runs', { body: { agent: 'poller', project: projectId, prompt: 'listen' } })
+  ).body.run.id;
   await waitFor(async () => (await stdout(runId)).includes('ready'), 'the agent to start polling');
-  const sent = await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'here is your hint', priority: 'high' } });
+  const sent = await svc.request('POST', `/runs/${runId}/steer`, {
+    body: { body: 'here is your hint', priority: 'high' },
+  });
   t.is(sent.status, 200);
   const finished = await waitForRunState(svc, runId);
   t.is(finished.state, 'succeeded');
@@ -118,19 +152,37 @@ test.serial('a per-run token reaches only its own run callback routes, and only 
   const otherRun = await svc.request('GET', `/runs/${b}/inbox?peek=1`, { token: tokenA });
   t.is(otherRun.status, 403);
   t.is(otherRun.body.error.code, 'forbidden');
-  for (const [method, path] of [['GET', '/runs'], ['GET', `/runs/${a}`], ['POST', `/runs/${a}/cancel`], ['POST', `/runs/${a}/steer`], ['GET', '/whoami'], ['GET', '/projects']]) {
-    t.is((await svc.request(method!, path!, { token: tokenA, body: method === 'POST' ? { body: 'x' } : undefined })).status, 403, `${method} ${path}`);
+  for (const [method, path] of [
+    ['GET', '/runs'],
+    ['GET', `/runs/${a}`],
+    ['POST', `/runs/${a}/cancel`],
+    ['POST', `/runs/${a}/steer`],
+    ['GET', '/whoami'],
+    ['GET', '/projects'],
+  ]) {
+    t.is(
+      (await svc.request(method!, path!, { token: tokenA, body: method === 'POST' ? { body: 'x' } : undefined }))
+        .status,
+      403,
+      `${method} ${path}`,
+    );
   }
   const forged = `svc1.${a}.${'0'.repeat(64)}`;
   t.is((await svc.request('GET', `/runs/${a}/inbox?peek=1`, { token: forged })).status, 401);
-  t.is((await svc.request('GET', `/runs/${a}/inbox?peek=1`, { token: mintRunToken('another-operator-token', a) })).status, 401);
+  t.is(
+    (await svc.request('GET', `/runs/${a}/inbox?peek=1`, { token: mintRunToken('another-operator-token', a) })).status,
+    401,
+  );
   await svc.request('POST', `/runs/${a}/cancel`);
   const ended = await svc.request('GET', `/runs/${a}/inbox?peek=1`, { token: tokenA });
   t.is(ended.status, 401, 'the token dies with its run');
   t.regex(ended.headers.get('www-authenticate') ?? '', /Bearer/);
   t.is((await svc.request('GET', `/runs/${a}/inbox`)).status, 200, 'the operator may still read a terminal run inbox');
   await svc.request('POST', `/runs/${b}/cancel`);
-  t.deepEqual((await svc.request('GET', '/whoami')).body, { identity: 'operator', capabilities: ['readPublic', 'readOperator', 'dispatch', 'admin'] });
+  t.deepEqual((await svc.request('GET', '/whoami')).body, {
+    identity: 'operator',
+    capabilities: ['readPublic', 'readOperator', 'dispatch', 'admin'],
+  });
 });
 
 test.serial('a sandbox salvages its own work: the bundle is kept and the run records it', async (t) => {
@@ -143,7 +195,15 @@ test.serial('a sandbox salvages its own work: the bundle is kept and the run rec
   git('-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-q', '--allow-empty', '-m', 'rescued work');
   git('bundle', 'create', 'work.bundle', 'HEAD');
   const bundleBase64 = readFileSync(join(repo, 'work.bundle')).toString('base64');
-  const envelope = { version: 1, trigger: 'push_failed', rescueRef: null, bundleBase64, branch: `svc/${runId}`, baseBranch: 'main', notes: ['push refused'] };
+  const envelope = {
+    version: 1,
+    trigger: 'push_failed',
+    rescueRef: null,
+    bundleBase64,
+    branch: `svc/${runId}`,
+    baseBranch: 'main',
+    notes: ['push refused'],
+  };
 
   const stored = await svc.request('POST', `/runs/${runId}/salvage`, { token, body: envelope });
   t.is(stored.status, 200);
@@ -154,7 +214,18 @@ test.serial('a sandbox salvages its own work: the bundle is kept and the run rec
   }, 'the run to record the salvage');
   t.deepEqual(readFileSync(run.salvagePath), readFileSync(join(repo, 'work.bundle')));
   t.is((await svc.request('POST', `/runs/${runId}/salvage`, { token, body: envelope })).status, 200, 'idempotent');
-  t.is((await svc.request('POST', `/runs/${runId}/salvage`, { token, body: { ...envelope, bundleBase64: Buffer.from('not a bundle').toString('base64') } })).status, 400);
-  t.is((await svc.request('POST', `/runs/${runId}/salvage`, { token, body: { ...envelope, trigger: 'whatever' } })).status, 400);
+  t.is(
+    (
+      await svc.request('POST', `/runs/${runId}/salvage`, {
+        token,
+        body: { ...envelope, bundleBase64: Buffer.from('not a bundle').toString('base64') },
+      })
+    ).status,
+    400,
+  );
+  t.is(
+    (await svc.request('POST', `/runs/${runId}/salvage`, { token, body: { ...envelope, trigger: 'whatever' } })).status,
+    400,
+  );
   await svc.request('POST', `/runs/${runId}/cancel`);
 });

@@ -23,8 +23,9 @@ test.after.always(async () => {
   await forge.stop();
 });
 
-test.serial("from inside its sandbox an agent gets no push credential and finds none", async (t) => {
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/creds' } })).body.project.id;
+test.serial('from inside its sandbox an agent gets no push credential and finds none', async (t) => {
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/creds' } })).body
+    .project.id;
   const prompt = [
     'echo credential=$(curl -s -m 5 -X POST "$SVC_BASE_URL/runs/$SVC_RUN_ID/git-credential")',
     'echo intent=$(curl -s -m 5 "$SVC_BASE_URL/runs/$SVC_RUN_ID/finalize-intent")',
@@ -39,17 +40,36 @@ test.serial("from inside its sandbox an agent gets no push credential and finds 
   t.is(reported(stdout, 'env_has_token'), '0');
   t.is(reported(stdout, 'helper'), '');
   t.false(everything.includes(FORGE_TOKEN));
-  t.deepEqual((await svc.request('POST', `/runs/${run.id}/git-credential`)).body, { gitToken: null }, 'not even the operator gets it from svc');
+  t.deepEqual(
+    (await svc.request('POST', `/runs/${run.id}/git-credential`)).body,
+    { gitToken: null },
+    'not even the operator gets it from svc',
+  );
 });
 
 test.serial('a parked finalize intent carries no credential', async (t) => {
   // The sandbox is told a dead address for svc, so the intent stays parked long enough to read it.
-  const parked = await startTestStack({ env: { SVC_GIT_TOKEN: FORGE_TOKEN, SVC_GITHUB_API_URL: forge.url, SVC_API_URL: 'http://127.0.0.1:9', SVC_FINALIZE_TIMEOUT_MS: '10000' } });
+  const parked = await startTestStack({
+    env: {
+      SVC_GIT_TOKEN: FORGE_TOKEN,
+      SVC_GITHUB_API_URL: forge.url,
+      SVC_API_URL: 'http://127.0.0.1:9',
+      SVC_FINALIZE_TIMEOUT_MS: '10000',
+    },
+  });
   t.teardown(() => parked.stop());
   github.createRepo('acme', 'parked');
-  const project = (await parked.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/parked' } })).body.project.id;
-  const runId = (await parked.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'echo x >> README.md\ngit commit -qam x' } })).body.run.id;
-  const intent = await waitFor(async () => (await parked.request('GET', `/runs/${runId}/finalize-intent`)).body?.intent ?? undefined, 'the intent to be parked');
+  const project = (await parked.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/parked' } }))
+    .body.project.id;
+  const runId = (
+    await parked.request('POST', '/runs', {
+      body: { agent: 'shell', project, prompt: 'echo x >> README.md\ngit commit -qam x' },
+    })
+  ).body.run.id;
+  const intent = await waitFor(
+    async () => (await parked.request('GET', `/runs/${runId}/finalize-intent`)).body?.intent ?? undefined,
+    'the intent to be parked',
+  );
   t.like(intent, { version: 1, push: false, handoff: 'bundle' });
   t.false('gitToken' in intent);
   t.false(JSON.stringify(intent).includes(FORGE_TOKEN));

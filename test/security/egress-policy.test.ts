@@ -1,7 +1,13 @@
 // The egress decision on its own, with a resolver the test controls: what a hostile agent (or a
 // hostile DNS answer) cannot make the proxy connect to.
 import test from 'ava';
-import { EgressEntryError, matchEgressRule, parseEgressEntry, parseEgressList, type EgressRule } from '../../core/egress-rules.ts';
+import {
+  EgressEntryError,
+  matchEgressRule,
+  parseEgressEntry,
+  parseEgressList,
+  type EgressRule,
+} from '../../core/egress-rules.ts';
 import { networkInterfaces } from 'node:os';
 import { decideEgress, isPublicAddress } from '../../activities/sandbox/egress-policy.ts';
 import { agentEgressRules } from '../../activities/sandbox/egress-allowlist.ts';
@@ -37,11 +43,26 @@ test('public destinations pass; names answering a private address are refused un
     'mirror.internal': ['10.0.0.7'],
     'sneaky.example.com': ['::ffff:10.0.0.7'],
   });
-  const rules: EgressRule[] = [...parseEgressList('*.example.com', 'operator'), ...parseEgressList('mirror.internal', 'operator')];
+  const rules: EgressRule[] = [
+    ...parseEgressList('*.example.com', 'operator'),
+    ...parseEgressList('mirror.internal', 'operator'),
+  ];
   t.like(await decideEgress(rules, 'api.example.com', 443, resolver), { allowed: true, address: '93.184.216.34' });
-  t.like(await decideEgress(rules, 'rebound.example.com', 443, resolver), { allowed: false, reason: 'non_public_address' }, 'one private answer refuses the name');
-  t.like(await decideEgress(rules, 'sneaky.example.com', 443, resolver), { allowed: false, reason: 'non_public_address' }, 'an IPv4-mapped private address is private');
-  t.like(await decideEgress(rules, 'mirror.internal', 443, resolver), { allowed: true, address: '10.0.0.7' }, 'the operator named it exactly');
+  t.like(
+    await decideEgress(rules, 'rebound.example.com', 443, resolver),
+    { allowed: false, reason: 'non_public_address' },
+    'one private answer refuses the name',
+  );
+  t.like(
+    await decideEgress(rules, 'sneaky.example.com', 443, resolver),
+    { allowed: false, reason: 'non_public_address' },
+    'an IPv4-mapped private address is private',
+  );
+  t.like(
+    await decideEgress(rules, 'mirror.internal', 443, resolver),
+    { allowed: true, address: '10.0.0.7' },
+    'the operator named it exactly',
+  );
   t.like(await decideEgress(rules, 'unknown.example.com', 443, resolver), { allowed: false, reason: 'unresolvable' });
   t.like(await decideEgress(rules, 'elsewhere.org', 443, resolver), { allowed: false, reason: 'not_allowlisted' });
 });
@@ -49,30 +70,74 @@ test('public destinations pass; names answering a private address are refused un
 test('a project can open public destinations only; cloud metadata opens only to its exact IP from the operator', async (t) => {
   const resolver = answers({ 'db.example.com': ['10.0.0.5'], 'metadata.example.com': ['169.254.169.254'] });
   const project = parseEgressList('db.example.com:5432 127.0.0.1:5432 169.254.169.254:80', 'project');
-  t.like(await decideEgress(project, 'db.example.com', 5432, resolver), { allowed: false, reason: 'non_public_address' });
+  t.like(await decideEgress(project, 'db.example.com', 5432, resolver), {
+    allowed: false,
+    reason: 'non_public_address',
+  });
   t.like(await decideEgress(project, '127.0.0.1', 5432, resolver), { allowed: false, reason: 'non_public_address' });
-  t.like(await decideEgress(project, '169.254.169.254', 80, resolver), { allowed: false, reason: 'link_local_address' });
+  t.like(await decideEgress(project, '169.254.169.254', 80, resolver), {
+    allowed: false,
+    reason: 'link_local_address',
+  });
   const operatorByName = parseEgressList('metadata.example.com:80', 'operator');
-  t.like(await decideEgress(operatorByName, 'metadata.example.com', 80, resolver), { allowed: false, reason: 'link_local_address' });
+  t.like(await decideEgress(operatorByName, 'metadata.example.com', 80, resolver), {
+    allowed: false,
+    reason: 'link_local_address',
+  });
   const operatorByIp = parseEgressList('169.254.169.254:80', 'operator');
   t.like(await decideEgress(operatorByIp, '169.254.169.254', 80, resolver), { allowed: true });
-  const open = agentEgressRules({ modelEndpoints: [], githubApiUrl: 'https://api.github.com', operator: [], project: { mode: 'open', egress: [] } });
-  t.like(await decideEgress(open, 'db.example.com', 5432, resolver), { allowed: false, reason: 'non_public_address' }, '"open" means any public host');
+  const open = agentEgressRules({
+    modelEndpoints: [],
+    githubApiUrl: 'https://api.github.com',
+    operator: [],
+    project: { mode: 'open', egress: [] },
+  });
+  t.like(
+    await decideEgress(open, 'db.example.com', 5432, resolver),
+    { allowed: false, reason: 'non_public_address' },
+    '"open" means any public host',
+  );
 });
 
 test("a run's allowlist: its model endpoints always; forge, operator and project entries unless the project says none", (t) => {
-  const base = { modelEndpoints: ['http://127.0.0.1:4000'], githubApiUrl: 'https://api.github.com', operator: parseEgressList('registry.npmjs.org', 'operator') };
+  const base = {
+    modelEndpoints: ['http://127.0.0.1:4000'],
+    githubApiUrl: 'https://api.github.com',
+    operator: parseEgressList('registry.npmjs.org', 'operator'),
+  };
   const none = agentEgressRules({ ...base, project: { mode: 'none', egress: ['pypi.org'] } });
-  t.deepEqual(none.map((rule) => rule.host), ['127.0.0.1']);
+  t.deepEqual(
+    none.map((rule) => rule.host),
+    ['127.0.0.1'],
+  );
   const restricted = agentEgressRules({ ...base, project: { mode: 'restricted', egress: ['pypi.org'] } });
-  t.deepEqual(restricted.map((rule) => rule.host), ['127.0.0.1', 'github.com', '*.githubusercontent.com', 'api.github.com', 'registry.npmjs.org', 'pypi.org']);
+  t.deepEqual(
+    restricted.map((rule) => rule.host),
+    ['127.0.0.1', 'github.com', '*.githubusercontent.com', 'api.github.com', 'registry.npmjs.org', 'pypi.org'],
+  );
   t.is(restricted.find((rule) => rule.host === 'pypi.org')?.source, 'project');
 });
 
 test('the address classes', (t) => {
-  for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1']) t.false(isPublicAddress(address), address);
+  for (const address of [
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+  ])
+    t.false(isPublicAddress(address), address);
   for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111']) t.true(isPublicAddress(address), address);
-  for (const address of ['::a00:1', '2002:a00:1::1', '64:ff9b:1::a00:1']) t.false(isPublicAddress(address), `${address} embeds a private IPv4 address`);
+  for (const address of ['::a00:1', '2002:a00:1::1', '64:ff9b:1::a00:1'])
+    t.false(isPublicAddress(address), `${address} embeds a private IPv4 address`);
   // However public the host's own addresses are, they lead to whatever listens on all interfaces.
-  for (const entry of Object.values(networkInterfaces()).flat()) if (entry) t.false(isPublicAddress(entry.address.replace(/%.*$/, '')), entry.address);
+  for (const entry of Object.values(networkInterfaces()).flat())
+    if (entry) t.false(isPublicAddress(entry.address.replace(/%.*$/, '')), entry.address);
 });

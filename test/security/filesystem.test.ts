@@ -20,7 +20,11 @@ const digest = (path: string) => createHash('sha256').update(readFileSync(path))
 
 test.serial("an agent sees nothing of svc's data, the host's homes, svc's checkout or another run", async (t) => {
   const dataDir = svc.config.dataDir;
-  const victim = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo victim-secret-4242 > secret.txt\nsleep 120' } })).body.run.id as string;
+  const victim = (
+    await svc.request('POST', '/runs', {
+      body: { agent: 'shell', prompt: 'echo victim-secret-4242 > secret.txt\nsleep 120' },
+    })
+  ).body.run.id as string;
   await waitForRunState(svc, victim, ['running']);
   const victimWorkspace = join(dataDir, 'workspaces', victim);
   const victimLaunch = join(dataDir, 'sandboxes', victim, 'launch.json');
@@ -43,7 +47,10 @@ test.serial("an agent sees nothing of svc's data, the host's homes, svc's checko
     workerProcess: `/proc/${process.pid}/environ`,
   };
   const prompt = [
-    ...Object.entries(targets).flatMap(([label, path]) => [probe(`sees_${label}`, `test -e '${path}'`), probe(`reads_${label}`, `cat '${path}'`)]),
+    ...Object.entries(targets).flatMap(([label, path]) => [
+      probe(`sees_${label}`, `test -e '${path}'`),
+      probe(`reads_${label}`, `cat '${path}'`),
+    ]),
     probe('writes_usr', 'touch /usr/svc-escape'),
     probe('writes_etc', 'touch /etc/svc-escape'),
     probe('writes_root', 'touch /svc-escape'),
@@ -69,15 +76,24 @@ test.serial("an agent sees nothing of svc's data, the host's homes, svc's checko
   await svc.request('POST', `/runs/${victim}/cancel`);
 });
 
-test.serial('the agent writes its own workspace as an unprivileged host uid, and svc keeps its files to itself', async (t) => {
-  const { run } = await runAttack(svc, 'echo mine > mine.txt');
-  t.is(run.state, 'succeeded');
-  const dataDir = svc.config.dataDir;
-  const owner = statSync(join(dataDir, 'workspaces', run.id, 'mine.txt')).uid;
-  if (process.getuid?.() === 0) t.not(owner, 0, 'files the agent makes belong to its own uid, not root');
-  else t.is(owner, process.getuid!());
-  t.is(statSync(dataDir).mode & 0o777, 0o700, 'the data directory is 0700');
-  for (const file of ['operator-token', 'svc.sqlite', join('sandboxes', run.id, 'launch.json'), join('sandboxes', run.id, 'stdout.log'), join('sandboxes', run.id, 'supervisor.json')]) {
-    t.is(statSync(join(dataDir, file)).mode & 0o077, 0, `${file} is readable by svc alone`);
-  }
-});
+test.serial(
+  'the agent writes its own workspace as an unprivileged host uid, and svc keeps its files to itself',
+  async (t) => {
+    const { run } = await runAttack(svc, 'echo mine > mine.txt');
+    t.is(run.state, 'succeeded');
+    const dataDir = svc.config.dataDir;
+    const owner = statSync(join(dataDir, 'workspaces', run.id, 'mine.txt')).uid;
+    if (process.getuid?.() === 0) t.not(owner, 0, 'files the agent makes belong to its own uid, not root');
+    else t.is(owner, process.getuid!());
+    t.is(statSync(dataDir).mode & 0o777, 0o700, 'the data directory is 0700');
+    for (const file of [
+      'operator-token',
+      'svc.sqlite',
+      join('sandboxes', run.id, 'launch.json'),
+      join('sandboxes', run.id, 'stdout.log'),
+      join('sandboxes', run.id, 'supervisor.json'),
+    ]) {
+      t.is(statSync(join(dataDir, file)).mode & 0o077, 0, `${file} is readable by svc alone`);
+    }
+  },
+);

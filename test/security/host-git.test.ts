@@ -4,7 +4,16 @@
 // the forge refuses the push) from its own repository, so none of it may ever run.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { takeBundle } from '../../activities/git/branch-delivery.ts';
@@ -20,7 +29,8 @@ let svc: TestStack;
 
 test.before(async () => {
   await forge.start();
-  for (const name of ['armed', 'refused', 'refused-again']) github.createRepo('acme', name, { files: { 'app.txt': 'one\n' } });
+  for (const name of ['armed', 'refused', 'refused-again'])
+    github.createRepo('acme', name, { files: { 'app.txt': 'one\n' } });
   for (const name of ['refused', 'refused-again']) refusePushes(name);
   svc = await startTestStack({ env: { SVC_GIT_TOKEN: SVC_TOKEN, SVC_GITHUB_API_URL: forge.url } });
 });
@@ -32,7 +42,10 @@ test.after.always(async () => {
 /** The forge refuses every push to the repository but the rescue branch: svc then salvages. */
 function refusePushes(name: string): void {
   const hook = join(github.root, 'acme', `${name}.git`, 'hooks', 'pre-receive');
-  writeFileSync(hook, '#!/bin/sh\nwhile read old new ref; do case "$ref" in *svc/rescue/*) ;; *) echo "remote: fatal: refused" >&2; exit 1;; esac; done\n');
+  writeFileSync(
+    hook,
+    '#!/bin/sh\nwhile read old new ref; do case "$ref" in *svc/rescue/*) ;; *) echo "remote: fatal: refused" >&2; exit 1;; esac; done\n',
+  );
   chmodSync(hook, 0o755);
 }
 
@@ -61,19 +74,32 @@ for (const scenario of [
 ]) {
   test.serial(`an armed workspace runs nothing on the host when the push is ${scenario.push}`, async (t) => {
     const trap = hostTrap();
-    const project = (await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/${scenario.name}` } })).body.project.id;
+    const project = (
+      await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/${scenario.name}` } })
+    ).body.project.id;
     const { run, stdout, everything } = await runAttack(svc, armedRepository(trap.script), { project });
     t.true(stdout.includes('armed'), stdout.join('\n'));
-    t.false(existsSync(trap.ran), `the agent's program ran on the host: ${existsSync(trap.ran) ? readFileSync(trap.ran, 'utf8') : ''}`);
+    t.false(
+      existsSync(trap.ran),
+      `the agent's program ran on the host: ${existsSync(trap.ran) ? readFileSync(trap.ran, 'utf8') : ''}`,
+    );
     t.is(readFileSync(trap.canary, 'utf8'), 'untouched\n');
     t.false(everything.includes(SVC_TOKEN), "svc's forge token appears in the run");
     const bare = join(github.root, 'acme', `${scenario.name}.git`);
     if (scenario.name === 'armed') {
       t.like(run, { state: 'succeeded', commitsAhead: 1 });
-      t.is(github.git(bare, 'log', '-1', '--format=%s', `svc/${run.id}`), 'agent work', 'the commit still reaches the forge, pushed by svc');
+      t.is(
+        github.git(bare, 'log', '-1', '--format=%s', `svc/${run.id}`),
+        'agent work',
+        'the commit still reaches the forge, pushed by svc',
+      );
     } else {
       t.like(run, { state: 'failed', failureReason: 'finalize_failed', salvageRef: `svc/rescue/${run.id}` });
-      t.is(github.git(bare, 'log', '-1', '--format=%s', `svc/rescue/${run.id}`), 'agent work', 'the work is salvaged from svc\'s own copy');
+      t.is(
+        github.git(bare, 'log', '-1', '--format=%s', `svc/rescue/${run.id}`),
+        'agent work',
+        "the work is salvaged from svc's own copy",
+      );
       t.true(existsSync(run.salvagePath));
     }
     t.false(github.git(bare, 'config', '--list').includes('ext::'), "the forge's repository is untouched");
@@ -81,11 +107,25 @@ for (const scenario of [
 }
 
 test.serial("a run's work the forge refused never reaches a later run of the same project", async (t) => {
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/refused-again' } })).body.project.id;
-  const first = await runAttack(svc, 'echo "secret-of-the-first-run" > leaked.txt && git add leaked.txt && git commit -qm leak', { project });
+  const project = (
+    await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/refused-again' } })
+  ).body.project.id;
+  const first = await runAttack(
+    svc,
+    'echo "secret-of-the-first-run" > leaked.txt && git add leaked.txt && git commit -qm leak',
+    { project },
+  );
   t.like(first.run, { state: 'failed', failureReason: 'finalize_failed' });
-  const second = await runAttack(svc, 'echo found=$(git cat-file --batch-all-objects --batch 2>/dev/null | grep -c "secret-of-the-first-run")', { project });
-  t.is(second.stdout.find((line) => line.startsWith('found=')), 'found=0', 'the workspace holds no object of the earlier run');
+  const second = await runAttack(
+    svc,
+    'echo found=$(git cat-file --batch-all-objects --batch 2>/dev/null | grep -c "secret-of-the-first-run")',
+    { project },
+  );
+  t.is(
+    second.stdout.find((line) => line.startsWith('found=')),
+    'found=0',
+    'the workspace holds no object of the earlier run',
+  );
 });
 
 test('svc takes a bundle only as a plain file: a symlink to a host secret or a FIFO is refused', async (t) => {

@@ -21,7 +21,12 @@ export interface AttackOutcome {
   everything: string;
 }
 
-export async function runAttack(svc: Pick<TestStack, 'request'>, prompt: string, extra: Record<string, unknown> = {}, timeoutMs = 90_000): Promise<AttackOutcome> {
+export async function runAttack(
+  svc: Pick<TestStack, 'request'>,
+  prompt: string,
+  extra: Record<string, unknown> = {},
+  timeoutMs = 90_000,
+): Promise<AttackOutcome> {
   const response = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt, ...extra } });
   if (response.status !== 201) throw new Error(`dispatch failed: ${response.status} ${response.text}`);
   const run = await waitForRunState(svc, response.body.run.id, undefined, timeoutMs);
@@ -30,8 +35,15 @@ export async function runAttack(svc: Pick<TestStack, 'request'>, prompt: string,
 
 export async function eventsOf(svc: Pick<TestStack, 'request'>, runId: string): Promise<Omit<AttackOutcome, 'run'>> {
   const text = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text;
-  const events = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as RunEvent);
-  return { events, stdout: events.filter((event) => event.stream === 'stdout').map((event) => String(event.payload.text)), everything: text };
+  const events = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RunEvent);
+  return {
+    events,
+    stdout: events.filter((event) => event.stream === 'stdout').map((event) => String(event.payload.text)),
+    everything: text,
+  };
 }
 
 /** The value a probe line `name=value` reported. */

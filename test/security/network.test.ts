@@ -48,7 +48,10 @@ test.serial('egress goes only where the allowlist says; every refusal is a run e
     probe('temporal_proxy', `env NO_PROXY= no_proxy= curl -sf -m 5 -p -x http://127.0.0.1:3128 http://${temporal}/`),
     probe('temporal_direct', `bash -c 'echo > /dev/tcp/${temporalHost}/${temporalPort}'`),
     probe('postgres_proxy', 'env NO_PROXY= no_proxy= curl -sf -m 5 -p -x http://127.0.0.1:3128 http://127.0.0.1:5432/'),
-    probe('postgres_socks', 'env NO_PROXY= no_proxy= curl -sf -m 5 --socks5-hostname 127.0.0.1:1080 http://127.0.0.1:5432/'),
+    probe(
+      'postgres_socks',
+      'env NO_PROXY= no_proxy= curl -sf -m 5 --socks5-hostname 127.0.0.1:1080 http://127.0.0.1:5432/',
+    ),
     probe('api_direct', `curl -sf -m 5 --noproxy '*' ${svc.url}/healthz`),
     probe('api_proxy', `env NO_PROXY= no_proxy= curl -sf -m 5 -x http://127.0.0.1:3128 http://${api.host}/healthz`),
     probe('metadata', 'curl -sf -m 5 http://169.254.169.254/latest/meta-data/'),
@@ -64,15 +67,42 @@ test.serial('egress goes only where the allowlist says; every refusal is a run e
   t.is(run.state, 'succeeded', JSON.stringify(run));
   t.is(reported(stdout, 'allowed_proxied'), 'allowed-answered', 'the allowlisted service answers through the proxy');
   t.is(reported(stdout, 'allowed_direct'), 'allowed-answered', 'and to a client that skips proxies for loopback');
-  for (const attempt of ['other_loopback', 'other_loopback_direct', 'temporal_proxy', 'temporal_direct', 'postgres_proxy', 'postgres_socks', 'api_direct', 'api_proxy', 'metadata', 'private', 'loopback_by_name', 'public_unlisted']) {
+  for (const attempt of [
+    'other_loopback',
+    'other_loopback_direct',
+    'temporal_proxy',
+    'temporal_direct',
+    'postgres_proxy',
+    'postgres_socks',
+    'api_direct',
+    'api_proxy',
+    'metadata',
+    'private',
+    'loopback_by_name',
+    'public_unlisted',
+  ]) {
     t.is(reported(stdout, attempt), 'no', `${attempt} got through`);
   }
-  t.false(hits.some((hit) => hit.startsWith('other')), 'the unlisted loopback service never saw a request');
+  t.false(
+    hits.some((hit) => hit.startsWith('other')),
+    'the unlisted loopback service never saw a request',
+  );
   t.regex(reported(stdout, 'whoami') ?? '', /forbidden/);
   t.is(reported(stdout, 'runs'), '403');
   t.is(reported(stdout, 'inbox'), '200', "the run's own callback route works, without any token in the sandbox");
-  const refused = events.filter((event) => event.kind === 'sandbox.egress_refused').map((event) => `${event.payload.protocol} ${event.payload.destination} ${event.payload.reason}`);
-  for (const expected of [/127\.0\.0\.1:5432 not_allowlisted/, /169\.254\.169\.254:80 not_allowlisted/, /10\.1\.2\.3:80 not_allowlisted/, new RegExp(`${temporal.replace(/\./g, '\\.')} not_allowlisted`), /callback GET \/whoami not_a_callback_route/]) {
-    t.true(refused.some((line) => expected.test(line)), `no refusal event matching ${expected}: ${refused.join('; ')}`);
+  const refused = events
+    .filter((event) => event.kind === 'sandbox.egress_refused')
+    .map((event) => `${event.payload.protocol} ${event.payload.destination} ${event.payload.reason}`);
+  for (const expected of [
+    /127\.0\.0\.1:5432 not_allowlisted/,
+    /169\.254\.169\.254:80 not_allowlisted/,
+    /10\.1\.2\.3:80 not_allowlisted/,
+    new RegExp(`${temporal.replace(/\./g, '\\.')} not_allowlisted`),
+    /callback GET \/whoami not_a_callback_route/,
+  ]) {
+    t.true(
+      refused.some((line) => expected.test(line)),
+      `no refusal event matching ${expected}: ${refused.join('; ')}`,
+    );
   }
 });

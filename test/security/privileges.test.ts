@@ -32,29 +32,35 @@ test.serial('the agent holds no capability and no way to get one', async (t) => 
   const { run, stdout } = await runAttack(svc, prompt);
   t.true(['succeeded', 'failed'].includes(run.state));
   t.not(reported(stdout, 'uid'), '0', 'the agent is not root, even in its own namespace');
-  for (const field of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) t.is(reported(stdout, field), '0000000000000000', `${field} is empty`);
+  for (const field of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'])
+    t.is(reported(stdout, field), '0000000000000000', `${field} is empty`);
   t.is(reported(stdout, 'NoNewPrivs'), '1');
   for (const ns of NAMESPACES) {
     const host = readlinkSync(`/proc/self/ns/${ns}`);
     t.not(reported(stdout, `ns_${ns}`), host, `the agent has its own ${ns} namespace`);
   }
-  for (const attempt of ['remount', 'remount_usr', 'mount_tmpfs', 'nested_userns', 'chroot', 'setuid_root']) t.is(reported(stdout, attempt), 'no', attempt);
+  for (const attempt of ['remount', 'remount_usr', 'mount_tmpfs', 'nested_userns', 'chroot', 'setuid_root'])
+    t.is(reported(stdout, attempt), 'no', attempt);
   t.is(bystander.exitCode, null, 'a host process the agent tried to kill is alive');
   t.is(bystander.signalCode, null);
 });
 
-test.serial('a fork bomb stays inside its run: the run\'s uid may hold only SVC_SANDBOX_MAX_PROCESSES tasks', async (t) => {
-  if (process.getuid?.() !== 0) {
-    // Without root there is no uid of the run's own to count against; the limit is a root-mode wall.
-    t.log('svc is not root here: the per-run process limit does not apply');
-    t.pass();
-    return;
-  }
-  // The bomb in a subshell (bash gives up on the first fork it cannot make), then only builtins:
-  // at the limit not even a $(…) can fork.
-  const prompt = '( for i in {1..300}; do sleep 30 & done ) 2>/dev/null\nalive=0; for p in /proc/[0-9]*; do alive=$((alive+1)); done\necho alive=$alive';
-  const { run, stdout } = await runAttack(svc, prompt);
-  t.is(run.state, 'succeeded', JSON.stringify(run));
-  const alive = Number(reported(stdout, 'alive'));
-  t.true(alive > 10 && alive <= 64, `processes in the sandbox: ${alive}`);
-});
+test.serial(
+  "a fork bomb stays inside its run: the run's uid may hold only SVC_SANDBOX_MAX_PROCESSES tasks",
+  async (t) => {
+    if (process.getuid?.() !== 0) {
+      // Without root there is no uid of the run's own to count against; the limit is a root-mode wall.
+      t.log('svc is not root here: the per-run process limit does not apply');
+      t.pass();
+      return;
+    }
+    // The bomb in a subshell (bash gives up on the first fork it cannot make), then only builtins:
+    // at the limit not even a $(…) can fork.
+    const prompt =
+      '( for i in {1..300}; do sleep 30 & done ) 2>/dev/null\nalive=0; for p in /proc/[0-9]*; do alive=$((alive+1)); done\necho alive=$alive';
+    const { run, stdout } = await runAttack(svc, prompt);
+    t.is(run.state, 'succeeded', JSON.stringify(run));
+    const alive = Number(reported(stdout, 'alive'));
+    t.true(alive > 10 && alive <= 64, `processes in the sandbox: ${alive}`);
+  },
+);

@@ -47,29 +47,40 @@ async function spectate(path: string) {
 }
 
 test.serial('spectators see no prompt, no local path and no secret of a run', async (t) => {
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/quiet' } })).body.project.id;
-  const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: leakyPrompt(svc.token) } })).body.run.id;
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/quiet' } })).body
+    .project.id;
+  const runId = (
+    await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: leakyPrompt(svc.token) } })
+  ).body.run.id;
   await waitForRunState(svc, runId);
   const operatorView = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text;
   t.true(operatorView.includes(SHAPES.github), 'the operator sees what the agent printed');
 
   const run = (await spectate(`/runs/${runId}`)).body.run;
   t.is(run.prompt, '[prompt hidden from spectators]');
-  t.is((await spectate('/runs')).body.runs.find((row: any) => row.id === runId).prompt, '[prompt hidden from spectators]');
+  t.is(
+    (await spectate('/runs')).body.runs.find((row: any) => row.id === runId).prompt,
+    '[prompt hidden from spectators]',
+  );
   const events = (await spectate(`/runs/${runId}/events?follow=0`)).text;
   t.true(events.includes('sandbox.started'), 'spectators do see the events');
-  for (const [name, secret] of Object.entries({ ...SHAPES, operator: svc.token })) t.false(events.includes(secret), `${name} leaked to a spectator`);
+  for (const [name, secret] of Object.entries({ ...SHAPES, operator: svc.token }))
+    t.false(events.includes(secret), `${name} leaked to a spectator`);
   t.false(events.includes(svc.config.dataDir), 'no local path of svc');
   t.regex(events, /postgres:\/\/svc:\[redacted\]@db\.internal/);
 });
 
-test.serial("a project that opts in shows its prompts to spectators, secrets still masked", async (t) => {
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/open-book' } })).body.project.id;
-  const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: leakyPrompt(svc.token) } })).body.run.id;
+test.serial('a project that opts in shows its prompts to spectators, secrets still masked', async (t) => {
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/open-book' } }))
+    .body.project.id;
+  const runId = (
+    await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: leakyPrompt(svc.token) } })
+  ).body.run.id;
   await waitForRunState(svc, runId);
   const prompt: string = (await spectate(`/runs/${runId}`)).body.run.prompt;
   t.true(prompt.startsWith('echo operator=[redacted]'), prompt);
-  for (const [name, secret] of Object.entries({ ...SHAPES, operator: svc.token })) t.false(prompt.includes(secret), `${name} leaked in the prompt`);
+  for (const [name, secret] of Object.entries({ ...SHAPES, operator: svc.token }))
+    t.false(prompt.includes(secret), `${name} leaked in the prompt`);
 });
 
 test('the redactor keeps what is readable around a secret', (t) => {

@@ -7,7 +7,7 @@ import { loadConfig } from '../../stack/config.ts';
 import { startTestStack } from '../support/stack.ts';
 import { runAttack } from './hostile-agent.ts';
 
-test('the sandbox is there: bubblewrap builds svc\'s sandbox on this machine', (t) => {
+test("the sandbox is there: bubblewrap builds svc's sandbox on this machine", (t) => {
   // CI installs bubblewrap (scripts/test); a machine where it cannot run must fail here, not skip.
   t.true(bubblewrapWorks(), 'bubblewrap cannot build a sandbox here: install it and allow user namespaces');
   t.is(loadConfig({}).sandbox.mode, 'auto');
@@ -20,9 +20,15 @@ test('SVC_SANDBOX=process is refused without the explicit opt-in', (t) => {
 
 test.serial('an opted-in unsandboxed worker warns at start and on every run', async (t) => {
   const lines: string[] = [];
-  const svc = await startTestStack({ env: { SVC_SANDBOX: 'process', SVC_ALLOW_UNSANDBOXED: '1' }, log: (line) => lines.push(line) });
+  const svc = await startTestStack({
+    env: { SVC_SANDBOX: 'process', SVC_ALLOW_UNSANDBOXED: '1' },
+    log: (line) => lines.push(line),
+  });
   t.teardown(() => svc.stop());
-  t.true(lines.some((line) => /^WARNING: agents run as plain processes/.test(line)), lines.join('\n'));
+  t.true(
+    lines.some((line) => /^WARNING: agents run as plain processes/.test(line)),
+    lines.join('\n'),
+  );
   const { run, events } = await runAttack(svc, 'echo bare');
   t.is(run.state, 'succeeded');
   const started = events.find((event) => event.kind === 'sandbox.started');

@@ -23,15 +23,23 @@ const emptyRepo = join(root, 'empty-repo');
 const systemPath = '/usr/bin:/bin';
 
 test('SVC_TEMPORAL_CLI wins over everything', (t) => {
-  t.deepEqual(findTemporalCli({ SVC_TEMPORAL_CLI: explicit, PATH: `${join(root, 'bin')}:${systemPath}` }, repoWithVenv), { path: explicit, source: 'SVC_TEMPORAL_CLI' });
+  t.deepEqual(
+    findTemporalCli({ SVC_TEMPORAL_CLI: explicit, PATH: `${join(root, 'bin')}:${systemPath}` }, repoWithVenv),
+    { path: explicit, source: 'SVC_TEMPORAL_CLI' },
+  );
 });
 
 test('a SVC_TEMPORAL_CLI that does not exist is a clear error', (t) => {
-  t.throws(() => findTemporalCli({ SVC_TEMPORAL_CLI: join(root, 'missing'), PATH: systemPath }, repoWithVenv), { message: /SVC_TEMPORAL_CLI=.*does not exist/ });
+  t.throws(() => findTemporalCli({ SVC_TEMPORAL_CLI: join(root, 'missing'), PATH: systemPath }, repoWithVenv), {
+    message: /SVC_TEMPORAL_CLI=.*does not exist/,
+  });
 });
 
 test('then `temporal` on PATH', (t) => {
-  t.deepEqual(findTemporalCli({ PATH: `${join(root, 'bin')}:${systemPath}` }, repoWithVenv), { path: onPath, source: 'PATH' });
+  t.deepEqual(findTemporalCli({ PATH: `${join(root, 'bin')}:${systemPath}` }, repoWithVenv), {
+    path: onPath,
+    source: 'PATH',
+  });
 });
 
 test('then the project venv', (t) => {

@@ -11,13 +11,22 @@ export interface CliResult {
 }
 
 export async function svcCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  const handle = spawnSvc(args, { ...process.env, SVC_CLIENT_CONFIG: '/nonexistent/client.json', SVC_BASE_URL: '', SVC_API_TOKEN: '', ...env });
+  const handle = spawnSvc(args, {
+    ...process.env,
+    SVC_CLIENT_CONFIG: '/nonexistent/client.json',
+    SVC_BASE_URL: '',
+    SVC_API_TOKEN: '',
+    ...env,
+  });
   let stdout = '';
   let stderr = '';
   handle.child.stdout!.on('data', (chunk) => (stdout += chunk));
   handle.child.stderr!.on('data', (chunk) => (stderr += chunk));
   const code = await handle.exited;
-  const lines = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+  const lines = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
   return { code, stdout, stderr, lines };
 }
 

@@ -10,7 +10,10 @@ export interface RecordedRequest {
   body: unknown;
 }
 
-type Handler = (request: RecordedRequest, url: URL) => { status: number; body: unknown; headers?: Record<string, string> } | undefined;
+type Handler = (
+  request: RecordedRequest,
+  url: URL,
+) => { status: number; body: unknown; headers?: Record<string, string> } | undefined;
 
 export class GitHubApiStandIn {
   readonly requests: RecordedRequest[] = [];
@@ -28,9 +31,17 @@ export class GitHubApiStandIn {
       let raw = '';
       for await (const chunk of req) raw += chunk;
       const url = new URL(req.url!, 'http://stand-in');
-      const recorded: RecordedRequest = { method: req.method!, path: url.pathname, headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
+      const recorded: RecordedRequest = {
+        method: req.method!,
+        path: url.pathname,
+        headers: req.headers,
+        body: raw ? JSON.parse(raw) : undefined,
+      };
       this.requests.push(recorded);
-      const answer = this.#handlers.map((handler) => handler(recorded, url)).find(Boolean) ?? { status: 404, body: { message: 'Not Found' } };
+      const answer = this.#handlers.map((handler) => handler(recorded, url)).find(Boolean) ?? {
+        status: 404,
+        body: { message: 'Not Found' },
+      };
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(JSON.stringify(answer.body));
     });
@@ -44,5 +55,12 @@ export class GitHubApiStandIn {
 }
 
 export function githubRepo(owner: string, name: string, options: { private?: boolean; defaultBranch?: string } = {}) {
-  return { name, full_name: `${owner}/${name}`, owner: { login: owner }, private: options.private ?? false, clone_url: `https://github.com/${owner}/${name}.git`, default_branch: options.defaultBranch ?? 'main' };
+  return {
+    name,
+    full_name: `${owner}/${name}`,
+    owner: { login: owner },
+    private: options.private ?? false,
+    clone_url: `https://github.com/${owner}/${name}.git`,
+    default_branch: options.defaultBranch ?? 'main',
+  };
 }

@@ -22,7 +22,17 @@ export class GitHubStandIn {
     this.gitConfig = join(base, 'gitconfig');
     writeFileSync(
       this.gitConfig,
-      [`[url "file://${this.root}/"]`, '\tinsteadOf = https://github.com/', '[user]', '\tname = Test Author', '\temail = test@example.com', '[init]', '\tdefaultBranch = main', '[advice]', '\tdetachedHead = false'].join('\n') + '\n',
+      [
+        `[url "file://${this.root}/"]`,
+        '\tinsteadOf = https://github.com/',
+        '[user]',
+        '\tname = Test Author',
+        '\temail = test@example.com',
+        '[init]',
+        '\tdefaultBranch = main',
+        '[advice]',
+        '\tdetachedHead = false',
+      ].join('\n') + '\n',
     );
     process.env.GIT_CONFIG_GLOBAL = this.gitConfig;
     process.env.GIT_CONFIG_NOSYSTEM = '1';
@@ -37,7 +47,11 @@ export class GitHubStandIn {
     return join(this.#work, owner, name);
   }
 
-  createRepo(owner: string, name: string, options: { files?: Record<string, string>; defaultBranch?: string; otherBranches?: string[] } = {}): string {
+  createRepo(
+    owner: string,
+    name: string,
+    options: { files?: Record<string, string>; defaultBranch?: string; otherBranches?: string[] } = {},
+  ): string {
     const bare = join(this.root, owner, `${name}.git`);
     const branch = options.defaultBranch ?? 'main';
     mkdirSync(dirname(bare), { recursive: true });
@@ -68,7 +82,11 @@ export class GitHubStandIn {
 
   /** Runs the real seeds CLI (`sd`, on bun) in the working copy of owner/name. */
   sd(owner: string, name: string, ...args: string[]): string {
-    return execFileSync(join(SD_BIN, 'sd'), args, { cwd: this.workdir(owner, name), encoding: 'utf8', env: { ...process.env, PATH: `${SD_BIN}:${process.env.PATH}` } }).trim();
+    return execFileSync(join(SD_BIN, 'sd'), args, {
+      cwd: this.workdir(owner, name),
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${SD_BIN}:${process.env.PATH}` },
+    }).trim();
   }
 
   /** Creates a seed with sd and answers its id. */
@@ -79,7 +97,14 @@ export class GitHubStandIn {
   /** Merges a pushed branch into the default branch on the "forge", as a PR merge would. */
   mergeBranch(owner: string, name: string, branch: string, into = 'main'): void {
     const work = this.workdir(owner, name);
-    this.git(work, 'fetch', '--quiet', 'origin', `${branch}:refs/remotes/origin/${branch}`, `${into}:refs/remotes/origin/${into}`);
+    this.git(
+      work,
+      'fetch',
+      '--quiet',
+      'origin',
+      `${branch}:refs/remotes/origin/${branch}`,
+      `${into}:refs/remotes/origin/${into}`,
+    );
     this.git(work, 'checkout', '--quiet', into);
     this.git(work, 'reset', '--quiet', '--hard', `origin/${into}`);
     this.git(work, 'merge', '--quiet', '--no-ff', '-m', `Merge ${branch}`, `origin/${branch}`);

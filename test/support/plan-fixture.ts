@@ -19,14 +19,23 @@ export interface PlanFixture {
   stopReviewer(): void;
 }
 
-export async function planFixture(owner: string, name: string, titles = ['First step', 'Second step', 'Third step'], options: { reviewer?: boolean } = {}): Promise<PlanFixture> {
+export async function planFixture(
+  owner: string,
+  name: string,
+  titles = ['First step', 'Second step', 'Third step'],
+  options: { reviewer?: boolean } = {},
+): Promise<PlanFixture> {
   const github = new GitHubStandIn();
   github.createRepo(owner, name);
   github.sd(owner, name, 'init');
-  const seeds = titles.map((title) => github.createSeed(owner, name, title, ['--description', `Details of ${title.toLowerCase()}`]));
+  const seeds = titles.map((title) =>
+    github.createSeed(owner, name, title, ['--description', `Details of ${title.toLowerCase()}`]),
+  );
   const epic = github.createSeed(owner, name, 'The epic', ['--type', 'epic']);
   github.sd(owner, name, 'plan', 'create', epic);
-  const plans = readFileSync(join(github.workdir(owner, name), '.seeds', 'plans.jsonl'), 'utf8').trim().split('\n');
+  const plans = readFileSync(join(github.workdir(owner, name), '.seeds', 'plans.jsonl'), 'utf8')
+    .trim()
+    .split('\n');
   const planId = (JSON.parse(plans.at(-1)!) as { id: string }).id;
   github.sd(owner, name, 'plan', 'adopt', planId, ...seeds);
   github.pushAll(owner, name, 'seeds');
@@ -61,7 +70,14 @@ export async function planFixture(owner: string, name: string, titles = ['First 
     planId,
     switches,
     template,
-    env: { SVC_SANDBOX_BINDS: `${switches}:/switches:rw`, SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PLAN_RUN_MERGE_POLL_MS: '1000', SVC_PR_POLL_MIN_MS: '1000', SVC_PR_POLL_MAX_MS: '1000' },
+    env: {
+      SVC_SANDBOX_BINDS: `${switches}:/switches:rw`,
+      SVC_GIT_TOKEN: 'ghp_test',
+      SVC_GITHUB_API_URL: forge.url,
+      SVC_PLAN_RUN_MERGE_POLL_MS: '1000',
+      SVC_PR_POLL_MIN_MS: '1000',
+      SVC_PR_POLL_MAX_MS: '1000',
+    },
     stopReviewer: () => clearInterval(reviewer),
   };
 }

@@ -22,9 +22,18 @@ export class PullRequestsStandIn extends GitHubApiStandIn {
     this.on((request, url) => {
       const match = /^\/repos\/([^/]+)\/([^/]+)\/pulls(?:\/(\d+))?$/.exec(request.path);
       if (!match) return undefined;
-      if (request.headers.authorization !== `token ${token}`) return { status: 401, body: { message: 'Bad credentials' } };
+      if (request.headers.authorization !== `token ${token}`)
+        return { status: 401, body: { message: 'Bad credentials' } };
       const [, owner, name, number] = match as unknown as [string, string, string, string | undefined];
-      const present = (pull: StoredPull) => ({ number: pull.number, html_url: `https://github.com/${owner}/${name}/pull/${pull.number}`, state: pull.state, merged_at: pull.merged_at, head: { ref: pull.head }, base: { ref: pull.base }, title: pull.title });
+      const present = (pull: StoredPull) => ({
+        number: pull.number,
+        html_url: `https://github.com/${owner}/${name}/pull/${pull.number}`,
+        state: pull.state,
+        merged_at: pull.merged_at,
+        head: { ref: pull.head },
+        base: { ref: pull.base },
+        title: pull.title,
+      });
       const mine = this.pulls.filter((pull) => pull.owner === owner && pull.name === name);
       if (request.method === 'GET' && number) {
         const pull = mine.find((candidate) => candidate.number === Number(number));
@@ -36,8 +45,19 @@ export class PullRequestsStandIn extends GitHubApiStandIn {
       }
       if (request.method === 'POST') {
         const body = request.body as { head: string; base: string; title: string; body: string };
-        if (mine.some((pull) => pull.head === body.head && pull.state === 'open')) return { status: 422, body: { message: 'A pull request already exists' } };
-        const pull: StoredPull = { number: this.pulls.length + 1, owner, name, head: body.head, base: body.base, title: body.title, body: body.body, state: 'open', merged_at: null };
+        if (mine.some((pull) => pull.head === body.head && pull.state === 'open'))
+          return { status: 422, body: { message: 'A pull request already exists' } };
+        const pull: StoredPull = {
+          number: this.pulls.length + 1,
+          owner,
+          name,
+          head: body.head,
+          base: body.base,
+          title: body.title,
+          body: body.body,
+          state: 'open',
+          merged_at: null,
+        };
         this.pulls.push(pull);
         return { status: 201, body: present(pull) };
       }

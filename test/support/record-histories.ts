@@ -21,7 +21,9 @@ const wanted = (file: string) => process.argv.length <= 2 || process.argv.slice(
 // A plan-run of two seeds, each merged by the forge stand-in's reviewer, and its first child run
 // (a run that reports to its plan-run).
 const planFiles = ['plan-run-succeeded.json', 'plan-run-child.json'];
-const fixture = planFiles.some(wanted) ? await planFixture('acme', 'recorded', ['Record one', 'Record two']) : undefined;
+const fixture = planFiles.some(wanted)
+  ? await planFixture('acme', 'recorded', ['Record one', 'Record two'])
+  : undefined;
 if (fixture) Object.assign(process.env, fixture.env);
 const isolated = await startIsolatedStack();
 const connection = await Connection.connect({ address: isolated.temporal.address });
@@ -29,18 +31,30 @@ try {
   const { api } = isolated;
   const save = async (workflowId: string, file: string) => {
     const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
-    const target = join('test', 'fixtures', 'histories', file.replace(/\.json$/, `${process.env.SVC_HISTORY_SUFFIX ?? ''}.json`));
+    const target = join(
+      'test',
+      'fixtures',
+      'histories',
+      file.replace(/\.json$/, `${process.env.SVC_HISTORY_SUFFIX ?? ''}.json`),
+    );
     // The canonical proto3 JSON, the same format the Temporal UI and CLI export.
     writeFileSync(target, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
     console.log(`recorded ${target} (${history.events?.length} events)`);
   };
   if (fixture) {
-    const project = (await api.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/recorded' } })).body.project.id;
-    const { body } = await api.request('POST', '/plan-runs', { body: { project, agent: 'shell', planId: fixture.planId, promptTemplate: fixture.template } });
-    const done = await waitFor(async () => {
-      const { body: plan } = await api.request('GET', `/plan-runs/${body.planRun.id}`);
-      return plan.planRun.state === 'succeeded' ? plan : undefined;
-    }, 'the recorded plan-run', 120_000);
+    const project = (await api.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/recorded' } }))
+      .body.project.id;
+    const { body } = await api.request('POST', '/plan-runs', {
+      body: { project, agent: 'shell', planId: fixture.planId, promptTemplate: fixture.template },
+    });
+    const done = await waitFor(
+      async () => {
+        const { body: plan } = await api.request('GET', `/plan-runs/${body.planRun.id}`);
+        return plan.planRun.state === 'succeeded' ? plan : undefined;
+      },
+      'the recorded plan-run',
+      120_000,
+    );
     // The first child's run workflow ends once its PR is merged: wait for its result.
     await new Client({ connection }).workflow.getHandle(done.children[0].runId).result();
     if (wanted(planFiles[0]!)) await save(body.planRun.id, planFiles[0]!);

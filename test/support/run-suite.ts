@@ -43,20 +43,30 @@ if (!hasPostgres && inCi) {
   console.error(`suite: PostgreSQL is not reachable at ${postgresUrl}, and CI must run the PostgreSQL leg`);
   process.exit(1);
 }
-console.log(hasPostgres ? `suite: PostgreSQL at ${postgresUrl}` : 'suite: PostgreSQL unreachable: its tests are skipped (never in CI)');
+console.log(
+  hasPostgres
+    ? `suite: PostgreSQL at ${postgresUrl}`
+    : 'suite: PostgreSQL unreachable: its tests are skipped (never in CI)',
+);
 
-const ava = spawn(process.execPath, ['--no-warnings', join('node_modules', 'ava', 'entrypoints', 'cli.js'), ...process.argv.slice(2)], {
-  stdio: 'inherit',
-  env: {
-    ...process.env,
-    SVC_TEST_TEMPORAL_ADDRESS: temporal.address,
-    SVC_WORKFLOW_BUNDLE: bundlePath,
-    SVC_TEST_POSTGRES_URL: hasPostgres ? postgresUrl : '',
-    // Tests kill Temporal on purpose; the SDK's retry warnings would bury ava's report.
-    SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'ERROR',
+const ava = spawn(
+  process.execPath,
+  ['--no-warnings', join('node_modules', 'ava', 'entrypoints', 'cli.js'), ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      SVC_TEST_TEMPORAL_ADDRESS: temporal.address,
+      SVC_WORKFLOW_BUNDLE: bundlePath,
+      SVC_TEST_POSTGRES_URL: hasPostgres ? postgresUrl : '',
+      // Tests kill Temporal on purpose; the SDK's retry warnings would bury ava's report.
+      SVC_LOG_LEVEL: process.env.SVC_LOG_LEVEL ?? 'ERROR',
+    },
   },
-});
-const code = await new Promise<number>((resolve) => ava.once('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))));
+);
+const code = await new Promise<number>((resolve) =>
+  ava.once('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))),
+);
 await temporal.stop();
 rmSync(workDir, { recursive: true, force: true });
 process.exit(code);

@@ -4,7 +4,10 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { closeServer, listenOnLoopback } from './loopback-server.ts';
 
-export type ScriptStep = { toolUse: { name: string; input: Record<string, unknown> } } | { text: string } | { error: { status: number; type: string; message: string } };
+export type ScriptStep =
+  | { toolUse: { name: string; input: Record<string, unknown> } }
+  | { text: string }
+  | { error: { status: number; type: string; message: string } };
 
 export interface ModelRequest {
   path: string;
@@ -54,33 +57,93 @@ export class ScriptedModel {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
         return;
       }
-      this.requests.push({ path, model: body.model, messages: body.messages?.length ?? 0, tools: (body.tools ?? []).map((tool: { name: string }) => tool.name) });
+      this.requests.push({
+        path,
+        model: body.model,
+        messages: body.messages?.length ?? 0,
+        tools: (body.tools ?? []).map((tool: { name: string }) => tool.name),
+      });
       const step = this.#stepFor(body);
       if ('error' in step) {
-        res.writeHead(step.error.status, { 'content-type': 'application/json', 'x-should-retry': 'false' }).end(JSON.stringify({ type: 'error', error: { type: step.error.type, message: step.error.message } }));
+        res
+          .writeHead(step.error.status, { 'content-type': 'application/json', 'x-should-retry': 'false' })
+          .end(JSON.stringify({ type: 'error', error: { type: step.error.type, message: step.error.message } }));
         return;
       }
       // Call the tool by the name this client offers it under (Claude Code: Bash, OpenCode: bash).
-      const offered = (body.tools ?? []).find((tool: { name: string }) => 'toolUse' in step && tool.name.toLowerCase() === step.toolUse.name.toLowerCase())?.name;
-      const block = 'toolUse' in step ? { type: 'tool_use', id: `toolu_${this.requests.length}`, name: offered ?? step.toolUse.name, input: step.toolUse.input } : { type: 'text', text: step.text };
+      const offered = (body.tools ?? []).find(
+        (tool: { name: string }) => 'toolUse' in step && tool.name.toLowerCase() === step.toolUse.name.toLowerCase(),
+      )?.name;
+      const block =
+        'toolUse' in step
+          ? {
+              type: 'tool_use',
+              id: `toolu_${this.requests.length}`,
+              name: offered ?? step.toolUse.name,
+              input: step.toolUse.input,
+            }
+          : { type: 'text', text: step.text };
       const stopReason = block.type === 'tool_use' ? 'tool_use' : 'end_turn';
       const id = `msg_${this.requests.length}`;
       if (!body.stream) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, type: 'message', role: 'assistant', model: body.model, content: [block], stop_reason: stopReason, stop_sequence: null, usage: USAGE }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id,
+            type: 'message',
+            role: 'assistant',
+            model: body.model,
+            content: [block],
+            stop_reason: stopReason,
+            stop_sequence: null,
+            usage: USAGE,
+          }),
+        );
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      send('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...USAGE, output_tokens: 1 } } });
+      send('message_start', {
+        type: 'message_start',
+        message: {
+          id,
+          type: 'message',
+          role: 'assistant',
+          model: body.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...USAGE, output_tokens: 1 },
+        },
+      });
       if (block.type === 'text') {
-        send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
-        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: block.text } });
+        send('content_block_start', {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'text', text: '' },
+        });
+        send('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'text_delta', text: block.text },
+        });
       } else {
-        send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-        send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+        send('content_block_start', {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        });
+        send('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+        });
       }
       send('content_block_stop', { type: 'content_block_stop', index: 0 });
-      send('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: USAGE.output_tokens } });
+      send('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: USAGE.output_tokens },
+      });
       send('message_stop', { type: 'message_stop' });
       res.end();
     });
@@ -89,26 +152,63 @@ export class ScriptedModel {
   }
 
   /** OpenAI Responses API: the step is the number of tool results the conversation already holds. */
-  #answerResponses(body: { model: string; input?: { type?: string }[]; tools?: { name?: string }[] }, res: ServerResponse): void {
-    this.requests.push({ path: '/v1/responses', model: body.model, messages: body.input?.length ?? 0, tools: (body.tools ?? []).map((tool) => tool.name ?? '') });
+  #answerResponses(
+    body: { model: string; input?: { type?: string }[]; tools?: { name?: string }[] },
+    res: ServerResponse,
+  ): void {
+    this.requests.push({
+      path: '/v1/responses',
+      model: body.model,
+      messages: body.input?.length ?? 0,
+      tools: (body.tools ?? []).map((tool) => tool.name ?? ''),
+    });
     const turn = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
     const step = this.#script[turn] ?? { text: 'Done.' };
     if ('error' in step) {
-      res.writeHead(step.error.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: step.error.type, message: step.error.message } }));
+      res
+        .writeHead(step.error.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { type: step.error.type, message: step.error.message } }));
       return;
     }
     const id = `resp_${this.requests.length}`;
     const item =
       'toolUse' in step
-        ? { type: 'function_call', id: `fc_${this.requests.length}`, call_id: `call_${this.requests.length}`, name: 'exec_command', arguments: JSON.stringify({ cmd: String(step.toolUse.input.command) }), status: 'completed' }
-        : { type: 'message', id: `msg_${this.requests.length}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step.text, annotations: [] }] };
-    const usage = { input_tokens: USAGE.input_tokens, input_tokens_details: { cached_tokens: USAGE.cache_read_input_tokens }, output_tokens: USAGE.output_tokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: USAGE.input_tokens + USAGE.output_tokens };
+        ? {
+            type: 'function_call',
+            id: `fc_${this.requests.length}`,
+            call_id: `call_${this.requests.length}`,
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: String(step.toolUse.input.command) }),
+            status: 'completed',
+          }
+        : {
+            type: 'message',
+            id: `msg_${this.requests.length}`,
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: step.text, annotations: [] }],
+          };
+    const usage = {
+      input_tokens: USAGE.input_tokens,
+      input_tokens_details: { cached_tokens: USAGE.cache_read_input_tokens },
+      output_tokens: USAGE.output_tokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: USAGE.input_tokens + USAGE.output_tokens,
+    };
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const send = (data: { type: string }) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
-    send({ type: 'response.created', response: { id, object: 'response', status: 'in_progress', model: body.model, output: [] } } as { type: string });
-    send({ type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress' } } as { type: string });
+    send({
+      type: 'response.created',
+      response: { id, object: 'response', status: 'in_progress', model: body.model, output: [] },
+    } as { type: string });
+    send({ type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress' } } as {
+      type: string;
+    });
     send({ type: 'response.output_item.done', output_index: 0, item } as { type: string });
-    send({ type: 'response.completed', response: { id, object: 'response', status: 'completed', model: body.model, output: [item], usage } } as { type: string });
+    send({
+      type: 'response.completed',
+      response: { id, object: 'response', status: 'completed', model: body.model, output: [item], usage },
+    } as { type: string });
     res.end();
   }
 

@@ -16,7 +16,11 @@ export interface TestStack {
   config: SvcConfig;
   url: string;
   token: string;
-  request(method: string, path: string, options?: { body?: unknown; token?: string | null; headers?: Record<string, string>; rawBody?: string }): Promise<TestResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; token?: string | null; headers?: Record<string, string>; rawBody?: string },
+  ): Promise<TestResponse>;
   stop(): Promise<void>;
 }
 
@@ -66,7 +70,13 @@ export async function testEnvironment(options: TestStackOptions) {
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
   const environment = await testEnvironment(options);
   const config = loadConfig(environment.env);
-  const stack = await startStack({ config, api: true, worker: options.worker ?? true, noAuth: options.noAuth ?? false, log: options.log ?? (() => {}) });
+  const stack = await startStack({
+    config,
+    api: true,
+    worker: options.worker ?? true,
+    noAuth: options.noAuth ?? false,
+    log: options.log ?? (() => {}),
+  });
   const url = stack.api!.url;
   const token = stack.token.token;
   return {
@@ -110,7 +120,12 @@ export async function request(
 }
 
 /** Polls GET /runs/{id} until the run is terminal (or the deadline passes). */
-export async function waitForRunState(stack: Pick<TestStack, 'request'>, runId: string, states: string[] = ['succeeded', 'failed', 'cancelled'], timeoutMs = 60_000): Promise<any> {
+export async function waitForRunState(
+  stack: Pick<TestStack, 'request'>,
+  runId: string,
+  states: string[] = ['succeeded', 'failed', 'cancelled'],
+  timeoutMs = 60_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let last: any;
   while (Date.now() < deadline) {
@@ -130,14 +145,23 @@ export async function startIsolatedStack(options: { worker?: boolean } = {}) {
   const temporalDir = mkdtempSync(join(tmpdir(), 'svc-temporal-'));
   const temporal = await startTemporalDev(temporalDir, settings);
   const environment = await testEnvironment({ temporalAddress: temporal.address });
-  const stack = await startStack({ config: loadConfig(environment.env), api: true, worker: options.worker ?? true, noAuth: false, log: () => {} });
+  const stack = await startStack({
+    config: loadConfig(environment.env),
+    api: true,
+    worker: options.worker ?? true,
+    noAuth: false,
+    log: () => {},
+  });
   return {
     temporal,
     temporalDir,
     temporalSettings: settings,
     environment,
     stack,
-    api: { request: (method: string, path: string, requestOptions?: Parameters<TestStack['request']>[2]) => request(stack.api!.url, stack.token.token, method, path, requestOptions) },
+    api: {
+      request: (method: string, path: string, requestOptions?: Parameters<TestStack['request']>[2]) =>
+        request(stack.api!.url, stack.token.token, method, path, requestOptions),
+    },
     async stop() {
       await stack.stop();
       await temporal.stop();

@@ -18,12 +18,20 @@ export async function startTickingRun(api: Api, readModel: ReadModel): Promise<{
   const { body } = await api.request('POST', '/runs', { body: { agent: 'shell', prompt } });
   const runId = body.run.id as string;
   const marker = join(body.sandbox.workspacePath as string, 'agent-starts.log');
-  await waitFor(async () => (await readModel.em().count(RunEventEntity, { runId, kind: 'log.stdout' })) >= 2, 'the agent to print');
+  await waitFor(
+    async () => (await readModel.em().count(RunEventEntity, { runId, kind: 'log.stdout' })) >= 2,
+    'the agent to print',
+  );
   return { runId, marker };
 }
 
 /** Started once, every line recorded once and in order, one pass through the states, no seq gaps. */
-export async function assertRanExactlyOnce(t: ExecutionContext, readModel: ReadModel, runId: string, marker: string): Promise<void> {
+export async function assertRanExactlyOnce(
+  t: ExecutionContext,
+  readModel: ReadModel,
+  runId: string,
+  marker: string,
+): Promise<void> {
   t.is(readFileSync(marker, 'utf8'), 'started\n', 'the agent process was started exactly once');
   const log = await readModel.em().find(RunEventEntity, { runId }, { orderBy: { seq: 'asc' } });
   t.deepEqual(
@@ -31,6 +39,12 @@ export async function assertRanExactlyOnce(t: ExecutionContext, readModel: ReadM
     Array.from({ length: TICKS }, (_, i) => `tick ${i + 1}`),
     'every output line recorded once, in order',
   );
-  t.deepEqual(log.filter((e) => e.kind === 'state_change').map((e) => (e.payload as { state: string }).state), ['queued', 'running', 'succeeded']);
-  t.deepEqual(log.map((e) => e.seq), log.map((_, i) => i + 1));
+  t.deepEqual(
+    log.filter((e) => e.kind === 'state_change').map((e) => (e.payload as { state: string }).state),
+    ['queued', 'running', 'succeeded'],
+  );
+  t.deepEqual(
+    log.map((e) => e.seq),
+    log.map((_, i) => i + 1),
+  );
 }

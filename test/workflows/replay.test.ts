@@ -8,7 +8,9 @@ import { buildWorkflowBundle } from '../../worker/worker.ts';
 
 const HISTORIES = join('test', 'fixtures', 'histories');
 
-const workflowBundle = process.env.SVC_WORKFLOW_BUNDLE ? { code: readFileSync(process.env.SVC_WORKFLOW_BUNDLE, 'utf8') } : await buildWorkflowBundle();
+const workflowBundle = process.env.SVC_WORKFLOW_BUNDLE
+  ? { code: readFileSync(process.env.SVC_WORKFLOW_BUNDLE, 'utf8') }
+  : await buildWorkflowBundle();
 
 for (const file of readdirSync(HISTORIES).filter((name) => name.endsWith('.json'))) {
   test(`replays ${file} deterministically`, async (t) => {
@@ -23,5 +25,7 @@ test('a history the code no longer matches is reported as non-deterministic', as
   // Pretend the recorded run had scheduled a different activity first.
   const scheduled = history.events.find((event: any) => event.activityTaskScheduledEventAttributes);
   scheduled.activityTaskScheduledEventAttributes.activityType.name = 'somethingElse';
-  await t.throwsAsync(Worker.runReplayHistory({ workflowBundle }, history, 'tampered'), { name: 'DeterminismViolationError' });
+  await t.throwsAsync(Worker.runReplayHistory({ workflowBundle }, history, 'tampered'), {
+    name: 'DeterminismViolationError',
+  });
 });

@@ -19,10 +19,20 @@ export class PlanCancelCommand extends RemoteCommand {
   reason = Option.String('--reason', { description: 'why, for the event log' });
 
   protected async run(): Promise<number> {
-    const result = await this.client.request('POST', `/plan-runs/${encodeURIComponent(this.id)}/cancel`, this.reason ? { reason: this.reason } : {});
+    const result = await this.client.request(
+      'POST',
+      `/plan-runs/${encodeURIComponent(this.id)}/cancel`,
+      this.reason ? { reason: this.reason } : {},
+    );
     if (this.output === 'pretty') {
-      const child = result.cancelledChild ? `; cancelled child ${result.cancelledChild.childSeq} (${result.cancelledChild.runId})` : '';
-      this.line(result.alreadyTerminal ? `plan-run ${this.id} had already ended (${result.planRun.state})` : `plan-run ${this.id} ${result.planRun.state}${child}`);
+      const child = result.cancelledChild
+        ? `; cancelled child ${result.cancelledChild.childSeq} (${result.cancelledChild.runId})`
+        : '';
+      this.line(
+        result.alreadyTerminal
+          ? `plan-run ${this.id} had already ended (${result.planRun.state})`
+          : `plan-run ${this.id} ${result.planRun.state}${child}`,
+      );
     } else {
       this.line({ type: 'plan_run.cancelled', ...result });
     }

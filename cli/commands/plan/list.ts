@@ -15,19 +15,38 @@ export class PlanListCommand extends RemoteCommand {
     `,
     examples: [
       ['Every plan-run', '$0 plan list'],
-      ['Running plan-runs of one project, as a table', '$0 plan list --project prj_0123456789ab --state active --output pretty'],
+      [
+        'Running plan-runs of one project, as a table',
+        '$0 plan list --project prj_0123456789ab --state active --output pretty',
+      ],
     ],
   });
 
   project = Option.String('--project', { description: 'only this project' });
-  state = Option.String('--state', { description: `only this state: ${STATES.join(', ')}`, validator: t.isEnum(STATES) });
+  state = Option.String('--state', {
+    description: `only this state: ${STATES.join(', ')}`,
+    validator: t.isEnum(STATES),
+  });
 
   protected async run(): Promise<number> {
-    const query = new URLSearchParams({ ...(this.project ? { project: this.project } : {}), ...(this.state ? { state: this.state } : {}) }).toString();
+    const query = new URLSearchParams({
+      ...(this.project ? { project: this.project } : {}),
+      ...(this.state ? { state: this.state } : {}),
+    }).toString();
     const { planRuns } = await this.client.request('GET', `/plan-runs${query ? `?${query}` : ''}`);
     if (this.output === 'pretty') {
-      const rows = planRuns.map((plan: any) => [plan.id, plan.state, plan.planId ?? '(issues)', plan.agentName, plan.projectId, plan.createdAt, plan.failureReason ?? '']);
-      this.line(rows.length ? table(['ID', 'STATE', 'PLAN', 'AGENT', 'PROJECT', 'CREATED', 'FAILURE'], rows) : '(no plan-runs)');
+      const rows = planRuns.map((plan: any) => [
+        plan.id,
+        plan.state,
+        plan.planId ?? '(issues)',
+        plan.agentName,
+        plan.projectId,
+        plan.createdAt,
+        plan.failureReason ?? '',
+      ]);
+      this.line(
+        rows.length ? table(['ID', 'STATE', 'PLAN', 'AGENT', 'PROJECT', 'CREATED', 'FAILURE'], rows) : '(no plan-runs)',
+      );
     } else {
       for (const plan of planRuns) this.line(plan);
     }

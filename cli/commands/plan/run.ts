@@ -16,8 +16,14 @@ export class PlanRunCommand extends RemoteCommand {
       Exit codes: 0 when the plan-run succeeded (or was dispatched, with \`--no-follow\`), 1 when it failed or was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the plan-run goes on).
     `,
     examples: [
-      ['Run every seed of a plan with Claude Code', '$0 plan run pl-3f2a --project prj_0123456789ab --agent claude-code'],
-      ['Run three issues in this order, capped at $2 each', '$0 plan run --project prj_0123456789ab --agent claude-code --issues app-1a2b,app-3c4d,app-5e6f --max-cost-usd 2'],
+      [
+        'Run every seed of a plan with Claude Code',
+        '$0 plan run pl-3f2a --project prj_0123456789ab --agent claude-code',
+      ],
+      [
+        'Run three issues in this order, capped at $2 each',
+        '$0 plan run --project prj_0123456789ab --agent claude-code --issues app-1a2b,app-3c4d,app-5e6f --max-cost-usd 2',
+      ],
       ['Dispatch and return at once', '$0 plan run pl-3f2a --project prj_0123456789ab --agent shell --no-follow'],
     ],
   });
@@ -25,17 +31,32 @@ export class PlanRunCommand extends RemoteCommand {
   planId = Option.String({ required: false, name: 'plan-id' });
   project = Option.String('--project', { required: true, description: 'the project id (prj_…)' });
   agent = Option.String('--agent', { required: true, description: 'the agent every child runs' });
-  issues = Option.String('--issues', { description: 'comma-separated issue ids, run in this order (instead of a plan id)' });
-  promptTemplate = Option.String('--prompt-template', { description: 'the child prompt; {seed_id} and {seed_body} are filled in (default "work on sd {seed_id}")' });
-  ref = Option.String('--ref', { description: 'the git ref children are cut from (default: the project default branch)' });
+  issues = Option.String('--issues', {
+    description: 'comma-separated issue ids, run in this order (instead of a plan id)',
+  });
+  promptTemplate = Option.String('--prompt-template', {
+    description: 'the child prompt; {seed_id} and {seed_body} are filled in (default "work on sd {seed_id}")',
+  });
+  ref = Option.String('--ref', {
+    description: 'the git ref children are cut from (default: the project default branch)',
+  });
   provider = Option.String('--provider', { description: 'override the agent provider for every child' });
   model = Option.String('--model', { description: 'override the agent model for every child' });
-  maxCostUsd = Option.String('--max-cost-usd', { description: 'spend cap of each child, in USD', validator: t.cascade(t.isNumber(), [t.isPositive()]) });
-  follow = Option.Boolean('--follow', true, { description: 'tail the events until the plan-run ends (--no-follow to return at once)' });
+  maxCostUsd = Option.String('--max-cost-usd', {
+    description: 'spend cap of each child, in USD',
+    validator: t.cascade(t.isNumber(), [t.isPositive()]),
+  });
+  follow = Option.Boolean('--follow', true, {
+    description: 'tail the events until the plan-run ends (--no-follow to return at once)',
+  });
 
   protected async run(): Promise<number> {
-    if (Boolean(this.planId) === Boolean(this.issues)) throw new UsageError('give a plan id or --issues, not both and not neither');
-    const issues = this.issues?.split(',').map((id) => id.trim()).filter(Boolean);
+    if (Boolean(this.planId) === Boolean(this.issues))
+      throw new UsageError('give a plan id or --issues, not both and not neither');
+    const issues = this.issues
+      ?.split(',')
+      .map((id) => id.trim())
+      .filter(Boolean);
     if (issues && issues.length === 0) throw new UsageError('--issues needs at least one issue id');
     const body = {
       project: this.project,
@@ -49,18 +70,27 @@ export class PlanRunCommand extends RemoteCommand {
     };
     const created = await this.client.request('POST', '/plan-runs', body);
     const id: string = created.planRun.id;
-    this.emit({ type: 'plan_run.dispatched', ...created }, `plan-run ${id} dispatched: ${created.children.length} children${created.links?.temporalUi ? ` — ${created.links.temporalUi}` : ''}`);
+    this.emit(
+      { type: 'plan_run.dispatched', ...created },
+      `plan-run ${id} dispatched: ${created.children.length} children${created.links?.temporalUi ? ` — ${created.links.temporalUi}` : ''}`,
+    );
     if (!this.follow) return EXIT.ok;
 
     const followed = await this.tail(`/plan-runs/${id}/events?follow=1`, (event) =>
-      this.emit({ type: 'plan_run.event', ...event }, `${event.ts} ${event.runId} ${event.kind}${event.kind.startsWith('plan_run.') ? ` ${JSON.stringify(event.payload)}` : event.payload?.text ? ` ${event.payload.text}` : ''}`),
+      this.emit(
+        { type: 'plan_run.event', ...event },
+        `${event.ts} ${event.runId} ${event.kind}${event.kind.startsWith('plan_run.') ? ` ${JSON.stringify(event.payload)}` : event.payload?.text ? ` ${event.payload.text}` : ''}`,
+      ),
     );
     if (followed === 'detached') {
       this.context.stderr.write(`svc: detached from ${id}; it goes on (cancel it with \`svc plan cancel ${id}\`)\n`);
       return EXIT.interrupted;
     }
     const { planRun } = await this.client.request('GET', `/plan-runs/${id}`);
-    this.emit({ type: 'plan_run.terminal', planRunId: id, state: planRun.state, failureReason: planRun.failureReason }, `plan-run ${id} ${planRun.state}${planRun.failureReason ? `: ${planRun.failureReason}` : ''}`);
+    this.emit(
+      { type: 'plan_run.terminal', planRunId: id, state: planRun.state, failureReason: planRun.failureReason },
+      `plan-run ${id} ${planRun.state}${planRun.failureReason ? `: ${planRun.failureReason}` : ''}`,
+    );
     return planRun.state === 'succeeded' ? EXIT.ok : EXIT.failed;
   }
 

@@ -32,12 +32,17 @@ export class PlanStatusCommand extends RemoteCommand {
       return EXIT.ok;
     }
     const { planRun, children, runs } = detail as { planRun: any; children: any[]; runs: Run[] };
-    this.line(`plan-run ${planRun.id} [${planRun.state}] — plan ${planRun.planId ?? '(issues)'}, agent ${planRun.agentName}, ${children.length} children`);
+    this.line(
+      `plan-run ${planRun.id} [${planRun.state}] — plan ${planRun.planId ?? '(issues)'}, agent ${planRun.agentName}, ${children.length} children`,
+    );
     if (planRun.failureReason) this.line(`failure: ${planRun.failureReason}`);
     if (detail.links?.temporalUi) this.line(`temporal: ${detail.links.temporalUi}`);
     const rows = children.map((child) => {
       const run = runs.find((candidate) => candidate.id === child.runId);
-      const duration = run?.startedAt && run.endedAt ? `${((Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000).toFixed(1)}s` : '—';
+      const duration =
+        run?.startedAt && run.endedAt
+          ? `${((Date.parse(run.endedAt) - Date.parse(run.startedAt)) / 1000).toFixed(1)}s`
+          : '—';
       const cost = run?.costUsd === null || run?.costUsd === undefined ? '—' : `$${run.costUsd.toFixed(4)}`;
       return [String(child.seq), child.seedId, child.state, cost, duration, child.runId ?? '—'];
     });

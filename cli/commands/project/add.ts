@@ -24,9 +24,25 @@ export class ProjectAddCommand extends RemoteCommand {
   defaultBranch = Option.String('--default-branch', { description: 'use this branch instead of the detected default' });
 
   protected async run(): Promise<number> {
-    const { project } = await this.client.request('POST', '/projects', { gitUrl: this.gitUrl, ...(this.defaultBranch ? { defaultBranch: this.defaultBranch } : {}) });
-    if (this.output === 'pretty') this.line(`added ${project.id}  ${project.gitUrl}  (default branch ${project.defaultBranch}) at ${project.localPath}`);
-    else this.line({ ok: true, project: { id: project.id, gitUrl: project.gitUrl, localPath: project.localPath, defaultBranch: project.defaultBranch, addedAt: project.addedAt } });
+    const { project } = await this.client.request('POST', '/projects', {
+      gitUrl: this.gitUrl,
+      ...(this.defaultBranch ? { defaultBranch: this.defaultBranch } : {}),
+    });
+    if (this.output === 'pretty')
+      this.line(
+        `added ${project.id}  ${project.gitUrl}  (default branch ${project.defaultBranch}) at ${project.localPath}`,
+      );
+    else
+      this.line({
+        ok: true,
+        project: {
+          id: project.id,
+          gitUrl: project.gitUrl,
+          localPath: project.localPath,
+          defaultBranch: project.defaultBranch,
+          addedAt: project.addedAt,
+        },
+      });
     return EXIT.ok;
   }
 }

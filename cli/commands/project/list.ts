@@ -17,11 +17,27 @@ export class ProjectListCommand extends RemoteCommand {
   });
 
   protected async run(): Promise<number> {
-    const { projects } = await this.client.request<{ projects: { id: string; gitUrl: string; defaultBranch: string; hasSeeds: boolean; lastFetchedAt: string | null }[] }>('GET', '/projects');
+    const { projects } = await this.client.request<{
+      projects: {
+        id: string;
+        gitUrl: string;
+        defaultBranch: string;
+        hasSeeds: boolean;
+        lastFetchedAt: string | null;
+      }[];
+    }>('GET', '/projects');
     if (this.output === 'pretty') {
-      this.line(projects.length ? table(['ID', 'GIT URL', 'BRANCH', 'SEEDS', 'FETCHED'], projects.map((p) => [p.id, p.gitUrl, p.defaultBranch, p.hasSeeds ? 'yes' : 'no', p.lastFetchedAt ?? '—'])) : '(no projects registered)');
+      this.line(
+        projects.length
+          ? table(
+              ['ID', 'GIT URL', 'BRANCH', 'SEEDS', 'FETCHED'],
+              projects.map((p) => [p.id, p.gitUrl, p.defaultBranch, p.hasSeeds ? 'yes' : 'no', p.lastFetchedAt ?? '—']),
+            )
+          : '(no projects registered)',
+      );
     } else {
-      for (const project of projects) this.line({ id: project.id, gitUrl: project.gitUrl, defaultBranch: project.defaultBranch });
+      for (const project of projects)
+        this.line({ id: project.id, gitUrl: project.gitUrl, defaultBranch: project.defaultBranch });
     }
     return EXIT.ok;
   }

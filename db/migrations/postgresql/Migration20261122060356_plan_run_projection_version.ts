@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122060356_plan_run_projection_version extends Migration {
-
   override name = 'Migration20261122060356_plan_run_projection_version';
 
   override up(): void | Promise<void> {
@@ -11,5 +10,4 @@ export class Migration20261122060356_plan_run_projection_version extends Migrati
   override down(): void | Promise<void> {
     this.addSql(`alter table "plan_runs" drop column "projection_version";`);
   }
-
 }

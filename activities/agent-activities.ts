@@ -1,0 +1,264 @@
+// The I/O of a run's agent: starting it in its sandbox, following it (output, usage, the spend cap,
+// refused egress) until it exits, and stopping it.
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Context, heartbeat } from '@temporalio/activity';
+import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
+import type { AgentExitEvidence } from '../core/agent-exit.ts';
+import type { SandboxNetworkSettings } from '../core/run-model.ts';
+import { mintRunToken } from '../core/run-token.ts';
+import { dataPaths } from '../stack/config.ts';
+import { appendRunEvents } from './read-model/run-projection.ts';
+import type { RunActivityDeps } from './run-activities.ts';
+import { runtimeFor } from './runtimes/index.ts';
+import { initialRuntimeState, type RuntimeAdapter, type Usage } from './runtimes/types.ts';
+import { agentEgressRules } from './sandbox/egress-allowlist.ts';
+import { readJsonIfExists, sandboxFiles } from './sandbox/files.ts';
+import { chooseIsolation, sandboxHostId } from './sandbox/isolation.ts';
+import { inspectSandbox, sandboxRunId, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
+import { readSandboxEvents, type CostCapCrossing, type SupervisionProgress } from './sandbox/output-ingest.ts';
+import { createMemoryCgroup, type MemoryLimitOutcome } from './sandbox/memory-cgroup.ts';
+import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
+
+export function createAgentActivities(deps: RunActivityDeps) {
+  const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);
+  const pollIntervalMs = deps.pollIntervalMs ?? 250;
+
+  async function ingestOutput(runId: string, adapter: RuntimeAdapter, progress: SupervisionProgress, final: boolean) {
+    const events = readSandboxEvents(sandboxFiles(sandboxDir(runId)), adapter, progress, final);
+    if (events.length) await appendRunEvents(deps.readModel.em(), runId, events);
+  }
+
+  return {
+    /** Starts the agent once, in its sandbox; on a retry, reports the agent that is already there. */
+    async startAgent({
+      runId,
+      agent,
+      prompt,
+      workspacePath,
+      memoryLimitMiB,
+      network,
+    }: {
+      runId: string;
+      agent: AgentDefinition;
+      prompt: string;
+      workspacePath: string;
+      memoryLimitMiB?: number | null;
+      network?: SandboxNetworkSettings | null;
+    }) {
+      const adapter = runtimeFor(agent.runtime);
+      const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
+      const costBasis = adapter.costBasis(process.env);
+      let isolation;
+      try {
+        isolation = chooseIsolation(deps.sandbox);
+      } catch (error) {
+        return {
+          isolation: null,
+          sandbox: null,
+          costBasis,
+          memory: null,
+          status: 'sandbox_failed' as const,
+          sandboxRunId: null,
+          spawnedAt: null,
+          endedAt: null,
+          message: (error as Error).message,
+        };
+      }
+      const egress = agentEgressRules({
+        modelEndpoints: adapter.modelEndpoints(process.env),
+        githubApiUrl: deps.githubApiUrl,
+        operator: deps.sandbox.egress,
+        project: network,
+      });
+      // The sandbox's only way to svc: this run's callback routes, with a token only for them.
+      const callback = deps.agentApi
+        ? { baseUrl: deps.agentApi.baseUrl, runId, token: mintRunToken(deps.agentApi.operatorToken, runId) }
+        : null;
+      const dir = sandboxDir(runId);
+      const { spec, note } = sandboxLaunch({
+        dir,
+        launch,
+        isolation,
+        settings: deps.sandbox,
+        hostId: sandboxHostId(runId, deps.sandbox),
+        egress,
+        callback,
+        dieWithParent: true,
+        forbidden: [deps.dataDir, deps.projectsRoot],
+        trustCommand: agent.source !== 'project',
+      });
+      const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
+      const memoryLimit: MemoryLimitOutcome | null = limitMiB ? createMemoryCgroup(runId, limitMiB) : null;
+      const status = await startSandbox(dir, {
+        ...spec,
+        memoryCgroup: memoryLimit?.enforced ? memoryLimit.cgroup : null,
+      });
+      const memory =
+        memoryLimit &&
+        (memoryLimit.enforced
+          ? { limitMiB, enforced: true }
+          : { limitMiB, enforced: false, reason: memoryLimit.reason });
+      const common = { isolation, sandbox: note, costBasis, memory };
+      switch (status.kind) {
+        case 'running':
+          return {
+            ...common,
+            status: 'running' as const,
+            sandboxRunId: sandboxRunId(status.supervisor),
+            spawnedAt: status.agent?.spawnedAt ?? null,
+            endedAt: null,
+            message: null,
+          };
+        case 'exited': {
+          const failure = status.exit.spawnError;
+          if (failure) {
+            const failed = failure.code === 'SANDBOX_NETWORK' ? ('sandbox_failed' as const) : ('spawn_failed' as const);
+            return {
+              ...common,
+              status: failed,
+              sandboxRunId: null,
+              spawnedAt: null,
+              endedAt: status.exit.endedAt,
+              message:
+                failed === 'sandbox_failed'
+                  ? failure.message
+                  : `spawn ${agent.command[0]} ${failure.code}: ${failure.message}`,
+            };
+          }
+          return {
+            ...common,
+            status: 'running' as const,
+            sandboxRunId: null,
+            spawnedAt: status.agent?.spawnedAt ?? status.exit.endedAt,
+            endedAt: null,
+            message: null,
+          };
+        }
+        default:
+          return {
+            ...common,
+            status: 'lost' as const,
+            sandboxRunId: null,
+            spawnedAt: null,
+            endedAt: null,
+            message: status.kind === 'lost' ? status.reason : 'sandbox did not start',
+          };
+      }
+    },
+
+    /**
+     * Follows the agent until it exits, turning its output into run events. Heartbeats carry the
+     * read offsets, so an attempt on a new worker resumes exactly where the last one stopped.
+     */
+    async superviseAgent({
+      runId,
+      runtime,
+      maxCostUsd,
+    }: {
+      runId: string;
+      runtime?: RuntimeId;
+      maxCostUsd?: number | null;
+    }): Promise<AgentExitEvidence & { endedAt: string | null; usage: Usage | null; costCap: CostCapCrossing | null }> {
+      const context = Context.current();
+      const adapter = runtimeFor(runtime ?? 'command');
+      const progress: SupervisionProgress = (context.info.heartbeatDetails as SupervisionProgress | undefined) ?? {
+        offsets: { stdout: 0, stderr: 0 },
+        runtime: initialRuntimeState(),
+        stderrHead: [],
+      };
+      const files = sandboxFiles(sandboxDir(runId));
+      const seen = () => ({
+        sawOutput: progress.runtime.modelOutput,
+        stderrHead: progress.stderrHead,
+        providerError: progress.runtime.providerError,
+        usage: progress.runtime.usage,
+        costCap: progress.costCap ?? null,
+        oomKilled: false,
+      });
+      for (;;) {
+        const status = inspectSandbox(files);
+        const done = status.kind === 'exited' || status.kind === 'lost';
+        await ingestOutput(runId, adapter, progress, done);
+        const costUsd = progress.runtime.usage?.costUsd ?? null;
+        if (maxCostUsd && costUsd !== null && costUsd > maxCostUsd && !progress.costCap) {
+          // Strict: the first report above the cap stops the agent, whatever the runtime.
+          progress.costCap = { costUsd, maxCostUsd };
+          if (!done) stopSandbox(files);
+          await appendRunEvents(deps.readModel.em(), runId, [
+            {
+              dedupeKey: 'cost:cap_exceeded',
+              kind: 'cost.cap_exceeded',
+              stream: 'system',
+              ts: new Date().toISOString(),
+              payload: progress.costCap,
+            },
+          ]);
+        }
+        heartbeat(progress);
+        if (status.kind === 'exited') {
+          const { exit } = status;
+          if (exit.oomKilled) {
+            // Recorded even when the agent survived it (a build it ran was killed, say).
+            await appendRunEvents(deps.readModel.em(), runId, [
+              {
+                dedupeKey: 'sandbox:oom_kill',
+                kind: 'sandbox.oom_kill',
+                stream: 'system',
+                ts: exit.endedAt,
+                payload: { agentExitCode: exit.exitCode, agentSignal: exit.signal },
+              },
+            ]);
+          }
+          return {
+            ...seen(),
+            spawnError: exit.spawnError,
+            exitCode: exit.exitCode,
+            signal: exit.signal,
+            stoppedBySvc: exit.stoppedBySvc,
+            oomKilled: exit.oomKilled ?? false,
+            lost: false,
+            endedAt: exit.endedAt,
+          };
+        }
+        if (status.kind === 'lost') {
+          return {
+            ...seen(),
+            spawnError: null,
+            exitCode: null,
+            signal: null,
+            stoppedBySvc: false,
+            lost: true,
+            endedAt: null,
+          };
+        }
+        await context.sleep(pollIntervalMs);
+      }
+    },
+
+    /** When the agent last wrote anything (its output files' modification time). */
+    async agentActivity({ runId }: { runId: string }): Promise<{ lastOutputAt: number }> {
+      const files = sandboxFiles(sandboxDir(runId));
+      const agent = readJsonIfExists<{ spawnedAt: string }>(files.agent);
+      const times = [files.stdout, files.stderr].map((path) => (existsSync(path) ? statSync(path).mtimeMs : 0));
+      return { lastOutputAt: Math.max(...times, agent ? Date.parse(agent.spawnedAt) : 0) };
+    },
+
+    /** Stops the agent (SIGTERM to its process group, SIGKILL after 5 s) and waits until it has gone. */
+    async stopAgent({ runId }: { runId: string }): Promise<{ stopped: boolean }> {
+      const files = sandboxFiles(sandboxDir(runId));
+      stopSandbox(files);
+      const deadline = Date.now() + STOP_WAIT_MS;
+      while (Date.now() < deadline) {
+        const status = inspectSandbox(files);
+        if (status.kind === 'exited' || status.kind === 'lost') return { stopped: true };
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return { stopped: false };
+    },
+  };
+}
+
+const STOP_WAIT_MS = 15_000;
+
+export type AgentActivities = ReturnType<typeof createAgentActivities>;
