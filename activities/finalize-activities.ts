@@ -69,7 +69,12 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       const agentDir = join(dataPaths.sandboxes(deps.dataDir), runId);
       const agentSpec = readJsonIfExists<LaunchSpec>(sandboxFiles(agentDir).spec);
       if (!agentSpec) throw ApplicationFailure.nonRetryable(`run ${runId} has no sandbox`, 'sandbox_run_lost');
-      const env: Record<string, string> = { SVC_RUN_ID: runId };
+      const lifetime = maxLifetimeMs ?? DEFAULT_FINALIZER_LIFETIME_MS;
+      // The finalizer tries to reach svc until shortly before its supervisor would stop it.
+      const env: Record<string, string> = {
+        SVC_RUN_ID: runId,
+        SVC_FINALIZE_DEADLINE: String(Date.now() + lifetime - 10_000),
+      };
       for (const name of FINALIZER_ENV) if (process.env[name] !== undefined) env[name] = process.env[name]!;
       const callback = deps.agentApi
         ? { baseUrl: deps.agentApi.baseUrl, runId, token: mintRunToken(deps.agentApi.operatorToken, runId) }
@@ -95,7 +100,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       const launch = {
         ...spec,
         memoryCgroup: memory?.enforced ? memory.cgroup : null,
-        maxLifetimeMs: maxLifetimeMs ?? DEFAULT_FINALIZER_LIFETIME_MS,
+        maxLifetimeMs: lifetime,
       };
       // Well inside the activity's 30 s: a finalizer that has not spawned by then is retried.
       const status = await startSandbox(join(agentDir, 'finalize'), launch, 10_000);

@@ -1,8 +1,10 @@
 // createActivities(deps): every activity the worker registers, built from its dependencies.
 import { createAgentActivities } from './agent-activities.ts';
 import { createFinalizeActivities, type FinalizeActivityDeps } from './finalize-activities.ts';
+import { withHeartbeats } from './keep-alive.ts';
 import { createPlanActivities, type PlanActivityDeps } from './plan-activities.ts';
 import { createProjectActivities, type ProjectActivityDeps } from './project-activities.ts';
+import { createReconcileActivities } from './reconcile-activities.ts';
 import { createRunActivities, type RunActivityDeps } from './run-activities.ts';
 
 export type { RunEventInput } from './read-model/run-projection.ts';
@@ -13,13 +15,14 @@ export type ActivityDeps = RunActivityDeps & ProjectActivityDeps & FinalizeActiv
 
 export function createActivities(deps: ActivityDeps) {
   const projects = createProjectActivities(deps);
-  return {
+  return withHeartbeats({
     ...createRunActivities(deps),
     ...createAgentActivities(deps),
     ...projects,
     ...createFinalizeActivities(deps),
+    ...createReconcileActivities(deps),
     ...createPlanActivities(deps, projects),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

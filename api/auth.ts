@@ -65,8 +65,11 @@ export function authenticate(
 
 export interface RouteAuth {
   policy: AuthPolicy;
-  /** The route is one of a run's own callback routes (inbox, finalize, salvage, git credential). */
-  runToken?: boolean;
+  /**
+   * true: one of a run's own callback routes (inbox, finalize, salvage, git credential), for its
+   * run's token; 'any': any live run token may call it (GET /whoami, to learn who it is).
+   */
+  runToken?: boolean | 'any';
 }
 
 export async function authorize(
@@ -79,10 +82,12 @@ export async function authorize(
   const identity = authenticate(ctx, settings);
   if (identity.kind === 'run') {
     if (!route.runToken) throw Errors.forbidden(route.policy, 'a run token reaches only its own run callback routes');
-    if (pathRunId !== identity.runId)
+    if (route.runToken !== 'any' && pathRunId !== identity.runId)
       throw Errors.forbidden(route.policy, `this token belongs to run ${identity.runId}`);
     if (!(await settings.isRunActive(identity.runId!)))
       throw Errors.unauthorized('the run has ended: its token is no longer valid');
+    // A route open to every live run token asks nothing more of it (GET /whoami).
+    if (route.runToken === 'any') return identity;
   }
   // A spectator has no credential at all: asking for one is the helpful answer.
   if (identity === SPECTATOR && route.policy !== 'readPublic')

@@ -21,6 +21,8 @@ export class ApiError extends Error {
 }
 
 const BEARER_CHALLENGE = 'Bearer realm="svc"';
+/** An outage of a dependency: svc recovers by itself when it is back. */
+const RETRY_SOON = { 'Retry-After': '5' };
 
 export const Errors = {
   validation: (message: string, hint?: string) => new ApiError(400, 'validation_error', message, hint),
@@ -91,7 +93,9 @@ export const Errors = {
     new ApiError(503, 'svc_config_unavailable', `the project's .svc/ directory cannot be read: ${message}`),
   conflict: (message: string, hint?: string) => new ApiError(409, 'state_transition_error', message, hint),
   temporalUnavailable: (detail: string) =>
-    new ApiError(503, 'runtime_unreachable', 'the workflow engine (Temporal) is unreachable', detail),
+    new ApiError(503, 'runtime_unreachable', 'the workflow engine (Temporal) is unreachable', detail, RETRY_SOON),
+  databaseUnavailable: (detail: string) =>
+    new ApiError(503, 'database_unavailable', 'the database is unreachable', detail.slice(0, 500), RETRY_SOON),
   internal: (requestId: string) =>
     new ApiError(500, 'internal_error', 'internal server error', `request id ${requestId}; see the server log`),
 };

@@ -81,7 +81,7 @@ function operation(route: RouteSpec<any, any, any>) {
   if (route.params) responses['404'] ??= errorResponse('No such resource');
   responses.default = errorResponse('Any other failure, as the error envelope');
   const auth = route.runToken
-    ? `${POLICY_NOTES[route.auth]} Also the run's own per-run token.`
+    ? `${POLICY_NOTES[route.auth]} ${route.runToken === 'any' ? "Also any live run's per-run token." : "Also the run's own per-run token."}`
     : POLICY_NOTES[route.auth];
   return {
     operationId: `${route.method}${route.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ? next.toUpperCase() : ''))}`,

@@ -7,7 +7,7 @@ import { type z, type ZodType } from 'zod';
 import { authorize, type AuthPolicy, type AuthSettings, type Identity } from './auth.ts';
 import { assertSameSite } from './middleware/browser-guards.ts';
 import { Errors } from './errors.ts';
-import { containsNul, readJsonBody } from './middleware/json-body.ts';
+import { containsNul, MAX_JSON_BODY_BYTES, readJsonBody } from './middleware/json-body.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -30,8 +30,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   /** OpenAPI form: /runs/{id}. */
   path: string;
   auth: AuthPolicy;
-  /** Also accept the path run's own per-run token (the in-sandbox callback routes). */
-  runToken?: boolean;
+  /** Also accept the path run's own per-run token (the in-sandbox callback routes); 'any': every live run token. */
+  runToken?: boolean | 'any';
   /** A GET that changes state (the inbox claims messages): guarded against other sites like a POST. */
   changesState?: boolean;
   summary: string;
@@ -42,6 +42,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   bodyRequired?: boolean;
   /** Largest accepted body, in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** Reads the body itself (streaming a large member to disk); its result is validated by `body`. */
+  readBody?: (ctx: Context, limit: number) => Promise<unknown>;
   responses: Record<number, { description: string; schema?: ZodType; contentType?: string }>;
   handler(input: RouteInput<P, Q, B>): Promise<RouteResult>;
 }
@@ -84,7 +86,9 @@ export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], 
       const query = route.query ? parseOrThrow(route.query, { ...ctx.query }, 'query') : undefined;
       let body: unknown;
       if (route.body) {
-        const raw = await readJsonBody(ctx, route.bodyLimit, route.bodyRequired);
+        const raw = route.readBody
+          ? await route.readBody(ctx, route.bodyLimit ?? MAX_JSON_BODY_BYTES)
+          : await readJsonBody(ctx, route.bodyLimit, route.bodyRequired);
         if (raw === undefined && route.bodyRequired)
           throw Errors.validation('request body is required', 'send a JSON object');
         body = parseOrThrow(route.body, raw ?? {}, 'body');

@@ -87,7 +87,7 @@ export function allRoutes(
   });
   const planRuns = new PlanRunsService({
     readModel: deps.readModel,
-    workflows: new PlanRunWorkflows(deps.temporal.client, deps.temporal.taskQueue),
+    workflows: new PlanRunWorkflows(deps.temporal),
     projects,
     agents: deps.agents,
     planTiming: deps.planTiming,
@@ -144,7 +144,7 @@ async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal
 }
 
 export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
-  const events = new RunEventsService(deps.readModel);
+  const events = new RunEventsService(deps.readModel, { maxFollowing: deps.lifecycle?.maxStreams });
   const lifecycle = new LifecycleHub(deps.readModel, { ...DEFAULT_LIFECYCLE_SETTINGS, pollMs: 250, ...deps.lifecycle });
   await lifecycle.start();
   const isRunActive = async (runId: string) => {

@@ -36,8 +36,13 @@ function fromPath(host: string, path: string): GitUrlResult {
       );
     }
   }
-  const canonicalUrl = `https://github.com/${owner}/${name}`;
-  return { ok: true, repo: { owner, name, canonicalUrl, cloneUrl: `${canonicalUrl}.git` } };
+  // GitHub names are case-insensitive: one repository, one identity (and one clone), however typed.
+  const [canonicalOwner, canonicalName] = [owner.toLowerCase(), name.toLowerCase()];
+  const canonicalUrl = `https://github.com/${canonicalOwner}/${canonicalName}`;
+  return {
+    ok: true,
+    repo: { owner: canonicalOwner, name: canonicalName, canonicalUrl, cloneUrl: `${canonicalUrl}.git` },
+  };
 }
 
 export function parseGitHubUrl(input: string): GitUrlResult {

@@ -4,6 +4,7 @@
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { z } from 'zod';
 import { parseEgressEntry } from './egress-rules.ts';
+import { FIELD_LIMITS } from './field-limits.ts';
 
 export const SVC_CONFIG_FILES = {
   config: '.svc/config.yaml',
@@ -11,6 +12,9 @@ export const SVC_CONFIG_FILES = {
   triggers: '.svc/triggers.yaml',
   preview: '.svc/preview.yaml',
 } as const;
+
+/** A name stored in a column of its own (agents, branches, seeds): bounded like the column. */
+const name = z.string().min(1).max(FIELD_LIMITS.name);
 
 const DURATION = /^(\d+h)?(\d+m)?(\d+s)?$/;
 const duration = z
@@ -66,13 +70,14 @@ const repoRelativePath = z
 
 export const defaultsSchema = z
   .object({
-    defaultRole: z.string().min(1).optional(),
-    defaultBranch: z.string().min(1).optional(),
+    defaultRole: name.optional(),
+    defaultBranch: name.optional(),
     defaultPrompt: z.string().min(1).optional(),
-    defaultProvider: z.string().min(1).optional(),
-    defaultModel: z.string().min(1).optional(),
+    defaultProvider: name.optional(),
+    defaultModel: name.optional(),
     runBranchPrefix: z
       .string()
+      .max(FIELD_LIMITS.branchPrefix)
       .regex(/^[a-z0-9][a-z0-9-]*$/, 'a lowercase slug')
       .optional(),
     agentImage: z.string().min(1).max(512).optional(),
@@ -102,7 +107,7 @@ export const defaultsSchema = z
         maxRetries: z.number().int().min(0).default(2),
         cooldownMinutes: z.number().int().min(0).default(10),
         logTailLines: z.number().int().min(1).default(200),
-        role: z.string().min(1).default('pr-fixer'),
+        role: name.default('pr-fixer'),
       })
       .strict()
       .optional(),
@@ -111,7 +116,7 @@ export const defaultsSchema = z
         enabled: z.boolean().default(false),
         maxRetries: z.number().int().min(0).default(3),
         cooldownMinutes: z.number().int().min(0).default(30),
-        role: z.string().min(1).default('healer'),
+        role: name.default('healer'),
         projectMapping: z.array(z.unknown()).default([]),
       })
       .strict()
@@ -154,14 +159,22 @@ function isTimeZone(zone: string): boolean {
 
 export const triggerSchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'a lowercase slug'),
+    id: z
+      .string()
+      .max(FIELD_LIMITS.triggerId)
+      .regex(/^[a-z0-9][a-z0-9._-]*$/, 'a lowercase slug'),
     kind: z.literal('cron'),
     cron: z
       .string()
+      .max(FIELD_LIMITS.cron)
       .refine((cron) => [5, 6].includes(cron.trim().split(/\s+/).length), 'a cron expression of 5 or 6 fields'),
-    seed: z.string().min(1).optional(),
-    role: z.string().min(1),
-    timezone: z.string().refine(isTimeZone, 'an IANA time zone such as Europe/Paris').optional(),
+    seed: name.optional(),
+    role: name,
+    timezone: z
+      .string()
+      .max(FIELD_LIMITS.timezone)
+      .refine(isTimeZone, 'an IANA time zone such as Europe/Paris')
+      .optional(),
     prompt: z.string().min(1).optional(),
     maxCostUsd: z.number().positive().optional(),
   })

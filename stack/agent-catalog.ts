@@ -4,17 +4,21 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { FIELD_LIMITS } from '../core/field-limits.ts';
 import { BUILTIN_AGENTS, RUNTIME_IDS, STEERING_CAPABILITIES, type AgentDefinition } from '../core/agents.ts';
 
 const agentFileEntry = z
   .object({
-    name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase letters, digits, dot, dash, underscore'),
+    name: z
+      .string()
+      .max(FIELD_LIMITS.name)
+      .regex(/^[a-z0-9][a-z0-9._-]*$/, 'lowercase letters, digits, dot, dash, underscore'),
     description: z.string().nullable().default(null),
     runtime: z.enum(RUNTIME_IDS).default('command'),
     command: z.array(z.string().min(1)).min(1),
     env: z.record(z.string(), z.string()).default({}),
-    provider: z.string().nullable().default(null),
-    model: z.string().nullable().default(null),
+    provider: z.string().max(FIELD_LIMITS.name).nullable().default(null),
+    model: z.string().max(FIELD_LIMITS.name).nullable().default(null),
     systemPrompt: z.string().nullable().default(null),
     maxCostUsd: z.number().positive().nullable().default(null),
     maxDurationMinutes: z.number().positive().nullable().default(null),

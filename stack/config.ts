@@ -38,6 +38,10 @@ export interface SvcConfig {
   /** SVC_AUTH: token (default) or public (credential-less spectators), with the projects they may see. */
   auth: { mode: 'token' | 'public'; publicAllowlist: string[] };
   sandbox: SandboxSettings;
+  /** How often the reconciler looks for rows whose workflow has closed (SVC_RECONCILE_INTERVAL_MS). */
+  reconcileIntervalMs: number;
+  /** Rows untouched for this long are the ones a scheduled pass checks (SVC_RECONCILE_STALE_AFTER_MS). */
+  reconcileStaleAfterMs: number;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
 }
@@ -79,6 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     apiUrl: env.SVC_API_URL || undefined,
     githubApiUrl: (env.SVC_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
+    reconcileIntervalMs: Math.max(1000, intFromEnv(env, 'SVC_RECONCILE_INTERVAL_MS', 5 * 60_000)),
+    reconcileStaleAfterMs: intFromEnv(env, 'SVC_RECONCILE_STALE_AFTER_MS', 60_000),
     runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',
     temporalUiUrl: env.SVC_TEMPORAL_UI_URL?.replace(/\/+$/, '') || undefined,
     judge: { baseUrl: env.SVC_JUDGE_BASE_URL || undefined, exportToken: env.SVC_JUDGE_EXPORT_TOKEN || undefined },

@@ -14,6 +14,7 @@ import {
 } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
+import { ensureReconcilerSchedule } from './reconciler-schedule.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { AgentCatalog } from '../stack/agent-catalog.ts';
 import type { SvcConfig } from '../stack/config.ts';
@@ -99,7 +100,14 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
     maxConcurrentActivityTaskExecutions: 200,
     shutdownGraceTime: '10s',
   });
-  const done = worker.run().finally(async () => {
+  const running = worker.run();
+  // After the worker polls: the start-up pass needs a worker to run on. Without a schedule the
+  // worker still works (runs end on their own); it says why, and the next start tries again.
+  await ensureReconcilerSchedule(temporal, config.taskQueue, {
+    intervalMs: config.reconcileIntervalMs,
+    staleAfterMs: config.reconcileStaleAfterMs,
+  }).catch((error: Error) => console.warn(`svc worker: the reconciler schedule could not be set up: ${error.message}`));
+  const done = running.finally(async () => {
     await clientConnection.close();
     await connection.close();
   });

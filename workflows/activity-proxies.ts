@@ -3,6 +3,12 @@ import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 
 /**
+ * How soon a dead worker is noticed in an activity that heartbeats (activities/keep-alive.ts names
+ * them): its retry starts on another worker within seconds, not after its start-to-close timeout.
+ */
+const HEARTBEAT_TIMEOUT = '10s';
+
+/**
  * Read-model writes: short and idempotent, so they run as local activities (no server round trip
  * between the workflow and its projection, which keeps dispatch fast) and retry until they land.
  */
@@ -17,6 +23,7 @@ export const sandboxSetup = proxyActivities<
   Pick<Activities, 'prepareWorkspace' | 'startAgent' | 'stopAgent' | 'agentActivity'>
 >({
   startToCloseTimeout: '10m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
 
@@ -36,6 +43,7 @@ export const projectGit = proxyActivities<
   Pick<Activities, 'registerProjectClone' | 'refreshProjectClone' | 'deleteProject'>
 >({
   startToCloseTimeout: '15m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
 });
 
@@ -59,6 +67,7 @@ export const finalizeIo = proxyActivities<
   Pick<Activities, 'deliverBranch' | 'measureChanges' | 'salvageWorkspace' | 'openPullRequest' | 'checkPullRequest'>
 >({
   startToCloseTimeout: '5m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
 });
 
@@ -72,5 +81,13 @@ export const planReadModel = proxyLocalActivities<Pick<Activities, 'projectPlanR
 /** Picking up a child (a clone refresh and a seed read) and looking at a child run. */
 export const planSetup = proxyActivities<Pick<Activities, 'preparePlanChild' | 'describeRun'>>({
   startToCloseTimeout: '15m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 5 },
+});
+
+/** Housekeeping (the reconciler): a pass may take a while, so it heartbeats; a few attempts. */
+export const maintenance = proxyActivities<Pick<Activities, 'reconcileReadModel'>>({
+  startToCloseTimeout: '10m',
+  heartbeatTimeout: '30s',
+  retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 3 },
 });

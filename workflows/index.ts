@@ -7,3 +7,4 @@ export {
   deleteProjectWorkflow,
   triggerFireWorkflow,
 } from './project.workflow.ts';
+export { reconcileWorkflow } from './reconcile.workflow.ts';

@@ -6,6 +6,7 @@ import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
+  isCancellation,
   ParentClosePolicy,
   setHandler,
   startChild,
@@ -32,6 +33,7 @@ import {
   planRunSnapshotQuery,
   type CancelRequest,
 } from './messages.ts';
+import { describeFailure } from './failures.ts';
 import { runWorkflow } from './run.workflow.ts';
 
 interface PlanEvent {
@@ -325,35 +327,54 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
     }
   };
 
-  if (input.resume) {
-    await project([
-      { key: `resumed:${input.resume.resumedAt}`, kind: 'plan_run.resumed', payload: { reason: input.resume.reason } },
-    ]);
-  } else {
-    await project([]);
-    if (cancelRequest) return cancel();
-    plan.state = 'running';
-    plan.startedAt = now();
-    upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
-    await project([]);
-  }
-
-  for (const child of plan.children) {
-    if (isSettledChild(child)) continue;
-    const ended = await drive(child);
-    if (ended.kind === 'cancelled') return cancel();
-    if (ended.kind === 'failed') {
-      update(child, { state: 'failed', failureReason: ended.reason, endedAt: now() });
-      return finish('failed', ended.reason, [
+  // The plan-run from start to its end.
+  const lifecycle = async (): Promise<PlanRunOutcome> => {
+    if (input.resume) {
+      await project([
         {
-          key: `failed:${child.seq}:${child.runId ?? 'none'}`,
-          kind: 'plan_run.failed',
-          payload: { failedSeq: child.seq, reason: ended.reason, prUrl: ended.prUrl ?? null },
+          key: `resumed:${input.resume.resumedAt}`,
+          kind: 'plan_run.resumed',
+          payload: { reason: input.resume.reason },
         },
       ]);
+    } else {
+      await project([]);
+      if (cancelRequest) return cancel();
+      plan.state = 'running';
+      plan.startedAt = now();
+      upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
+      await project([]);
     }
+
+    for (const child of plan.children) {
+      if (isSettledChild(child)) continue;
+      const ended = await drive(child);
+      if (ended.kind === 'cancelled') return cancel();
+      if (ended.kind === 'failed') {
+        update(child, { state: 'failed', failureReason: ended.reason, endedAt: now() });
+        return finish('failed', ended.reason, [
+          {
+            key: `failed:${child.seq}:${child.runId ?? 'none'}`,
+            kind: 'plan_run.failed',
+            payload: { failedSeq: child.seq, reason: ended.reason, prUrl: ended.prUrl ?? null },
+          },
+        ]);
+      }
+    }
+    return finish('succeeded', null, [
+      { key: 'succeeded', kind: 'plan_run.succeeded', payload: { children: plan.children.length } },
+    ]);
+  };
+
+  // Whatever fails for good (an activity out of retries, a bug), the plan-run still ends: failed,
+  // with an event that says what broke. The child run in flight, if any, goes on on its own.
+  try {
+    return await lifecycle();
+  } catch (error) {
+    if (isCancellation(error) || plan.endedAt !== null) throw error;
+    const failure = describeFailure(error);
+    return finish('failed', 'plan_run_internal_failure', [
+      { key: 'internal_failure', kind: 'plan_run.internal_failure', payload: { ...failure } },
+    ]);
   }
-  return finish('succeeded', null, [
-    { key: 'succeeded', kind: 'plan_run.succeeded', payload: { children: plan.children.length } },
-  ]);
 }

@@ -5,6 +5,7 @@ import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
+  isCancellation,
   patched,
   setHandler,
   upsertSearchAttributes,
@@ -19,9 +20,16 @@ import {
   type RunSnapshot,
   type RunWorkflowInput,
 } from '../core/run-model.ts';
-import { isTerminalRunState, type RunFailureReason, type RunState } from '../core/run-states.ts';
+import {
+  FAILURE_BY_PHASE,
+  isTerminalRunState,
+  type RunFailureReason,
+  type RunPhase,
+  type RunState,
+} from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { readModel, sandboxSetup, supervision } from './activity-proxies.ts';
+import { describeFailure } from './failures.ts';
 import {
   cancelSignal,
   childRunProgressSignal,
@@ -187,165 +195,195 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   };
   const cancelled = () => finish('cancelled', null, now(), { reason: cancelRequest?.reason ?? null });
 
-  await project(
-    [
+  // The run from queued to its end, phase by phase; `phase` names where a failure happened.
+  let phase: RunPhase = 'accepting';
+  const lifecycle = async (): Promise<RunOutcome> => {
+    await project(
+      [
+        {
+          dedupeKey: 'state:queued',
+          kind: 'state_change',
+          stream: 'system',
+          ts: new Date(input.createdAt).toISOString(),
+          payload: { state: 'queued' },
+        },
+      ],
+      { triggerFire: input.triggerFire },
+    );
+    accepted = true;
+    if (cancelRequest) return cancelled();
+
+    let workspace;
+    try {
+      phase = 'workspace';
+      workspace = await sandboxSetup.prepareWorkspace({
+        runId: run.id,
+        projectId: run.projectId,
+        workspacePath: input.sandbox.workspacePath,
+        branch: input.branch ?? null,
+        baseBranch: input.baseBranch ?? null,
+        baseCommit: input.baseCommit,
+        continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null,
+      });
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      return finish('failed', 'never_started', now(), { message: error.cause?.message ?? error.message });
+    }
+    run.workspacePath = workspace.workspacePath;
+    if (cancelRequest) return cancelled();
+
+    // Messages that arrived while queued reach the agent with its prompt.
+    const prompt = foldIntoPrompt(input.prompt, await claim());
+    phase = 'starting';
+    const start = await sandboxSetup.startAgent({
+      runId: run.id,
+      agent: input.agent,
+      prompt,
+      workspacePath: workspace.workspacePath,
+      memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null,
+      network: input.sandbox.network ?? null,
+    });
+    run.sandboxRunId = start.sandboxRunId;
+    run.costBasis = start.costBasis;
+    if (start.status === 'spawn_failed') {
+      return finish('failed', 'spawn_failed', start.endedAt ?? now(), { message: start.message });
+    }
+    if (start.status === 'sandbox_failed') {
+      return finish('failed', 'sandbox_failed', start.endedAt ?? now(), { message: start.message });
+    }
+    if (start.status === 'lost') {
+      return finish('failed', 'sandbox_run_lost', now(), { message: start.message });
+    }
+
+    run.state = 'running';
+    run.startedAt = start.spawnedAt ?? now();
+    upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
+    await project([
       {
-        dedupeKey: 'state:queued',
+        dedupeKey: 'sandbox:started',
+        kind: 'sandbox.started',
+        stream: 'system',
+        ts: run.startedAt,
+        payload: {
+          ...(start.sandbox ?? {}),
+          sandboxId: run.sandboxId,
+          sandboxRunId: run.sandboxRunId,
+          workspacePath: run.workspacePath,
+          isolation: start.isolation,
+          memory: start.memory ?? null,
+          workspace: workspace.kind,
+        },
+      },
+      {
+        dedupeKey: 'state:running',
         kind: 'state_change',
         stream: 'system',
-        ts: new Date(input.createdAt).toISOString(),
-        payload: { state: 'queued' },
+        ts: run.startedAt,
+        payload: { state: 'running' },
       },
-    ],
-    { triggerFire: input.triggerFire },
-  );
-  accepted = true;
-  if (cancelRequest) return cancelled();
-
-  let workspace;
-  try {
-    workspace = await sandboxSetup.prepareWorkspace({
-      runId: run.id,
-      projectId: run.projectId,
-      workspacePath: input.sandbox.workspacePath,
-      branch: input.branch ?? null,
-      baseBranch: input.baseBranch ?? null,
-      baseCommit: input.baseCommit,
-      continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null,
-    });
-  } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
-    return finish('failed', 'never_started', now(), { message: error.cause?.message ?? error.message });
-  }
-  run.workspacePath = workspace.workspacePath;
-  if (cancelRequest) return cancelled();
-
-  // Messages that arrived while queued reach the agent with its prompt.
-  const prompt = foldIntoPrompt(input.prompt, await claim());
-  const start = await sandboxSetup.startAgent({
-    runId: run.id,
-    agent: input.agent,
-    prompt,
-    workspacePath: workspace.workspacePath,
-    memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null,
-    network: input.sandbox.network ?? null,
-  });
-  run.sandboxRunId = start.sandboxRunId;
-  run.costBasis = start.costBasis;
-  if (start.status === 'spawn_failed') {
-    return finish('failed', 'spawn_failed', start.endedAt ?? now(), { message: start.message });
-  }
-  if (start.status === 'sandbox_failed') {
-    return finish('failed', 'sandbox_failed', start.endedAt ?? now(), { message: start.message });
-  }
-  if (start.status === 'lost') {
-    return finish('failed', 'sandbox_run_lost', now(), { message: start.message });
-  }
-
-  run.state = 'running';
-  run.startedAt = start.spawnedAt ?? now();
-  upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
-  await project([
-    {
-      dedupeKey: 'sandbox:started',
-      kind: 'sandbox.started',
-      stream: 'system',
-      ts: run.startedAt,
-      payload: {
-        ...(start.sandbox ?? {}),
-        sandboxId: run.sandboxId,
-        sandboxRunId: run.sandboxRunId,
-        workspacePath: run.workspacePath,
-        isolation: start.isolation,
-        memory: start.memory ?? null,
-        workspace: workspace.kind,
-      },
-    },
-    {
-      dedupeKey: 'state:running',
-      kind: 'state_change',
-      stream: 'system',
-      ts: run.startedAt,
-      payload: { state: 'running' },
-    },
-  ]);
-
-  // A cancel stops the agent through its own activity; the supervising activity then sees the
-  // agent exit like any other, so every output line is still recorded. (Cancelling the
-  // supervising activity instead would not wait: Temporal records a retrying activity as started
-  // only when it ends, so the SDK would resolve its cancellation at once.)
-  let supervising = true;
-  let timedOut: 'duration' | 'silence' | null = null;
-  const maxDurationMs = input.agent.maxDurationMinutes ? Math.round(input.agent.maxDurationMinutes * 60_000) : null;
-  // The duration watchdog is a workflow timer: it survives any restart and costs nothing while it waits.
-  const watchdog = maxDurationMs
-    ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut ??= ended ? null : 'duration'))
-    : Promise.resolve();
-  // The silence watchdog: a timer that looks, now and then, at when the agent last said anything.
-  const silenceWatch = (async () => {
-    // patched(): runs started before the watchdog existed replay without its timers.
-    if (!timing.silenceTimeoutMs || !patched('silence-watchdog')) return;
-    while (supervising && timedOut === null && !cancelRequest) {
-      if (
-        await condition(() => !supervising, Math.max(1000, Math.round(Math.min(timing.silenceTimeoutMs / 3, 300_000))))
-      )
-        return;
-      const { lastOutputAt } = await sandboxSetup.agentActivity({ runId: run.id });
-      if (supervising && Date.now() - lastOutputAt > timing.silenceTimeoutMs) timedOut ??= 'silence';
-    }
-  })();
-  const stopping = condition(() => cancelRequest !== null || timedOut !== null || !supervising).then(() =>
-    supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined,
-  );
-  const evidence = await supervision.superviseAgent({
-    runId: run.id,
-    runtime: input.agent.runtime,
-    maxCostUsd: input.agent.maxCostUsd,
-  });
-  if (evidence.usage) Object.assign(run, evidence.usage);
-  supervising = false;
-  await Promise.all([stopping, watchdog, silenceWatch]);
-  if (cancelRequest) return cancelled();
-  // Crossing the spend cap cancels the run (the reference's rule), keeping what the agent reported.
-  if (evidence.costCap)
-    return finish('cancelled', null, evidence.endedAt ?? now(), { reason: 'cost_cap_exceeded', ...evidence.costCap });
-  if (timedOut) {
-    await project([
-      timedOut === 'duration'
-        ? {
-            dedupeKey: 'watchdog:duration',
-            kind: 'duration.exceeded',
-            stream: 'system',
-            ts: now(),
-            payload: { maxDurationMinutes: input.agent.maxDurationMinutes },
-          }
-        : {
-            dedupeKey: 'watchdog:silence',
-            kind: 'watchdog.silence_exceeded',
-            stream: 'system',
-            ts: now(),
-            payload: { silenceTimeoutMs: timing.silenceTimeoutMs },
-          },
     ]);
-    return finish('failed', 'timed_out', evidence.endedAt ?? now(), {
-      exitCode: evidence.exitCode,
-      signal: evidence.signal,
+
+    // A cancel stops the agent through its own activity; the supervising activity then sees the
+    // agent exit like any other, so every output line is still recorded. (Cancelling the
+    // supervising activity instead would not wait: Temporal records a retrying activity as started
+    // only when it ends, so the SDK would resolve its cancellation at once.)
+    let supervising = true;
+    let timedOut: 'duration' | 'silence' | null = null;
+    const maxDurationMs = input.agent.maxDurationMinutes ? Math.round(input.agent.maxDurationMinutes * 60_000) : null;
+    // The duration watchdog is a workflow timer: it survives any restart and costs nothing while it waits.
+    const watchdog = maxDurationMs
+      ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut ??= ended ? null : 'duration'))
+      : Promise.resolve();
+    // The silence watchdog: a timer that looks, now and then, at when the agent last said anything.
+    const silenceWatch = (async () => {
+      // patched(): runs started before the watchdog existed replay without its timers.
+      if (!timing.silenceTimeoutMs || !patched('silence-watchdog')) return;
+      while (supervising && timedOut === null && !cancelRequest) {
+        if (
+          await condition(
+            () => !supervising,
+            Math.max(1000, Math.round(Math.min(timing.silenceTimeoutMs / 3, 300_000))),
+          )
+        )
+          return;
+        const { lastOutputAt } = await sandboxSetup.agentActivity({ runId: run.id });
+        if (supervising && Date.now() - lastOutputAt > timing.silenceTimeoutMs) timedOut ??= 'silence';
+      }
+    })();
+    const stopping = condition(() => cancelRequest !== null || timedOut !== null || !supervising).then(() =>
+      supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined,
+    );
+    phase = 'supervising';
+    const evidence = await supervision.superviseAgent({
+      runId: run.id,
+      runtime: input.agent.runtime,
+      maxCostUsd: input.agent.maxCostUsd,
     });
+    if (evidence.usage) Object.assign(run, evidence.usage);
+    supervising = false;
+    await Promise.all([stopping, watchdog, silenceWatch]);
+    if (cancelRequest) return cancelled();
+    // Crossing the spend cap cancels the run (the reference's rule), keeping what the agent reported.
+    if (evidence.costCap)
+      return finish('cancelled', null, evidence.endedAt ?? now(), { reason: 'cost_cap_exceeded', ...evidence.costCap });
+    if (timedOut) {
+      await project([
+        timedOut === 'duration'
+          ? {
+              dedupeKey: 'watchdog:duration',
+              kind: 'duration.exceeded',
+              stream: 'system',
+              ts: now(),
+              payload: { maxDurationMinutes: input.agent.maxDurationMinutes },
+            }
+          : {
+              dedupeKey: 'watchdog:silence',
+              kind: 'watchdog.silence_exceeded',
+              stream: 'system',
+              ts: now(),
+              payload: { silenceTimeoutMs: timing.silenceTimeoutMs },
+            },
+      ]);
+      return finish('failed', 'timed_out', evidence.endedAt ?? now(), {
+        exitCode: evidence.exitCode,
+        signal: evidence.signal,
+      });
+    }
+    const verdict = classifyAgentExit(evidence);
+    const exit = { exitCode: evidence.exitCode, signal: evidence.signal };
+    if (verdict.state !== 'succeeded' || !run.projectId || !run.branch || !input.baseBranch) {
+      return finish(verdict.state, verdict.failureReason, evidence.endedAt ?? now(), exit);
+    }
+    phase = 'finalizing';
+    const finalized = await finalizeWork(run, {
+      baseBranch: input.baseBranch,
+      timing,
+      channel: finalize,
+      project: (events) => project(events),
+    });
+    return finish(finalized.state, finalized.failureReason, now(), {
+      ...exit,
+      noChanges: finalized.noChanges,
+      prUrl: run.prUrl,
+    });
+  };
+
+  // Whatever fails for good (an activity out of retries, a bug), the run still ends: failed, with
+  // the reason closest to where it broke, and an event that says what broke. Its token dies with it.
+  try {
+    return await lifecycle();
+  } catch (error) {
+    if (isCancellation(error) || isTerminalRunState(run.state)) throw error;
+    const failure = describeFailure(error);
+    await project([
+      {
+        dedupeKey: 'run:internal_failure',
+        kind: 'run.internal_failure',
+        stream: 'system',
+        ts: now(),
+        payload: { phase, ...failure },
+      },
+    ]);
+    return finish('failed', FAILURE_BY_PHASE[phase], now(), { internalFailure: { phase, ...failure } });
   }
-  const verdict = classifyAgentExit(evidence);
-  const exit = { exitCode: evidence.exitCode, signal: evidence.signal };
-  if (verdict.state !== 'succeeded' || !run.projectId || !run.branch || !input.baseBranch) {
-    return finish(verdict.state, verdict.failureReason, evidence.endedAt ?? now(), exit);
-  }
-  const finalized = await finalizeWork(run, {
-    baseBranch: input.baseBranch,
-    timing,
-    channel: finalize,
-    project: (events) => project(events),
-  });
-  return finish(finalized.state, finalized.failureReason, now(), {
-    ...exit,
-    noChanges: finalized.noChanges,
-    prUrl: run.prUrl,
-  });
 }

@@ -3,6 +3,7 @@
 import type { EntityManager } from '@mikro-orm/sql';
 import type { PlanRunSnapshot } from '../../core/plan-model.ts';
 import { PlanRunChildEntity, PlanRunEntity } from '../../db/entities/index.ts';
+import { fitColumns } from './fit-columns.ts';
 import { appendRunEvents, type RunEventInput } from './run-projection.ts';
 
 export interface PlanEventInput {
@@ -18,14 +19,14 @@ export async function projectPlanRunRows(em: EntityManager, snapshot: PlanRunSna
     const existing = await tx.findOne(PlanRunEntity, { id: snapshot.id });
     if (existing && existing.projectionVersion > snapshot.projectionVersion) return;
     const { children, ...plan } = snapshot;
-    const row = {
+    const row = fitColumns(tx, PlanRunEntity, {
       ...plan,
       createdAt: new Date(plan.createdAt),
       startedAt: toDate(plan.startedAt),
       endedAt: toDate(plan.endedAt),
       resumedAt: toDate(plan.resumedAt),
       updatedAt: new Date(),
-    };
+    });
     if (existing) tx.assign(existing, row);
     else tx.create(PlanRunEntity, row);
     const stored = new Map(
@@ -33,7 +34,7 @@ export async function projectPlanRunRows(em: EntityManager, snapshot: PlanRunSna
     );
     for (const child of children) {
       const { prUrl: _prUrl, ...fields } = child;
-      const childRow = {
+      const childRow = fitColumns(tx, PlanRunChildEntity, {
         ...fields,
         planRunId: snapshot.id,
         createdAt: new Date(child.createdAt),
@@ -41,7 +42,7 @@ export async function projectPlanRunRows(em: EntityManager, snapshot: PlanRunSna
         startedAt: toDate(child.startedAt),
         endedAt: toDate(child.endedAt),
         prMergedAt: toDate(child.prMergedAt),
-      };
+      });
       const current = stored.get(child.seq);
       if (current) tx.assign(current, childRow);
       else tx.create(PlanRunChildEntity, childRow);

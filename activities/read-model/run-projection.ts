@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/sql';
 import type { RunSnapshot } from '../../core/run-model.ts';
 import { isTerminalRunState, type EventStream } from '../../core/run-states.ts';
 import { LifecycleEventEntity, RunEntity, RunEventEntity } from '../../db/entities/index.ts';
+import { fitColumns } from './fit-columns.ts';
 
 export interface RunEventInput {
   /** Unique per run: the same key written twice is stored once. */
@@ -61,21 +62,30 @@ export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): P
       existing ? { state: existing.state, commitsAhead: existing.commitsAhead ?? null } : null,
       snapshot,
     );
-    const row = rowFromSnapshot(snapshot);
+    const row = fitColumns(tx, RunEntity, rowFromSnapshot(snapshot));
     if (existing) tx.assign(existing, row);
     else tx.create(RunEntity, { ...row, lastEventSeq: 0 });
-    if (transitions.length === 0) return;
-    const ts = new Date();
-    await tx
-      .createQueryBuilder(LifecycleEventEntity)
-      .insert(transitions.map(({ hook, state }) => ({ runId: snapshot.id, hook, state, ts })))
-      .onConflict(['runId', 'hook'])
-      .ignore()
-      .execute();
-    const connection = tx.getConnection();
-    if (connection.constructor.name.startsWith('PostgreSql'))
-      await connection.execute("select pg_notify('svc_lifecycle', '')", [], 'all', tx.getTransactionContext());
+    await recordLifecycle(tx, snapshot.id, transitions);
   });
+}
+
+/** Records lifecycle transitions (once each) and, on PostgreSQL, tells every lifecycle stream at commit. */
+export async function recordLifecycle(
+  tx: EntityManager,
+  runId: string,
+  transitions: { hook: string; state: string | null }[],
+): Promise<void> {
+  if (transitions.length === 0) return;
+  const ts = new Date();
+  await tx
+    .createQueryBuilder(LifecycleEventEntity)
+    .insert(transitions.map(({ hook, state }) => ({ runId, hook, state, ts })))
+    .onConflict(['runId', 'hook'])
+    .ignore()
+    .execute();
+  const connection = tx.getConnection();
+  if (connection.constructor.name.startsWith('PostgreSql'))
+    await connection.execute("select pg_notify('svc_lifecycle', '')", [], 'all', tx.getTransactionContext());
 }
 
 /**

@@ -15,7 +15,11 @@ const baseUrl = process.env.SVC_BASE_URL!;
 const token = process.env.SVC_API_TOKEN;
 const runId = process.env.SVC_RUN_ID!;
 const outbox = process.env.SVC_OUTBOX!;
-const INTENT_WAIT_MS = Number(process.env.SVC_FINALIZE_INTENT_WAIT_MS ?? 120_000);
+/**
+ * Until when the finalizer keeps trying to reach svc (the API may be restarting, Temporal down):
+ * the end of the workflow's wait for its result. After it, nobody is listening any more.
+ */
+const DEADLINE = Number(process.env.SVC_FINALIZE_DEADLINE ?? Date.now() + 120_000);
 /** The workspace's config is the agent's (fsmonitor, filters): no git command may hang the finalizer. */
 const GIT_TIMEOUT_MS = 5 * 60_000;
 /** Named as core/finalize.ts's BUNDLE_FILE: the host side reads it from the outbox. */
@@ -47,8 +51,7 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
 }
 
 async function fetchIntent(): Promise<FinalizeIntent> {
-  const deadline = Date.now() + INTENT_WAIT_MS;
-  while (Date.now() < deadline) {
+  while (Date.now() < DEADLINE) {
     const { intent } = await call('GET', '/finalize-intent').catch(() => ({ intent: null }));
     if (intent) return intent as FinalizeIntent;
     await sleep(500);
@@ -103,12 +106,13 @@ async function finalize(intent: FinalizeIntent): Promise<FinalizeResult> {
 
 const intent = await fetchIntent();
 const result = await finalize(intent);
+// Posted until it is taken (the answer is idempotent), backing off to one try every 3 s.
 for (let attempt = 1; ; attempt++) {
   try {
     await call('POST', '/finalize-result', { version: 1, attemptId: intent.attemptId, result });
     break;
   } catch (error) {
-    if (attempt >= 5) throw error;
-    await sleep(1000 * 2 ** (attempt - 1));
+    if (Date.now() > DEADLINE) throw error;
+    await sleep(Math.min(3000, 250 * 2 ** attempt));
   }
 }

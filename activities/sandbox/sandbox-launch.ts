@@ -63,6 +63,26 @@ function clashes(source: string, forbidden: string[]): boolean {
   return source === '/' || forbidden.some((secret) => under(secret, source) || under(source, secret));
 }
 
+/** Where the sandbox finds its prompt (SVC_PROMPT_FILE). */
+const PROMPT_PATH = '/run/svc/prompt';
+/** A prompt longer than this is not put in SVC_PROMPT: one environment string may hold 128 KiB at most. */
+const PROMPT_ENV_MAX = 32 * 1024;
+
+/**
+ * The prompt as a file (SVC_PROMPT_FILE), readable by the sandbox: prompts up to the API's body
+ * limit reach the agent. SVC_PROMPT keeps a short prompt too, for agents that read only that.
+ * Answers the host file written, or null when there is no prompt.
+ */
+function promptAsFile(env: Record<string, string>, hostPath: string, sandboxPath: string): string | null {
+  const prompt = env.SVC_PROMPT;
+  if (prompt === undefined) return null;
+  writeFileSync(hostPath, prompt);
+  chmodSync(hostPath, 0o644);
+  env.SVC_PROMPT_FILE = sandboxPath;
+  if (Buffer.byteLength(prompt) > PROMPT_ENV_MAX) delete env.SVC_PROMPT;
+  return hostPath;
+}
+
 function ownedDir(path: string, hostId: number | null): string {
   mkdirSync(path, { recursive: true, mode: 0o700 });
   if (hostId !== null) chownSync(path, hostId, hostId);
@@ -88,6 +108,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     if (request.callback)
       Object.assign(env, { SVC_BASE_URL: request.callback.baseUrl, SVC_API_TOKEN: request.callback.token });
     if (request.outbox) env.SVC_OUTBOX = ownedDir(request.outbox, null);
+    promptAsFile(env, join(dir, 'prompt'), join(dir, 'prompt'));
     const argv = request.program
       ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].source]
       : launch.argv;
@@ -164,14 +185,17 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   if (request.outbox) env.SVC_OUTBOX = SANDBOX_PATHS.outbox;
 
   // Copies the agent's uid can read, whatever the checkout's own modes.
-  const programs = [SANDBOX_PROGRAMS.init, ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : [])].map(
-    (program) => {
-      const copy = join(etcDir, basename(program.target));
-      copyFileSync(program.source, copy);
-      chmodSync(copy, 0o644);
-      return { source: copy, target: program.target };
-    },
-  );
+  const programs: { source: string; target: string }[] = [
+    SANDBOX_PROGRAMS.init,
+    ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : []),
+  ].map((program) => {
+    const copy = join(etcDir, basename(program.target));
+    copyFileSync(program.source, copy);
+    chmodSync(copy, 0o644);
+    return { source: copy, target: program.target };
+  });
+  const prompt = promptAsFile(env, join(etcDir, 'prompt'), PROMPT_PATH);
+  if (prompt) programs.push({ source: prompt, target: PROMPT_PATH });
   const layout: SandboxLayout = {
     workspace: launch.cwd,
     home: ownedDir(join(dir, 'home'), hostId),

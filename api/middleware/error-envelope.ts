@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { isDatabaseUnavailable } from '../../db/availability.ts';
 import { ApiError, Errors } from '../errors.ts';
 
 export interface ErrorLogger {
@@ -39,6 +40,7 @@ export function errorEnvelope(logger: ErrorLogger): Middleware {
 
 function toApiError(error: unknown, requestId: string): ApiError {
   if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error)) return Errors.databaseUnavailable(String((error as Error)?.message ?? error));
   // Koa and its helpers throw http-errors with an `expose`d status for client mistakes.
   const status = (error as { status?: number; expose?: boolean })?.status;
   if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: boolean }).expose) {

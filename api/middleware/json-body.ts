@@ -2,6 +2,25 @@ import type { Context } from 'koa';
 import { Errors } from '../errors.ts';
 
 export const MAX_JSON_BODY_BYTES = 1 << 20;
+/** No svc body is deeper than a few levels; a deep one is refused before anything recurses into it. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c) i++;
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x7b || char === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (char === 0x7d || char === 0x5d) depth--;
+  }
+  return deepest;
+}
 
 export function containsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
@@ -20,6 +39,12 @@ function isJson(type: string): boolean {
  * `Content-Type: application/json` is 415, and so is a route whose body is required: a browser
  * cannot send that header cross-origin without asking first (CORS), so a page cannot post here.
  */
+/** 415 unless the request says its body is JSON: always when the body is required, else when one is sent. */
+export function assertJsonBody(ctx: Context, required: boolean): void {
+  const type = ctx.request.type;
+  if ((required || ctx.request.length > 0) && !isJson(type)) throw Errors.unsupportedMediaType(type);
+}
+
 export async function readJsonBody(ctx: Context, limit = MAX_JSON_BODY_BYTES, required = false): Promise<unknown> {
   const type = ctx.request.type;
   if (required && !isJson(type)) throw Errors.unsupportedMediaType(type);
@@ -32,9 +57,12 @@ export async function readJsonBody(ctx: Context, limit = MAX_JSON_BODY_BYTES, re
   }
   if (size === 0) return undefined;
   if (!isJson(type)) throw Errors.unsupportedMediaType(type);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (nestingDepth(text) > MAX_JSON_DEPTH)
+    throw Errors.validation(`request body nests deeper than ${MAX_JSON_DEPTH} levels`, 'no svc field is that deep');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
     throw Errors.validation('request body is not valid JSON', (error as Error).message);
   }

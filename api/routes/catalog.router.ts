@@ -1,5 +1,6 @@
 // Agents and the forge: what the server can run, and which repositories it can see.
 import { z } from 'zod';
+import { FIELD_LIMITS } from '../../core/field-limits.ts';
 import type { AgentDefinition } from '../../core/agents.ts';
 import type { GitHubForge } from '../../activities/forge/github-forge.ts';
 import type { AgentCatalog } from '../../stack/agent-catalog.ts';
@@ -54,7 +55,7 @@ export function catalogRoutes(agents: AgentCatalog, forge: GitHubForge) {
       auth: 'readPublic',
       summary: 'One agent',
       tags: ['agents'],
-      params: z.object({ name: z.string().min(1).max(255) }).strict(),
+      params: z.object({ name: z.string().min(1).max(FIELD_LIMITS.name) }).strict(),
       responses: { 200: { description: 'The agent', schema: agentSchema } },
       handler: async ({ params, identity }) => {
         const agent = agents.get(params.name);

@@ -67,19 +67,28 @@ export function metaRoutes(deps: MetaDeps) {
       method: 'get',
       path: '/whoami',
       auth: 'readPublic',
+      runToken: 'any',
       summary: 'Who the caller is and what it may do',
       tags: ['meta'],
       responses: {
         200: {
           description: 'The identity',
-          schema: z.object({ identity: z.enum(['operator', 'anonymous', 'run']), capabilities: z.array(z.string()) }),
+          schema: z.object({
+            identity: z.enum(['operator', 'anonymous', 'run']),
+            capabilities: z.array(z.string()),
+            runId: z.string().optional(),
+          }),
         },
       },
       handler: async ({ identity, ctx }) => {
         ctx.set('Vary', 'Authorization');
         return {
           status: 200,
-          body: { identity: identity?.kind ?? 'anonymous', capabilities: identity?.capabilities ?? [] },
+          // A run token is no capability of the API's: it reaches its run's callback routes only.
+          body:
+            identity?.kind === 'run'
+              ? { identity: 'run', capabilities: [], runId: identity.runId }
+              : { identity: identity?.kind ?? 'anonymous', capabilities: identity?.capabilities ?? [] },
         };
       },
     }),

@@ -123,9 +123,10 @@ export function planRunsRoutes(
         const { planRun } = await planRuns.get(params.id);
         await spectators.assertVisible(identity, planRun.projectId, `plan-run "${params.id}"`);
         const spectator = Spectators.is(identity);
-        const controller = events.streams.open();
+        const follow = !spectator && (query.follow ?? false);
+        const controller = events.streams.open(follow);
         ctx.res.once('close', () => controller.abort());
-        const lines = events.planStream(params.id, !spectator && (query.follow ?? false), controller.signal);
+        const lines = events.planStream(params.id, follow, controller.signal);
         return {
           status: 200,
           headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' },

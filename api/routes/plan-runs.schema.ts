@@ -1,23 +1,24 @@
 // Request and response schemas of the plan-runs routes.
 import { z } from 'zod';
+import { FIELD_LIMITS } from '../../core/field-limits.ts';
 import { booleanFlag } from './common.schema.ts';
 import { PLAN_RUN_CHILD_STATES, PLAN_RUN_STATES } from '../../core/run-states.ts';
 import { linksSchema, runSchema } from './runs.schema.ts';
 
-const optionalText = z.string().trim().min(1).max(255).nullable().optional();
+const optionalName = z.string().trim().min(1).max(FIELD_LIMITS.name).nullable().optional();
 
 export const createPlanRunBody = z
   .object({
-    project: z.string().trim().min(1, 'required: a project id (GET /projects)').max(64),
-    agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)').max(255),
-    planId: z.string().trim().min(1).max(255).optional(),
-    issues: z.array(z.string().trim().min(1).max(255)).min(1).max(500).optional(),
-    promptTemplate: z.string().trim().min(1).max(65_536).optional(),
-    ref: optionalText,
-    providerOverride: optionalText,
-    modelOverride: optionalText,
+    project: z.string().trim().min(1, 'required: a project id (GET /projects)').max(FIELD_LIMITS.idParam),
+    agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)').max(FIELD_LIMITS.name),
+    planId: z.string().trim().min(1).max(FIELD_LIMITS.name).optional(),
+    issues: z.array(z.string().trim().min(1).max(FIELD_LIMITS.name)).min(1).max(500).optional(),
+    promptTemplate: z.string().trim().min(1).max(FIELD_LIMITS.promptTemplate).optional(),
+    ref: optionalName,
+    providerOverride: optionalName,
+    modelOverride: optionalName,
     maxCostUsd: z.number().positive().finite().nullable().optional(),
-    dispatcherHandle: optionalText,
+    dispatcherHandle: optionalName,
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -28,11 +29,11 @@ export const createPlanRunBody = z
   });
 export type CreatePlanRunBody = z.infer<typeof createPlanRunBody>;
 
-export const planRunIdParams = z.object({ id: z.string().min(1).max(64) }).strict();
+export const planRunIdParams = z.object({ id: z.string().min(1).max(FIELD_LIMITS.idParam) }).strict();
 
 export const listPlanRunsQuery = z
   .object({
-    project: z.string().min(1).max(64).optional(),
+    project: z.string().min(1).max(FIELD_LIMITS.idParam).optional(),
     state: z.enum([...PLAN_RUN_STATES, 'active']).optional(),
   })
   .strict();
@@ -41,9 +42,11 @@ export type ListPlanRunsQuery = z.infer<typeof listPlanRunsQuery>;
 export const planRunEventsQuery = z.object({ follow: booleanFlag.optional() }).strict();
 
 export const cancelPlanRunBody = z
-  .object({ reason: z.string().trim().min(1).max(1000).nullable().optional() })
+  .object({ reason: z.string().trim().min(1).max(FIELD_LIMITS.reason).nullable().optional() })
   .strict();
-export const resumePlanRunBody = z.object({ reason: z.string().trim().min(1).max(1000).optional() }).strict();
+export const resumePlanRunBody = z
+  .object({ reason: z.string().trim().min(1).max(FIELD_LIMITS.reason).optional() })
+  .strict();
 
 const timestamp = z.string().nullable();
 

@@ -1,20 +1,23 @@
 // Request and response schemas of the projects, seeds, config and triggers routes.
 import { z } from 'zod';
+import { FIELD_LIMITS } from '../../core/field-limits.ts';
 
-export const projectIdParams = z.object({ id: z.string().min(1).max(64) }).strict();
-export const seedParams = z.object({ id: z.string().min(1).max(64), seedId: z.string().min(1).max(255) }).strict();
+export const projectIdParams = z.object({ id: z.string().min(1).max(FIELD_LIMITS.idParam) }).strict();
+export const seedParams = z
+  .object({ id: z.string().min(1).max(FIELD_LIMITS.idParam), seedId: z.string().min(1).max(FIELD_LIMITS.name) })
+  .strict();
 export const triggerParams = z
-  .object({ id: z.string().min(1).max(64), triggerId: z.string().min(1).max(128) })
+  .object({ id: z.string().min(1).max(FIELD_LIMITS.idParam), triggerId: z.string().min(1).max(FIELD_LIMITS.triggerId) })
   .strict();
 
 export const registerProjectBody = z
   .object({
-    gitUrl: z.string().min(1, 'required: a GitHub repository URL'),
+    gitUrl: z.string().min(1, 'required: a GitHub repository URL').max(FIELD_LIMITS.gitUrl),
     defaultBranch: z
       .string()
       .trim()
       .min(1)
-      .max(255)
+      .max(FIELD_LIMITS.name)
       .regex(/^[^\s~^:?*[\\]+$/, 'a git branch name')
       .nullable()
       .optional(),
@@ -27,14 +30,16 @@ export const refreshProjectBody = z
       .string()
       .trim()
       .min(1)
-      .max(255)
+      .max(FIELD_LIMITS.name)
       .regex(/^[^\s~^:?*[\\]+$/, 'a git ref')
       .nullable()
       .optional(),
   })
   .strict();
 
-export const initProjectBody = z.object({ defaultRole: z.string().trim().min(1).nullable().optional() }).strict();
+export const initProjectBody = z
+  .object({ defaultRole: z.string().trim().min(1).max(FIELD_LIMITS.name).nullable().optional() })
+  .strict();
 
 export const projectSchema = z.object({
   id: z.string(),

@@ -8,6 +8,7 @@ import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import type { TemporalLinks } from '../server.ts';
 import { Spectators } from '../presenters/spectator.ts';
+import { salvageBodyReader } from '../services/salvage-intake.ts';
 import {
   cancelRunBody,
   cancelRunResponse,
@@ -175,13 +176,18 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       body: salvageBody,
       bodyRequired: true,
       bodyLimit: 96 << 20,
+      // The bundle is decoded to disk as it arrives, never held in memory.
+      readBody: salvageBodyReader(() => runs.salvageSpoolDir),
       responses: {
         200: {
           description: 'What was kept',
           schema: z.object({ stored: z.boolean(), rescueRef: z.string().nullable() }),
         },
       },
-      handler: async ({ params, body }) => ({ status: 200, body: await runs.salvage(params.id, body) }),
+      handler: async ({ params, body, ctx }) => ({
+        status: 200,
+        body: await runs.salvage(params.id, body, (ctx.state.salvageBundle as string | null | undefined) ?? null),
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -212,7 +218,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
         const spectator = Spectators.is(identity);
         // A limit closes the stream after N lines, so it turns following off; spectators hold no streams.
         const follow = !spectator && query.limit === undefined && (query.follow ?? !isTerminalRunState(run.state));
-        const controller = events.streams.open();
+        const controller = events.streams.open(follow);
         ctx.res.once('close', () => controller.abort());
         const lines = events.stream(params.id, { follow, since: query.since, limit: query.limit }, controller.signal);
         return {

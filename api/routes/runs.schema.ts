@@ -1,5 +1,6 @@
 // Request and response schemas of the runs routes: they validate requests and document the API.
 import { z } from 'zod';
+import { FIELD_LIMITS } from '../../core/field-limits.ts';
 import { booleanFlag, canonicalInt } from './common.schema.ts';
 import {
   CLONE_KINDS,
@@ -13,27 +14,28 @@ import {
   RUN_STATES,
 } from '../../core/run-states.ts';
 
-const optionalText = z.string().trim().min(1).nullable().optional();
+const optionalName = z.string().trim().min(1).max(FIELD_LIMITS.name).nullable().optional();
+const runId = z.string().min(1).max(FIELD_LIMITS.idParam).nullable().optional();
 
 export const dispatchRunBody = z
   .object({
-    agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)').optional(),
-    project: z.string().trim().min(1).nullable().optional(),
+    agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)').max(FIELD_LIMITS.name).optional(),
+    project: z.string().trim().min(1).max(FIELD_LIMITS.idParam).nullable().optional(),
     prompt: z
       .string()
       .refine((value) => value.trim().length > 0, 'required and must not be blank')
       .optional(),
-    continueFromRunId: z.string().min(1).max(64).nullable().optional(),
-    parentRunId: z.string().min(1).max(64).nullable().optional(),
-    cloneFromRunId: z.string().min(1).max(64).nullable().optional(),
-    trigger: z.string().trim().min(1).max(64).optional(),
-    providerOverride: optionalText,
-    modelOverride: optionalText,
+    continueFromRunId: runId,
+    parentRunId: runId,
+    cloneFromRunId: runId,
+    trigger: z.string().trim().min(1).max(FIELD_LIMITS.trigger).optional(),
+    providerOverride: optionalName,
+    modelOverride: optionalName,
     maxCostUsd: z.number().positive().finite().nullable().optional(),
-    seedId: optionalText,
-    ref: optionalText,
-    targetBranch: optionalText,
-    dispatcherHandle: optionalText,
+    seedId: optionalName,
+    ref: optionalName,
+    targetBranch: optionalName,
+    dispatcherHandle: optionalName,
     baseCommit: z
       .string()
       .regex(/^[0-9a-f]{40}$/, 'must be a full 40-hex commit SHA')
@@ -51,7 +53,7 @@ export const dispatchRunBody = z
   });
 export type DispatchRunBody = z.infer<typeof dispatchRunBody>;
 
-export const runIdParams = z.object({ id: z.string().min(1).max(64) }).strict();
+export const runIdParams = z.object({ id: z.string().min(1).max(FIELD_LIMITS.idParam) }).strict();
 
 export const runEventsQuery = z
   .object({
@@ -61,7 +63,9 @@ export const runEventsQuery = z
   })
   .strict();
 
-export const cancelRunBody = z.object({ reason: z.string().trim().min(1).max(1000).nullable().optional() }).strict();
+export const cancelRunBody = z
+  .object({ reason: z.string().trim().min(1).max(FIELD_LIMITS.reason).nullable().optional() })
+  .strict();
 export const cancelRunResponse = z.object({
   state: z.enum(RUN_STATES),
   alreadyTerminal: z.boolean(),
@@ -85,7 +89,7 @@ export const steerBody = z
       .max(65_536)
       .refine((value) => value.trim().length > 0, 'required and must not be blank'),
     priority: z.enum(INBOX_PRIORITIES).default('normal'),
-    fromActor: z.string().trim().min(1).max(255).default('operator'),
+    fromActor: z.string().trim().min(1).max(FIELD_LIMITS.name).default('operator'),
   })
   .strict();
 

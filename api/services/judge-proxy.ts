@@ -8,6 +8,7 @@ import { ApiError } from '../errors.ts';
 export interface JudgeSettings {
   baseUrl: string | undefined;
   exportToken: string | undefined;
+  /** How long the judge may stay silent (before answering, or between chunks) before svc gives up. */
   timeoutMs?: number;
 }
 
@@ -39,14 +40,23 @@ export class JudgeProxy {
       ),
     ).toString();
     const url = `${baseUrl.replace(/\/+$/, '')}/verdicts.jsonl${search ? `?${search}` : ''}`;
+    // Silence, not length, ends a request: a slow export that keeps sending is streamed to its end.
+    const idleMs = this.#settings.timeoutMs ?? 30_000;
+    const silence = new AbortController();
+    let idle = setTimeout(() => silence.abort(new Error(`no data for ${idleMs} ms`)), idleMs);
+    const stillTalking = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => silence.abort(new Error(`no data for ${idleMs} ms`)), idleMs);
+    };
     let upstream: Response;
     try {
       upstream = await fetch(url, {
         headers: { authorization: `Bearer ${exportToken}`, accept: 'application/x-ndjson' },
         redirect: 'manual',
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.#settings.timeoutMs ?? 30_000)]),
+        signal: AbortSignal.any([signal, silence.signal]),
       });
     } catch (error) {
+      clearTimeout(idle);
       throw new ApiError(
         502,
         'judge_unreachable',
@@ -55,6 +65,7 @@ export class JudgeProxy {
       );
     }
     if (upstream.status !== 200 || !upstream.body) {
+      clearTimeout(idle);
       await upstream.body?.cancel().catch(() => undefined);
       const why =
         upstream.status >= 300 && upstream.status < 400
@@ -65,6 +76,10 @@ export class JudgeProxy {
     const headers: Record<string, string> = { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' };
     const maxId = upstream.headers.get('x-verdicts-max-id');
     if (maxId !== null) headers['X-Verdicts-Max-Id'] = maxId;
-    return { body: Readable.fromWeb(upstream.body as unknown as WebReadableStream), headers };
+    const body = Readable.fromWeb(upstream.body as unknown as WebReadableStream);
+    stillTalking();
+    body.on('data', stillTalking);
+    body.once('close', () => clearTimeout(idle));
+    return { body, headers };
   }
 }

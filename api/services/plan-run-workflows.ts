@@ -16,7 +16,14 @@ import { SvcAgent, SvcKind, SvcPlanId, SvcProjectId, SvcState } from '../../core
 import type { planRunWorkflow } from '../../workflows/plan-run.workflow.ts';
 import { cancelPlanRunSignal, planRunSnapshotQuery, type CancelRequest } from '../../workflows/messages.ts';
 import { Errors } from '../errors.ts';
-import { isNotFound, signalThenAwait, toApiError, wrapConnectionError } from './temporal-gateway.ts';
+import {
+  awaitResult,
+  isClosed,
+  isNotFound,
+  toApiError,
+  wrapConnectionError,
+  type TemporalGateway,
+} from './temporal-gateway.ts';
 
 export function planRunSearchAttributes(input: PlanRunWorkflowInput, state: string) {
   return [
@@ -29,12 +36,14 @@ export function planRunSearchAttributes(input: PlanRunWorkflowInput, state: stri
 }
 
 export class PlanRunWorkflows {
+  readonly #gateway: TemporalGateway;
   readonly #client: Client;
   readonly #taskQueue: string;
 
-  constructor(client: Client, taskQueue: string) {
-    this.#client = client;
-    this.#taskQueue = taskQueue;
+  constructor(gateway: TemporalGateway) {
+    this.#gateway = gateway;
+    this.#client = gateway.client;
+    this.#taskQueue = gateway.taskQueue;
   }
 
   async start(input: PlanRunWorkflowInput): Promise<PlanRunSnapshot> {
@@ -68,14 +77,24 @@ export class PlanRunWorkflows {
     }
   }
 
-  /** Signals the cancel and waits (bounded) for the plan-run to end; undefined if it did not in time. */
-  async cancel(planRunId: string, request: CancelRequest, waitMs = 30_000): Promise<PlanRunOutcome | undefined> {
-    return signalThenAwait(
-      this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId),
-      cancelPlanRunSignal,
-      request,
-      waitMs,
-    );
+  /**
+   * Signals the cancel and waits (bounded) for the plan-run to end; undefined if it did not in
+   * time; 'closed' when its workflow had ended already (its row is then repaired before this answers).
+   */
+  async cancel(
+    planRunId: string,
+    request: CancelRequest,
+    waitMs = 30_000,
+  ): Promise<PlanRunOutcome | 'closed' | undefined> {
+    const handle = this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId);
+    try {
+      await handle.signal(cancelPlanRunSignal, request);
+    } catch (error) {
+      if (!isNotFound(error) && !isClosed(error)) throw toApiError(error);
+      await this.#gateway.reconcile({ planRunIds: [planRunId] });
+      return 'closed';
+    }
+    return awaitResult(handle, waitMs);
   }
 
   /**

@@ -170,6 +170,7 @@ export class PlanRunsService {
       return { planRun: current.planRun, cancelledChild: null, alreadyTerminal: true };
     const outcome = await this.#deps.workflows.cancel(id, { reason, requestedBy: 'operator' });
     const after = await this.get(id);
+    if (outcome === 'closed') return { planRun: after.planRun, cancelledChild: null, alreadyTerminal: true };
     // The workflow's answer is the truth; the row may trail it by a moment.
     const planRun = outcome
       ? { ...after.planRun, state: outcome.state, failureReason: outcome.failureReason }

@@ -7,7 +7,13 @@ import { projectLockFile, withProjectLock } from '../../activities/git/project-l
 import { parseGitHubUrl } from '../../core/git-url.ts';
 import { newId } from '../../core/ids.ts';
 import { parseIssues, parsePlans, readyPlans, type Plan } from '../../core/seeds.ts';
-import { PlanRunEntity, ProjectEntity, ProjectTriggerEntity, type Project } from '../../db/entities/index.ts';
+import {
+  PlanRunEntity,
+  ProjectEntity,
+  ProjectTriggerEntity,
+  RunEntity,
+  type Project,
+} from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import type { AgentCatalog } from '../../stack/agent-catalog.ts';
 import {
@@ -87,8 +93,21 @@ export class ProjectsService {
     );
   }
 
+  /**
+   * 409 while the project has a run or plan-run that is not terminal: its clone is what they push
+   * from (docs/projects.md). Cancel them, or let them finish, then delete.
+   */
   async remove(id: string) {
     await this.get(id);
+    const em = this.#deps.readModel.em();
+    const open = { $in: ['queued', 'running'] as const };
+    const runs = await em.count(RunEntity, { projectId: id, state: open });
+    const plans = await em.count(PlanRunEntity, { projectId: id, state: open });
+    if (runs + plans > 0)
+      throw Errors.conflict(
+        `project ${id} has ${runs} active run(s) and ${plans} active plan-run(s)`,
+        'cancel them (or let them finish), then delete the project',
+      );
     const removed = await this.#deps.temporal.executeProjectWorkflow(
       'deleteProjectWorkflow',
       TemporalGateway.operationId('delete', id),

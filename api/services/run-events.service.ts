@@ -2,6 +2,7 @@
 // Live lines are found by polling the read model (one indexed query per interval per stream);
 // streams end when the client goes away or the server shuts down.
 import { Readable } from 'node:stream';
+import { ApiError } from '../errors.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { isTerminalPlanRunState } from '../../core/plan-model.ts';
@@ -28,14 +29,41 @@ export function presentEvent(event: RunEvent) {
   };
 }
 
-/** Open streams, so that a shutdown can end every one of them cleanly. */
+/**
+ * Open streams, so that a shutdown can end every one of them cleanly; following streams (each a
+ * poller of the read model) are capped per process.
+ */
 export class StreamRegistry {
   readonly #open = new Set<AbortController>();
+  readonly #following = new Set<AbortController>();
+  readonly #maxFollowing: number;
 
-  open(): AbortController {
+  constructor(maxFollowing = 64) {
+    this.#maxFollowing = maxFollowing;
+  }
+
+  /** A stream's controller; 503 event_stream_capacity when this process already follows its maximum. */
+  open(follow: boolean): AbortController {
+    if (follow && this.#following.size >= this.#maxFollowing) {
+      throw new ApiError(
+        503,
+        'event_stream_capacity',
+        `this server already follows ${this.#maxFollowing} event streams`,
+        'retry later, or read with follow=0',
+        { 'Retry-After': '5' },
+      );
+    }
     const controller = new AbortController();
     this.#open.add(controller);
-    controller.signal.addEventListener('abort', () => this.#open.delete(controller), { once: true });
+    if (follow) this.#following.add(controller);
+    controller.signal.addEventListener(
+      'abort',
+      () => {
+        this.#open.delete(controller);
+        this.#following.delete(controller);
+      },
+      { once: true },
+    );
     return controller;
   }
 
@@ -57,11 +85,12 @@ export interface EventStreamOptions {
 export class RunEventsService {
   readonly #readModel: ReadModel;
   readonly #pollIntervalMs: number;
-  readonly streams = new StreamRegistry();
+  readonly streams: StreamRegistry;
 
-  constructor(readModel: ReadModel, pollIntervalMs = 200) {
+  constructor(readModel: ReadModel, options: { pollIntervalMs?: number; maxFollowing?: number } = {}) {
     this.#readModel = readModel;
-    this.#pollIntervalMs = pollIntervalMs;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.streams = new StreamRegistry(options.maxFollowing);
   }
 
   async #batch(runId: string, afterSeq: number, max: number): Promise<RunEvent[]> {

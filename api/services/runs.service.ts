@@ -3,8 +3,8 @@
 import { raw } from '@mikro-orm/core';
 import type { AgentDefinition } from '../../core/agents.ts';
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { ID_ALPHABET, newId } from '../../core/ids.ts';
 import { buildRunInput, projectRunSettings, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot, RunTiming } from '../../core/run-model.ts';
@@ -33,7 +33,24 @@ export interface RunsServiceDeps {
   runTiming: RunTiming;
 }
 
-type Dispatched = { run: RunSnapshot; sandbox: { id: string; workspacePath: string }; existing: boolean };
+type Dispatched = { run: Run | RunSnapshot; sandbox: { id: string; workspacePath: string }; existing: boolean };
+
+/** A request's fingerprint (its members in a fixed order): the same Idempotency-Key must repeat the same one. */
+function requestDigest(body: unknown): string {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([key, inner]) => [key, canonical(inner)]),
+          )
+        : value;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)))
+    .digest('hex');
+}
 
 /** A run id derived from an idempotency key: the same key (for the same project) names the same run. */
 export function idempotentRunId(key: string, projectId: string | null): string {
@@ -79,18 +96,24 @@ export class RunsService {
     return config;
   }
 
-  async #start(request: Omit<RunRequest, 'runId' | 'createdAt'>, idempotencyKey?: string): Promise<Dispatched> {
+  async #start(
+    request: Omit<RunRequest, 'runId' | 'createdAt'>,
+    idempotencyKey?: string,
+    requestDigest?: string,
+  ): Promise<Dispatched> {
     const runId = idempotencyKey ? idempotentRunId(idempotencyKey, request.projectId) : newId('run');
     const input = buildRunInput(
       { timing: this.#deps.runTiming, ...request, runId, createdAt: Date.now() },
       dataPaths.workspaces(this.#deps.dataDir),
     );
-    const { run, existing } = await this.#deps.temporal.startRun(input, { idempotent: idempotencyKey !== undefined });
-    return {
-      run,
-      sandbox: existing ? { id: run.sandboxId!, workspacePath: run.workspacePath! } : input.sandbox,
-      existing,
-    };
+    const { run, existing } = await this.#deps.temporal.startRun(input, {
+      idempotent: idempotencyKey !== undefined,
+      requestDigest,
+    });
+    if (!existing) return { run, sandbox: input.sandbox, existing };
+    // A repeated request answers the run as it is now, not as it was first accepted.
+    const current = await this.get(run.id);
+    return { run: current, sandbox: { id: run.sandboxId!, workspacePath: run.workspacePath! }, existing };
   }
 
   /**
@@ -156,6 +179,7 @@ export class RunsService {
     return this.#start(
       { ...overrides, prompt: body.prompt!, agent, projectId, trigger: body.trigger ?? 'manual', ...settings, parent },
       idempotencyKey,
+      idempotencyKey ? requestDigest(requested) : undefined,
     );
   }
 
@@ -193,6 +217,12 @@ export class RunsService {
     if (isTerminalRunState(run.state))
       return { state: run.state, alreadyTerminal: true, sandboxRun: sandboxRun(run.state) };
     const outcome = await this.#deps.temporal.cancelRun(id, { reason, requestedBy: 'operator' });
+    if (outcome === 'closed') {
+      // The workflow ended but its row says otherwise: repair it now, and answer what it ended as.
+      await this.#deps.temporal.reconcile({ runIds: [id] });
+      const repaired = await this.get(id);
+      return { state: repaired.state, alreadyTerminal: true, sandboxRun: sandboxRun(repaired.state) };
+    }
     const state = outcome?.state ?? (await this.get(id)).state;
     return { state, alreadyTerminal: false, sandboxRun: sandboxRun(state) };
   }
@@ -266,26 +296,34 @@ export class RunsService {
   }
 
   /** A sandbox's own salvage: the bundle is kept in the data directory, the run records where. Idempotent. */
+  /** Where salvage bundles are spooled while they arrive. */
+  get salvageSpoolDir(): string {
+    return dataPaths.salvage(this.#deps.dataDir);
+  }
+
+  /**
+   * A sandbox's own salvage: the bundle (spooled to `bundleFile` as it arrived) is kept in the data
+   * directory, the run records where. Idempotent.
+   */
   async salvage(
     id: string,
-    envelope: { trigger: string; rescueRef?: string | null; bundleBase64?: string | null; notes?: string[] },
+    envelope: { trigger: string; rescueRef?: string | null; notes?: string[] },
+    bundleFile: string | null,
   ) {
-    const run = await this.get(id);
-    if (isTerminalRunState(run.state))
-      throw Errors.validation(`run ${id} is ${run.state}: salvage is taken only while it finalizes`);
     let salvagePath: string | null = null;
-    if (envelope.bundleBase64) {
-      const bundle = Buffer.from(envelope.bundleBase64, 'base64');
-      if (
-        bundle.length === 0 ||
-        (!bundle.subarray(0, 20).toString('utf8').startsWith('# v2 git bundle') &&
-          !bundle.subarray(0, 20).toString('utf8').startsWith('# v3 git bundle'))
-      ) {
-        throw Errors.validation('bundleBase64 is not a git bundle', 'send the base64 of `git bundle create`');
+    try {
+      const run = await this.get(id);
+      if (isTerminalRunState(run.state))
+        throw Errors.validation(`run ${id} is ${run.state}: salvage is taken only while it finalizes`);
+      if (bundleFile) {
+        const head = fileHead(bundleFile, 20);
+        if (!head.startsWith('# v2 git bundle') && !head.startsWith('# v3 git bundle'))
+          throw Errors.validation('bundleBase64 is not a git bundle', 'send the base64 of `git bundle create`');
+        salvagePath = join(this.salvageSpoolDir, `${id}.bundle`);
+        renameSync(bundleFile, salvagePath);
       }
-      salvagePath = join(dataPaths.salvage(this.#deps.dataDir), `${id}.bundle`);
-      mkdirSync(dirname(salvagePath), { recursive: true });
-      writeFileSync(salvagePath, bundle);
+    } finally {
+      if (bundleFile) rmSync(bundleFile, { force: true });
     }
     await this.#deps.temporal.recordSalvage(id, {
       trigger: envelope.trigger,
@@ -348,5 +386,16 @@ export class RunsService {
     const costPricedCount = Number(cost?.priced ?? 0);
     const costTotalUsd = costPricedCount > 0 ? Number(cost!.total) : null;
     return { runs, total, limit: query.limit, offset: query.offset, costTotalUsd, costPricedCount };
+  }
+}
+
+/** The first bytes of a file, as text. */
+function fileHead(path: string, bytes: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, bytes, 0));
+  } finally {
+    closeSync(fd);
   }
 }

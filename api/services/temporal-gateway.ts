@@ -56,8 +56,17 @@ export class TemporalGateway {
     return this.#settings.taskQueue;
   }
 
+  /**
+   * A lazy connection: the API starts (and answers 503) while Temporal is down, and finds it again
+   * by itself when it is back.
+   */
   static async connect(settings: TemporalGatewaySettings): Promise<TemporalGateway> {
-    return new TemporalGateway(await Connection.connect({ address: settings.address }), settings);
+    return new TemporalGateway(Connection.lazy({ address: settings.address }), settings);
+  }
+
+  /** A call to Temporal that gives up after CALL_DEADLINE_MS: an outage is a quick 503, not a hang. */
+  #call<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#connection.withDeadline(Date.now() + CALL_DEADLINE_MS, fn);
   }
 
   /**
@@ -67,26 +76,40 @@ export class TemporalGateway {
    */
   async startRun(
     input: RunWorkflowInput,
-    options: { idempotent: boolean } = { idempotent: false },
+    options: { idempotent: boolean; requestDigest?: string } = { idempotent: false },
   ): Promise<{ run: RunSnapshot; existing: boolean }> {
     try {
-      await this.client.workflow.start<typeof runWorkflow>('runWorkflow', {
-        workflowId: input.runId,
-        taskQueue: this.#settings.taskQueue,
-        args: [input],
-        workflowIdConflictPolicy: 'FAIL',
-        // Only a key-derived id can repeat: then a closed run with it must not start again. A fresh
-        // random id needs no look-up of closed executions (which costs the server a read).
-        ...(options.idempotent ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
-        typedSearchAttributes: runSearchAttributes(input),
-        memo: { agent: input.agent.name, projectId: input.projectId, trigger: input.trigger },
-      });
+      await this.#call(() =>
+        this.client.workflow.start<typeof runWorkflow>('runWorkflow', {
+          workflowId: input.runId,
+          taskQueue: this.#settings.taskQueue,
+          args: [input],
+          workflowIdConflictPolicy: 'FAIL',
+          // Only a key-derived id can repeat: then a closed run with it must not start again. A fresh
+          // random id needs no look-up of closed executions (which costs the server a read).
+          ...(options.idempotent ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
+          typedSearchAttributes: runSearchAttributes(input),
+          memo: {
+            agent: input.agent.name,
+            projectId: input.projectId,
+            trigger: input.trigger,
+            ...(options.requestDigest ? { requestDigest: options.requestDigest } : {}),
+          },
+        }),
+      );
       return { run: initialRunSnapshot(input), existing: false };
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw wrapConnectionError(error);
-      const existing = await this.acceptedRun(input.runId);
+      const existing = await this.#started(input.runId);
       if (!existing) throw new ApiError(409, 'runtime_conflict', `run ${input.runId} already exists`);
-      return { run: existing, existing: true };
+      if (options.requestDigest && existing.requestDigest !== options.requestDigest)
+        throw new ApiError(
+          409,
+          'idempotency_key_reused',
+          'this Idempotency-Key was used for a different request',
+          'send a new key for a new request; the same key repeats only the same request',
+        );
+      return { run: existing.run, existing: true };
     }
   }
 
@@ -95,11 +118,20 @@ export class TemporalGateway {
    * history, exactly as the workflow builds it. Undefined when no such run workflow exists.
    */
   async acceptedRun(runId: string): Promise<RunSnapshot | undefined> {
+    return (await this.#started(runId))?.run;
+  }
+
+  /** The run as its workflow was started, and the digest of the request that started it. */
+  async #started(runId: string): Promise<{ run: RunSnapshot; requestDigest: string | undefined } | undefined> {
     try {
-      const history = await this.client.workflow.getHandle(runId).fetchHistory();
+      const history = await this.#call(() => this.client.workflow.getHandle(runId).fetchHistory());
       const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
       if (started?.workflowType?.name !== 'runWorkflow' || !started.input?.payloads?.[0]) return undefined;
-      return initialRunSnapshot(defaultPayloadConverter.fromPayload<RunWorkflowInput>(started.input.payloads[0]));
+      const digest = started.memo?.fields?.requestDigest;
+      return {
+        run: initialRunSnapshot(defaultPayloadConverter.fromPayload<RunWorkflowInput>(started.input.payloads[0])),
+        requestDigest: digest ? defaultPayloadConverter.fromPayload<string>(digest) : undefined,
+      };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw wrapConnectionError(error);
@@ -110,13 +142,35 @@ export class TemporalGateway {
    * Signals a cancel and waits (bounded) for the run to end; answers the outcome, or undefined
    * when the run is still stopping after `waitMs`.
    */
-  async cancelRun(runId: string, request: CancelRequest, waitMs = 30_000): Promise<RunOutcome | undefined> {
-    return signalThenAwait(this.client.workflow.getHandle<typeof runWorkflow>(runId), cancelSignal, request, waitMs);
+  async cancelRun(runId: string, request: CancelRequest, waitMs = 30_000): Promise<RunOutcome | 'closed' | undefined> {
+    const handle = this.client.workflow.getHandle<typeof runWorkflow>(runId);
+    try {
+      await this.#call(() => handle.signal(cancelSignal, request));
+    } catch (error) {
+      // A workflow that has ended takes no signal: its row is behind, and the reconciler catches up.
+      if (isNotFound(error) || isClosed(error)) return 'closed';
+      throw toApiError(error);
+    }
+    return awaitResult(handle, waitMs);
+  }
+
+  /** Runs one reconciler pass for these rows and waits for it (the rows are repaired when it returns). */
+  async reconcile(request: { runIds?: string[]; planRunIds?: string[] }): Promise<void> {
+    try {
+      await this.client.workflow.execute('reconcileWorkflow', {
+        workflowId: `svc-reconcile-${randomUUID()}`,
+        taskQueue: this.#settings.taskQueue,
+        args: [request],
+        workflowExecutionTimeout: '1m',
+      });
+    } catch (error) {
+      throw toApiError(error);
+    }
   }
 
   async finalizeState(runId: string): Promise<{ intent: FinalizeIntent | null; received: boolean } | undefined> {
     try {
-      return await this.client.workflow.getHandle(runId).query(finalizeStateQuery);
+      return await this.#call(() => this.client.workflow.getHandle(runId).query(finalizeStateQuery));
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw toApiError(error);
@@ -125,7 +179,7 @@ export class TemporalGateway {
 
   async sendFinalizeResult(runId: string, attemptId: string, result: FinalizeResult): Promise<void> {
     try {
-      await this.client.workflow.getHandle(runId).signal(finalizeResultSignal, { attemptId, result });
+      await this.#call(() => this.client.workflow.getHandle(runId).signal(finalizeResultSignal, { attemptId, result }));
     } catch (error) {
       throw toApiError(error);
     }
@@ -136,7 +190,7 @@ export class TemporalGateway {
     salvage: { trigger: string; salvageRef: string | null; salvagePath: string | null; notes: string[] },
   ): Promise<void> {
     try {
-      await this.client.workflow.getHandle(runId).signal(salvageSignal, salvage);
+      await this.#call(() => this.client.workflow.getHandle(runId).signal(salvageSignal, salvage));
     } catch (error) {
       throw toApiError(error);
     }
@@ -144,7 +198,7 @@ export class TemporalGateway {
 
   async steer(runId: string, message: NewInboxItem): Promise<void> {
     try {
-      await this.client.workflow.getHandle(runId).signal(steerSignal, message);
+      await this.#call(() => this.client.workflow.getHandle(runId).signal(steerSignal, message));
     } catch (error) {
       throw toApiError(error);
     }
@@ -154,7 +208,7 @@ export class TemporalGateway {
   async inbox(runId: string, claim: boolean): Promise<InboxItem[] | undefined> {
     const handle = this.client.workflow.getHandle(runId);
     try {
-      return claim ? await handle.executeUpdate(claimInboxUpdate) : await handle.query(inboxQuery);
+      return await this.#call(() => (claim ? handle.executeUpdate(claimInboxUpdate) : handle.query(inboxQuery)));
     } catch (error) {
       if (isNotFound(error) || /completed|already finished|not found/i.test(String((error as Error)?.message)))
         return undefined;
@@ -196,7 +250,7 @@ export class TemporalGateway {
   /** When a schedule fires next, or null when it has no upcoming action (or does not exist). */
   async nextScheduledFire(scheduleId: string): Promise<Date | null> {
     try {
-      const description = await this.client.schedule.getHandle(scheduleId).describe();
+      const description = await this.#call(() => this.client.schedule.getHandle(scheduleId).describe());
       return description.info.nextActionTimes[0] ?? null;
     } catch (error) {
       if (error instanceof ScheduleNotFoundError) return null;
@@ -206,7 +260,9 @@ export class TemporalGateway {
 
   async isReachable(): Promise<boolean> {
     try {
-      await this.#connection.workflowService.describeNamespace({ namespace: this.#settings.namespace });
+      await this.#call(() =>
+        this.#connection.workflowService.describeNamespace({ namespace: this.#settings.namespace }),
+      );
       return true;
     } catch {
       return false;
@@ -215,6 +271,22 @@ export class TemporalGateway {
 
   async close(): Promise<void> {
     await this.#connection.close();
+  }
+}
+
+/** How long one call to Temporal may take before the API answers 503 runtime_unreachable. */
+const CALL_DEADLINE_MS = 5000;
+
+/** Waits (bounded) for a workflow's result: undefined if it is not done in time. */
+export async function awaitResult<R>(handle: { result(): Promise<R> }, waitMs: number): Promise<R | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)));
+  try {
+    return await Promise.race([handle.result(), timeout]);
+  } catch (error) {
+    throw toApiError(error);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -227,16 +299,10 @@ export async function signalThenAwait<R, A>(
 ): Promise<R | undefined> {
   try {
     await handle.signal(signal, arg);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)));
-    try {
-      return await Promise.race([handle.result(), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
   } catch (error) {
     throw toApiError(error);
   }
+  return awaitResult(handle, waitMs);
 }
 
 /** The innermost ApplicationFailure of a workflow failure, whose `type` carries our error code. */
@@ -273,9 +339,24 @@ export function isNotFound(error: unknown): boolean {
   );
 }
 
+/** A signal to a workflow that has already closed. */
+export function isClosed(error: unknown): boolean {
+  return /already completed|already finished|workflow execution already/i.test(String((error as Error)?.message));
+}
+
+const GRPC_CODES: Record<number, string> = {
+  4: 'DEADLINE_EXCEEDED',
+  14: 'UNAVAILABLE',
+  8: 'RESOURCE_EXHAUSTED',
+  1: 'CANCELLED',
+};
+
+/** Temporal out of reach (unavailable, too slow, overloaded) is a 503 naming the gRPC code. */
 export function wrapConnectionError(error: unknown): unknown {
   const message = String((error as Error)?.message ?? error);
-  if (/UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED|Connection|transport/i.test(message))
-    return Errors.temporalUnavailable(message);
+  const code = (error as { code?: number })?.code ?? (error as { cause?: { code?: number } })?.cause?.code;
+  const grpc = code !== undefined ? GRPC_CODES[code] : undefined;
+  if (grpc || /UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED|Connection|transport|deadline/i.test(message))
+    return Errors.temporalUnavailable(`${grpc ? `gRPC ${grpc}: ` : ''}${message}`.slice(0, 500));
   return error;
 }

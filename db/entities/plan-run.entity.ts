@@ -1,3 +1,4 @@
+import { FIELD_LIMITS } from '../../core/field-limits.ts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { PlanRunState } from '../../core/run-states.ts';
 
@@ -8,17 +9,17 @@ export const PlanRunEntity = defineEntity({
   indexes: [{ properties: ['projectId', 'createdAt'] }, { properties: ['state'] }],
   properties: {
     id: p.string().primary().length(32),
-    planId: p.string().length(255).nullable(),
+    planId: p.string().length(FIELD_LIMITS.name).nullable(),
     source: p.string().$type<'plan' | 'issues'>().length(16),
     projectId: p.string().length(32),
-    agentName: p.string().length(255),
+    agentName: p.string().length(FIELD_LIMITS.name),
     promptTemplate: p.text(),
-    ref: p.string().length(255).nullable(),
-    providerOverride: p.string().length(255).nullable(),
-    modelOverride: p.string().length(255).nullable(),
+    ref: p.string().length(FIELD_LIMITS.name).nullable(),
+    providerOverride: p.string().length(FIELD_LIMITS.name).nullable(),
+    modelOverride: p.string().length(FIELD_LIMITS.name).nullable(),
     maxCostUsd: p.double().nullable(),
-    dispatcherHandle: p.string().length(255),
-    trigger: p.string().length(64),
+    dispatcherHandle: p.string().length(FIELD_LIMITS.name),
+    trigger: p.string().length(FIELD_LIMITS.trigger),
     state: p.string().$type<PlanRunState>().length(16),
     failureReason: p.text().nullable(),
     createdAt: p.datetime(),

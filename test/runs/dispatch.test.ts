@@ -29,18 +29,25 @@ test('an Idempotency-Key makes a retried dispatch find the same run, durably', a
   const send = (key: string, prompt = 'echo once') =>
     svc.request('POST', '/runs', { body: { agent: 'shell', prompt }, headers: { 'idempotency-key': key } });
   const first = await send('deploy-42');
-  const again = await send('deploy-42', 'echo a different body is still the same request');
+  const again = await send('deploy-42');
   t.is(first.status, 201);
   t.is(again.status, 201);
   t.is(again.body.run.id, first.body.run.id);
   t.is(again.body.run.prompt, 'echo once');
+  const different = await send('deploy-42', 'echo a different body under the same key');
+  t.is(different.status, 409, 'a key repeats one request only');
+  t.is(different.body.error.code, 'idempotency_key_reused');
   await waitForRunState(svc, first.body.run.id);
   t.is((await send('deploy-42')).body.run.id, first.body.run.id, 'also after the run finished');
   const other = await send('deploy-43');
   t.not(other.body.run.id, first.body.run.id);
   const connection = await Connection.connect({ address: svc.stack.temporalAddress });
   t.teardown(() => connection.close());
-  t.is((await new Client({ connection }).workflow.count(`TaskQueue = '${svc.config.taskQueue}'`)).count, 2);
+  t.is(
+    (await new Client({ connection }).workflow.count(`TaskQueue = '${svc.config.taskQueue}' AND SvcKind = 'run'`))
+      .count,
+    2,
+  );
   t.is(
     (
       await svc.request('POST', '/runs', {

@@ -157,7 +157,6 @@ test.serial('a per-run token reaches only its own run callback routes, and only 
     ['GET', `/runs/${a}`],
     ['POST', `/runs/${a}/cancel`],
     ['POST', `/runs/${a}/steer`],
-    ['GET', '/whoami'],
     ['GET', '/projects'],
   ]) {
     t.is(
@@ -167,6 +166,11 @@ test.serial('a per-run token reaches only its own run callback routes, and only 
       `${method} ${path}`,
     );
   }
+  t.like(
+    (await svc.request('GET', '/whoami', { token: tokenA })).body,
+    { identity: 'run', runId: a },
+    'it may ask who it is',
+  );
   const forged = `svc1.${a}.${'0'.repeat(64)}`;
   t.is((await svc.request('GET', `/runs/${a}/inbox?peek=1`, { token: forged })).status, 401);
   t.is(

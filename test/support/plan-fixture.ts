@@ -58,7 +58,8 @@ export async function planFixture(
   // The reviewer: merges every open PR it sees.
   const reviewer = setInterval(() => {
     if (options.reviewer === false) return;
-    for (const pull of forge.pulls.filter((candidate) => candidate.state === 'open')) {
+    const ours = (pull: { owner: string; name: string }) => pull.owner === owner && pull.name === name;
+    for (const pull of forge.pulls.filter((candidate) => candidate.state === 'open' && ours(candidate))) {
       github.mergeBranch(owner, name, pull.head);
       forge.merge(pull.number);
     }

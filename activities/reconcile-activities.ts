@@ -1,0 +1,111 @@
+// The reconciler's I/O: read-model rows that are not terminal are checked against their
+// workflows, and a row whose workflow has closed is repaired from the workflow's own account.
+import { heartbeat } from '@temporalio/activity';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { PlanRunOutcome } from '../core/plan-model.ts';
+import type { RunOutcome } from '../core/run-model.ts';
+import { PlanRunEntity, RunEntity } from '../db/entities/index.ts';
+import type { ReadModel } from '../db/orm.ts';
+import { repairPlanRunRow, repairRunRow, type PlanRunRepair, type RunRepair } from './read-model/repair-store.ts';
+
+export interface ReconcileActivityDeps {
+  readModel: ReadModel;
+  temporal: Client;
+}
+
+export interface ReconcileRequest {
+  /** Check these (an operator asked about them); otherwise every row untouched for `staleAfterMs`. */
+  runIds?: string[];
+  planRunIds?: string[];
+  staleAfterMs?: number;
+}
+
+export interface ReconcileReport {
+  examined: number;
+  repairedRuns: string[];
+  repairedPlanRuns: string[];
+}
+
+type Closed = { status: string; result?: unknown; failure?: string };
+
+const DEFAULT_STALE_AFTER_MS = 60_000;
+const BATCH = 500;
+
+export function createReconcileActivities(deps: ReconcileActivityDeps) {
+  /** The workflow's end, or null while it runs. A workflow Temporal no longer knows is closed too. */
+  const closed = async (workflowId: string): Promise<Closed | null> => {
+    const handle = deps.temporal.workflow.getHandle(workflowId);
+    try {
+      const { status } = await handle.describe();
+      if (status.name === 'RUNNING' || status.name === 'CONTINUED_AS_NEW') return null;
+      if (status.name !== 'COMPLETED') return { status: status.name };
+      return { status: status.name, result: await handle.result() };
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return { status: 'NOT_FOUND' };
+      throw error;
+    }
+  };
+
+  return {
+    async reconcileReadModel(request: ReconcileRequest): Promise<ReconcileReport> {
+      const em = deps.readModel.em();
+      const cutoff = new Date(Date.now() - (request.staleAfterMs ?? DEFAULT_STALE_AFTER_MS));
+      const open = { $in: ['queued', 'running'] as const };
+      const runs = await em.find(
+        RunEntity,
+        request.runIds ? { id: { $in: request.runIds }, state: open } : { state: open, updatedAt: { $lt: cutoff } },
+        { fields: ['id', 'state'], limit: BATCH, orderBy: { updatedAt: 'asc' } },
+      );
+      const plans = await em.find(
+        PlanRunEntity,
+        request.planRunIds
+          ? { id: { $in: request.planRunIds }, state: open }
+          : request.runIds
+            ? { id: { $in: [] } }
+            : { state: open, updatedAt: { $lt: cutoff } },
+        { fields: ['id', 'state'], limit: BATCH, orderBy: { updatedAt: 'asc' } },
+      );
+      const report: ReconcileReport = { examined: runs.length + plans.length, repairedRuns: [], repairedPlanRuns: [] };
+      for (const row of runs) {
+        heartbeat();
+        const end = await closed(row.id);
+        if (end && (await repairRunRow(em, row.id, runRepair(row.state, end)))) report.repairedRuns.push(row.id);
+      }
+      for (const row of plans) {
+        heartbeat();
+        const end = await closed(row.id);
+        if (end && (await repairPlanRunRow(em, row.id, planRunRepair(end)))) report.repairedPlanRuns.push(row.id);
+      }
+      return report;
+    },
+  };
+}
+
+/** What a closed run workflow says of its run: its own result, or the closest failure. */
+export function runRepair(rowState: string, end: Closed): RunRepair {
+  const detail = { workflowStatus: end.status };
+  if (end.status === 'COMPLETED' && end.result) {
+    const outcome = end.result as RunOutcome;
+    return {
+      state: outcome.state,
+      failureReason: outcome.failureReason,
+      prUrl: outcome.prUrl,
+      prState: outcome.prState,
+      detail,
+    };
+  }
+  if (end.status === 'CANCELLED') return { state: 'cancelled', failureReason: null, detail };
+  return { state: 'failed', failureReason: rowState === 'queued' ? 'never_started' : 'sandbox_run_lost', detail };
+}
+
+export function planRunRepair(end: Closed): PlanRunRepair {
+  if (end.status === 'COMPLETED' && end.result) {
+    const outcome = end.result as PlanRunOutcome;
+    if (outcome.state === 'succeeded' || outcome.state === 'failed' || outcome.state === 'cancelled')
+      return { state: outcome.state, failureReason: outcome.failureReason, children: outcome.children };
+  }
+  if (end.status === 'CANCELLED') return { state: 'cancelled', failureReason: null, children: null };
+  return { state: 'failed', failureReason: 'plan_run_internal_failure', children: null };
+}
+
+export type ReconcileActivities = ReturnType<typeof createReconcileActivities>;
