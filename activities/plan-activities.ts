@@ -36,6 +36,8 @@ export interface PlanChildRequest extends PlanChildSettings {
   seedId: string;
   agent: AgentDefinition;
   runTiming: RunTiming;
+  /** The plan the plan-run walks (null for an `issues` list); absent in older histories. */
+  planId?: string | null;
 }
 
 export type PlanChildPlan = { kind: 'missing' } | { kind: 'closed' } | { kind: 'dispatch'; input: RunWorkflowInput };
@@ -77,6 +79,8 @@ export function createPlanActivities(deps: PlanActivityDeps, projects: Pick<Proj
           ...projectRunSettings(config.defaults, project.defaultBranch, deps.runBranchPrefix),
           timing: request.runTiming,
           planRun: { planRunId: request.planRunId, seq: request.seq },
+          // The reference's labels on a plan child.
+          metadata: { planRunId: request.planRunId, planId: request.planId ?? null, childSeq: request.seq },
         },
         dataPaths.workspaces(deps.dataDir),
       );
@@ -95,6 +99,7 @@ export function createPlanActivities(deps: PlanActivityDeps, projects: Pick<Proj
           prState: run.prState,
           prMergedAt: run.prMergedAt,
           endedAt: run.endedAt,
+          emptyPush: run.commitsAhead === 0,
         };
       } catch (error) {
         if ((error as Error).name === 'WorkflowNotFoundError')

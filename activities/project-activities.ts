@@ -12,7 +12,7 @@ import type { ReadModel } from '../db/orm.ts';
 import type { AgentCatalog } from '../stack/agent-catalog.ts';
 import { dataPaths } from '../stack/config.ts';
 import { loadSvcConfigFrom } from '../stack/svc-config-files.ts';
-import { cloneProject, ProjectCloneError, refreshClone, removeClone } from './git/project-clone.ts';
+import { cloneProject, ProjectCloneError, refreshClone, removeClone, UnknownRefError } from './git/project-clone.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { deleteProjectRows, saveProject, toProjectRecord, type ProjectRecord } from './read-model/project-store.ts';
 import { syncTriggerSchedules, type TriggerScheduleSync } from './triggers/schedules.ts';
@@ -32,6 +32,7 @@ export interface ProjectActivityDeps {
 /** Failures a retry cannot fix become non-retryable, typed so the API can map them to codes. */
 function unavailable(error: unknown): never {
   if (error instanceof ProjectCloneError) throw ApplicationFailure.nonRetryable(error.message, 'project_unavailable');
+  if (error instanceof UnknownRefError) throw ApplicationFailure.nonRetryable(error.message, 'ref_not_found');
   throw error;
 }
 

@@ -39,6 +39,9 @@ export const Errors = {
       { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="insufficient_scope"` },
     ),
   notFound: (what: string, hint?: string) => new ApiError(404, 'not_found', `${what} not found`, hint),
+  /** A ref that is neither a branch of the remote nor a commit of the clone. */
+  refNotFound: (message: string) =>
+    new ApiError(404, 'not_found', message, 'name a branch of the remote, or a commit it has'),
   routeNotFound: (method: string, path: string) =>
     new ApiError(404, 'not_found', `no route for ${method} ${path}`, 'see GET /openapi.json for the routes svc serves'),
   methodNotAllowed: (method: string, path: string, allowed: string) =>
@@ -96,6 +99,41 @@ export const Errors = {
     new ApiError(503, 'runtime_unreachable', 'the workflow engine (Temporal) is unreachable', detail, RETRY_SOON),
   databaseUnavailable: (detail: string) =>
     new ApiError(503, 'database_unavailable', 'the database is unreachable', detail.slice(0, 500), RETRY_SOON),
+  planHasNoOpenChildren: () =>
+    new ApiError(
+      400,
+      'plan_has_no_open_children',
+      'every child of this plan-run is closed (or there are none)',
+      'choose a plan or issues with open work',
+    ),
+  agentSchemaError: (message: string) =>
+    new ApiError(422, 'agent_schema_error', message, 'fix the file in the repository and refresh the project'),
+  runtimeConflict: (runId: string) => new ApiError(409, 'runtime_conflict', `run ${runId} already exists`),
+  idempotencyKeyReused: () =>
+    new ApiError(
+      409,
+      'idempotency_key_reused',
+      'this Idempotency-Key was used for a different request',
+      'send a new key for a new request; the same key repeats only the same request',
+    ),
+  eventStreamCapacity: (message: string, hint: string) =>
+    new ApiError(503, 'event_stream_capacity', message, hint, RETRY_SOON),
+  judgeNotConfigured: () =>
+    new ApiError(
+      501,
+      'judge_not_configured',
+      'the judge extension is not configured on this server',
+      'set SVC_JUDGE_BASE_URL and SVC_JUDGE_EXPORT_TOKEN in the server environment',
+    ),
+  judgeUnreachable: (detail: string) =>
+    new ApiError(
+      502,
+      'judge_unreachable',
+      `the judge did not answer: ${detail}`,
+      'check SVC_JUDGE_BASE_URL and that the judge is running',
+    ),
+  judgeExportFailed: (why: string) =>
+    new ApiError(502, 'judge_export_failed', `the judge's export ${why}`, 'see the judge log'),
   internal: (requestId: string) =>
     new ApiError(500, 'internal_error', 'internal server error', `request id ${requestId}; see the server log`),
 };

@@ -15,6 +15,8 @@ export interface RouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Send the status and headers now (a held-open stream whose first line may come much later). */
+  flushHeaders?: boolean;
 }
 
 export interface RouteInput<P, Q, B> {
@@ -48,6 +50,10 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   handler(input: RouteInput<P, Q, B>): Promise<RouteResult>;
 }
 
+/**
+ * Declares a route once: method, path, auth policy, zod schemas and a thin handler. mountRoutes
+ * serves it (auth → validate → handler) and the OpenAPI document is generated from it.
+ */
 export function defineRoute<P = undefined, Q = undefined, B = undefined>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
   return spec;
 }
@@ -91,12 +97,14 @@ export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], 
           : await readJsonBody(ctx, route.bodyLimit, route.bodyRequired);
         if (raw === undefined && route.bodyRequired)
           throw Errors.validation('request body is required', 'send a JSON object');
-        body = parseOrThrow(route.body, raw ?? {}, 'body');
+        // No body at all is an empty object; a body that is JSON `null` is not an object (400).
+        body = parseOrThrow(route.body, raw === undefined ? {} : raw, 'body');
       }
       const result = await route.handler({ params, query, body, identity, ctx });
       ctx.status = result.status;
       for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
       if (result.body !== undefined) ctx.body = result.body;
+      if (result.flushHeaders) ctx.res.flushHeaders();
     });
   }
 }

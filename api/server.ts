@@ -97,7 +97,7 @@ export function allRoutes(
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
     ...runsRoutes(runs, events, links, spectators),
     ...planRunsRoutes(planRuns, events, links, spectators),
-    ...projectsRoutes(projects, runs, spectators),
+    ...projectsRoutes(projects, runs, links, spectators),
     ...catalogRoutes(deps.agents, deps.forge),
     ...eventsRoutes(lifecycle, deps.readModel),
     ...extensionsRoutes(new JudgeProxy(deps.judge ?? { baseUrl: undefined, exportToken: undefined })),

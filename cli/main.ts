@@ -13,6 +13,7 @@ import { ProjectAddCommand } from './commands/project/add.ts';
 import { ProjectListCommand } from './commands/project/list.ts';
 import { RunCommand } from './commands/run.ts';
 import { ServeCommand } from './commands/serve.ts';
+import { VersionCommand } from './commands/version.ts';
 import { WorkerCommand } from './commands/worker.ts';
 
 const cli = new Cli({
@@ -22,7 +23,7 @@ const cli = new Cli({
 });
 for (const command of [
   Builtins.HelpCommand,
-  Builtins.VersionCommand,
+  VersionCommand,
   ServeCommand,
   WorkerCommand,
   ProjectAddCommand,

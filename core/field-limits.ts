@@ -18,3 +18,6 @@ export const FIELD_LIMITS = {
   promptTemplate: 65_536,
   reason: 1000,
 } as const;
+
+/** A run's free-form `metadata` object, as JSON. */
+export const METADATA_MAX_BYTES = 16_384;

@@ -75,7 +75,10 @@ export interface PlanRunWorkflowInput extends PlanChildSettings {
   resume?: {
     children: PlanChild[];
     resumedAt: string;
+    /** What the plan-run is resumed from: its failure reason, or `cancelled`. */
     reason: string;
+    /** The operator's own words, if any. */
+    note?: string | null;
     startedAt: string | null;
     projectionVersion: number;
   } | null;
@@ -92,6 +95,8 @@ export interface ChildRunProgress {
   prState: PrState | null;
   prMergedAt: string | null;
   endedAt: string | null;
+  /** The run pushed nothing (0 commits ahead): a success with nothing to merge. Absent in old histories. */
+  emptyPush?: boolean;
 }
 
 export interface PlanRunOutcome {

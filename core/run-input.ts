@@ -32,6 +32,7 @@ export interface RunRequest {
   } | null;
   timing?: Partial<RunTiming>;
   parent?: RunWorkflowInput['parent'];
+  metadata?: Record<string, unknown> | null;
 }
 
 /** What a project's `.svc/config.yaml` contributes to every run dispatched on it. */
@@ -88,5 +89,6 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     timing: { ...DEFAULT_RUN_TIMING, ...request.timing },
     parent: request.parent ?? null,
     ...(request.planRun ? { planRun: request.planRun } : {}),
+    ...(request.metadata ? { metadata: request.metadata } : {}),
   };
 }

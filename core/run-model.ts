@@ -51,6 +51,8 @@ export interface RunSnapshot {
   costBasis: CostBasis;
   workspacePath: string | null;
   dispatcherHandle: string | null;
+  /** The dispatcher's own labels (POST /runs `metadata`; a plan child's {planRunId, planId, childSeq}). */
+  metadata: Record<string, unknown> | null;
   /** Grows with every projection, so a late retry of an older projection never wins. */
   projectionVersion: number;
 }
@@ -88,6 +90,8 @@ export interface RunWorkflowInput {
   timing?: RunTiming;
   /** A plan-run's child: the run tells that plan-run whenever its state or its PR's state changes. */
   planRun?: { planRunId: string; seq: number } | null;
+  /** The dispatcher's own labels, stored with the run (absent in histories from before it existed). */
+  metadata?: Record<string, unknown> | null;
 }
 
 /** A project's say on its agents' network: `none` (model endpoints only), `restricted`, `open` (any public host). */
@@ -136,6 +140,7 @@ export function initialRunSnapshot(input: RunWorkflowInput): RunSnapshot {
     provider: input.agent.provider,
     model: input.agent.model,
     renderedAgentJson: input.agent,
+    metadata: input.metadata ?? null,
     state: 'queued',
     failureReason: null,
     createdAt: input.createdAt,

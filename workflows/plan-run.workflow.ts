@@ -7,11 +7,13 @@ import {
   condition,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   ParentClosePolicy,
   setHandler,
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { PATCHES } from './patches.ts';
 import type { PlanEventInput } from '../activities/index.ts';
 import {
   childFailureFor,
@@ -44,6 +46,12 @@ interface PlanEvent {
 
 type ChildEnd = { kind: 'done' } | { kind: 'failed'; reason: string; prUrl?: string | null } | { kind: 'cancelled' };
 
+/**
+ * One plan-run (workflow id = plan-run id): its children strictly in order, each a child
+ * `runWorkflow` whose PR must be merged (or trivially merged: nothing to push) before the next
+ * starts. A resume is a new execution of the same id, started from the children the last one
+ * left (docs/plan-runs.md).
+ */
 export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<PlanRunOutcome> {
   const plan = initialPlanRunSnapshot(input);
   let cancelRequest: CancelRequest | null = null;
@@ -155,6 +163,7 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
         seq: child.seq,
         projectId: plan.projectId,
         seedId: child.seedId,
+        planId: plan.planId,
         agent: input.agent,
         promptTemplate: plan.promptTemplate,
         ref: plan.ref,
@@ -252,6 +261,20 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
           ]);
           return 'pr_open';
         }
+        if (latest.state === 'succeeded' && latest.emptyPush && patched(PATCHES.emptyChildMerges)) {
+          // Nothing to merge: the reference counts it as merged at once (a trivial merge).
+          const mergedAt = now();
+          update(child, { state: 'merged', prMergedAt: mergedAt, endedAt: mergedAt });
+          lastMergedSeq = child.seq;
+          await project([
+            {
+              key: `merged:${child.seq}`,
+              kind: 'plan_run.merged',
+              payload: { mergedChildSeq: child.seq, prUrl: null, mergedAt, trivial: true },
+            },
+          ]);
+          return { kind: 'done' };
+        }
         if (latest.failureReason === 'provider_error' && child.retryCount < 1) {
           // One fresh run for a transient provider failure, same seed and prompt.
           retriedFrom = { runId: child.runId!, failureReason: latest.failureReason };
@@ -334,7 +357,7 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
         {
           key: `resumed:${input.resume.resumedAt}`,
           kind: 'plan_run.resumed',
-          payload: { reason: input.resume.reason },
+          payload: { reason: input.resume.reason, note: input.resume.note ?? null },
         },
       ]);
     } else {

@@ -2,6 +2,7 @@
 // result), then salvage or measure and open the pull request; and, once the run is terminal,
 // follow its pull request until it is merged or closed.
 import { ActivityFailure, condition, patched, sleep, uuid4 } from '@temporalio/workflow';
+import { PATCHES } from './patches.ts';
 import type { RunEventInput } from '../activities/index.ts';
 import {
   finalizeVerdict,
@@ -28,7 +29,7 @@ export async function finalizeWork(
   const { channel, project } = args;
   const branch = run.branch!;
   // Runs recorded before the hand-over replay the old tail (the sandbox pushed with a credential).
-  const svcPushes = patched('svc-pushes-handed-over-branch');
+  const svcPushes = patched(PATCHES.svcPushesHandedOverBranch);
   channel.intent = svcPushes
     ? {
         version: 1,

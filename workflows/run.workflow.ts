@@ -10,6 +10,7 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { PATCHES } from './patches.ts';
 import type { RunEventInput } from '../activities/index.ts';
 import { classifyAgentExit } from '../core/agent-exit.ts';
 import { claimAll, foldIntoPrompt, unreadInClaimOrder, type InboxItem } from '../core/inbox.ts';
@@ -45,6 +46,13 @@ import {
 } from './messages.ts';
 import { finalizeWork, watchPullRequest, type FinalizeChannel } from './run-tail.ts';
 
+/**
+ * One run, from dispatch to its terminal state (workflow id = run id): cut the workspace, start the
+ * agent in its sandbox, supervise it (steering, cancel, watchdogs), finalize its work (push, PR,
+ * change summary), then follow the PR. The run's state lives here; every projection to the read
+ * model and every I/O is an activity. Whatever fails inside, the run still ends in a terminal
+ * state (docs/runs.md, docs/reliability.md).
+ */
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   const run: RunSnapshot = initialRunSnapshot(input);
   let accepted = false;
@@ -85,6 +93,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
           prState: run.prState,
           prMergedAt: run.prMergedAt,
           endedAt: run.endedAt,
+          emptyPush: run.commitsAhead === 0,
         })
         .catch(() => undefined);
     }
@@ -297,7 +306,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     // The silence watchdog: a timer that looks, now and then, at when the agent last said anything.
     const silenceWatch = (async () => {
       // patched(): runs started before the watchdog existed replay without its timers.
-      if (!timing.silenceTimeoutMs || !patched('silence-watchdog')) return;
+      if (!timing.silenceTimeoutMs || !patched(PATCHES.silenceWatchdog)) return;
       while (supervising && timedOut === null && !cancelRequest) {
         if (
           await condition(

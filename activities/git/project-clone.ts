@@ -5,6 +5,8 @@ import { dirname, join, relative, isAbsolute } from 'node:path';
 import { git, gitProbe } from './git.ts';
 
 export class ProjectCloneError extends Error {}
+/** The ref asked for is neither a branch of the remote nor a commit of the clone: the caller's mistake. */
+export class UnknownRefError extends Error {}
 
 export interface CloneFacts {
   localPath: string;
@@ -78,6 +80,8 @@ export async function refreshClone(input: {
       await git(['checkout', '--quiet', '--force', '-B', ref, `origin/${ref}`], { cwd: localPath });
       await git(['reset', '--quiet', '--hard', `origin/${ref}`], { cwd: localPath });
     } else {
+      if (!(await gitProbe(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: localPath })))
+        throw new UnknownRefError(`ref "${ref}" is neither a branch nor a commit of the repository`);
       await git(['checkout', '--quiet', '--force', ref], { cwd: localPath });
       await git(['reset', '--quiet', '--hard', ref], { cwd: localPath });
     }
@@ -89,7 +93,8 @@ export async function refreshClone(input: {
       hasSeeds: existsSync(join(localPath, '.seeds')),
     };
   } catch (error) {
-    throw error instanceof ProjectCloneError ? error : new ProjectCloneError((error as Error).message);
+    if (error instanceof ProjectCloneError || error instanceof UnknownRefError) throw error;
+    throw new ProjectCloneError((error as Error).message);
   }
 }
 

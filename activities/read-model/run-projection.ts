@@ -113,12 +113,17 @@ export async function appendRunEvents(em: EntityManager, runId: string, events: 
     const seen = new Set(existing.map((row) => row.dedupeKey));
     const fresh = unique.filter((event) => !seen.has(event.dedupeKey));
     let seq = Number(bumped[0]!.last_event_seq) - unique.length;
+    // Lines come from several clocks (the supervisor's reads, the workflow's time): a line is never
+    // stamped earlier than the one before it, so ts never runs backwards against seq.
+    const previous = await tx.findOne(RunEventEntity, { runId }, { orderBy: { seq: 'desc' }, fields: ['ts'] });
+    let floor = previous?.ts.getTime() ?? 0;
     for (const event of fresh) {
       seq += 1;
+      floor = Math.max(floor, Date.parse(event.ts) || 0);
       tx.create(RunEventEntity, {
         runId,
         seq,
-        ts: new Date(event.ts),
+        ts: new Date(floor),
         kind: event.kind,
         stream: event.stream,
         payload: event.payload ?? null,

@@ -22,6 +22,7 @@ export function presentRun(run: Run | RunSnapshot) {
     provider: run.provider ?? null,
     model: run.model ?? null,
     renderedAgentJson: run.renderedAgentJson ?? null,
+    metadata: run.metadata ?? null,
     state: run.state,
     failureReason: run.failureReason ?? null,
     createdAt: Number(run.createdAt),
@@ -56,3 +57,12 @@ export function presentRun(run: Run | RunSnapshot) {
 }
 
 export type RunJson = ReturnType<typeof presentRun>;
+
+/** The answer to a dispatch (POST /runs, a trigger run): the run, its sandbox, and where to watch it. */
+export function presentDispatch(
+  run: Run | RunSnapshot,
+  sandbox: { id: string; workspacePath: string },
+  links: { temporalUi: string | null },
+) {
+  return { run: presentRun(run), sandbox: { id: sandbox.id, workspacePath: sandbox.workspacePath }, links };
+}

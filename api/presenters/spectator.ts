@@ -101,6 +101,7 @@ export class Spectators {
     return runs.map((run) => ({
       ...(this.#value(run) as T),
       renderedAgentJson: null,
+      metadata: null,
       salvagePath: null,
       prompt: run.projectId && shown.get(run.projectId) ? this.text(run.prompt) : REDACTED_PROMPT,
     }));

@@ -26,7 +26,7 @@ export function eventsRoutes(hub: LifecycleHub, readModel: ReadModel) {
       query: z.object({ follow: booleanFlag.optional() }).strict(),
       responses: {
         200: {
-          description: 'One line per transition; a bare newline as keep-alive',
+          description: 'One JSON object per line, one line per transition; no replay, no blank lines',
           schema: lifecycleLine,
           contentType: 'application/x-ndjson',
         },
@@ -42,7 +42,8 @@ export function eventsRoutes(hub: LifecycleHub, readModel: ReadModel) {
         const controller = new AbortController();
         const stream = hub.subscribe(controller.signal);
         ctx.res.once('close', () => controller.abort());
-        return { status: 200, headers, body: stream };
+        ctx.req.socket.setKeepAlive(true, hub.keepAliveMs);
+        return { status: 200, headers, body: stream, flushHeaders: true };
       },
     }),
     defineRoute({

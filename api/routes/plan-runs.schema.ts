@@ -45,7 +45,15 @@ export const cancelPlanRunBody = z
   .object({ reason: z.string().trim().min(1).max(FIELD_LIMITS.reason).nullable().optional() })
   .strict();
 export const resumePlanRunBody = z
-  .object({ reason: z.string().trim().min(1).max(FIELD_LIMITS.reason).optional() })
+  .object({
+    reason: z
+      .string()
+      .trim()
+      .min(1)
+      .max(FIELD_LIMITS.reason)
+      .optional()
+      .describe("The operator's note, kept in the plan_run.resumed event"),
+  })
   .strict();
 
 const timestamp = z.string().nullable();
@@ -56,21 +64,32 @@ export const planRunSchema = z.object({
   source: z.enum(['plan', 'issues']),
   projectId: z.string(),
   agentName: z.string(),
-  // Absent in spectator views (public mode), as in the reference.
-  promptTemplate: z.string().optional(),
+  promptTemplate: z.string(),
   ref: z.string().nullable(),
-  providerOverride: z.string().nullable().optional(),
-  modelOverride: z.string().nullable().optional(),
-  maxCostUsd: z.number().nullable().optional(),
-  dispatcherHandle: z.string().optional(),
+  providerOverride: z.string().nullable(),
+  modelOverride: z.string().nullable(),
+  maxCostUsd: z.number().nullable(),
+  dispatcherHandle: z.string(),
   trigger: z.string(),
   state: z.enum(PLAN_RUN_STATES),
-  failureReason: z.string().nullable().optional(),
+  failureReason: z.string().nullable(),
   createdAt: z.string(),
   startedAt: timestamp,
   endedAt: timestamp,
   resumedAt: timestamp,
 });
+
+/** What a spectator (public mode) sees, as in the reference: no template, overrides, cap, handle or reason. */
+export const spectatorPlanRunSchema = planRunSchema.omit({
+  promptTemplate: true,
+  providerOverride: true,
+  modelOverride: true,
+  maxCostUsd: true,
+  dispatcherHandle: true,
+  failureReason: true,
+});
+/** A plan-run as a reader sees it: the operator's view, or the spectator's. */
+const planRunView = z.union([planRunSchema, spectatorPlanRunSchema]);
 
 export const planRunChildSchema = z.object({
   planRunId: z.string(),
@@ -92,12 +111,12 @@ export const createPlanRunResponse = z.object({
   links: linksSchema,
 });
 export const getPlanRunResponse = z.object({
-  planRun: planRunSchema,
+  planRun: planRunView,
   children: z.array(planRunChildSchema),
   runs: z.array(runSchema),
   links: linksSchema,
 });
-export const listPlanRunsResponse = z.object({ planRuns: z.array(planRunSchema) });
+export const listPlanRunsResponse = z.object({ planRuns: z.array(planRunView) });
 export const cancelPlanRunResponse = z.object({
   planRun: planRunSchema,
   cancelledChild: z.object({ childSeq: z.number().int().optional(), runId: z.string().optional() }).nullable(),
@@ -106,5 +125,5 @@ export const cancelPlanRunResponse = z.object({
 export const resumePlanRunResponse = z.object({
   planRun: planRunSchema,
   resumedChild: z.object({ seq: z.number().int(), runId: z.string().nullable() }).nullable(),
-  reason: z.string(),
+  reason: z.string().describe('The failure the plan-run resumes from (its failureReason, or cancelled)'),
 });

@@ -1,7 +1,8 @@
 import { Spectators } from '../presenters/spectator.ts';
 import { defineRoute } from '../route.ts';
 import { presentProject } from '../presenters/project.presenter.ts';
-import { presentRun } from '../presenters/run.presenter.ts';
+import { presentDispatch } from '../presenters/run.presenter.ts';
+import type { TemporalLinks } from '../server.ts';
 import type { ProjectsService } from '../services/projects.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import { dispatchRunResponse } from './runs.schema.ts';
@@ -12,6 +13,7 @@ import {
   plansResponse,
   projectIdParams,
   projectResponse,
+  projectViewResponse,
   projectsResponse,
   readyPlansResponse,
   refreshProjectBody,
@@ -24,7 +26,12 @@ import {
   triggersResponse,
 } from './projects.schema.ts';
 
-export function projectsRoutes(projects: ProjectsService, runs: RunsService, spectators: Spectators) {
+export function projectsRoutes(
+  projects: ProjectsService,
+  runs: RunsService,
+  links: TemporalLinks,
+  spectators: Spectators,
+) {
   const tags = ['projects'];
   return [
     defineRoute({
@@ -62,7 +69,7 @@ export function projectsRoutes(projects: ProjectsService, runs: RunsService, spe
       summary: 'One project',
       tags,
       params: projectIdParams,
-      responses: { 200: { description: 'The project', schema: projectResponse } },
+      responses: { 200: { description: 'The project', schema: projectViewResponse } },
       handler: async ({ params, identity }) => {
         const project = presentProject(await projects.get(params.id));
         await spectators.assertVisible(identity, project.id, `project "${params.id}"`);
@@ -160,7 +167,7 @@ export function projectsRoutes(projects: ProjectsService, runs: RunsService, spe
       responses: { 201: { description: 'The run and its sandbox', schema: dispatchRunResponse } },
       handler: async ({ params }) => {
         const { run, sandbox } = await runs.dispatchTrigger(params.id, params.triggerId);
-        return { status: 201, body: { run: presentRun(run), sandbox } };
+        return { status: 201, body: presentDispatch(run, sandbox, links(run.id)) };
       },
     }),
     defineRoute({

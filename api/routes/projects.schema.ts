@@ -44,8 +44,7 @@ export const initProjectBody = z
 export const projectSchema = z.object({
   id: z.string(),
   gitUrl: z.string(),
-  /** Absent in spectator views (public mode). */
-  localPath: z.string().optional(),
+  localPath: z.string(),
   defaultBranch: z.string(),
   addedAt: z.string(),
   lastFetchedAt: z.string().nullable(),
@@ -53,8 +52,14 @@ export const projectSchema = z.object({
   hasSeeds: z.boolean(),
 });
 
+/** What a spectator (public mode) sees: no path on the server's disk. */
+export const spectatorProjectSchema = projectSchema.omit({ localPath: true });
+/** A project as a reader sees it: the operator's view, or the spectator's. */
+const projectView = z.union([projectSchema, spectatorProjectSchema]);
+
 export const projectResponse = z.object({ project: projectSchema });
-export const projectsResponse = z.object({ projects: z.array(projectSchema) });
+export const projectViewResponse = z.object({ project: projectView });
+export const projectsResponse = z.object({ projects: z.array(projectView) });
 export const refreshResponse = z.object({ project: projectSchema, headSha: z.string(), ref: z.string() });
 
 export const seedSchema = z.object({

@@ -1,5 +1,5 @@
 import { defineRoute } from '../route.ts';
-import { presentRun } from '../presenters/run.presenter.ts';
+import { presentDispatch, presentRun } from '../presenters/run.presenter.ts';
 import { Errors } from '../errors.ts';
 import { z } from 'zod';
 import { isTerminalRunState } from '../../core/run-states.ts';
@@ -42,7 +42,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
         if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key))
           throw Errors.validation('invalid Idempotency-Key header', 'use 1 to 255 visible ASCII characters');
         const { run, sandbox } = await runs.dispatch(body, key);
-        return { status: 201, body: { run: presentRun(run), sandbox, links: links(run.id) } };
+        return { status: 201, body: presentDispatch(run, sandbox, links(run.id)) };
       },
     }),
     defineRoute({

@@ -1,6 +1,6 @@
 // Request and response schemas of the runs routes: they validate requests and document the API.
 import { z } from 'zod';
-import { FIELD_LIMITS } from '../../core/field-limits.ts';
+import { FIELD_LIMITS, METADATA_MAX_BYTES } from '../../core/field-limits.ts';
 import { booleanFlag, canonicalInt } from './common.schema.ts';
 import {
   CLONE_KINDS,
@@ -41,6 +41,15 @@ export const dispatchRunBody = z
       .regex(/^[0-9a-f]{40}$/, 'must be a full 40-hex commit SHA')
       .nullable()
       .optional(),
+    metadata: z
+      .record(z.string().max(FIELD_LIMITS.name), z.unknown())
+      .refine(
+        (value) => JSON.stringify(value).length <= METADATA_MAX_BYTES,
+        `at most ${METADATA_MAX_BYTES} bytes of JSON`,
+      )
+      .nullable()
+      .optional()
+      .describe('Labels of your own, stored with the run (a JSON object)'),
   })
   .strict()
   // agent, project and prompt may come from the run being replicated; otherwise they are required.
@@ -153,6 +162,7 @@ export const runSchema = z.object({
   provider: z.string().nullable(),
   model: z.string().nullable(),
   renderedAgentJson: z.unknown(),
+  metadata: z.record(z.string(), z.unknown()).nullable().describe("The dispatcher's labels; null for spectators"),
   state: z.enum(RUN_STATES),
   failureReason: z.enum(RUN_FAILURE_REASONS).nullable(),
   createdAt: z.number().nullable(),

@@ -3,12 +3,13 @@
 // rows and fans them out to its subscribers: on PostgreSQL a LISTEN connection woken by the
 // projection's NOTIFY (so every API process on the database sees every transition), on SQLite one
 // shared poller. Never a query per client. Each subscriber holds at most 512 lines, dropping the
-// oldest, and gets a keep-alive newline when idle. No replay: a stream starts at "now".
+// oldest. No replay: a stream starts at "now", the newest row committed when it subscribed. Every
+// line is a JSON object (no blank keep-alive lines); TCP keep-alive holds an idle stream open.
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { LifecycleEventEntity, type LifecycleEvent } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
-import { ApiError } from '../errors.ts';
+import { Errors } from '../errors.ts';
 
 export interface LifecycleLine {
   runId: string;
@@ -28,9 +29,11 @@ export interface LifecycleHubSettings {
 const REREAD_WINDOW = 200;
 
 export const DEFAULT_LIFECYCLE_SETTINGS = { maxStreams: 64, bufferLines: 512, keepAliveMs: 15_000 };
+/** Lines that arrive while a new subscriber's starting point is still being read. */
+const MAX_EARLY_LINES = 512;
 
 interface Subscriber {
-  offer(line: string): void;
+  offer(id: number, line: string): void;
   end(): void;
 }
 
@@ -62,6 +65,11 @@ export class LifecycleHub {
     this.#settings = settings;
   }
 
+  /** Idle time before TCP keep-alive probes on a held stream (no blank lines on the wire). */
+  get keepAliveMs(): number {
+    return this.#settings.keepAliveMs;
+  }
+
   get size(): number {
     return this.#subscribers.size;
   }
@@ -86,17 +94,17 @@ export class LifecycleHub {
   /** A new stream of lifecycle lines; 503 event_stream_capacity when the process holds its maximum. */
   subscribe(stop: AbortSignal): Readable {
     if (this.#closed || this.#subscribers.size >= this.#settings.maxStreams) {
-      throw new ApiError(
-        503,
-        'event_stream_capacity',
+      throw Errors.eventStreamCapacity(
         `this server already holds ${this.#settings.maxStreams} lifecycle streams`,
         'retry later, or poll GET /events',
-        { 'Retry-After': '5' },
       );
     }
     const queue: string[] = [];
     let wanted = false;
-    let keepAlive: NodeJS.Timeout | undefined;
+    // Rows up to `floor` were committed before this stream began: never sent to it. Until the floor
+    // is known (one query), lines wait in `early`.
+    let floor: number | undefined;
+    let early: { id: number; line: string }[] = [];
     const flush = () => {
       while (wanted && queue.length) wanted = stream.push(queue.shift()!);
     };
@@ -106,28 +114,36 @@ export class LifecycleHub {
         flush();
       },
     });
-    const armKeepAlive = () => {
-      clearTimeout(keepAlive);
-      keepAlive = setTimeout(() => subscriber.offer('\n'), this.#settings.keepAliveMs);
-      keepAlive.unref();
+    const deliver = (line: string) => {
+      queue.push(line);
+      if (queue.length > this.#settings.bufferLines) queue.shift();
+      flush();
     };
     const subscriber: Subscriber = {
-      offer: (line) => {
-        queue.push(line);
-        if (queue.length > this.#settings.bufferLines) queue.shift();
-        flush();
-        armKeepAlive();
+      offer: (id, line) => {
+        if (floor === undefined) {
+          early.push({ id, line });
+          if (early.length > MAX_EARLY_LINES) early.shift();
+        } else if (id > floor) deliver(line);
       },
       end: () => {
-        clearTimeout(keepAlive);
         this.#subscribers.delete(subscriber);
         stream.push(null);
       },
     };
+    const alone = this.#subscribers.size === 0;
     this.#subscribers.add(subscriber);
-    // A first keep-alive at once: it sends the response headers, so the client knows it is subscribed.
-    subscriber.offer('\n');
     stop.addEventListener('abort', () => subscriber.end(), { once: true });
+    this.#maxId().then(
+      (newest) => {
+        floor = newest;
+        // Nobody else listens: skip the rows written while no one did, instead of reading them.
+        if (alone && (this.#lastId ?? 0) < newest) this.#lastId = newest;
+        for (const { id, line } of early) if (id > newest) deliver(line);
+        early = [];
+      },
+      () => subscriber.end(),
+    );
     return stream;
   }
 
@@ -177,7 +193,7 @@ export class LifecycleHub {
         this.#lastId = Math.max(this.#lastId ?? 0, row.id);
         this.#sent.add(row.id);
         const line = `${JSON.stringify({ runId: row.runId, hook: row.hook, state: row.state ?? null, ts: row.ts.toISOString() } satisfies LifecycleLine)}\n`;
-        for (const subscriber of this.#subscribers) subscriber.offer(line);
+        for (const subscriber of this.#subscribers) subscriber.offer(row.id, line);
       }
       for (const id of this.#sent) if (id <= (this.#lastId ?? 0) - REREAD_WINDOW) this.#sent.delete(id);
       if (rows.length < 500 || fresh.length === 0) return;

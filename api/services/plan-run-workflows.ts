@@ -104,8 +104,8 @@ export class PlanRunWorkflows {
    */
   async resume(
     planRunId: string,
-    reason: string,
-  ): Promise<{ planRun: PlanRunSnapshot; resumedChild: PlanChild | null }> {
+    note: string | null,
+  ): Promise<{ planRun: PlanRunSnapshot; resumedChild: PlanChild | null; reason: string }> {
     const handle = this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId);
     let description;
     try {
@@ -130,12 +130,16 @@ export class PlanRunWorkflows {
     const children = childrenToResume(outcome.children, at);
     if (!children) throw Errors.conflict(`plan-run ${planRunId} has no unfinished child to resume`);
     const input = (await this.input(planRunId))!;
+    // The reference answers with the failure it resumes from; a cancelled plan-run (svc's
+    // extension) resumes from `cancelled`.
+    const reason = outcome.failureReason ?? outcome.state;
     const planRun = await this.start({
       ...input,
       resume: {
         children,
         resumedAt: at,
         reason,
+        note,
         startedAt: outcome.startedAt,
         projectionVersion: outcome.projectionVersion,
       },
@@ -143,6 +147,7 @@ export class PlanRunWorkflows {
     return {
       planRun,
       resumedChild: planRun.children.find((child) => child.state === 'pending' || child.state === 'pr_open') ?? null,
+      reason,
     };
   }
 }

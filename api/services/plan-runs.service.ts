@@ -14,7 +14,7 @@ import type { RunTiming } from '../../core/run-model.ts';
 import { AgentDefinitionError, type AgentCatalog } from '../../stack/agent-catalog.ts';
 import { PlanRunChildEntity, PlanRunEntity, RunEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
-import { ApiError, Errors } from '../errors.ts';
+import { Errors } from '../errors.ts';
 import { presentPlanRun, presentPlanRunChild } from '../presenters/plan-run.presenter.ts';
 import type { CreatePlanRunBody, ListPlanRunsQuery } from '../routes/plan-runs.schema.ts';
 import type { PlanRunWorkflows } from './plan-run-workflows.ts';
@@ -71,13 +71,7 @@ export class PlanRunsService {
         );
       seedIds = body.issues!;
     }
-    if (!seedIds.some((id) => issues.get(id)?.status !== 'closed'))
-      throw new ApiError(
-        400,
-        'plan_has_no_open_children',
-        'every child of this plan-run is closed (or there are none)',
-        'choose a plan or issues with open work',
-      );
+    if (!seedIds.some((id) => issues.get(id)?.status !== 'closed')) throw Errors.planHasNoOpenChildren();
     const agent = this.#agent(body.agent, project.localPath);
     const input: PlanRunWorkflowInput = {
       planRunId: newId('planRun'),
@@ -110,13 +104,7 @@ export class PlanRunsService {
       if (!agent) throw Errors.notFound(`agent "${name}"`, 'GET /agents lists the agents this server knows');
       return agent;
     } catch (error) {
-      if (error instanceof AgentDefinitionError)
-        throw new ApiError(
-          422,
-          'agent_schema_error',
-          error.message,
-          'fix the file in the repository and refresh the project',
-        );
+      if (error instanceof AgentDefinitionError) throw Errors.agentSchemaError(error.message);
       throw error;
     }
   }
@@ -188,15 +176,15 @@ export class PlanRunsService {
     }
   }
 
-  async resume(id: string, reason: string | undefined) {
+  /** Resumes a failed or cancelled plan-run; `reason` in the answer is the failure it resumes from. */
+  async resume(id: string, note: string | undefined) {
     await this.get(id);
-    const why = reason ?? 'operator';
-    const { planRun, resumedChild } = await this.#deps.workflows.resume(id, why);
+    const { planRun, resumedChild, reason } = await this.#deps.workflows.resume(id, note ?? null);
     await this.#projected(id, planRun.resumedAt!);
     return {
       planRun: presentPlanRun(planRun),
       resumedChild: resumedChild ? { seq: resumedChild.seq, runId: resumedChild.runId } : null,
-      reason: why,
+      reason,
     };
   }
 }

@@ -18,7 +18,7 @@ import type { ReadModel } from '../../db/orm.ts';
 import { AgentDefinitionError, type AgentCatalog } from '../../stack/agent-catalog.ts';
 import { dataPaths } from '../../stack/config.ts';
 import { loadSvcConfigFrom } from '../../stack/svc-config-files.ts';
-import { ApiError, Errors } from '../errors.ts';
+import { Errors } from '../errors.ts';
 import type { DispatchRunBody, ListRunsQuery } from '../routes/runs.schema.ts';
 import type { ProjectsService } from './projects.service.ts';
 import type { TemporalGateway } from './temporal-gateway.ts';
@@ -62,6 +62,11 @@ export function idempotentRunId(key: string, projectId: string | null): string {
   return `run_${body}`;
 }
 
+/**
+ * The runs an operator sees and steers: dispatch (POST /runs, trigger runs), reads, cancel, steer,
+ * and the sandbox's callback routes. Reads come from the read model (or, before the first
+ * projection, from the workflow); every change goes to the run's workflow through the gateway.
+ */
 export class RunsService {
   readonly #deps: RunsServiceDeps;
 
@@ -74,13 +79,7 @@ export class RunsService {
     try {
       if (projectDir) catalog = catalog.withProjectAgents(projectDir);
     } catch (error) {
-      if (error instanceof AgentDefinitionError)
-        throw new ApiError(
-          422,
-          'agent_schema_error',
-          error.message,
-          'fix the file in the repository and refresh the project',
-        );
+      if (error instanceof AgentDefinitionError) throw Errors.agentSchemaError(error.message);
       throw error;
     }
     const agent = catalog.get(name);
@@ -160,6 +159,11 @@ export class RunsService {
   async dispatch(requested: DispatchRunBody, idempotencyKey?: string): Promise<Dispatched> {
     const { body, parent } = await this.#withParent(requested);
     const projectId = body.project ?? null;
+    if (body.baseCommit && !projectId)
+      throw Errors.validation(
+        'baseCommit needs a project: a run without one has no repository to start from',
+        'add "project", or leave out "baseCommit"',
+      );
     let settings: Pick<RunRequest, 'project' | 'projectMaxCostUsd'> = { project: null, projectMaxCostUsd: null };
     let projectDir: string | undefined;
     if (projectId) {

@@ -21,7 +21,13 @@ class Base64ToFile {
   readonly #out: WriteStream;
   #pending = '';
   #failure: Error | null = null;
+  #characters = 0;
   bytes = 0;
+
+  /** No base64 character arrived: `""`, which the envelope's schema refuses. */
+  get empty(): boolean {
+    return this.#characters === 0;
+  }
 
   constructor(path: string) {
     this.#out = createWriteStream(path, { mode: 0o600 });
@@ -33,6 +39,7 @@ class Base64ToFile {
   async push(text: string): Promise<void> {
     if (!/^[A-Za-z0-9+/=]*$/.test(text))
       throw Errors.validation('invalid request body', 'field "bundleBase64": base64');
+    this.#characters += text.length;
     this.#pending += text;
     const whole = this.#pending.length - (this.#pending.length % 4);
     if (whole === 0) return;
@@ -85,6 +92,8 @@ export async function readSalvageEnvelope(
   const bad = (what: string) => Errors.validation('request body is not a salvage envelope', what);
   const finishValue = async () => {
     if (bundle) {
+      if ((bundle as Base64ToFile).empty)
+        throw Errors.validation('invalid request body', 'field "bundleBase64": must not be empty (null for none)');
       await bundle.close();
       bundleBytes = bundle.bytes;
       envelope[key] = null;

@@ -30,7 +30,7 @@ import {
 } from '../../workflows/messages.ts';
 import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../../core/inbox.ts';
-import { ApiError, Errors } from '../errors.ts';
+import { Errors } from '../errors.ts';
 
 export interface TemporalGatewaySettings {
   address: string;
@@ -41,9 +41,15 @@ export interface TemporalGatewaySettings {
 type ProjectWorkflows = typeof projectWorkflows;
 type ProjectWorkflowName = 'registerProjectWorkflow' | 'refreshProjectWorkflow' | 'deleteProjectWorkflow';
 
+/**
+ * The API's one door to Temporal: starts, signals, queries and updates of run and project
+ * workflows, each call bounded by a deadline so an outage is a quick 503 (runtime_unreachable).
+ */
 export class TemporalGateway {
   readonly client: Client;
   readonly #connection: Connection;
+  /** Calls still under way: close() lets them end (each within its deadline) before it closes. */
+  #inFlight = 0;
   readonly #settings: TemporalGatewaySettings;
 
   private constructor(connection: Connection, settings: TemporalGatewaySettings) {
@@ -66,7 +72,8 @@ export class TemporalGateway {
 
   /** A call to Temporal that gives up after CALL_DEADLINE_MS: an outage is a quick 503, not a hang. */
   #call<T>(fn: () => Promise<T>): Promise<T> {
-    return this.#connection.withDeadline(Date.now() + CALL_DEADLINE_MS, fn);
+    this.#inFlight += 1;
+    return this.#connection.withDeadline(Date.now() + CALL_DEADLINE_MS, fn).finally(() => (this.#inFlight -= 1));
   }
 
   /**
@@ -101,14 +108,9 @@ export class TemporalGateway {
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw wrapConnectionError(error);
       const existing = await this.#started(input.runId);
-      if (!existing) throw new ApiError(409, 'runtime_conflict', `run ${input.runId} already exists`);
+      if (!existing) throw Errors.runtimeConflict(input.runId);
       if (options.requestDigest && existing.requestDigest !== options.requestDigest)
-        throw new ApiError(
-          409,
-          'idempotency_key_reused',
-          'this Idempotency-Key was used for a different request',
-          'send a new key for a new request; the same key repeats only the same request',
-        );
+        throw Errors.idempotencyKeyReused();
       return { run: existing.run, existing: true };
     }
   }
@@ -270,6 +272,10 @@ export class TemporalGateway {
   }
 
   async close(): Promise<void> {
+    // The client retries a failed call on a timer; closing the channel under a pending retry makes
+    // that timer throw ("Channel has been shut down") where nothing can catch it.
+    const deadline = Date.now() + CALL_DEADLINE_MS + 1000;
+    while (this.#inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     await this.#connection.close();
   }
 }
@@ -327,6 +333,7 @@ export function toApiError(error: unknown): unknown {
   const cause = applicationCause(error);
   if (cause?.type === 'project_unavailable') return Errors.projectUnavailable(cause.message);
   if (cause?.type === 'not_found') return Errors.notFound(cause.message.replace(/ not found$/, ''));
+  if (cause?.type === 'ref_not_found') return Errors.refNotFound(cause.message);
   return wrapConnectionError(error);
 }
 

@@ -25,6 +25,7 @@ export const RunEntity = defineEntity({
     provider: p.string().length(FIELD_LIMITS.name).nullable(),
     model: p.string().length(FIELD_LIMITS.name).nullable(),
     renderedAgentJson: p.json<Record<string, unknown>>().nullable(),
+    metadata: p.json<Record<string, unknown>>().nullable(),
     state: p.string().$type<RunState>().length(16),
     failureReason: p.string().$type<RunFailureReason>().length(32).nullable(),
     // Epoch milliseconds: the spec makes a run's createdAt a number, unlike every other timestamp.

@@ -10,6 +10,8 @@ import { Migration20261122060356_plan_run_projection_version as SqlitePlanRunVer
 import { Migration20261122060356_plan_run_projection_version as PostgresPlanRunVersion } from './postgresql/Migration20261122060356_plan_run_projection_version.ts';
 import { Migration20261122065343_lifecycle_events as SqliteLifecycleEvents } from './sqlite/Migration20261122065343_lifecycle_events.ts';
 import { Migration20261122065343_lifecycle_events as PostgresLifecycleEvents } from './postgresql/Migration20261122065343_lifecycle_events.ts';
+import { Migration20261123130934_run_metadata as SqliteRunMetadata } from './sqlite/Migration20261123130934_run_metadata.ts';
+import { Migration20261123130934_run_metadata as PostgresRunMetadata } from './postgresql/Migration20261123130934_run_metadata.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
@@ -20,6 +22,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261122035642_inbox_seq_per_run', class: SqliteInboxSeq },
     { name: 'Migration20261122060356_plan_run_projection_version', class: SqlitePlanRunVersion },
     { name: 'Migration20261122065343_lifecycle_events', class: SqliteLifecycleEvents },
+    { name: 'Migration20261123130934_run_metadata', class: SqliteRunMetadata },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
@@ -27,6 +30,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261122035642_inbox_seq_per_run', class: PostgresInboxSeq },
     { name: 'Migration20261122060356_plan_run_projection_version', class: PostgresPlanRunVersion },
     { name: 'Migration20261122065343_lifecycle_events', class: PostgresLifecycleEvents },
+    { name: 'Migration20261123130934_run_metadata', class: PostgresRunMetadata },
   ],
 };
 

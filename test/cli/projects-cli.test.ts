@@ -58,6 +58,15 @@ for (const leg of DATABASE_LEGS) {
   });
 }
 
+test('svc -V (the reference flag), -v and --version print the version and exit 0', async (t) => {
+  const { SVC_VERSION } = await import('../../stack/version.ts');
+  for (const flag of ['-V', '-v', '--version']) {
+    const result = await svcCli([flag]);
+    t.is(result.code, 0, flag);
+    t.is(result.stdout.trim(), SVC_VERSION, flag);
+  }
+});
+
 test.serial('exit codes: 3 unreachable, 4 refused token, 2 usage; and where the client finds its server', async (t) => {
   const svc = await startTestStack({ worker: false });
   t.teardown(() => svc.stop());

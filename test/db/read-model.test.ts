@@ -121,6 +121,38 @@ for (const leg of DATABASE_LEGS) {
     });
   });
 
+  test(`${leg}: an event's ts never runs backwards against its seq, whatever clock stamped it`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      const run = snapshot({ projectionVersion: 1 });
+      await projectRunRow(readModel.em(), run);
+      const at = (key: string, ts: string) => ({
+        dedupeKey: key,
+        kind: 'log.stdout',
+        stream: 'stdout' as const,
+        ts,
+        payload: { text: key },
+      });
+      await appendRunEvents(readModel.em(), run.id, [at('terminal', '2026-11-23T10:00:05.000Z')]);
+      // A stdout line read before the end but written after it, and a batch out of order.
+      await appendRunEvents(readModel.em(), run.id, [at('late', '2026-11-23T10:00:03.000Z')]);
+      await appendRunEvents(readModel.em(), run.id, [
+        at('x', '2026-11-23T10:00:09.000Z'),
+        at('y', '2026-11-23T10:00:07.000Z'),
+      ]);
+      const rows = await readModel.em().find(RunEventEntity, { runId: run.id }, { orderBy: { seq: 'asc' } });
+      t.deepEqual(
+        rows.map((row) => [row.dedupeKey, row.ts.toISOString()]),
+        [
+          ['terminal', '2026-11-23T10:00:05.000Z'],
+          ['late', '2026-11-23T10:00:05.000Z'],
+          ['x', '2026-11-23T10:00:09.000Z'],
+          ['y', '2026-11-23T10:00:09.000Z'],
+        ],
+      );
+    });
+  });
+
   test(`${leg}: events for a run with no row are refused (the workflow projects first)`, async (t) => {
     if (!postgresOrSkip(t, leg)) return;
     await withReadModel(leg, async (readModel) => {

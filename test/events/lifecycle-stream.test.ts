@@ -21,6 +21,7 @@ async function openStream(url: string, token: string) {
     signal: controller.signal,
   });
   const lines: Line[] = [];
+  let blankLines = 0;
   let ended = false;
   const reading = (async () => {
     const decoder = new TextDecoder();
@@ -33,6 +34,7 @@ async function openStream(url: string, token: string) {
           const text = buffer.slice(0, newline).trim();
           buffer = buffer.slice(newline + 1);
           if (text) lines.push(JSON.parse(text));
+          else blankLines++;
         }
       }
       ended = true;
@@ -45,7 +47,15 @@ async function openStream(url: string, token: string) {
     while (!done(lines) && Date.now() < deadline && !ended) await new Promise((resolve) => setTimeout(resolve, 50));
     return lines;
   };
-  return { response, lines, until, close: () => controller.abort(), reading, ended: () => ended };
+  return {
+    response,
+    lines,
+    until,
+    close: () => controller.abort(),
+    reading,
+    ended: () => ended,
+    blankLines: () => blankLines,
+  };
 }
 
 const transitionsOf = (lines: Line[], runId: string) =>
@@ -87,6 +97,39 @@ test.serial(
     t.is(probe.text, '');
     t.true(Date.now() - started < 2000);
     t.is((await svc.request('GET', '/events/stream', { token: null })).status, 401);
+  },
+);
+
+test.serial(
+  'a stream starts at now: transitions written while no stream was open never arrive, and every line is JSON',
+  async (t) => {
+    const svc = await startTestStack({ env: { SVC_EVENT_STREAM_KEEPALIVE_MS: '1000' } });
+    t.teardown(() => svc.stop());
+    // Before boot's first stream, and between streams: nobody listens.
+    const before = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo early' } })).body.run.id;
+    await waitForRunState(svc, before);
+    const warmup = await openStream(svc.url, svc.token);
+    warmup.close();
+    await warmup.reading;
+    const between = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo between' } })).body.run
+      .id;
+    await waitForRunState(svc, between);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+
+    const stream = await openStream(svc.url, svc.token);
+    t.is(stream.response.status, 200, 'the headers arrive before any line');
+    const after = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo after' } })).body.run.id;
+    const finished = (lines: Line[]) => lines.some((line) => line.runId === after && line.hook === 'post_reap');
+    const lines = await stream.until(finished);
+    t.deepEqual(transitionsOf(lines, after), EXPECTED);
+    t.deepEqual(
+      lines.filter((line) => line.runId !== after),
+      [],
+      'nothing from before the stream connected',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    t.is(stream.blankLines(), 0, 'no blank keep-alive lines, even idle past the keep-alive interval');
+    stream.close();
   },
 );
 

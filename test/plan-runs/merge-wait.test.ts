@@ -43,7 +43,11 @@ test('merge timeout, resume on the same PR, and a PR closed unmerged', async (t)
   fixture.github.mergeBranch('acme', 'slow-review', pull.head);
   fixture.forge.merge(pull.number);
   const resumed = await svc.request('POST', `/plan-runs/${created.planRun.id}/resume`, { body: {} });
-  t.like(resumed.body, { planRun: { state: 'running' }, resumedChild: { seq: 1, runId } });
+  t.like(resumed.body, {
+    planRun: { state: 'running' },
+    resumedChild: { seq: 1, runId },
+    reason: 'child_pr_merge_timeout',
+  });
   const done = await plan(created.planRun.id, ['succeeded', 'failed']);
   t.is(done.planRun.state, 'succeeded', JSON.stringify(done.planRun) + JSON.stringify(done.children));
   t.like(done.children[0], { state: 'merged', runId });

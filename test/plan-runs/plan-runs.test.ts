@@ -170,7 +170,7 @@ test.serial(
     t.like(resumed.body, {
       planRun: { state: 'running' },
       resumedChild: { seq: 3, runId: null },
-      reason: 'fixed the flaky step',
+      reason: 'child_crashed',
     });
     t.truthy(resumed.body.planRun.resumedAt);
     const done = await waitForPlanState(created.body.planRun.id);
@@ -182,6 +182,12 @@ test.serial(
     t.is(done.children[1].runId, mergedRun, 'the merged child was not run again');
     t.not(done.children[2].runId, failedRun, 'the failed child was dispatched afresh');
     t.is(done.planRun.failureReason, null);
+    const resumedEvent = (await svc.request('GET', `/plan-runs/${created.body.planRun.id}/events`)).text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((event) => event.kind === 'plan_run.resumed');
+    t.like(resumedEvent?.payload, { reason: 'child_crashed', note: 'fixed the flaky step' });
     const again = await svc.request('POST', `/plan-runs/${created.body.planRun.id}/resume`, { body: {} });
     t.is(again.status, 409);
     t.is(again.body.error.code, 'state_transition_error');
@@ -209,6 +215,34 @@ test.serial('a transient provider error is retried once with a fresh run', async
     state: 'failed',
     failureReason: 'provider_error',
   });
+});
+
+test.serial('a child that changes nothing is a trivial merge and the plan goes on', async (t) => {
+  const [empty, full] = ['Already done', 'Still to do'].map((title) =>
+    fixture.github.createSeed('acme', 'planned', title),
+  );
+  fixture.github.pushAll('acme', 'planned', 'two more seeds');
+  setSwitch(fixture, 'empty', empty!);
+  const created = await svc.request('POST', '/plan-runs', {
+    body: { project, agent: 'shell', issues: [empty, full], promptTemplate: fixture.template },
+  });
+  const done = await waitForPlanState(created.body.planRun.id);
+  t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
+  t.deepEqual(
+    done.children.map((child: { state: string }) => child.state),
+    ['merged', 'merged'],
+  );
+  t.truthy(done.children[0].prMergedAt);
+  const emptyRun = (await svc.request('GET', `/runs/${done.children[0].runId}`)).body.run;
+  t.like(emptyRun, { state: 'succeeded', prUrl: null, commitsAhead: 0 });
+  const events = (await svc.request('GET', `/plan-runs/${created.body.planRun.id}/events`)).text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  const merged = events.filter((event) => event.kind === 'plan_run.merged').map((event) => event.payload);
+  t.like(merged[0], { mergedChildSeq: 1, trivial: true, prUrl: null });
+  t.like(merged[1], { mergedChildSeq: 2 });
+  t.falsy(merged[1].trivial);
 });
 
 test.serial(
@@ -251,6 +285,7 @@ test.serial(
     setSwitch(fixture, 'slow', seed, false);
     const resumed = await svc.request('POST', `/plan-runs/${id}/resume`, { body: {} });
     t.is(resumed.status, 200, JSON.stringify(resumed.body));
+    t.is(resumed.body.reason, 'cancelled', 'a cancelled plan-run resumes from its state');
     const done = await waitForPlanState(id);
     t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
     t.not(done.children[0].runId, running.children[0].runId);

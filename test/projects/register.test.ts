@@ -170,8 +170,10 @@ test.serial('refresh to another ref, refresh of an unknown project, and registra
   t.is(develop.body.ref, 'develop');
   t.is(github.git(body.project.localPath, 'rev-parse', '--abbrev-ref', 'HEAD'), 'develop');
   const badRef = await svc.request('POST', `/projects/${id}/refresh`, { body: { ref: 'no-such-branch' } });
-  t.is(badRef.status, 503);
-  t.is(badRef.body.error.code, 'project_unavailable');
+  // The caller's mistake, not an outage: 404 (it was 503 until the fuzzer flagged it).
+  t.is(badRef.status, 404);
+  t.is(badRef.body.error.code, 'not_found');
+  t.regex(badRef.body.error.message, /ref "no-such-branch" is neither a branch nor a commit/);
   t.is((await svc.request('POST', '/projects/prj_000000000000/refresh')).status, 404);
 
   const connection = await Connection.connect({ address: svc.stack.temporalAddress });

@@ -146,3 +146,34 @@ test('GET /runs filters by project or agent, pages, and sorts both ways', async 
   );
   t.is((await svc.request('GET', '/runs?sort=cost')).body.runs.length, 3);
 });
+
+test('a run that ends while still queued is never_started; baseCommit without a project is 400; metadata is kept', async (t) => {
+  github.createRepo('acme', 'pinned');
+  const svc = await startTestStack();
+  t.teardown(() => svc.stop());
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/pinned' } })).body
+    .project.id;
+  // A commit the clone has never seen: the workspace cannot be cut, so the run never starts.
+  const unknown = 'f'.repeat(40);
+  const run = (
+    await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'echo never', baseCommit: unknown } })
+  ).body.run;
+  const ended = await waitForRunState(svc, run.id);
+  t.like(ended, { state: 'failed', failureReason: 'never_started' });
+  const orphan = await svc.request('POST', '/runs', {
+    body: { agent: 'shell', prompt: 'echo where', baseCommit: unknown },
+  });
+  t.is(orphan.status, 400);
+  t.is(orphan.body.error.code, 'validation_error');
+  t.regex(orphan.body.error.message, /baseCommit needs a project/);
+
+  // metadata: an object of the caller's own, stored with the run; arrays and scalars are refused.
+  const labelled = await svc.request('POST', '/runs', {
+    body: { agent: 'shell', prompt: 'true', metadata: { ticket: 'ABC-1', attempt: 2 } },
+  });
+  t.is(labelled.status, 201, labelled.text);
+  t.deepEqual(labelled.body.run.metadata, { ticket: 'ABC-1', attempt: 2 });
+  t.deepEqual((await waitForRunState(svc, labelled.body.run.id)).metadata, { ticket: 'ABC-1', attempt: 2 });
+  for (const metadata of [['a'], 'text', 3])
+    t.is((await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'true', metadata } })).status, 400);
+});

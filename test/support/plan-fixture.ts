@@ -12,7 +12,7 @@ export interface PlanFixture {
   /** Seeds of the plan, in plan order. */
   seeds: string[];
   planId: string;
-  /** Touch `<switches>/fail-<seed>` (fails the child), `slow-<seed>` (the child waits until it is removed); `flaky-<seed>` fails once with a provider error. */
+  /** Touch `<switches>/fail-<seed>` (fails the child), `slow-<seed>` (the child waits until it is removed); `empty-<seed>` (the child succeeds, changing nothing); `flaky-<seed>` fails once with a provider error. */
   switches: string;
   template: string;
   env: Record<string, string>;
@@ -48,6 +48,7 @@ export async function planFixture(
     'if [ -e {SW}/fail-{seed_id} ]; then echo "failing on purpose"; exit 3; fi',
     'if rmdir {SW}/flaky-{seed_id} 2>/dev/null; then echo \'{"type":"svc.provider_error","message":"overloaded"}\'; exit 1; fi',
     'while [ -e {SW}/slow-{seed_id} ]; do sleep 0.2; done',
+    'if [ -e {SW}/empty-{seed_id} ]; then echo "nothing to change for {seed_id}"; exit 0; fi',
     "cat > {seed_id}.md <<'SEED'\n{seed_body}\nSEED",
     'git add {seed_id}.md && git commit -qm "Work on {seed_id}" && echo committed {seed_id}',
   ]
@@ -83,7 +84,12 @@ export async function planFixture(
   };
 }
 
-export function setSwitch(fixture: PlanFixture, kind: 'fail' | 'slow' | 'flaky', seedId: string, on = true): void {
+export function setSwitch(
+  fixture: PlanFixture,
+  kind: 'fail' | 'slow' | 'flaky' | 'empty',
+  seedId: string,
+  on = true,
+): void {
   const path = join(fixture.switches, `${kind}-${seedId}`);
   if (kind === 'flaky') {
     if (on) mkdirSync(path, { recursive: true });

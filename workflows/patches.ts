@@ -1,0 +1,10 @@
+// Every patch id (workflow versioning with patched()) in one place: a history recorded before a
+// change replays down the old branch, a new execution takes the new one. Never rename or reuse.
+export const PATCHES = {
+  /** The run's watchdog timers (silence, maximum duration). */
+  silenceWatchdog: 'silence-watchdog',
+  /** svc pushes the branch the sandbox handed over; older runs pushed from inside the sandbox. */
+  svcPushesHandedOverBranch: 'svc-pushes-handed-over-branch',
+  /** A plan child that succeeds with nothing to push is merged at once (a trivial merge). */
+  emptyChildMerges: 'empty-child-trivial-merge',
+} as const;
