@@ -13,6 +13,10 @@ export type { PlanEventInput } from './read-model/plan-run-projection.ts';
 
 export type ActivityDeps = RunActivityDeps & ProjectActivityDeps & FinalizeActivityDeps & PlanActivityDeps;
 
+/**
+ * Every activity the worker registers, built from its dependencies (read model, Temporal client,
+ * agent catalogue, sandbox settings): the only place workflows' I/O happens.
+ */
 export function createActivities(deps: ActivityDeps) {
   const projects = createProjectActivities(deps);
   return withHeartbeats({

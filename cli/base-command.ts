@@ -30,6 +30,11 @@ export abstract class SvcCommand extends Command {
     this.context.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
   }
 
+  /** One record of a streaming command: the JSON object, or with `--output pretty` its text line. */
+  protected emit(value: unknown, pretty: string): void {
+    this.line(this.output === 'pretty' ? pretty : value);
+  }
+
   protected fail(error: unknown): number {
     const say = (code: string, message: string, hint?: string) => {
       this.context.stderr.write(`svc: [${code}] ${message}\n`);

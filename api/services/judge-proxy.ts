@@ -3,7 +3,7 @@
 // (a redirect could carry the export token elsewhere), and any upstream trouble is a 502.
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { ApiError } from '../errors.ts';
+import { Errors } from '../errors.ts';
 
 export interface JudgeSettings {
   baseUrl: string | undefined;
@@ -27,12 +27,7 @@ export class JudgeProxy {
   async verdicts(query: Record<string, string | number | undefined>, signal: AbortSignal): Promise<VerdictsPage> {
     const { baseUrl, exportToken } = this.#settings;
     if (!baseUrl || !exportToken) {
-      throw new ApiError(
-        501,
-        'judge_not_configured',
-        'the judge extension is not configured on this server',
-        'set SVC_JUDGE_BASE_URL and SVC_JUDGE_EXPORT_TOKEN in the server environment',
-      );
+      throw Errors.judgeNotConfigured();
     }
     const search = new URLSearchParams(
       Object.entries(query).flatMap(([key, value]): [string, string][] =>
@@ -57,12 +52,7 @@ export class JudgeProxy {
       });
     } catch (error) {
       clearTimeout(idle);
-      throw new ApiError(
-        502,
-        'judge_unreachable',
-        `the judge did not answer: ${(error as Error).message}`,
-        'check SVC_JUDGE_BASE_URL and that the judge is running',
-      );
+      throw Errors.judgeUnreachable((error as Error).message);
     }
     if (upstream.status !== 200 || !upstream.body) {
       clearTimeout(idle);
@@ -71,7 +61,7 @@ export class JudgeProxy {
         upstream.status >= 300 && upstream.status < 400
           ? 'redirected (redirects are not followed)'
           : `answered ${upstream.status}`;
-      throw new ApiError(502, 'judge_export_failed', `the judge's export ${why}`, 'see the judge log');
+      throw Errors.judgeExportFailed(why);
     }
     const headers: Record<string, string> = { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' };
     const maxId = upstream.headers.get('x-verdicts-max-id');

@@ -2,7 +2,7 @@
 // Live lines are found by polling the read model (one indexed query per interval per stream);
 // streams end when the client goes away or the server shuts down.
 import { Readable } from 'node:stream';
-import { ApiError } from '../errors.ts';
+import { Errors } from '../errors.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { isTerminalPlanRunState } from '../../core/plan-model.ts';
@@ -45,12 +45,9 @@ export class StreamRegistry {
   /** A stream's controller; 503 event_stream_capacity when this process already follows its maximum. */
   open(follow: boolean): AbortController {
     if (follow && this.#following.size >= this.#maxFollowing) {
-      throw new ApiError(
-        503,
-        'event_stream_capacity',
+      throw Errors.eventStreamCapacity(
         `this server already follows ${this.#maxFollowing} event streams`,
         'retry later, or read with follow=0',
-        { 'Retry-After': '5' },
       );
     }
     const controller = new AbortController();

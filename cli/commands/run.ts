@@ -11,7 +11,7 @@ export class RunCommand extends RemoteCommand {
     details: `
       Dispatches a run of \`<agent>\` against the project \`<project>\` (POST /runs), then follows its events (GET /runs/{id}/events) until the run ends.
 
-      Prints one JSON object per line: \`{"type":"run.spawned","run","sandbox"}\`, then \`{"type":"run.event",…}\` for every event, and last \`{"type":"run.terminal","runId","state","failureReason","prUrl"}\`.
+      Prints one JSON object per line: \`{"type":"run.spawned","run","sandbox"}\`, then \`{"type":"run.event",…}\` for every event, and last \`{"type":"run.terminal","runId","state","failureReason","prUrl"}\`. \`--output pretty\` prints the same as short text lines.
 
       Exit codes: 0 when the run succeeded, 1 when it failed or was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the run goes on).
     `,
@@ -52,24 +52,33 @@ export class RunCommand extends RemoteCommand {
       ...(this.seed ? { seedId: this.seed } : {}),
       ...(this.baseCommit ? { baseCommit: this.baseCommit } : {}),
     };
-    const { run, sandbox } = await this.client.request('POST', '/runs', body);
-    this.line({ type: 'run.spawned', run, sandbox });
+    const { run, sandbox, links } = await this.client.request('POST', '/runs', body);
+    this.emit(
+      { type: 'run.spawned', run, sandbox },
+      `run ${run.id} dispatched: agent ${run.agentName}${run.projectId ? `, project ${run.projectId}` : ''}${links?.temporalUi ? ` — ${links.temporalUi}` : ''}`,
+    );
 
-    if (
-      (await this.tail(`/runs/${run.id}/events?follow=1`, (event) => this.line({ type: 'run.event', ...event }))) ===
-      'detached'
-    ) {
+    const followed = await this.tail(`/runs/${run.id}/events?follow=1`, (event) =>
+      this.emit(
+        { type: 'run.event', ...event },
+        `${event.ts} ${event.kind}${typeof event.payload?.text === 'string' ? ` ${event.payload.text}` : ''}`,
+      ),
+    );
+    if (followed === 'detached') {
       this.context.stderr.write(`svc: detached from ${run.id}; it goes on (svc run does not cancel it)\n`);
       return EXIT.interrupted;
     }
     const final = (await this.client.request('GET', `/runs/${run.id}`)).run;
-    this.line({
-      type: 'run.terminal',
-      runId: final.id,
-      state: final.state,
-      failureReason: final.failureReason,
-      prUrl: final.prUrl,
-    });
+    this.emit(
+      {
+        type: 'run.terminal',
+        runId: final.id,
+        state: final.state,
+        failureReason: final.failureReason,
+        prUrl: final.prUrl,
+      },
+      `run ${final.id} ${final.state}${final.failureReason ? `: ${final.failureReason}` : ''}${final.prUrl ? ` — ${final.prUrl}` : ''}`,
+    );
     return final.state === 'succeeded' ? EXIT.ok : EXIT.failed;
   }
 }

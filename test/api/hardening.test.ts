@@ -5,7 +5,7 @@
 import test from 'ava';
 import { mintRunToken } from '../../core/run-token.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { startTestStack, waitForRunState, type TestStack, runStdout } from '../support/stack.ts';
 
 const github = new GitHubStandIn();
 let svc: TestStack;
@@ -14,13 +14,7 @@ test.before(async () => {
 });
 test.after.always(() => svc?.stop());
 
-const stdout = async (runId: string) =>
-  (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
-    .filter((event) => event.stream === 'stdout')
-    .map((event) => event.payload.text as string);
+const stdout = (runId: string) => runStdout(svc, runId);
 
 test.serial('a prompt of 300 KiB reaches the agent whole (a file, not the environment)', async (t) => {
   const filler = `# ${'x'.repeat(1000)}\n`.repeat(300);

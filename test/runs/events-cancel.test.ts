@@ -140,12 +140,11 @@ test.serial('svc run dispatches, tails the events and exits 0 only on success', 
     let stdout = '';
     handle.child.stdout!.on('data', (chunk) => (stdout += chunk));
     const code = await handle.exited;
+    const text = stdout.split('\n').filter(Boolean);
     return {
       code,
-      lines: stdout
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line)),
+      text,
+      lines: args.includes('pretty') ? [] : text.map((line) => JSON.parse(line)),
       output: handle.output(),
     };
   };
@@ -164,4 +163,14 @@ test.serial('svc run dispatches, tails the events and exits 0 only on success', 
   t.is((await cli('shell', project)).code, 2, '--prompt is required');
   t.is((await cli('shell', project, '-p', 'x', '--base-commit', 'abc')).code, 2);
   t.is((await cli('shell', project, '-p', 'x', '--max-cost-usd', '-1')).code, 2);
+
+  // --output pretty: the same records as text lines.
+  const pretty = await cli('shell', project, '-p', 'cat README.md', '--output', 'pretty');
+  t.is(pretty.code, 0, pretty.output);
+  t.regex(pretty.text[0]!, /^run run_[0-9a-z]{12} dispatched: agent shell, project prj_/);
+  t.true(
+    pretty.text.some((line) => / log\.stdout # runs-cli$/.test(line)),
+    pretty.text.join('\n'),
+  );
+  t.regex(pretty.text.at(-1)!, /^run run_[0-9a-z]{12} succeeded$/);
 });

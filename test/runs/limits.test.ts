@@ -6,12 +6,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryCgroup, removeMemoryCgroup } from '../../activities/sandbox/memory-cgroup.ts';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { waitFor } from '../support/processes.ts';
+import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
-// Reports a cumulative spend of $0.20, then $0.60, then would go on for a minute.
+// Reports a cumulative spend of $0.20, then $0.60 (and says so), then would go on for a minute.
 const SPENDER =
-  'echo \'{"type":"svc.usage","costUsd":0.2,"tokensInput":100,"tokensOutput":10}\'; sleep 0.5; echo \'{"type":"svc.usage","costUsd":0.6,"tokensInput":300,"tokensOutput":30}\'; sleep 60; echo finished';
+  'echo \'{"type":"svc.usage","costUsd":0.2,"tokensInput":100,"tokensOutput":10}\'; sleep 0.5; echo \'{"type":"svc.usage","costUsd":0.6,"tokensInput":300,"tokensOutput":30}\'; echo reported; sleep 60; echo finished';
 writeFileSync(
   agentsFile,
   [
@@ -56,13 +57,18 @@ test('a reported cost above the cap stops the agent and cancels the run; a highe
   // The run's own cap wins over the agent's: $0.60 is within $1, so the agent is not stopped on cost.
   const generous = (await svc.request('POST', '/runs', { body: { agent: 'spender', prompt: 'spend', maxCostUsd: 1 } }))
     .body.run;
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  const still = (await svc.request('GET', `/runs/${generous.id}`)).body.run;
-  t.is(still.state, 'running');
-  t.false((await eventsOf(svc, generous.id)).some((event) => event.kind === 'cost.cap_exceeded'));
+  // The line after the $0.60 report has been read: so has the report (output is read in order).
+  await waitFor(
+    async () => (await runStdout(svc, generous.id)).includes('reported') || undefined,
+    'the agent to say it reported $0.60',
+    30_000,
+  );
+  t.is((await svc.request('GET', `/runs/${generous.id}`)).body.run.state, 'running');
   const cancel = await svc.request('POST', `/runs/${generous.id}/cancel`, { body: {} });
   t.is(cancel.status, 200, JSON.stringify(cancel.body));
   t.is((await waitForRunState(svc, generous.id)).state, 'cancelled', JSON.stringify(await eventsOf(svc, generous.id)));
+  // Ended by us, never by the cap: its log, complete now, has no crossing.
+  t.false((await eventsOf(svc, generous.id)).some((event) => event.kind === 'cost.cap_exceeded'));
 });
 
 test('an agent that outgrows the sandbox memory limit is OOM-killed and the run fails oom_killed', async (t) => {

@@ -10,7 +10,7 @@ import { withProjectLock, projectLockFile } from '../../activities/git/project-l
 import { mintRunToken } from '../../core/run-token.ts';
 import { waitFor } from '../support/processes.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { startTestStack, waitForRunState, type TestStack, runStdout } from '../support/stack.ts';
 
 const github = new GitHubStandIn();
 github.createRepo('acme', 'steered');
@@ -42,13 +42,7 @@ test.before(async () => {
 });
 test.after.always(() => svc?.stop());
 
-const stdout = async (runId: string) =>
-  (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
-    .filter((line) => line.stream === 'stdout')
-    .map((line) => line.payload.text as string);
+const stdout = (runId: string) => runStdout(svc, runId);
 
 test.serial(
   'messages sent while a run is queued reach a spawn-only agent with its prompt, most important first',

@@ -168,3 +168,21 @@ export async function startIsolatedStack(options: { worker?: boolean } = {}) {
     },
   };
 }
+
+/** A run's events so far (GET /runs/{id}/events?follow=0), parsed. */
+export async function runEvents(
+  stack: Pick<TestStack, 'request'>,
+  runId: string,
+): Promise<{ kind: string; stream: string | null; payload: any }[]> {
+  return (await stack.request('GET', `/runs/${runId}/events?follow=0`)).text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+/** The lines a run's agent wrote on stdout so far. */
+export async function runStdout(stack: Pick<TestStack, 'request'>, runId: string): Promise<string[]> {
+  return (await runEvents(stack, runId))
+    .filter((event) => event.stream === 'stdout')
+    .map((event) => event.payload.text as string);
+}

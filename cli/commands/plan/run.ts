@@ -93,8 +93,4 @@ export class PlanRunCommand extends RemoteCommand {
     );
     return planRun.state === 'succeeded' ? EXIT.ok : EXIT.failed;
   }
-
-  private emit(value: unknown, pretty: string): void {
-    this.line(this.output === 'pretty' ? pretty : value);
-  }
 }
