@@ -54,6 +54,13 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware: a promise nobody awaits or handles loses its failure (an unhandled rejection,
+    // or an activity whose error never reaches the workflow). `void` marks a deliberate one.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname + '/..' } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: NON_DETERMINISTIC }],
