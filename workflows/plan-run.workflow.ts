@@ -25,6 +25,7 @@ import {
   type PlanRunOutcome,
   type PlanRunWorkflowInput,
 } from '../core/plan-model.ts';
+import type { RunEventKind } from '../core/event-kinds.ts';
 import { isTerminalRunState } from '../core/run-states.ts';
 import { runSearchAttributes, SvcPlanId, SvcState } from '../core/search-attributes.ts';
 import { planReadModel, planSetup } from './activity-proxies.ts';
@@ -40,7 +41,7 @@ import { runWorkflow } from './run.workflow.ts';
 
 interface PlanEvent {
   key: string;
-  kind: string;
+  kind: RunEventKind;
   payload: Record<string, unknown>;
 }
 

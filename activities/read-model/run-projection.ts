@@ -4,12 +4,13 @@ import type { EntityManager } from '@mikro-orm/sql';
 import type { RunSnapshot } from '../../core/run-model.ts';
 import { isTerminalRunState, type EventStream } from '../../core/run-states.ts';
 import { LifecycleEventEntity, RunEntity, RunEventEntity } from '../../db/entities/index.ts';
+import type { LifecycleHook, RunEventKind } from '../../core/event-kinds.ts';
 import { fitColumns } from './fit-columns.ts';
 
 export interface RunEventInput {
   /** Unique per run: the same key written twice is stored once. */
   dedupeKey: string;
-  kind: string;
+  kind: RunEventKind;
   stream: EventStream | null;
   ts: string;
   payload: unknown;
@@ -34,8 +35,8 @@ function rowFromSnapshot(snapshot: RunSnapshot) {
 export function lifecycleTransitions(
   before: Pick<RunSnapshot, 'state' | 'commitsAhead'> | null,
   after: RunSnapshot,
-): { hook: string; state: string | null }[] {
-  const hooks: { hook: string; state: string | null }[] = [];
+): { hook: LifecycleHook; state: string | null }[] {
+  const hooks: { hook: LifecycleHook; state: string | null }[] = [];
   if (!before) hooks.push({ hook: 'run_dispatched', state: 'queued' });
   if (after.state !== 'queued' && (before === null || before.state === 'queued'))
     hooks.push({ hook: 'run_started', state: 'running' });
@@ -73,7 +74,7 @@ export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): P
 export async function recordLifecycle(
   tx: EntityManager,
   runId: string,
-  transitions: { hook: string; state: string | null }[],
+  transitions: { hook: LifecycleHook; state: string | null }[],
 ): Promise<void> {
   if (transitions.length === 0) return;
   const ts = new Date();

@@ -2,6 +2,7 @@
 // lines into run events, usage (tokens, cost) and provider errors. Its state is plain JSON, kept in
 // the supervising activity's heartbeat, so a new worker resumes parsing where the last one stopped.
 import type { AgentDefinition } from '../../core/agents.ts';
+import type { RunEventKind } from '../../core/event-kinds.ts';
 import type { CostBasis, EventStream } from '../../core/run-states.ts';
 import type { LaunchSpec } from '../sandbox/files.ts';
 
@@ -28,7 +29,8 @@ export interface RuntimeState {
 }
 
 export interface ParsedLine {
-  kind: string;
+  /** `log.stdout`/`log.stderr` for plain text, `agent.<type>` for a line the runtime understood. */
+  kind: RunEventKind;
   payload: unknown;
 }
 

@@ -1,6 +1,7 @@
 // Run lifecycle notifications: a held-open NDJSON stream for listeners, and a list for pollers.
 import { z } from 'zod';
 import { booleanFlag, canonicalInt } from './common.schema.ts';
+import { LIFECYCLE_HOOKS } from '../../core/event-kinds.ts';
 import { LifecycleEventEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { defineRoute } from '../route.ts';
@@ -8,7 +9,7 @@ import { presentLifecycleEvent, type LifecycleHub } from '../services/lifecycle-
 
 const lifecycleLine = z.object({
   runId: z.string(),
-  hook: z.enum(['run_dispatched', 'run_started', 'branch_pushed', 'post_reap']),
+  hook: z.enum(LIFECYCLE_HOOKS),
   state: z.string().nullable(),
   ts: z.string(),
 });

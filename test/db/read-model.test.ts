@@ -91,7 +91,7 @@ for (const leg of DATABASE_LEGS) {
       await projectRunRow(readModel.em(), run);
       const event = (key: string) => ({
         dedupeKey: key,
-        kind: 'log.stdout',
+        kind: 'log.stdout' as const,
         stream: 'stdout' as const,
         ts: new Date().toISOString(),
         payload: { text: key },
@@ -128,7 +128,7 @@ for (const leg of DATABASE_LEGS) {
       await projectRunRow(readModel.em(), run);
       const at = (key: string, ts: string) => ({
         dedupeKey: key,
-        kind: 'log.stdout',
+        kind: 'log.stdout' as const,
         stream: 'stdout' as const,
         ts,
         payload: { text: key },
@@ -158,7 +158,7 @@ for (const leg of DATABASE_LEGS) {
     await withReadModel(leg, async (readModel) => {
       await t.throwsAsync(
         appendRunEvents(readModel.em(), 'run_000000000000', [
-          { dedupeKey: 'x', kind: 'k', stream: null, ts: new Date().toISOString(), payload: null },
+          { dedupeKey: 'x', kind: 'log.stdout', stream: null, ts: new Date().toISOString(), payload: null },
         ]),
         { message: /no read-model row/ },
       );

@@ -1,0 +1,61 @@
+// The vocabularies of svc's event logs, in one place: the kind of every event svc itself writes
+// to a run's log, and the lifecycle hooks of GET /events/stream. Agents' own lines are an open
+// vocabulary under `agent.` (each runtime adapter maps its output there). docs/events.md lists
+// them all, with what each means; a test keeps the two in step.
+
+/** Every event kind svc writes to a run's log (plan-run events go to a child run's log). */
+export const RUN_EVENT_KINDS = [
+  // The agent's process, as the sandbox saw it, and its lines every runtime normalises alike.
+  'log.stdout',
+  'log.stderr',
+  'state_change',
+  'assistant',
+  'tool_use',
+  'tool_result',
+  'usage',
+  'sandbox.started',
+  'sandbox.oom_kill',
+  'sandbox.egress_refused',
+  // Operators and limits.
+  'steer.sent',
+  'steer.delivered',
+  'cancel.requested',
+  'cost.cap_exceeded',
+  'duration.exceeded',
+  'watchdog.silence_exceeded',
+  // Finalize: the sandbox's part, then svc's (push, PR, salvage).
+  'finalize.intent_parked',
+  'finalize.result',
+  'reap.empty_push',
+  'branch_pushed',
+  'reap.pr_opened',
+  'reap.pr_open_failed',
+  'reap.pr_open_skipped',
+  'reap.workspace_salvaged',
+  'reap.workspace_salvage_failed',
+  'reap.workspace_salvage_recorded',
+  'pr.state_changed',
+  // svc's own failures and repairs.
+  'run.internal_failure',
+  'run.reconciled',
+  // A plan-run's events, in the log of its most recently dispatched child run.
+  'plan_run.dispatched',
+  'plan_run.advanced',
+  'plan_run.waiting_for_merge',
+  'plan_run.merged',
+  'plan_run.skipped',
+  'plan_run.child_retried',
+  'plan_run.failed',
+  'plan_run.succeeded',
+  'plan_run.cancelled',
+  'plan_run.cancel_child_failed',
+  'plan_run.resumed',
+  'plan_run.internal_failure',
+] as const;
+
+/** A kind in a run's log: one of svc's, or an agent's own line (`agent.<its type>`). */
+export type RunEventKind = (typeof RUN_EVENT_KINDS)[number] | `agent.${string}`;
+
+/** The hooks of GET /events/stream, each with the run state it reports (notes/runs.md §7). */
+export const LIFECYCLE_HOOKS = ['run_dispatched', 'run_started', 'branch_pushed', 'post_reap'] as const;
+export type LifecycleHook = (typeof LIFECYCLE_HOOKS)[number];
