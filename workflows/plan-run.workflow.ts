@@ -72,7 +72,8 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
   const latestRunId = () => [...plan.children].reverse().find((child) => child.runId)?.runId ?? null;
 
   /** Projects the plan; its events go to the log of the child run they concern (the latest by default). */
-  const project = async (events: PlanEvent[], runId: string | null = latestRunId()) => {
+  // publish(): the plan-run and its events to the read model (in the latest child run's log).
+  const publish = async (events: PlanEvent[], runId: string | null = latestRunId()) => {
     plan.projectionVersion += 1;
     const planEvents: PlanEventInput[] = runId
       ? events.map((event) => ({
@@ -103,7 +104,7 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
     plan.failureReason = failureReason;
     plan.endedAt = now();
     upsertSearchAttributes([{ key: SvcState, value: state }]);
-    await project(events);
+    await publish(events);
     await condition(allHandlersFinished);
     return {
       planRunId: plan.id,
@@ -182,7 +183,7 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
     if (prepared.kind === 'missing') return { kind: 'failed', reason: `child_seed_not_found:${child.seedId}` };
     if (prepared.kind === 'closed') {
       update(child, { state: 'skipped', endedAt: now() });
-      await project([
+      await publish([
         { key: `skipped:${child.seq}`, kind: 'plan_run.skipped', payload: { seq: child.seq, seedId: child.seedId } },
       ]);
       return { kind: 'done' };
@@ -236,7 +237,7 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
         },
       });
     retriedFrom = null;
-    await project(events, runInput.runId);
+    await publish(events, runInput.runId);
     return null;
   };
 
@@ -248,12 +249,12 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
       if (cancelRequest) return { kind: 'cancelled' };
       if (latest && latest.state === 'running' && child.state === 'dispatched') {
         update(child, { state: 'running' });
-        await project([]);
+        await publish([]);
       }
       if (latest && isTerminalRunState(latest.state)) {
         if (latest.state === 'succeeded' && latest.prUrl) {
           update(child, { state: 'pr_open', prUrl: latest.prUrl });
-          await project([
+          await publish([
             {
               key: `waiting_for_merge:${child.runId}`,
               kind: 'plan_run.waiting_for_merge',
@@ -267,7 +268,7 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
           const mergedAt = now();
           update(child, { state: 'merged', prMergedAt: mergedAt, endedAt: mergedAt });
           lastMergedSeq = child.seq;
-          await project([
+          await publish([
             {
               key: `merged:${child.seq}`,
               kind: 'plan_run.merged',
@@ -314,7 +315,7 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
       if (latest.prState === 'merged') {
         update(child, { state: 'merged', prMergedAt: latest.prMergedAt ?? now(), endedAt: now() });
         lastMergedSeq = child.seq;
-        await project([
+        await publish([
           {
             key: `merged:${child.seq}`,
             kind: 'plan_run.merged',
@@ -354,7 +355,7 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
   // The plan-run from start to its end.
   const lifecycle = async (): Promise<PlanRunOutcome> => {
     if (input.resume) {
-      await project([
+      await publish([
         {
           key: `resumed:${input.resume.resumedAt}`,
           kind: 'plan_run.resumed',
@@ -362,12 +363,12 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
         },
       ]);
     } else {
-      await project([]);
+      await publish([]);
       if (cancelRequest) return cancel();
       plan.state = 'running';
       plan.startedAt = now();
       upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
-      await project([]);
+      await publish([]);
     }
 
     for (const child of plan.children) {

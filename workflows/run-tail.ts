@@ -20,13 +20,14 @@ export interface FinalizeChannel {
   result: FinalizeResult | null;
 }
 
-type Project = (events: RunEventInput[]) => Promise<void>;
+/** Writes the run and these events to the read model (RunExecution.publish). */
+type Publish = (events: RunEventInput[]) => Promise<void>;
 
 export async function finalizeWork(
   run: RunSnapshot,
-  args: { baseBranch: string; timing: RunTiming; channel: FinalizeChannel; project: Project },
+  args: { baseBranch: string; timing: RunTiming; channel: FinalizeChannel; publish: Publish },
 ): Promise<FinalizeVerdict> {
-  const { channel, project } = args;
+  const { channel, publish } = args;
   const branch = run.branch!;
   // Runs recorded before the hand-over replay the old tail (the sandbox pushed with a credential).
   const svcPushes = patched(PATCHES.svcPushesHandedOverBranch);
@@ -43,7 +44,7 @@ export async function finalizeWork(
       }
     : { version: 1, attemptId: uuid4(), branch, push: true, artifacts: [], commit: [], baseBranch: args.baseBranch };
   const parkedAt = new Date(Date.now()).toISOString();
-  await project([
+  await publish([
     {
       dedupeKey: 'finalize:intent',
       kind: 'finalize.intent_parked',
@@ -69,7 +70,7 @@ export async function finalizeWork(
   }
   const verdict = finalizeVerdict(result, run.ref !== null || run.targetBranch !== null);
   const at = new Date(Date.now()).toISOString();
-  await project([
+  await publish([
     {
       dedupeKey: 'finalize:result',
       kind: 'finalize.result',
@@ -94,7 +95,7 @@ export async function finalizeWork(
     };
     run.salvageRef = salvage.salvageRef;
     run.salvagePath = salvage.salvagePath;
-    await project([
+    await publish([
       {
         dedupeKey: 'reap:salvage',
         kind: salvage.salvageRef || salvage.salvagePath ? 'reap.workspace_salvaged' : 'reap.workspace_salvage_failed',
@@ -111,7 +112,7 @@ export async function finalizeWork(
     });
     run.salvageRef = salvage.salvageRef;
     run.salvagePath = salvage.salvagePath;
-    await project([
+    await publish([
       {
         dedupeKey: 'reap:salvage',
         kind: salvage.salvageRef || salvage.salvagePath ? 'reap.workspace_salvaged' : 'reap.workspace_salvage_failed',
@@ -126,7 +127,7 @@ export async function finalizeWork(
     run.filesChanged = 0;
     run.insertions = 0;
     run.deletions = 0;
-    await project([
+    await publish([
       {
         dedupeKey: 'reap:empty_push',
         kind: 'reap.empty_push',
@@ -151,7 +152,7 @@ export async function finalizeWork(
           baseBranch: args.baseBranch,
         })),
     );
-    await project([
+    await publish([
       {
         dedupeKey: 'branch:pushed',
         kind: 'branch_pushed',
@@ -170,7 +171,7 @@ export async function finalizeWork(
         body: pullRequestBody(run),
       });
       if ('skipped' in pr) {
-        await project([
+        await publish([
           {
             dedupeKey: 'reap:pr_skipped',
             kind: 'reap.pr_open_skipped',
@@ -183,7 +184,7 @@ export async function finalizeWork(
         run.prUrl = pr.url;
         run.prState = pr.state;
         run.prMergedAt = pr.mergedAt;
-        await project([
+        await publish([
           {
             dedupeKey: 'reap:pr_opened',
             kind: 'reap.pr_opened',
@@ -196,7 +197,7 @@ export async function finalizeWork(
     } catch (error) {
       // A PR that cannot be opened does not undo pushed work: the run still succeeded.
       if (!(error instanceof ActivityFailure)) throw error;
-      await project([
+      await publish([
         {
           dedupeKey: 'reap:pr_failed',
           kind: 'reap.pr_open_failed',
@@ -231,7 +232,7 @@ function pullRequestBody(run: RunSnapshot): string {
 }
 
 /** Polls the PR with a growing interval until it is merged or closed (or the watch expires). */
-export async function watchPullRequest(run: RunSnapshot, timing: RunTiming, project: Project): Promise<void> {
+export async function watchPullRequest(run: RunSnapshot, timing: RunTiming, publish: Publish): Promise<void> {
   if (!run.prUrl || run.prState !== 'open') return;
   const until = Date.now() + timing.prWatchMaxMs;
   let interval = timing.prPollMinMs;
@@ -247,7 +248,7 @@ export async function watchPullRequest(run: RunSnapshot, timing: RunTiming, proj
     if (pr.state === run.prState) continue;
     run.prState = pr.state;
     run.prMergedAt = pr.mergedAt;
-    await project([
+    await publish([
       {
         dedupeKey: `pr:${pr.state}`,
         kind: 'pr.state_changed',

@@ -1,50 +1,23 @@
 // runWorkflow: one run, from queued to a terminal state. Workflow id = run id. The workflow holds
-// the run; every transition is projected into the read model by an activity before it goes on.
-import {
-  ActivityFailure,
-  allHandlersFinished,
-  condition,
-  getExternalWorkflowHandle,
-  isCancellation,
-  patched,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+// the run (workflows/run-execution.ts: its state and message handlers); this file is the sequence
+// of phases, read top-down: accept → prepare → start → supervise → judge → finalize → finish.
+// Every transition is published to the read model by an activity before the run goes on.
+import { ActivityFailure, condition, isCancellation, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import { PATCHES } from './patches.ts';
-import type { RunEventInput } from '../activities/index.ts';
-import { classifyAgentExit } from '../core/agent-exit.ts';
-import { claimAll, foldIntoPrompt, unreadInClaimOrder, type InboxItem } from '../core/inbox.ts';
-import {
-  DEFAULT_RUN_TIMING,
-  initialRunSnapshot,
-  type RunOutcome,
-  type RunSnapshot,
-  type RunWorkflowInput,
-} from '../core/run-model.ts';
-import {
-  FAILURE_BY_PHASE,
-  isTerminalRunState,
-  type RunFailureReason,
-  type RunPhase,
-  type RunState,
-} from '../core/run-states.ts';
+import { classifyAgentExit, type AgentExitEvidence } from '../core/agent-exit.ts';
+import { foldIntoPrompt } from '../core/inbox.ts';
+import type { RunOutcome, RunWorkflowInput } from '../core/run-model.ts';
+import { FAILURE_BY_PHASE, isTerminalRunState } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
-import { readModel, sandboxSetup, supervision } from './activity-proxies.ts';
+import { sandboxSetup, supervision } from './activity-proxies.ts';
 import { describeFailure } from './failures.ts';
-import {
-  cancelSignal,
-  childRunProgressSignal,
-  claimInboxUpdate,
-  finalizeResultSignal,
-  finalizeStateQuery,
-  inboxQuery,
-  runAcceptedUpdate,
-  runSnapshotQuery,
-  salvageSignal,
-  steerSignal,
-  type CancelRequest,
-} from './messages.ts';
-import { finalizeWork, watchPullRequest, type FinalizeChannel } from './run-tail.ts';
+import { now, RunExecution } from './run-execution.ts';
+import { finalizeWork } from './run-tail.ts';
+
+/** A phase that ended the run answers this instead of going on. */
+type Ended = { ended: RunOutcome };
+const ended = (outcome: RunOutcome): Ended => ({ ended: outcome });
+const isEnded = (value: unknown): value is Ended => typeof value === 'object' && value !== null && 'ended' in value;
 
 /**
  * One run, from dispatch to its terminal state (workflow id = run id): cut the workspace, start the
@@ -54,337 +27,16 @@ import { finalizeWork, watchPullRequest, type FinalizeChannel } from './run-tail
  * state (docs/runs.md, docs/reliability.md).
  */
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
-  const run: RunSnapshot = initialRunSnapshot(input);
-  let accepted = false;
-  let cancelRequest: CancelRequest | null = null;
-  setHandler(runSnapshotQuery, () => run);
-  setHandler(runAcceptedUpdate, async () => {
-    await condition(() => accepted);
-    return run;
-  });
-  setHandler(cancelSignal, (request) => {
-    cancelRequest ??= request;
-  });
-
-  let toldPlan = '';
-  const project = async (
-    events: RunEventInput[],
-    extra: { triggerFire?: RunWorkflowInput['triggerFire']; inbox?: InboxItem[] } = {},
-  ) => {
-    run.projectionVersion += 1;
-    await readModel.projectRun({
-      snapshot: { ...run },
-      events,
-      triggerFire: extra.triggerFire ?? null,
-      inbox: extra.inbox ?? [],
-    });
-    if (input.planRun && `${run.state}/${run.prState}` !== toldPlan) {
-      toldPlan = `${run.state}/${run.prState}`;
-      const { planRunId, seq } = input.planRun;
-      // A plan-run that has ended (failed, cancelled) no longer listens; a resumed one asks afresh.
-      await getExternalWorkflowHandle(planRunId)
-        .signal(childRunProgressSignal, {
-          planRunId,
-          seq,
-          runId: run.id,
-          state: run.state,
-          failureReason: run.failureReason,
-          prUrl: run.prUrl,
-          prState: run.prState,
-          prMergedAt: run.prMergedAt,
-          endedAt: run.endedAt,
-          emptyPush: run.commitsAhead === 0,
-        })
-        .catch(() => undefined);
-    }
-  };
-  const now = () => new Date(Date.now()).toISOString();
-
-  // The steering inbox lives here: the API validates a message and signals it; claims are updates,
-  // so each message is delivered at most once whatever the number of pollers.
-  const inbox: InboxItem[] = [];
-  setHandler(steerSignal, async (message) => {
-    if (isTerminalRunState(run.state) || inbox.some((item) => item.id === message.id)) return;
-    const item: InboxItem = {
-      ...message,
-      seq: inbox.length + 1,
-      state: 'unread',
-      deliveredAt: null,
-      deliveredRunId: null,
-    };
-    inbox.push(item);
-    await project(
-      [
-        {
-          dedupeKey: `steer:sent:${item.id}`,
-          kind: 'steer.sent',
-          stream: 'system',
-          ts: item.createdAt,
-          payload: { messageId: item.id, priority: item.priority, fromActor: item.fromActor },
-        },
-      ],
-      { inbox: [{ ...item }] },
-    );
-  });
-  setHandler(inboxQuery, () => unreadInClaimOrder(inbox));
-  const claim = async () => {
-    const at = now();
-    const claimed = claimAll(inbox, run.id, at);
-    if (claimed.length) {
-      await project(
-        claimed.map((item) => ({
-          dedupeKey: `steer:delivered:${item.id}`,
-          kind: 'steer.delivered',
-          stream: 'system' as const,
-          ts: at,
-          payload: { messageId: item.id },
-        })),
-        { inbox: claimed },
-      );
-    }
-    return claimed;
-  };
-  setHandler(claimInboxUpdate, claim);
-
-  // Finalize: the sandbox fetches the parked intent and posts its result for that attempt only.
-  const finalize: FinalizeChannel = { intent: null, result: null };
-  setHandler(finalizeStateQuery, () => ({ intent: finalize.intent, received: finalize.result !== null }));
-  setHandler(finalizeResultSignal, ({ attemptId, result }) => {
-    if (finalize.intent?.attemptId === attemptId && finalize.result === null) finalize.result = result;
-  });
-  const timing = input.timing ?? DEFAULT_RUN_TIMING;
-  setHandler(salvageSignal, async (salvage) => {
-    run.salvageRef = salvage.salvageRef ?? run.salvageRef;
-    run.salvagePath = salvage.salvagePath ?? run.salvagePath;
-    await project([
-      {
-        dedupeKey: `salvage:pod:${salvage.trigger}`,
-        kind: 'reap.workspace_salvage_recorded',
-        stream: 'system',
-        ts: now(),
-        payload: { source: 'pod', ...salvage },
-      },
-    ]);
-  });
-  const finish = async (
-    state: RunState,
-    failureReason: RunFailureReason | null,
-    endedAt: string,
-    detail: Record<string, unknown>,
-  ) => {
-    run.state = state;
-    run.failureReason = failureReason;
-    run.endedAt = endedAt;
-    run.startedAt ??= endedAt;
-    upsertSearchAttributes([{ key: SvcState, value: state }]);
-    // Messages nobody claimed will never be delivered now.
-    const undelivered = unreadInClaimOrder(inbox);
-    for (const item of undelivered) item.state = 'failed';
-    const events: RunEventInput[] = [];
-    if (cancelRequest)
-      events.push({
-        dedupeKey: 'cancel:requested',
-        kind: 'cancel.requested',
-        stream: 'system',
-        ts: endedAt,
-        payload: cancelRequest,
-      });
-    events.push({
-      dedupeKey: 'state:terminal',
-      kind: 'state_change',
-      stream: 'system',
-      ts: endedAt,
-      payload: { type: 'result', state, failureReason, ...detail },
-    });
-    await project(events, { inbox: undelivered.map((item) => ({ ...item })) });
-    await condition(allHandlersFinished);
-    // A terminal run still follows its pull request until it is merged or closed.
-    await watchPullRequest(run, timing, (more) => project(more));
-    return { runId: run.id, state, failureReason, prUrl: run.prUrl, prState: run.prState };
-  };
-  const cancelled = () => finish('cancelled', null, now(), { reason: cancelRequest?.reason ?? null });
-
-  // The run from queued to its end, phase by phase; `phase` names where a failure happened.
-  let phase: RunPhase = 'accepting';
-  const lifecycle = async (): Promise<RunOutcome> => {
-    await project(
-      [
-        {
-          dedupeKey: 'state:queued',
-          kind: 'state_change',
-          stream: 'system',
-          ts: new Date(input.createdAt).toISOString(),
-          payload: { state: 'queued' },
-        },
-      ],
-      { triggerFire: input.triggerFire },
-    );
-    accepted = true;
-    if (cancelRequest) return cancelled();
-
-    let workspace;
-    try {
-      phase = 'workspace';
-      workspace = await sandboxSetup.prepareWorkspace({
-        runId: run.id,
-        projectId: run.projectId,
-        workspacePath: input.sandbox.workspacePath,
-        branch: input.branch ?? null,
-        baseBranch: input.baseBranch ?? null,
-        baseCommit: input.baseCommit,
-        continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null,
-      });
-    } catch (error) {
-      if (!(error instanceof ActivityFailure)) throw error;
-      return finish('failed', 'never_started', now(), { message: error.cause?.message ?? error.message });
-    }
-    run.workspacePath = workspace.workspacePath;
-    if (cancelRequest) return cancelled();
-
-    // Messages that arrived while queued reach the agent with its prompt.
-    const prompt = foldIntoPrompt(input.prompt, await claim());
-    phase = 'starting';
-    const start = await sandboxSetup.startAgent({
-      runId: run.id,
-      agent: input.agent,
-      prompt,
-      workspacePath: workspace.workspacePath,
-      memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null,
-      network: input.sandbox.network ?? null,
-    });
-    run.sandboxRunId = start.sandboxRunId;
-    run.costBasis = start.costBasis;
-    if (start.status === 'spawn_failed') {
-      return finish('failed', 'spawn_failed', start.endedAt ?? now(), { message: start.message });
-    }
-    if (start.status === 'sandbox_failed') {
-      return finish('failed', 'sandbox_failed', start.endedAt ?? now(), { message: start.message });
-    }
-    if (start.status === 'lost') {
-      return finish('failed', 'sandbox_run_lost', now(), { message: start.message });
-    }
-
-    run.state = 'running';
-    run.startedAt = start.spawnedAt ?? now();
-    upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
-    await project([
-      {
-        dedupeKey: 'sandbox:started',
-        kind: 'sandbox.started',
-        stream: 'system',
-        ts: run.startedAt,
-        payload: {
-          ...(start.sandbox ?? {}),
-          sandboxId: run.sandboxId,
-          sandboxRunId: run.sandboxRunId,
-          workspacePath: run.workspacePath,
-          isolation: start.isolation,
-          memory: start.memory ?? null,
-          workspace: workspace.kind,
-        },
-      },
-      {
-        dedupeKey: 'state:running',
-        kind: 'state_change',
-        stream: 'system',
-        ts: run.startedAt,
-        payload: { state: 'running' },
-      },
-    ]);
-
-    // A cancel stops the agent through its own activity; the supervising activity then sees the
-    // agent exit like any other, so every output line is still recorded. (Cancelling the
-    // supervising activity instead would not wait: Temporal records a retrying activity as started
-    // only when it ends, so the SDK would resolve its cancellation at once.)
-    let supervising = true;
-    let timedOut: 'duration' | 'silence' | null = null;
-    const maxDurationMs = input.agent.maxDurationMinutes ? Math.round(input.agent.maxDurationMinutes * 60_000) : null;
-    // The duration watchdog is a workflow timer: it survives any restart and costs nothing while it waits.
-    const watchdog = maxDurationMs
-      ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut ??= ended ? null : 'duration'))
-      : Promise.resolve();
-    // The silence watchdog: a timer that looks, now and then, at when the agent last said anything.
-    const silenceWatch = (async () => {
-      // patched(): runs started before the watchdog existed replay without its timers.
-      if (!timing.silenceTimeoutMs || !patched(PATCHES.silenceWatchdog)) return;
-      while (supervising && timedOut === null && !cancelRequest) {
-        if (
-          await condition(
-            () => !supervising,
-            Math.max(1000, Math.round(Math.min(timing.silenceTimeoutMs / 3, 300_000))),
-          )
-        )
-          return;
-        const { lastOutputAt } = await sandboxSetup.agentActivity({ runId: run.id });
-        if (supervising && Date.now() - lastOutputAt > timing.silenceTimeoutMs) timedOut ??= 'silence';
-      }
-    })();
-    const stopping = condition(() => cancelRequest !== null || timedOut !== null || !supervising).then(() =>
-      supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined,
-    );
-    phase = 'supervising';
-    const evidence = await supervision.superviseAgent({
-      runId: run.id,
-      runtime: input.agent.runtime,
-      maxCostUsd: input.agent.maxCostUsd,
-    });
-    if (evidence.usage) Object.assign(run, evidence.usage);
-    supervising = false;
-    await Promise.all([stopping, watchdog, silenceWatch]);
-    if (cancelRequest) return cancelled();
-    // Crossing the spend cap cancels the run (the reference's rule), keeping what the agent reported.
-    if (evidence.costCap)
-      return finish('cancelled', null, evidence.endedAt ?? now(), { reason: 'cost_cap_exceeded', ...evidence.costCap });
-    if (timedOut) {
-      await project([
-        timedOut === 'duration'
-          ? {
-              dedupeKey: 'watchdog:duration',
-              kind: 'duration.exceeded',
-              stream: 'system',
-              ts: now(),
-              payload: { maxDurationMinutes: input.agent.maxDurationMinutes },
-            }
-          : {
-              dedupeKey: 'watchdog:silence',
-              kind: 'watchdog.silence_exceeded',
-              stream: 'system',
-              ts: now(),
-              payload: { silenceTimeoutMs: timing.silenceTimeoutMs },
-            },
-      ]);
-      return finish('failed', 'timed_out', evidence.endedAt ?? now(), {
-        exitCode: evidence.exitCode,
-        signal: evidence.signal,
-      });
-    }
-    const verdict = classifyAgentExit(evidence);
-    const exit = { exitCode: evidence.exitCode, signal: evidence.signal };
-    if (verdict.state !== 'succeeded' || !run.projectId || !run.branch || !input.baseBranch) {
-      return finish(verdict.state, verdict.failureReason, evidence.endedAt ?? now(), exit);
-    }
-    phase = 'finalizing';
-    const finalized = await finalizeWork(run, {
-      baseBranch: input.baseBranch,
-      timing,
-      channel: finalize,
-      project: (events) => project(events),
-    });
-    return finish(finalized.state, finalized.failureReason, now(), {
-      ...exit,
-      noChanges: finalized.noChanges,
-      prUrl: run.prUrl,
-    });
-  };
-
+  const execution = new RunExecution(input);
   // Whatever fails for good (an activity out of retries, a bug), the run still ends: failed, with
   // the reason closest to where it broke, and an event that says what broke. Its token dies with it.
   try {
-    return await lifecycle();
+    return await phases(execution);
   } catch (error) {
-    if (isCancellation(error) || isTerminalRunState(run.state)) throw error;
+    if (isCancellation(error) || isTerminalRunState(execution.run.state)) throw error;
     const failure = describeFailure(error);
-    await project([
+    const { phase } = execution;
+    await execution.publish([
       {
         dedupeKey: 'run:internal_failure',
         kind: 'run.internal_failure',
@@ -393,6 +45,237 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
         payload: { phase, ...failure },
       },
     ]);
-    return finish('failed', FAILURE_BY_PHASE[phase], now(), { internalFailure: { phase, ...failure } });
+    return execution.finish('failed', FAILURE_BY_PHASE[phase], now(), { internalFailure: { phase, ...failure } });
   }
+}
+
+/** The run from queued to its end, phase by phase. */
+async function phases(execution: RunExecution): Promise<RunOutcome> {
+  const accepted = await accept(execution);
+  if (isEnded(accepted)) return accepted.ended;
+  const workspace = await prepare(execution);
+  if (isEnded(workspace)) return workspace.ended;
+  const started = await start(execution, workspace);
+  if (isEnded(started)) return started.ended;
+  const supervised = await supervise(execution);
+  const judged = await judge(execution, supervised);
+  if (isEnded(judged)) return judged.ended;
+  return finalize(execution, judged);
+}
+
+/** Accept: the queued run is in the read model (the dispatcher's update answers now). */
+async function accept(execution: RunExecution): Promise<Ended | null> {
+  const { input } = execution;
+  await execution.publish(
+    [
+      {
+        dedupeKey: 'state:queued',
+        kind: 'state_change',
+        stream: 'system',
+        ts: new Date(input.createdAt).toISOString(),
+        payload: { state: 'queued' },
+      },
+    ],
+    { triggerFire: input.triggerFire },
+  );
+  execution.markAccepted();
+  return execution.cancelRequest ? ended(await execution.cancelled()) : null;
+}
+
+type Workspace = Awaited<ReturnType<typeof sandboxSetup.prepareWorkspace>>;
+
+/** Prepare: the run's workspace, cut from the project (or empty); a run that cannot have one never starts. */
+async function prepare(execution: RunExecution): Promise<Workspace | Ended> {
+  const { input, run } = execution;
+  let workspace: Workspace;
+  try {
+    execution.phase = 'workspace';
+    workspace = await sandboxSetup.prepareWorkspace({
+      runId: run.id,
+      projectId: run.projectId,
+      workspacePath: input.sandbox.workspacePath,
+      branch: input.branch ?? null,
+      baseBranch: input.baseBranch ?? null,
+      baseCommit: input.baseCommit,
+      continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null,
+    });
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    return ended(
+      await execution.finish('failed', 'never_started', now(), { message: error.cause?.message ?? error.message }),
+    );
+  }
+  run.workspacePath = workspace.workspacePath;
+  return execution.cancelRequest ? ended(await execution.cancelled()) : workspace;
+}
+
+/** Start: the agent in its sandbox, with the prompt and the messages that arrived while queued. */
+async function start(execution: RunExecution, workspace: Workspace): Promise<Ended | null> {
+  const { input, run } = execution;
+  const prompt = foldIntoPrompt(input.prompt, await execution.claimInbox());
+  execution.phase = 'starting';
+  const launched = await sandboxSetup.startAgent({
+    runId: run.id,
+    agent: input.agent,
+    prompt,
+    workspacePath: workspace.workspacePath,
+    memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null,
+    network: input.sandbox.network ?? null,
+  });
+  run.sandboxRunId = launched.sandboxRunId;
+  run.costBasis = launched.costBasis;
+  if (launched.status === 'spawn_failed')
+    return ended(
+      await execution.finish('failed', 'spawn_failed', launched.endedAt ?? now(), { message: launched.message }),
+    );
+  if (launched.status === 'sandbox_failed')
+    return ended(
+      await execution.finish('failed', 'sandbox_failed', launched.endedAt ?? now(), { message: launched.message }),
+    );
+  if (launched.status === 'lost')
+    return ended(await execution.finish('failed', 'sandbox_run_lost', now(), { message: launched.message }));
+
+  run.state = 'running';
+  run.startedAt = launched.spawnedAt ?? now();
+  upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
+  await execution.publish([
+    {
+      dedupeKey: 'sandbox:started',
+      kind: 'sandbox.started',
+      stream: 'system',
+      ts: run.startedAt,
+      payload: {
+        ...(launched.sandbox ?? {}),
+        sandboxId: run.sandboxId,
+        sandboxRunId: run.sandboxRunId,
+        workspacePath: run.workspacePath,
+        isolation: launched.isolation,
+        memory: launched.memory ?? null,
+        workspace: workspace.kind,
+      },
+    },
+    {
+      dedupeKey: 'state:running',
+      kind: 'state_change',
+      stream: 'system',
+      ts: run.startedAt,
+      payload: { state: 'running' },
+    },
+  ]);
+  return null;
+}
+
+type Supervised = {
+  evidence: Awaited<ReturnType<typeof supervision.superviseAgent>>;
+  timedOut: 'duration' | 'silence' | null;
+};
+
+/**
+ * Supervise: until the agent exits. A cancel or a watchdog stops the agent through its own
+ * activity; the supervising activity then sees the agent exit like any other, so every output line
+ * is still recorded. (Cancelling the supervising activity instead would not wait: Temporal records
+ * a retrying activity as started only when it ends, so the SDK would resolve its cancellation at once.)
+ */
+async function supervise(execution: RunExecution): Promise<Supervised> {
+  const { input, run, timing } = execution;
+  let supervising = true;
+  let timedOut: 'duration' | 'silence' | null = null;
+  const maxDurationMs = input.agent.maxDurationMinutes ? Math.round(input.agent.maxDurationMinutes * 60_000) : null;
+  // The duration watchdog is a workflow timer: it survives any restart and costs nothing while it waits.
+  const watchdog = maxDurationMs
+    ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut ??= ended ? null : 'duration'))
+    : Promise.resolve();
+  // The silence watchdog: a timer that looks, now and then, at when the agent last said anything.
+  const silenceWatch = (async () => {
+    // patched(): runs started before the watchdog existed replay without its timers.
+    if (!timing.silenceTimeoutMs || !patched(PATCHES.silenceWatchdog)) return;
+    while (supervising && timedOut === null && !execution.cancelRequest) {
+      if (
+        await condition(() => !supervising, Math.max(1000, Math.round(Math.min(timing.silenceTimeoutMs / 3, 300_000))))
+      )
+        return;
+      const { lastOutputAt } = await sandboxSetup.agentActivity({ runId: run.id });
+      if (supervising && Date.now() - lastOutputAt > timing.silenceTimeoutMs) timedOut ??= 'silence';
+    }
+  })();
+  const stopping = condition(() => execution.cancelRequest !== null || timedOut !== null || !supervising).then(() =>
+    supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined,
+  );
+  execution.phase = 'supervising';
+  const evidence = await supervision.superviseAgent({
+    runId: run.id,
+    runtime: input.agent.runtime,
+    maxCostUsd: input.agent.maxCostUsd,
+  });
+  if (evidence.usage) Object.assign(run, evidence.usage);
+  supervising = false;
+  await Promise.all([stopping, watchdog, silenceWatch]);
+  return { evidence, timedOut };
+}
+
+/** Judge: how the agent's exit ends the run, or whether its work goes on to be finalized. */
+async function judge(execution: RunExecution, { evidence, timedOut }: Supervised): Promise<AgentExitEvidence | Ended> {
+  const { input, run, timing } = execution;
+  if (execution.cancelRequest) return ended(await execution.cancelled());
+  // Crossing the spend cap cancels the run (the reference's rule), keeping what the agent reported.
+  if (evidence.costCap)
+    return ended(
+      await execution.finish('cancelled', null, evidence.endedAt ?? now(), {
+        reason: 'cost_cap_exceeded',
+        ...evidence.costCap,
+      }),
+    );
+  if (timedOut) {
+    await execution.publish([
+      timedOut === 'duration'
+        ? {
+            dedupeKey: 'watchdog:duration',
+            kind: 'duration.exceeded',
+            stream: 'system',
+            ts: now(),
+            payload: { maxDurationMinutes: input.agent.maxDurationMinutes },
+          }
+        : {
+            dedupeKey: 'watchdog:silence',
+            kind: 'watchdog.silence_exceeded',
+            stream: 'system',
+            ts: now(),
+            payload: { silenceTimeoutMs: timing.silenceTimeoutMs },
+          },
+    ]);
+    return ended(
+      await execution.finish('failed', 'timed_out', evidence.endedAt ?? now(), {
+        exitCode: evidence.exitCode,
+        signal: evidence.signal,
+      }),
+    );
+  }
+  const verdict = classifyAgentExit(evidence);
+  if (verdict.state !== 'succeeded' || !run.projectId || !run.branch || !input.baseBranch) {
+    return ended(
+      await execution.finish(verdict.state, verdict.failureReason, evidence.endedAt ?? now(), {
+        exitCode: evidence.exitCode,
+        signal: evidence.signal,
+      }),
+    );
+  }
+  return evidence;
+}
+
+/** Finalize: the sandbox hands its work over, svc pushes it and opens the PR; then the run ends. */
+async function finalize(execution: RunExecution, evidence: AgentExitEvidence): Promise<RunOutcome> {
+  const { input, run, timing } = execution;
+  execution.phase = 'finalizing';
+  const finalized = await finalizeWork(run, {
+    baseBranch: input.baseBranch!,
+    timing,
+    channel: execution.finalize,
+    publish: (events) => execution.publish(events),
+  });
+  return execution.finish(finalized.state, finalized.failureReason, now(), {
+    exitCode: evidence.exitCode,
+    signal: evidence.signal,
+    noChanges: finalized.noChanges,
+    prUrl: run.prUrl,
+  });
 }

@@ -1,0 +1,227 @@
+// The state of one runWorkflow execution and its message handlers, in one small class (the shape
+// of samples-typescript's safe-message-handlers): the run snapshot, the cancel request, the
+// steering inbox, the finalize channel, and the two ways the run tells the world about itself:
+// publish() (the read-model projection, and the parent plan-run) and finish() (its terminal state).
+import {
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { RunEventInput } from '../activities/index.ts';
+import { claimAll, unreadInClaimOrder, type InboxItem, type NewInboxItem } from '../core/inbox.ts';
+import {
+  DEFAULT_RUN_TIMING,
+  initialRunSnapshot,
+  type RunOutcome,
+  type RunSnapshot,
+  type RunTiming,
+  type RunWorkflowInput,
+} from '../core/run-model.ts';
+import { isTerminalRunState, type RunFailureReason, type RunPhase, type RunState } from '../core/run-states.ts';
+import { SvcState } from '../core/search-attributes.ts';
+import { readModel } from './activity-proxies.ts';
+import {
+  cancelSignal,
+  childRunProgressSignal,
+  claimInboxUpdate,
+  finalizeResultSignal,
+  finalizeStateQuery,
+  inboxQuery,
+  runAcceptedUpdate,
+  runSnapshotQuery,
+  salvageSignal,
+  steerSignal,
+  type CancelRequest,
+} from './messages.ts';
+import { watchPullRequest, type FinalizeChannel } from './run-tail.ts';
+
+/** Workflow time as an ISO-8601 string (deterministic: the SDK's Date). */
+export const now = () => new Date(Date.now()).toISOString();
+
+export class RunExecution {
+  readonly input: RunWorkflowInput;
+  readonly run: RunSnapshot;
+  readonly timing: RunTiming;
+  /** The first cancel wins; a later one changes nothing. */
+  cancelRequest: CancelRequest | null = null;
+  /** Where the run is: a failure that escapes a phase ends the run with that phase's reason. */
+  phase: RunPhase = 'accepting';
+  /** The sandbox fetches the parked intent and posts its result for that attempt only. */
+  readonly finalize: FinalizeChannel = { intent: null, result: null };
+  /** The steering inbox: the API validates a message and signals it; claims are updates. */
+  readonly #inbox: InboxItem[] = [];
+  #accepted = false;
+  /** The state/PR-state last told to the parent plan-run. */
+  #toldPlan = '';
+
+  constructor(input: RunWorkflowInput) {
+    this.input = input;
+    this.run = initialRunSnapshot(input);
+    this.timing = input.timing ?? DEFAULT_RUN_TIMING;
+    setHandler(runSnapshotQuery, () => this.run);
+    setHandler(runAcceptedUpdate, async () => {
+      await condition(() => this.#accepted);
+      return this.run;
+    });
+    setHandler(cancelSignal, (request) => {
+      this.cancelRequest ??= request;
+    });
+    setHandler(steerSignal, (message) => this.#receiveSteer(message));
+    setHandler(inboxQuery, () => unreadInClaimOrder(this.#inbox));
+    setHandler(claimInboxUpdate, () => this.claimInbox());
+    setHandler(finalizeStateQuery, () => ({
+      intent: this.finalize.intent,
+      received: this.finalize.result !== null,
+    }));
+    setHandler(finalizeResultSignal, ({ attemptId, result }) => {
+      if (this.finalize.intent?.attemptId === attemptId && this.finalize.result === null) this.finalize.result = result;
+    });
+    setHandler(salvageSignal, async (salvage) => {
+      this.run.salvageRef = salvage.salvageRef ?? this.run.salvageRef;
+      this.run.salvagePath = salvage.salvagePath ?? this.run.salvagePath;
+      await this.publish([
+        {
+          dedupeKey: `salvage:pod:${salvage.trigger}`,
+          kind: 'reap.workspace_salvage_recorded',
+          stream: 'system',
+          ts: now(),
+          payload: { source: 'pod', ...salvage },
+        },
+      ]);
+    });
+  }
+
+  /** The run is in the read model: the dispatcher's update may answer. */
+  markAccepted(): void {
+    this.#accepted = true;
+  }
+
+  /**
+   * Writes the run (and these events) to the read model, then tells the parent plan-run, if any,
+   * about a change of state or PR state.
+   */
+  async publish(
+    events: RunEventInput[],
+    extra: { triggerFire?: RunWorkflowInput['triggerFire']; inbox?: InboxItem[] } = {},
+  ): Promise<void> {
+    const { run, input } = this;
+    run.projectionVersion += 1;
+    await readModel.projectRun({
+      snapshot: { ...run },
+      events,
+      triggerFire: extra.triggerFire ?? null,
+      inbox: extra.inbox ?? [],
+    });
+    if (input.planRun && `${run.state}/${run.prState}` !== this.#toldPlan) {
+      this.#toldPlan = `${run.state}/${run.prState}`;
+      const { planRunId, seq } = input.planRun;
+      // A plan-run that has ended (failed, cancelled) no longer listens; a resumed one asks afresh.
+      await getExternalWorkflowHandle(planRunId)
+        .signal(childRunProgressSignal, {
+          planRunId,
+          seq,
+          runId: run.id,
+          state: run.state,
+          failureReason: run.failureReason,
+          prUrl: run.prUrl,
+          prState: run.prState,
+          prMergedAt: run.prMergedAt,
+          endedAt: run.endedAt,
+          emptyPush: run.commitsAhead === 0,
+        })
+        .catch(() => undefined);
+    }
+  }
+
+  /** Delivers every unread message, most important first; each message at most once. */
+  async claimInbox(): Promise<InboxItem[]> {
+    const at = now();
+    const claimed = claimAll(this.#inbox, this.run.id, at);
+    if (claimed.length) {
+      await this.publish(
+        claimed.map((item) => ({
+          dedupeKey: `steer:delivered:${item.id}`,
+          kind: 'steer.delivered',
+          stream: 'system' as const,
+          ts: at,
+          payload: { messageId: item.id },
+        })),
+        { inbox: claimed },
+      );
+    }
+    return claimed;
+  }
+
+  /**
+   * The run's terminal state: projected with its terminal envelope (undelivered messages marked
+   * failed), then, once every handler is done, the run keeps following its pull request.
+   */
+  async finish(
+    state: RunState,
+    failureReason: RunFailureReason | null,
+    endedAt: string,
+    detail: Record<string, unknown>,
+  ): Promise<RunOutcome> {
+    const { run } = this;
+    run.state = state;
+    run.failureReason = failureReason;
+    run.endedAt = endedAt;
+    run.startedAt ??= endedAt;
+    upsertSearchAttributes([{ key: SvcState, value: state }]);
+    // Messages nobody claimed will never be delivered now.
+    const undelivered = unreadInClaimOrder(this.#inbox);
+    for (const item of undelivered) item.state = 'failed';
+    const events: RunEventInput[] = [];
+    if (this.cancelRequest)
+      events.push({
+        dedupeKey: 'cancel:requested',
+        kind: 'cancel.requested',
+        stream: 'system',
+        ts: endedAt,
+        payload: this.cancelRequest,
+      });
+    events.push({
+      dedupeKey: 'state:terminal',
+      kind: 'state_change',
+      stream: 'system',
+      ts: endedAt,
+      payload: { type: 'result', state, failureReason, ...detail },
+    });
+    await this.publish(events, { inbox: undelivered.map((item) => ({ ...item })) });
+    await condition(allHandlersFinished);
+    // A terminal run still follows its pull request until it is merged or closed.
+    await watchPullRequest(run, this.timing, (more) => this.publish(more));
+    return { runId: run.id, state, failureReason, prUrl: run.prUrl, prState: run.prState };
+  }
+
+  /** Ends the run cancelled, with the cancel's reason. */
+  cancelled(): Promise<RunOutcome> {
+    return this.finish('cancelled', null, now(), { reason: this.cancelRequest?.reason ?? null });
+  }
+
+  async #receiveSteer(message: NewInboxItem): Promise<void> {
+    if (isTerminalRunState(this.run.state) || this.#inbox.some((item) => item.id === message.id)) return;
+    const item: InboxItem = {
+      ...message,
+      seq: this.#inbox.length + 1,
+      state: 'unread',
+      deliveredAt: null,
+      deliveredRunId: null,
+    };
+    this.#inbox.push(item);
+    await this.publish(
+      [
+        {
+          dedupeKey: `steer:sent:${item.id}`,
+          kind: 'steer.sent',
+          stream: 'system',
+          ts: item.createdAt,
+          payload: { messageId: item.id, priority: item.priority, fromActor: item.fromActor },
+        },
+      ],
+      { inbox: [{ ...item }] },
+    );
+  }
+}
