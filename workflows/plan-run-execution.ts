@@ -1,0 +1,160 @@
+// The state of one planRunWorkflow execution and its message handlers, in one small class: the
+// plan-run snapshot, the cancel request, the latest news of every child run, and the plan-run's
+// ways to tell the world (publish, finish, cancel). planRunWorkflow is the sequence of phases.
+import {
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { PlanEventInput } from '../activities/index.ts';
+import type { RunEventKind } from '../core/event-kinds.ts';
+import {
+  initialPlanRunSnapshot,
+  isInFlightChild,
+  type ChildRunProgress,
+  type PlanChild,
+  type PlanRunOutcome,
+  type PlanRunSnapshot,
+  type PlanRunWorkflowInput,
+} from '../core/plan-model.ts';
+import { SvcState } from '../core/search-attributes.ts';
+import { planReadModel } from './activity-proxies.ts';
+import {
+  cancelPlanRunSignal,
+  cancelSignal,
+  childRunProgressSignal,
+  planRunSnapshotQuery,
+  type CancelRequest,
+} from './messages.ts';
+import { now } from './run-execution.ts';
+
+/** An event of the plan-run, keyed so a replayed projection writes it once. */
+export interface PlanEvent {
+  key: string;
+  kind: RunEventKind;
+  payload: Record<string, unknown>;
+}
+
+export class PlanRunExecution {
+  readonly input: PlanRunWorkflowInput;
+  readonly plan: PlanRunSnapshot;
+  /** The first cancel wins. */
+  cancelRequest: CancelRequest | null = null;
+  /** The latest news of every child run, by run id: kept even when it comes before its start is recorded. */
+  readonly news = new Map<string, Omit<ChildRunProgress, 'planRunId' | 'seq'>>();
+  /** Grows with every piece of news: waiters compare it with what they have seen. */
+  newsVersion = 0;
+  /** The last child merged, for `plan_run.advanced`. */
+  lastMergedSeq: number | null = null;
+  /** The run a retry replaces, for `plan_run.child_retried`. */
+  retriedFrom: { runId: string; failureReason: string | null } | null = null;
+
+  constructor(input: PlanRunWorkflowInput) {
+    this.input = input;
+    this.plan = initialPlanRunSnapshot(input);
+    setHandler(planRunSnapshotQuery, () => this.plan);
+    setHandler(cancelPlanRunSignal, (request) => {
+      this.cancelRequest ??= request;
+    });
+    setHandler(childRunProgressSignal, (progress) => {
+      this.news.set(progress.runId, progress);
+      this.newsVersion += 1;
+    });
+  }
+
+  /** The plan-run and its events to the read model; the events go to the log of the child run they concern. */
+  async publish(events: PlanEvent[], runId: string | null = this.#latestRunId()): Promise<void> {
+    const { plan } = this;
+    plan.projectionVersion += 1;
+    const planEvents: PlanEventInput[] = runId
+      ? events.map((event) => ({
+          runId,
+          event: {
+            dedupeKey: `plan:${plan.id}:${plan.resumedAt ?? 'first'}:${event.key}`,
+            kind: event.kind,
+            stream: 'system',
+            ts: now(),
+            payload: { planRunId: plan.id, ...event.payload },
+          },
+        }))
+      : [];
+    await planReadModel.projectPlanRun({
+      snapshot: { ...plan, children: plan.children.map((child) => ({ ...child })) },
+      events: planEvents,
+    });
+  }
+
+  update(child: PlanChild, patch: Partial<PlanChild>): void {
+    Object.assign(child, patch, { updatedAt: now() });
+  }
+
+  /** Waits for news newer than `seen`, or a cancel; false on timeout. */
+  nextNews(seen: number, timeoutMs?: number): Promise<unknown> {
+    const arrived = () => this.cancelRequest !== null || this.newsVersion !== seen;
+    return timeoutMs === undefined ? condition(arrived) : condition(arrived, timeoutMs);
+  }
+
+  /** The plan-run's end: projected with these events, once every handler is done. */
+  async finish(
+    state: 'succeeded' | 'failed' | 'cancelled',
+    failureReason: string | null,
+    events: PlanEvent[],
+    cancelledChild: PlanRunOutcome['cancelledChild'] = null,
+  ): Promise<PlanRunOutcome> {
+    const { plan } = this;
+    plan.state = state;
+    plan.failureReason = failureReason;
+    plan.endedAt = now();
+    upsertSearchAttributes([{ key: SvcState, value: state }]);
+    await this.publish(events);
+    await condition(allHandlersFinished);
+    return {
+      planRunId: plan.id,
+      state,
+      failureReason,
+      children: plan.children,
+      startedAt: plan.startedAt,
+      cancelledChild,
+      projectionVersion: plan.projectionVersion,
+    };
+  }
+
+  /** Cancelled: the child run in flight gets a cancel of its own; an open PR stays what it is. */
+  async cancel(): Promise<PlanRunOutcome> {
+    const { plan, cancelRequest } = this;
+    const inFlight = plan.children.find((child) => isInFlightChild(child) && child.runId);
+    let cancelledChild: PlanRunOutcome['cancelledChild'] = null;
+    const events: PlanEvent[] = [
+      {
+        key: 'cancelled',
+        kind: 'plan_run.cancelled',
+        payload: { reason: cancelRequest?.reason ?? null, requestedBy: cancelRequest?.requestedBy ?? 'operator' },
+      },
+    ];
+    if (inFlight?.runId) {
+      try {
+        await getExternalWorkflowHandle(inFlight.runId).signal(cancelSignal, {
+          reason: `plan_run_cancelled:${plan.id}`,
+          requestedBy: 'plan-run',
+        });
+        cancelledChild = { childSeq: inFlight.seq, runId: inFlight.runId };
+      } catch (error) {
+        events.push({
+          key: `cancel_child_failed:${inFlight.seq}`,
+          kind: 'plan_run.cancel_child_failed',
+          payload: { seq: inFlight.seq, runId: inFlight.runId, message: (error as Error).message },
+        });
+      }
+      // A child whose run was stopped did not finish.
+      if (inFlight.state !== 'pr_open')
+        this.update(inFlight, { state: 'failed', failureReason: 'child_cancelled', endedAt: now() });
+    }
+    return this.finish('cancelled', null, events, cancelledChild);
+  }
+
+  #latestRunId(): string | null {
+    return [...this.plan.children].reverse().find((child) => child.runId)?.runId ?? null;
+  }
+}
