@@ -59,7 +59,8 @@ export class SvcClient {
     }
   }
 
-  async request<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  /** One API call; `T` is the answer's type (cli/client/responses.ts). */
+  async request<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.settings.token) headers.authorization = `Bearer ${this.settings.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';

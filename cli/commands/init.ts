@@ -3,6 +3,7 @@ import { Command, Option, UsageError } from 'clipanion';
 import { scaffoldSvcConfig, SvcConfigFileError } from '../../stack/svc-config-files.ts';
 import { ServerUnreachableError } from '../client/http.ts';
 import { EXIT, RemoteCommand } from '../base-command.ts';
+import type { InitResponse } from '../client/responses.ts';
 
 export class InitCommand extends RemoteCommand {
   static override paths = [['init']];
@@ -31,9 +32,13 @@ export class InitCommand extends RemoteCommand {
   protected async run(): Promise<number> {
     if (this.project && this.cwd) throw new UsageError('--project and --cwd exclude each other');
     if (this.project) {
-      const result = await this.client.request('POST', `/projects/${encodeURIComponent(this.project)}/init`, {
-        defaultRole: this.defaultRole ?? null,
-      });
+      const result = await this.client.request<InitResponse>(
+        'POST',
+        `/projects/${encodeURIComponent(this.project)}/init`,
+        {
+          defaultRole: this.defaultRole ?? null,
+        },
+      );
       this.line({ ok: true, scaffolded: { root: this.project, files: result.files, defaultRole: result.defaultRole } });
       return EXIT.ok;
     }

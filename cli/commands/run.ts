@@ -1,6 +1,7 @@
 import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import { EXIT, RemoteCommand } from '../base-command.ts';
+import type { DispatchRunResponse, GetRunResponse } from '../client/responses.ts';
 
 export class RunCommand extends RemoteCommand {
   static override paths = [['run']];
@@ -52,7 +53,7 @@ export class RunCommand extends RemoteCommand {
       ...(this.seed ? { seedId: this.seed } : {}),
       ...(this.baseCommit ? { baseCommit: this.baseCommit } : {}),
     };
-    const { run, sandbox, links } = await this.client.request('POST', '/runs', body);
+    const { run, sandbox, links } = await this.client.request<DispatchRunResponse>('POST', '/runs', body);
     this.emit(
       { type: 'run.spawned', run, sandbox },
       `run ${run.id} dispatched: agent ${run.agentName}${run.projectId ? `, project ${run.projectId}` : ''}${links?.temporalUi ? ` — ${links.temporalUi}` : ''}`,
@@ -68,7 +69,7 @@ export class RunCommand extends RemoteCommand {
       this.context.stderr.write(`svc: detached from ${run.id}; it goes on (svc run does not cancel it)\n`);
       return EXIT.interrupted;
     }
-    const final = (await this.client.request('GET', `/runs/${run.id}`)).run;
+    const final = (await this.client.request<GetRunResponse>('GET', `/runs/${run.id}`)).run;
     this.emit(
       {
         type: 'run.terminal',

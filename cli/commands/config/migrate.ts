@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Command, Option, UsageError } from 'clipanion';
 import { migrateSvcConfig, SvcConfigFileError } from '../../../stack/svc-config-files.ts';
 import { EXIT, RemoteCommand } from '../../base-command.ts';
+import type { MigrateResponse } from '../../client/responses.ts';
 
 export class ConfigMigrateCommand extends RemoteCommand {
   static override paths = [['config', 'migrate']];
@@ -26,7 +27,10 @@ export class ConfigMigrateCommand extends RemoteCommand {
   protected async run(): Promise<number> {
     if (this.project && this.cwd) throw new UsageError('--project and --cwd exclude each other');
     if (this.project) {
-      const result = await this.client.request('POST', `/projects/${encodeURIComponent(this.project)}/config-migrate`);
+      const result = await this.client.request<MigrateResponse>(
+        'POST',
+        `/projects/${encodeURIComponent(this.project)}/config-migrate`,
+      );
       this.line({ ok: true, migrated: { root: this.project, files: result.files } });
       return EXIT.ok;
     }

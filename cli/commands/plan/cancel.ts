@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { EXIT, RemoteCommand } from '../../base-command.ts';
+import type { CancelPlanRunResponse } from '../../client/responses.ts';
 
 export class PlanCancelCommand extends RemoteCommand {
   static override paths = [['plan', 'cancel']];
@@ -19,7 +20,7 @@ export class PlanCancelCommand extends RemoteCommand {
   reason = Option.String('--reason', { description: 'why, for the event log' });
 
   protected async run(): Promise<number> {
-    const result = await this.client.request(
+    const result = await this.client.request<CancelPlanRunResponse>(
       'POST',
       `/plan-runs/${encodeURIComponent(this.id)}/cancel`,
       this.reason ? { reason: this.reason } : {},

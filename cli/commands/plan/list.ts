@@ -1,6 +1,7 @@
 import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import { EXIT, RemoteCommand, table } from '../../base-command.ts';
+import type { ListPlanRunsResponse } from '../../client/responses.ts';
 
 const STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'active'] as const;
 
@@ -33,7 +34,10 @@ export class PlanListCommand extends RemoteCommand {
       ...(this.project ? { project: this.project } : {}),
       ...(this.state ? { state: this.state } : {}),
     }).toString();
-    const { planRuns } = await this.client.request('GET', `/plan-runs${query ? `?${query}` : ''}`);
+    const { planRuns } = await this.client.request<ListPlanRunsResponse>(
+      'GET',
+      `/plan-runs${query ? `?${query}` : ''}`,
+    );
     if (this.output === 'pretty') {
       const rows = planRuns.map((plan: any) => [
         plan.id,

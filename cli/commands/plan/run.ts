@@ -1,6 +1,7 @@
 import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
 import { EXIT, RemoteCommand } from '../../base-command.ts';
+import type { CreatePlanRunResponse, GetPlanRunResponse } from '../../client/responses.ts';
 
 export class PlanRunCommand extends RemoteCommand {
   static override paths = [['plan', 'run']];
@@ -68,7 +69,7 @@ export class PlanRunCommand extends RemoteCommand {
       ...(this.model ? { modelOverride: this.model } : {}),
       ...(this.maxCostUsd !== undefined ? { maxCostUsd: this.maxCostUsd } : {}),
     };
-    const created = await this.client.request('POST', '/plan-runs', body);
+    const created = await this.client.request<CreatePlanRunResponse>('POST', '/plan-runs', body);
     const id: string = created.planRun.id;
     this.emit(
       { type: 'plan_run.dispatched', ...created },
@@ -86,10 +87,12 @@ export class PlanRunCommand extends RemoteCommand {
       this.context.stderr.write(`svc: detached from ${id}; it goes on (cancel it with \`svc plan cancel ${id}\`)\n`);
       return EXIT.interrupted;
     }
-    const { planRun } = await this.client.request('GET', `/plan-runs/${id}`);
+    const { planRun } = await this.client.request<GetPlanRunResponse>('GET', `/plan-runs/${id}`);
+    // An operator's view carries the failure reason; a spectator's (public mode) does not.
+    const failureReason = 'failureReason' in planRun ? planRun.failureReason : null;
     this.emit(
-      { type: 'plan_run.terminal', planRunId: id, state: planRun.state, failureReason: planRun.failureReason },
-      `plan-run ${id} ${planRun.state}${planRun.failureReason ? `: ${planRun.failureReason}` : ''}`,
+      { type: 'plan_run.terminal', planRunId: id, state: planRun.state, failureReason },
+      `plan-run ${id} ${planRun.state}${failureReason ? `: ${failureReason}` : ''}`,
     );
     return planRun.state === 'succeeded' ? EXIT.ok : EXIT.failed;
   }

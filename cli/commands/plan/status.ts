@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { EXIT, RemoteCommand, table } from '../../base-command.ts';
+import type { GetPlanRunResponse } from '../../client/responses.ts';
 
 interface Run {
   id: string;
@@ -26,7 +27,7 @@ export class PlanStatusCommand extends RemoteCommand {
   id = Option.String({ required: true, name: 'plan-run-id' });
 
   protected async run(): Promise<number> {
-    const detail = await this.client.request('GET', `/plan-runs/${encodeURIComponent(this.id)}`);
+    const detail = await this.client.request<GetPlanRunResponse>('GET', `/plan-runs/${encodeURIComponent(this.id)}`);
     if (this.output !== 'pretty') {
       this.line(detail);
       return EXIT.ok;

@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { EXIT, RemoteCommand } from '../../base-command.ts';
+import type { ProjectResponse } from '../../client/responses.ts';
 
 export class ProjectAddCommand extends RemoteCommand {
   static override paths = [['add-project']];
@@ -24,7 +25,7 @@ export class ProjectAddCommand extends RemoteCommand {
   defaultBranch = Option.String('--default-branch', { description: 'use this branch instead of the detected default' });
 
   protected async run(): Promise<number> {
-    const { project } = await this.client.request('POST', '/projects', {
+    const { project } = await this.client.request<ProjectResponse>('POST', '/projects', {
       gitUrl: this.gitUrl,
       ...(this.defaultBranch ? { defaultBranch: this.defaultBranch } : {}),
     });
