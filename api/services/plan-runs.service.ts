@@ -11,10 +11,11 @@ import {
   type PlanTiming,
 } from '../../core/plan-model.ts';
 import type { RunTiming } from '../../core/run-model.ts';
-import { AgentDefinitionError, type AgentCatalog } from '../../stack/agent-catalog.ts';
+import type { AgentCatalog } from '../../stack/agent-catalog.ts';
 import { PlanRunChildEntity, PlanRunEntity, RunEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { Errors } from '../errors.ts';
+import { resolveAgent } from './agent-resolver.ts';
 import { presentPlanRun, presentPlanRunChild } from '../presenters/plan-run.presenter.ts';
 import type { CreatePlanRunBody, ListPlanRunsQuery } from '../routes/plan-runs.schema.ts';
 import type { PlanRunWorkflows } from './plan-run-workflows.ts';
@@ -99,14 +100,7 @@ export class PlanRunsService {
   }
 
   #agent(name: string, projectDir: string) {
-    try {
-      const agent = this.#deps.agents.withProjectAgents(projectDir).get(name);
-      if (!agent) throw Errors.notFound(`agent "${name}"`, 'GET /agents lists the agents this server knows');
-      return agent;
-    } catch (error) {
-      if (error instanceof AgentDefinitionError) throw Errors.agentSchemaError(error.message);
-      throw error;
-    }
+    return resolveAgent(this.#deps.agents, name, projectDir);
   }
 
   /** onlyProjects: a spectator's view, limited to the projects it may see. */
