@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { newId } from '../core/ids.ts';
-import { buildRunInput, projectRunSettings } from '../core/run-input.ts';
+import { buildRunInput } from '../core/run-input.ts';
+import { triggerRunRequest } from '../core/trigger-run.ts';
 import type { RunTiming, RunWorkflowInput } from '../core/run-model.ts';
 import { blockingProblem } from '../core/svc-config.ts';
 import { ProjectEntity } from '../db/entities/index.ts';
@@ -142,36 +143,24 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
         return { kind: 'skip', reason: (error as Error).message };
       }
       if (!agent) return { kind: 'skip', reason: `agent "${trigger.role}" is unknown` };
-      const prompt = triggerPrompt(trigger, config.defaults?.defaultPrompt);
-      if (!prompt) return { kind: 'skip', reason: 'the trigger has no prompt, seed or project defaultPrompt' };
+      const request = triggerRunRequest({
+        trigger,
+        defaults: config.defaults,
+        project,
+        agent,
+        label: input.trigger,
+        runBranchPrefix: deps.runBranchPrefix,
+      });
+      if ('problem' in request) return { kind: 'skip', reason: request.problem };
       return {
         kind: 'dispatch',
         input: buildRunInput(
-          {
-            runId: newId('run'),
-            createdAt: Date.now(),
-            agent,
-            projectId: project.id,
-            prompt,
-            trigger: input.trigger,
-            seedId: trigger.seed ?? null,
-            maxCostUsd: trigger.maxCostUsd ?? null,
-            ...projectRunSettings(config.defaults, project.defaultBranch, deps.runBranchPrefix),
-            triggerFire: { projectId: project.id, triggerId: trigger.id },
-            timing: deps.runTiming,
-          },
+          { ...request, runId: newId('run'), createdAt: Date.now(), timing: deps.runTiming },
           dataPaths.workspaces(deps.dataDir),
         ),
       };
     },
   };
-}
-
-export function triggerPrompt(
-  trigger: { prompt?: string | undefined; seed?: string | undefined },
-  defaultPrompt: string | undefined,
-): string | undefined {
-  return trigger.prompt ?? defaultPrompt ?? (trigger.seed ? `work on sd ${trigger.seed}` : undefined);
 }
 
 export type ProjectActivities = ReturnType<typeof createProjectActivities>;

@@ -11,6 +11,7 @@ import type { AuthSettings } from './auth.ts';
 import { metaRoutes, openApiRoute, type ReadinessCheck } from './routes/meta.router.ts';
 import type { RouteSpec } from './route.ts';
 import { runsRoutes } from './routes/runs.router.ts';
+import { SandboxCallbacksService } from './services/sandbox-callbacks.service.ts';
 import { projectsRoutes } from './routes/projects.router.ts';
 import { catalogRoutes } from './routes/catalog.router.ts';
 import { planRunsRoutes } from './routes/plan-runs.router.ts';
@@ -78,6 +79,12 @@ export function allRoutes(
     runBranchPrefix: deps.runBranchPrefix,
     runTiming: deps.runTiming,
   });
+  const callbacks = new SandboxCallbacksService({
+    readModel: deps.readModel,
+    temporal: deps.temporal,
+    dataDir: deps.dataDir,
+    runs,
+  });
   const links = temporalLinks(deps.temporalUi);
   const spectators = new Spectators(deps.readModel, {
     allowlist: deps.publicAllowlist ?? [],
@@ -95,7 +102,7 @@ export function allRoutes(
   });
   const routes: RouteSpec<any, any, any>[] = [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
-    ...runsRoutes(runs, events, links, spectators),
+    ...runsRoutes(runs, callbacks, events, links, spectators),
     ...planRunsRoutes(planRuns, events, links, spectators),
     ...projectsRoutes(projects, runs, links, spectators),
     ...catalogRoutes(deps.agents, deps.forge),

@@ -7,6 +7,7 @@ import { finalizeResultEnvelopeSchema } from '../../core/finalize.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import type { TemporalLinks } from '../server.ts';
+import type { SandboxCallbacksService } from '../services/sandbox-callbacks.service.ts';
 import { Spectators } from '../presenters/spectator.ts';
 import { salvageBodyReader } from '../services/salvage-intake.ts';
 import {
@@ -26,7 +27,13 @@ import {
   runIdParams,
 } from './runs.schema.ts';
 
-export function runsRoutes(runs: RunsService, events: RunEventsService, links: TemporalLinks, spectators: Spectators) {
+export function runsRoutes(
+  runs: RunsService,
+  callbacks: SandboxCallbacksService,
+  events: RunEventsService,
+  links: TemporalLinks,
+  spectators: Spectators,
+) {
   return [
     defineRoute({
       method: 'post',
@@ -125,7 +132,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       },
       handler: async ({ params, query }) => ({
         status: 200,
-        body: { messages: await runs.inbox(params.id, query.peek ?? false) },
+        body: { messages: await callbacks.inbox(params.id, query.peek ?? false) },
       }),
     }),
     defineRoute({
@@ -142,7 +149,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
           schema: z.object({ intent: z.record(z.string(), z.unknown()).nullable() }),
         },
       },
-      handler: async ({ params }) => ({ status: 200, body: await runs.finalizeIntent(params.id) }),
+      handler: async ({ params }) => ({ status: 200, body: await callbacks.finalizeIntent(params.id) }),
     }),
     defineRoute({
       method: 'post',
@@ -162,7 +169,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       },
       handler: async ({ params, body }) => ({
         status: 200,
-        body: await runs.finalizeResult(params.id, body.attemptId, body.result),
+        body: await callbacks.finalizeResult(params.id, body.attemptId, body.result),
       }),
     }),
     defineRoute({
@@ -177,7 +184,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       bodyRequired: true,
       bodyLimit: 96 << 20,
       // The bundle is decoded to disk as it arrives, never held in memory.
-      readBody: salvageBodyReader(() => runs.salvageSpoolDir),
+      readBody: salvageBodyReader(() => callbacks.salvageSpoolDir),
       responses: {
         200: {
           description: 'What was kept',
@@ -186,7 +193,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       },
       handler: async ({ params, body, ctx }) => ({
         status: 200,
-        body: await runs.salvage(params.id, body, (ctx.state.salvageBundle as string | null | undefined) ?? null),
+        body: await callbacks.salvage(params.id, body, (ctx.state.salvageBundle as string | null | undefined) ?? null),
       }),
     }),
     defineRoute({
@@ -199,7 +206,7 @@ export function runsRoutes(runs: RunsService, events: RunEventsService, links: T
       tags: ['runs'],
       params: runIdParams,
       responses: { 200: { description: 'The credential', schema: z.object({ gitToken: z.string().nullable() }) } },
-      handler: async ({ params }) => ({ status: 200, body: await runs.gitCredential(params.id) }),
+      handler: async ({ params }) => ({ status: 200, body: await callbacks.gitCredential(params.id) }),
     }),
     defineRoute({
       method: 'get',

@@ -3,22 +3,20 @@
 import { raw } from '@mikro-orm/core';
 import type { AgentDefinition } from '../../core/agents.ts';
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { ID_ALPHABET, newId } from '../../core/ids.ts';
 import { buildRunInput, projectRunSettings, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot, RunTiming } from '../../core/run-model.ts';
 import { isTerminalRunState, type InboxPriority } from '../../core/run-states.ts';
 import { presentInboxItem, type NewInboxItem } from '../../core/inbox.ts';
-import type { FinalizeResult } from '../../core/finalize.ts';
 import { blockingProblem } from '../../core/svc-config.ts';
-import { triggerPrompt } from '../../activities/project-activities.ts';
-import { InboxMessageEntity, ProjectEntity, RunEntity, type Project, type Run } from '../../db/entities/index.ts';
+import { triggerRunRequest } from '../../core/trigger-run.ts';
+import { ProjectEntity, RunEntity, type Project, type Run } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
-import { AgentDefinitionError, type AgentCatalog } from '../../stack/agent-catalog.ts';
+import type { AgentCatalog } from '../../stack/agent-catalog.ts';
 import { dataPaths } from '../../stack/config.ts';
 import { loadSvcConfigFrom } from '../../stack/svc-config-files.ts';
 import { Errors } from '../errors.ts';
+import { resolveAgent } from './agent-resolver.ts';
 import type { DispatchRunBody, ListRunsQuery } from '../routes/runs.schema.ts';
 import type { ProjectsService } from './projects.service.ts';
 import type { TemporalGateway } from './temporal-gateway.ts';
@@ -63,8 +61,8 @@ export function idempotentRunId(key: string, projectId: string | null): string {
 }
 
 /**
- * The runs an operator sees and steers: dispatch (POST /runs, trigger runs), reads, cancel, steer,
- * and the sandbox's callback routes. Reads come from the read model (or, before the first
+ * The runs an operator sees and steers: dispatch (POST /runs, trigger runs), reads, cancel, steer
+ * (the sandbox's own callbacks are SandboxCallbacksService). Reads come from the read model (or, before the first
  * projection, from the workflow); every change goes to the run's workflow through the gateway.
  */
 export class RunsService {
@@ -75,16 +73,7 @@ export class RunsService {
   }
 
   #agent(name: string, projectDir?: string): AgentDefinition {
-    let catalog = this.#deps.agents;
-    try {
-      if (projectDir) catalog = catalog.withProjectAgents(projectDir);
-    } catch (error) {
-      if (error instanceof AgentDefinitionError) throw Errors.agentSchemaError(error.message);
-      throw error;
-    }
-    const agent = catalog.get(name);
-    if (!agent) throw Errors.notFound(`agent "${name}"`, 'GET /agents lists the agents this server knows');
-    return agent;
+    return resolveAgent(this.#deps.agents, name, projectDir);
   }
 
   /** The project's policy: a broken config.yaml blocks dispatch (422). */
@@ -197,22 +186,17 @@ export class RunsService {
         `trigger "${triggerId}"`,
         `GET /projects/${projectId}/triggers lists this project's triggers`,
       );
-    const prompt = triggerPrompt(trigger, config.defaults?.defaultPrompt);
-    if (!prompt)
-      throw Errors.validation(
-        `trigger "${triggerId}" has no prompt`,
-        'give it a prompt or a seed, or set defaultPrompt in .svc/config.yaml',
-      );
-    return this.#start({
+    const request = triggerRunRequest({
+      trigger,
+      defaults: config.defaults,
+      project: { id: projectId, defaultBranch: project.defaultBranch },
       agent: this.#agent(trigger.role, project.localPath),
-      projectId,
-      prompt,
-      trigger: 'manual',
-      seedId: trigger.seed ?? null,
-      maxCostUsd: trigger.maxCostUsd ?? null,
-      ...projectRunSettings(config.defaults, project.defaultBranch, this.#deps.runBranchPrefix),
-      triggerFire: { projectId, triggerId },
+      label: 'manual',
+      runBranchPrefix: this.#deps.runBranchPrefix,
     });
+    if ('problem' in request)
+      throw Errors.validation(request.problem, 'give it a prompt or a seed, or set defaultPrompt in .svc/config.yaml');
+    return this.#start(request);
   }
 
   async cancel(id: string, reason: string | null) {
@@ -254,99 +238,6 @@ export class RunsService {
     };
     await this.#deps.temporal.steer(id, message);
     return presentInboxItem({ ...message, seq: 0, state: 'unread', deliveredAt: null, deliveredRunId: null });
-  }
-
-  /** GET …/inbox: claims every unread message (or, with peek, lists them). A terminal run has nothing to claim. */
-  async inbox(id: string, peek: boolean) {
-    const run = await this.get(id);
-    const live = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.inbox(id, !peek);
-    if (live) return live.map(presentInboxItem);
-    if (!peek) return [];
-    const rows = await this.#deps.readModel
-      .em()
-      .find(InboxMessageEntity, { targetRunId: id, state: 'unread' }, { orderBy: { seq: 'asc' } });
-    return rows.map((row) => ({
-      id: row.id,
-      runId: row.deliveredRunId ?? null,
-      body: row.body,
-      priority: row.priority,
-      fromActor: row.fromActor,
-      state: row.state,
-      createdAt: row.createdAt.toISOString(),
-      deliveredAt: row.deliveredAt?.toISOString() ?? null,
-    }));
-  }
-
-  /** The parked intent. It never carries a credential: the sandbox hands its commits over and svc pushes. */
-  async finalizeIntent(id: string) {
-    await this.get(id);
-    const state = await this.#deps.temporal.finalizeState(id);
-    return { intent: state?.intent ?? null };
-  }
-
-  /** accepted (for the parked attempt, first time), duplicate (already had one), stale (another attempt), unknown (nothing parked). */
-  async finalizeResult(
-    id: string,
-    attemptId: string,
-    result: FinalizeResult,
-  ): Promise<{ outcome: 'accepted' | 'duplicate' | 'stale' | 'unknown' }> {
-    const run = await this.get(id);
-    const state = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.finalizeState(id);
-    if (!state?.intent) return { outcome: 'unknown' };
-    if (state.intent.attemptId !== attemptId) return { outcome: 'stale' };
-    if (state.received) return { outcome: 'duplicate' };
-    await this.#deps.temporal.sendFinalizeResult(id, attemptId, result);
-    return { outcome: 'accepted' };
-  }
-
-  /** A sandbox's own salvage: the bundle is kept in the data directory, the run records where. Idempotent. */
-  /** Where salvage bundles are spooled while they arrive. */
-  get salvageSpoolDir(): string {
-    return dataPaths.salvage(this.#deps.dataDir);
-  }
-
-  /**
-   * A sandbox's own salvage: the bundle (spooled to `bundleFile` as it arrived) is kept in the data
-   * directory, the run records where. Idempotent.
-   */
-  async salvage(
-    id: string,
-    envelope: { trigger: string; rescueRef?: string | null; notes?: string[] },
-    bundleFile: string | null,
-  ) {
-    let salvagePath: string | null = null;
-    try {
-      const run = await this.get(id);
-      if (isTerminalRunState(run.state))
-        throw Errors.validation(`run ${id} is ${run.state}: salvage is taken only while it finalizes`);
-      if (bundleFile) {
-        const head = fileHead(bundleFile, 20);
-        if (!head.startsWith('# v2 git bundle') && !head.startsWith('# v3 git bundle'))
-          throw Errors.validation('bundleBase64 is not a git bundle', 'send the base64 of `git bundle create`');
-        salvagePath = join(this.salvageSpoolDir, `${id}.bundle`);
-        renameSync(bundleFile, salvagePath);
-      }
-    } finally {
-      if (bundleFile) rmSync(bundleFile, { force: true });
-    }
-    await this.#deps.temporal.recordSalvage(id, {
-      trigger: envelope.trigger,
-      salvageRef: envelope.rescueRef ?? null,
-      salvagePath,
-      notes: envelope.notes ?? [],
-    });
-    return { stored: salvagePath !== null || Boolean(envelope.rescueRef), rescueRef: envelope.rescueRef ?? null };
-  }
-
-  /**
-   * A push credential for the run's project. svc pushes a run's work itself, so a sandbox never
-   * needs one: this is always null until svc can mint a token scoped to the one repository (a
-   * GitHub App installation token); the operator's token is never handed out.
-   */
-  async gitCredential(id: string) {
-    const run = await this.get(id);
-    if (!run.projectId) throw Errors.notFound(`project of run "${id}"`, 'the run has no project to push to');
-    return { gitToken: null };
   }
 
   /** The projected run, or, in the instant before the first projection lands, the run as its workflow holds it. */
@@ -394,12 +285,3 @@ export class RunsService {
 }
 
 /** The first bytes of a file, as text. */
-function fileHead(path: string, bytes: number): string {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(bytes);
-    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, bytes, 0));
-  } finally {
-    closeSync(fd);
-  }
-}

@@ -1,0 +1,131 @@
+// The five routes a run's own sandbox calls back on (with its per-run token): the steering inbox,
+// the finalize intent and result, salvage, and the push credential. Kept apart from RunsService,
+// which serves operators: a different audience with different rules.
+import { closeSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FinalizeResult } from '../../core/finalize.ts';
+import { presentInboxItem } from '../../core/inbox.ts';
+import { isTerminalRunState } from '../../core/run-states.ts';
+import { InboxMessageEntity } from '../../db/entities/index.ts';
+import type { ReadModel } from '../../db/orm.ts';
+import { dataPaths } from '../../stack/config.ts';
+import { Errors } from '../errors.ts';
+import type { RunsService } from './runs.service.ts';
+import type { TemporalGateway } from './temporal-gateway.ts';
+
+export interface SandboxCallbacksDeps {
+  readModel: ReadModel;
+  temporal: TemporalGateway;
+  dataDir: string;
+  runs: Pick<RunsService, 'get'>;
+}
+
+export class SandboxCallbacksService {
+  readonly #deps: SandboxCallbacksDeps;
+
+  constructor(deps: SandboxCallbacksDeps) {
+    this.#deps = deps;
+  }
+
+  /** GET …/inbox: claims every unread message (or, with peek, lists them). A terminal run has nothing to claim. */
+  async inbox(id: string, peek: boolean) {
+    const run = await this.#deps.runs.get(id);
+    const live = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.inbox(id, !peek);
+    if (live) return live.map(presentInboxItem);
+    if (!peek) return [];
+    const rows = await this.#deps.readModel
+      .em()
+      .find(InboxMessageEntity, { targetRunId: id, state: 'unread' }, { orderBy: { seq: 'asc' } });
+    return rows.map((row) => ({
+      id: row.id,
+      runId: row.deliveredRunId ?? null,
+      body: row.body,
+      priority: row.priority,
+      fromActor: row.fromActor,
+      state: row.state,
+      createdAt: row.createdAt.toISOString(),
+      deliveredAt: row.deliveredAt?.toISOString() ?? null,
+    }));
+  }
+
+  /** The parked intent. It never carries a credential: the sandbox hands its commits over and svc pushes. */
+  async finalizeIntent(id: string) {
+    await this.#deps.runs.get(id);
+    const state = await this.#deps.temporal.finalizeState(id);
+    return { intent: state?.intent ?? null };
+  }
+
+  /** accepted (for the parked attempt, first time), duplicate (already had one), stale (another attempt), unknown (nothing parked). */
+  async finalizeResult(
+    id: string,
+    attemptId: string,
+    result: FinalizeResult,
+  ): Promise<{ outcome: 'accepted' | 'duplicate' | 'stale' | 'unknown' }> {
+    const run = await this.#deps.runs.get(id);
+    const state = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.finalizeState(id);
+    if (!state?.intent) return { outcome: 'unknown' };
+    if (state.intent.attemptId !== attemptId) return { outcome: 'stale' };
+    if (state.received) return { outcome: 'duplicate' };
+    await this.#deps.temporal.sendFinalizeResult(id, attemptId, result);
+    return { outcome: 'accepted' };
+  }
+
+  /** Where salvage bundles are spooled while they arrive. */
+  get salvageSpoolDir(): string {
+    return dataPaths.salvage(this.#deps.dataDir);
+  }
+
+  /**
+   * A sandbox's own salvage: the bundle (spooled to `bundleFile` as it arrived) is kept in the data
+   * directory, the run records where. Idempotent.
+   */
+  async salvage(
+    id: string,
+    envelope: { trigger: string; rescueRef?: string | null; notes?: string[] },
+    bundleFile: string | null,
+  ) {
+    let salvagePath: string | null = null;
+    try {
+      const run = await this.#deps.runs.get(id);
+      if (isTerminalRunState(run.state))
+        throw Errors.validation(`run ${id} is ${run.state}: salvage is taken only while it finalizes`);
+      if (bundleFile) {
+        const head = fileHead(bundleFile, 20);
+        if (!head.startsWith('# v2 git bundle') && !head.startsWith('# v3 git bundle'))
+          throw Errors.validation('bundleBase64 is not a git bundle', 'send the base64 of `git bundle create`');
+        salvagePath = join(this.salvageSpoolDir, `${id}.bundle`);
+        renameSync(bundleFile, salvagePath);
+      }
+    } finally {
+      if (bundleFile) rmSync(bundleFile, { force: true });
+    }
+    await this.#deps.temporal.recordSalvage(id, {
+      trigger: envelope.trigger,
+      salvageRef: envelope.rescueRef ?? null,
+      salvagePath,
+      notes: envelope.notes ?? [],
+    });
+    return { stored: salvagePath !== null || Boolean(envelope.rescueRef), rescueRef: envelope.rescueRef ?? null };
+  }
+
+  /**
+   * A push credential for the run's project. svc pushes a run's work itself, so a sandbox never
+   * needs one: this is always null until svc can mint a token scoped to the one repository (a
+   * GitHub App installation token); the operator's token is never handed out.
+   */
+  async gitCredential(id: string) {
+    const run = await this.#deps.runs.get(id);
+    if (!run.projectId) throw Errors.notFound(`project of run "${id}"`, 'the run has no project to push to');
+    return { gitToken: null };
+  }
+}
+
+function fileHead(path: string, bytes: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, bytes, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
