@@ -30,7 +30,11 @@ const connection = await Connection.connect({ address: isolated.temporal.address
 try {
   const { api } = isolated;
   const save = async (workflowId: string, file: string) => {
-    const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
+    // The whole history: wait for the workflow to complete, not only for its terminal projection
+    // (a history saved earlier stops at a workflow task and replays only a prefix).
+    const handle = new Client({ connection }).workflow.getHandle(workflowId);
+    await handle.result();
+    const history = await handle.fetchHistory();
     const target = join(
       'test',
       'fixtures',
@@ -55,8 +59,6 @@ try {
       'the recorded plan-run',
       120_000,
     );
-    // The first child's run workflow ends once its PR is merged: wait for its result.
-    await new Client({ connection }).workflow.getHandle(done.children[0].runId).result();
     if (wanted(planFiles[0]!)) await save(body.planRun.id, planFiles[0]!);
     if (wanted(planFiles[1]!)) await save(done.children[0].runId, planFiles[1]!);
     fixture.stopReviewer();
