@@ -16,14 +16,8 @@ import { SvcAgent, SvcKind, SvcPlanId, SvcProjectId, SvcState } from '../../core
 import type { planRunWorkflow } from '../../workflows/plan-run.workflow.ts';
 import { cancelPlanRunSignal, planRunSnapshotQuery, type CancelRequest } from '../../workflows/messages.ts';
 import { Errors } from '../errors.ts';
-import {
-  awaitResult,
-  isClosed,
-  isNotFound,
-  toApiError,
-  wrapConnectionError,
-  type TemporalGateway,
-} from './temporal-gateway.ts';
+import { awaitResult, isClosed, isNotFound, toApiError, wrapConnectionError } from './temporal-errors.ts';
+import type { TemporalGateway } from './temporal-gateway.ts';
 
 export function planRunSearchAttributes(input: PlanRunWorkflowInput, state: string) {
   return [

@@ -1,19 +1,9 @@
 // The API's only door to Temporal: starting workflows, waiting on short ones, describing
-// schedules. Connection failures become 503 runtime_unreachable; workflow failures typed by their
-// activities (project_unavailable, not_found) become the matching API errors. Nothing here writes
-// the read model.
+// schedules. What Temporal's failures mean to the API is in temporal-errors.ts. Nothing here
+// writes the read model.
 import { randomUUID } from 'node:crypto';
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  Client,
-  Connection,
-  ScheduleNotFoundError,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-} from '@temporalio/client';
-import { defaultPayloadConverter, type SignalDefinition } from '@temporalio/common';
+import { Client, Connection, ScheduleNotFoundError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflowInput } from '../../core/run-model.ts';
 import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
 import type { runWorkflow } from '../../workflows/run.workflow.ts';
@@ -31,6 +21,7 @@ import {
 import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../../core/inbox.ts';
 import { Errors } from '../errors.ts';
+import { awaitResult, isClosed, isNotFound, toApiError, wrapConnectionError } from './temporal-errors.ts';
 
 export interface TemporalGatewaySettings {
   address: string;
@@ -282,88 +273,3 @@ export class TemporalGateway {
 
 /** How long one call to Temporal may take before the API answers 503 runtime_unreachable. */
 const CALL_DEADLINE_MS = 5000;
-
-/** Waits (bounded) for a workflow's result: undefined if it is not done in time. */
-export async function awaitResult<R>(handle: { result(): Promise<R> }, waitMs: number): Promise<R | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), waitMs)));
-  try {
-    return await Promise.race([handle.result(), timeout]);
-  } catch (error) {
-    throw toApiError(error);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Sends a signal, then waits (bounded) for the workflow's result: undefined if it is not done in time. */
-export async function signalThenAwait<R, A>(
-  handle: { signal(definition: SignalDefinition<[A]>, arg: A): Promise<void>; result(): Promise<R> },
-  signal: SignalDefinition<[A]>,
-  arg: A,
-  waitMs: number,
-): Promise<R | undefined> {
-  try {
-    await handle.signal(signal, arg);
-  } catch (error) {
-    throw toApiError(error);
-  }
-  return awaitResult(handle, waitMs);
-}
-
-/** The innermost ApplicationFailure of a workflow failure, whose `type` carries our error code. */
-function applicationCause(error: unknown): ApplicationFailure | undefined {
-  let current: unknown = error;
-  while (current) {
-    if (current instanceof ApplicationFailure) return current;
-    if (
-      current instanceof WorkflowFailedError ||
-      current instanceof ActivityFailure ||
-      (current as { cause?: unknown }).cause
-    )
-      current = (current as { cause?: unknown }).cause;
-    else return undefined;
-  }
-  return undefined;
-}
-
-export function toApiError(error: unknown): unknown {
-  if (error instanceof WorkflowExecutionAlreadyStartedError)
-    return Errors.conflict('the same operation is already running for this project', 'wait for it to finish and retry');
-  const cause = applicationCause(error);
-  if (cause?.type === 'project_unavailable') return Errors.projectUnavailable(cause.message);
-  if (cause?.type === 'not_found') return Errors.notFound(cause.message.replace(/ not found$/, ''));
-  if (cause?.type === 'ref_not_found') return Errors.refNotFound(cause.message);
-  return wrapConnectionError(error);
-}
-
-/** Temporal says there is no such workflow (typed by the client, or a bare gRPC NOT_FOUND). */
-export function isNotFound(error: unknown): boolean {
-  return (
-    error instanceof WorkflowNotFoundError ||
-    (error as { code?: number })?.code === 5 ||
-    /NOT_FOUND/.test(String((error as Error)?.message))
-  );
-}
-
-/** A signal to a workflow that has already closed. */
-export function isClosed(error: unknown): boolean {
-  return /already completed|already finished|workflow execution already/i.test(String((error as Error)?.message));
-}
-
-const GRPC_CODES: Record<number, string> = {
-  4: 'DEADLINE_EXCEEDED',
-  14: 'UNAVAILABLE',
-  8: 'RESOURCE_EXHAUSTED',
-  1: 'CANCELLED',
-};
-
-/** Temporal out of reach (unavailable, too slow, overloaded) is a 503 naming the gRPC code. */
-export function wrapConnectionError(error: unknown): unknown {
-  const message = String((error as Error)?.message ?? error);
-  const code = (error as { code?: number })?.code ?? (error as { cause?: { code?: number } })?.cause?.code;
-  const grpc = code !== undefined ? GRPC_CODES[code] : undefined;
-  if (grpc || /UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED|Connection|transport|deadline/i.test(message))
-    return Errors.temporalUnavailable(`${grpc ? `gRPC ${grpc}: ` : ''}${message}`.slice(0, 500));
-  return error;
-}
