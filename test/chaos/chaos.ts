@@ -94,6 +94,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
     let chaosOn = true;
     const order = [...DISRUPTIONS];
+    let chaosFailed: unknown;
     const chaos = (async () => {
       // At least one full cycle, however quickly the work finishes.
       for (let round = 0; chaosOn || round < DISRUPTIONS.length; round++) {
@@ -109,18 +110,33 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         else if (what === 'kill temporal') {
           await topology.killTemporal();
           await new Promise((resolve) => setTimeout(resolve, 1000 + Math.random() * 2000));
-          await topology.startTemporal();
+          // As a process supervisor would: a server slow to come back (a loaded machine) is started again.
+          for (let attempt = 1; ; attempt++) {
+            try {
+              await topology.startTemporal();
+              break;
+            } catch (error) {
+              if (attempt >= 5) throw error;
+              log(`chaos: Temporal did not come back (${(error as Error).message}); starting it again`);
+              await topology.killTemporal().catch(() => undefined);
+            }
+          }
         } else {
           topology.postgres.stop();
           await new Promise((resolve) => setTimeout(resolve, 1000 + Math.random() * 2000));
           topology.postgres.start();
         }
       }
-    })();
+    })().catch((error: unknown) => {
+      // The disruption itself broke (a server that would not come back): stop here and say so.
+      chaosFailed = error;
+      chaosOn = false;
+    });
 
     const dispatched: Dispatched[] = [];
     const planRunIds: string[] = [];
     for (let index = 0; index < options.runs; index++) {
+      if (chaosFailed) throw chaosFailed;
       const { body, expect } = workload(index, project);
       const key = `chaos-${index}`;
       const response = await persist(topology, token, 'POST', '/runs', body, key);
@@ -148,6 +164,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     chaosOn = false;
     await chaos;
+    if (chaosFailed) throw chaosFailed;
     const settling = Date.now();
     const report = await check(topology, token, dispatched, planRunIds, fixture);
     return {
@@ -175,18 +192,23 @@ async function check(
   const problems: string[] = [];
   let correct = 0;
   const dataDir = topology.env.SVC_DATA_DIR!;
+  // One deadline for every run together: a stuck run is reported (with what it last looked like),
+  // and the topology is still torn down, rather than the test timing out with nothing said.
+  const deadline = Date.now() + 300_000;
   for (const run of dispatched) {
+    let last: { state?: string; failureReason?: string | null } | undefined;
     const final = await waitFor(
       async () => {
         const response = await request(topology.apiUrl, token, 'GET', `/runs/${run.runId}`).catch(() => undefined);
+        last = response?.body?.run ?? last;
         const state = response?.body?.run?.state;
         return ['succeeded', 'failed', 'cancelled'].includes(state) ? response!.body.run : undefined;
       },
       `run ${run.runId} to end`,
-      300_000,
+      Math.max(1000, deadline - Date.now()),
     ).catch(() => undefined);
     const wrong: string[] = [];
-    if (!final) wrong.push('never reached a terminal state');
+    if (!final) wrong.push(`never reached a terminal state (last seen: ${last ? last.state : 'unreadable'})`);
     else if (final.state !== run.expect.state || final.failureReason !== run.expect.failureReason)
       wrong.push(
         `ended ${final.state}/${final.failureReason}, expected ${run.expect.state}/${run.expect.failureReason}`,
@@ -219,7 +241,7 @@ async function check(
         return body && ['succeeded', 'failed', 'cancelled'].includes(body.planRun.state) ? body : undefined;
       },
       `plan-run ${planRunId} to end`,
-      300_000,
+      Math.max(1000, deadline - Date.now()),
     ).catch(() => undefined);
     if (!plan) problems.push(`plan-run ${planRunId} never ended`);
     else if (
