@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { AgentDefinition } from '../core/agents.ts';
 import { newId } from '../core/ids.ts';
 import {
+  childProgressOf,
   renderPlanPrompt,
   type ChildRunProgress,
   type PlanChildSettings,
@@ -90,17 +91,7 @@ export function createPlanActivities(deps: PlanActivityDeps, projects: Pick<Proj
     /** A child run as its workflow holds it now (for a resumed plan-run, whose children it did not start). */
     async describeRun({ runId }: { runId: string }): Promise<Omit<ChildRunProgress, 'planRunId' | 'seq'>> {
       try {
-        const run = await deps.temporal.workflow.getHandle(runId).query(runSnapshotQuery);
-        return {
-          runId,
-          state: run.state,
-          failureReason: run.failureReason,
-          prUrl: run.prUrl,
-          prState: run.prState,
-          prMergedAt: run.prMergedAt,
-          endedAt: run.endedAt,
-          emptyPush: run.commitsAhead === 0,
-        };
+        return childProgressOf(await deps.temporal.workflow.getHandle(runId).query(runSnapshotQuery));
       } catch (error) {
         if ((error as Error).name === 'WorkflowNotFoundError')
           throw ApplicationFailure.nonRetryable(`run ${runId} has no workflow`, 'not_found');

@@ -1,7 +1,7 @@
 // The plan-run as planRunWorkflow holds it: the plan row, its children, and the rules that move
 // them. Pure: the workflow, the activities that project it and the API that presents it share it.
 import type { AgentDefinition } from './agents.ts';
-import type { RunTiming } from './run-model.ts';
+import type { RunSnapshot, RunTiming } from './run-model.ts';
 import type { PlanRunChildState, PlanRunState, PrState, RunFailureReason, RunState } from './run-states.ts';
 
 export const DEFAULT_PROMPT_TEMPLATE = 'work on sd {seed_id}';
@@ -207,4 +207,23 @@ export function childFailureFor(progress: Pick<ChildRunProgress, 'state' | 'fail
 /** Where the dispatcher handle is used as an actor it must look like one. */
 export function sanitizeHandle(handle: string | null | undefined): string {
   return handle && /^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(handle) ? handle : 'operator';
+}
+
+/** What a child run tells its plan-run about itself: the same from its signal and from a query. */
+export function childProgressOf(
+  run: Pick<
+    RunSnapshot,
+    'id' | 'state' | 'failureReason' | 'prUrl' | 'prState' | 'prMergedAt' | 'endedAt' | 'commitsAhead'
+  >,
+): Omit<ChildRunProgress, 'planRunId' | 'seq'> {
+  return {
+    runId: run.id,
+    state: run.state,
+    failureReason: run.failureReason,
+    prUrl: run.prUrl,
+    prState: run.prState,
+    prMergedAt: run.prMergedAt,
+    endedAt: run.endedAt,
+    emptyPush: run.commitsAhead === 0,
+  };
 }

@@ -36,6 +36,7 @@ import {
   type CancelRequest,
 } from './messages.ts';
 import { watchPullRequest, type FinalizeChannel } from './run-tail.ts';
+import { childProgressOf } from '../core/plan-model.ts';
 
 /** Workflow time as an ISO-8601 string (deterministic: the SDK's Date). */
 export const now = () => new Date(Date.now()).toISOString();
@@ -119,18 +120,7 @@ export class RunExecution {
       const { planRunId, seq } = input.planRun;
       // A plan-run that has ended (failed, cancelled) no longer listens; a resumed one asks afresh.
       await getExternalWorkflowHandle(planRunId)
-        .signal(childRunProgressSignal, {
-          planRunId,
-          seq,
-          runId: run.id,
-          state: run.state,
-          failureReason: run.failureReason,
-          prUrl: run.prUrl,
-          prState: run.prState,
-          prMergedAt: run.prMergedAt,
-          endedAt: run.endedAt,
-          emptyPush: run.commitsAhead === 0,
-        })
+        .signal(childRunProgressSignal, { planRunId, seq, ...childProgressOf(run) })
         .catch(() => undefined);
     }
   }
