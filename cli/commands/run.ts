@@ -56,7 +56,11 @@ export class RunCommand extends RemoteCommand {
     const { run, sandbox, links } = await this.client.request<DispatchRunResponse>('POST', '/runs', body);
     this.emit(
       { type: 'run.spawned', run, sandbox },
-      `run ${run.id} dispatched: agent ${run.agentName}${run.projectId ? `, project ${run.projectId}` : ''}${links?.temporalUi ? ` — ${links.temporalUi}` : ''}`,
+      [
+        `run ${run.id} dispatched: agent ${run.agentName}`,
+        run.projectId ? `, project ${run.projectId}` : '',
+        links?.temporalUi ? ` — ${links.temporalUi}` : '',
+      ].join(''),
     );
 
     const followed = await this.tail(`/runs/${run.id}/events?follow=1`, (event) =>

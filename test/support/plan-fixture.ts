@@ -12,7 +12,11 @@ export interface PlanFixture {
   /** Seeds of the plan, in plan order. */
   seeds: string[];
   planId: string;
-  /** Touch `<switches>/fail-<seed>` (fails the child), `slow-<seed>` (the child waits until it is removed); `empty-<seed>` (the child succeeds, changing nothing); `flaky-<seed>` fails once with a provider error. */
+  /**
+   * Touch `<switches>/fail-<seed>` (fails the child), `slow-<seed>` (the child waits until it is
+   * removed), `empty-<seed>` (the child succeeds, changing nothing); `flaky-<seed>` fails once with a
+   * provider error.
+   */
   switches: string;
   template: string;
   env: Record<string, string>;

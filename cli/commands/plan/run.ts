@@ -78,10 +78,7 @@ export class PlanRunCommand extends RemoteCommand {
     if (!this.follow) return EXIT.ok;
 
     const followed = await this.tail(`/plan-runs/${id}/events?follow=1`, (event) =>
-      this.emit(
-        { type: 'plan_run.event', ...event },
-        `${event.ts} ${event.runId} ${event.kind}${event.kind.startsWith('plan_run.') ? ` ${JSON.stringify(event.payload)}` : event.payload?.text ? ` ${event.payload.text}` : ''}`,
-      ),
+      this.emit({ type: 'plan_run.event', ...event }, `${event.ts} ${event.runId} ${event.kind}${eventDetail(event)}`),
     );
     if (followed === 'detached') {
       this.context.stderr.write(`svc: detached from ${id}; it goes on (cancel it with \`svc plan cancel ${id}\`)\n`);
@@ -96,4 +93,10 @@ export class PlanRunCommand extends RemoteCommand {
     );
     return planRun.state === 'succeeded' ? EXIT.ok : EXIT.failed;
   }
+}
+
+/** What a pretty line shows of an event: a plan event's payload, an agent's line of text. */
+function eventDetail(event: { kind: string; payload?: { text?: unknown } }): string {
+  if (event.kind.startsWith('plan_run.')) return ` ${JSON.stringify(event.payload)}`;
+  return typeof event.payload?.text === 'string' ? ` ${event.payload.text}` : '';
 }
