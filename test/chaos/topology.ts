@@ -79,7 +79,12 @@ export async function startTopology(extraEnv: Record<string, string>): Promise<T
   settings.ui.enabled = false;
   settings.dbFile = join(dir, 'temporal.sqlite');
   let temporal = await startTemporalDev(join(dir, 'temporal'), settings);
-  const postgres = await startPrivatePostgres();
+  // A topology that cannot start leaves nothing running behind it (a live child would keep the
+  // test process, and the whole suite, from ever ending).
+  const postgres = await startPrivatePostgres().catch(async (error: unknown) => {
+    await temporal.stop().catch(() => undefined);
+    throw error;
+  });
   const port = await freePort();
   const apiUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {

@@ -25,6 +25,10 @@ export function canRunPrivatePostgres(): boolean {
   return binDir() !== undefined;
 }
 
+/** runuser lives in sbin, which a minimal PATH (CI's `env -i`, cron) leaves out. */
+const RUNUSER =
+  ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser'].find((path) => existsSync(path)) ?? 'runuser';
+
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = binDir();
   if (!bin) throw new Error('PostgreSQL binaries are not installed');
@@ -32,7 +36,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const asRoot = process.getuid?.() === 0;
   // initdb refuses to run as root: the server runs as the postgres account then.
   const run = (command: string, args: string[]) =>
-    execFileSync(asRoot ? 'runuser' : command, asRoot ? ['-u', 'postgres', '--', command, ...args] : args, {
+    execFileSync(asRoot ? RUNUSER : command, asRoot ? ['-u', 'postgres', '--', command, ...args] : args, {
       stdio: 'pipe',
       timeout: 60_000,
     });
