@@ -31,7 +31,12 @@ test.before(async () => {
     .project.id;
   runA = (
     await svc.request('POST', '/runs', {
-      body: { agent: 'shell', project: visible, prompt: `echo token=${SECRET}\nsleep 300` },
+      body: {
+        agent: 'shell',
+        project: visible,
+        prompt: `echo token=${SECRET}\nsleep 300`,
+        metadata: { ticket: 'INTERNAL-7' },
+      },
     })
   ).body.run.id;
   runB = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'sleep 300' } })).body.run.id;
@@ -142,6 +147,9 @@ test.serial('spectators see allowlisted projects only, redacted, with secrets ma
   );
   t.is(runs.costTotalUsd, null);
   t.is(runs.runs[0].renderedAgentJson, null);
+  t.is(runs.runs[0].metadata, null, "the dispatcher's labels are the operator's");
+  t.deepEqual((await svc.request('GET', `/runs/${runA}`)).body.run.metadata, { ticket: 'INTERNAL-7' });
+  t.is((await svc.request('GET', `/runs/${runA}`, spectator)).body.run.metadata, null);
   t.is((await svc.request('GET', `/runs/${hiddenRun}`, spectator)).status, 404);
   t.is(
     (await svc.request('GET', `/runs/${runB}`, spectator)).status,
