@@ -7,7 +7,7 @@ import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { SandboxNetworkSettings } from '../core/run-model.ts';
 import { mintRunToken } from '../core/run-token.ts';
-import { dataPaths } from '../stack/config.ts';
+import { dataPaths } from '../platform/config.ts';
 import { appendRunEvents } from './read-model/run-projection.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import { runtimeFor } from './runtimes/index.ts';

@@ -8,7 +8,7 @@ import { parseGitHubUrl } from '../core/git-url.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { ProjectEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
-import { dataPaths } from '../stack/config.ts';
+import { dataPaths } from '../platform/config.ts';
 import { ForgeUnavailableError, PullRequests, type PullRequestRef } from './forge/github-forge.ts';
 import {
   deliverBranch,
@@ -20,7 +20,8 @@ import {
 import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { readJsonIfExists, sandboxFiles, type LaunchSpec } from './sandbox/files.ts';
-import { sandboxHostId, type SandboxSettings } from './sandbox/isolation.ts';
+import type { SandboxSettings } from '../platform/sandbox-settings.ts';
+import { sandboxHostId } from './sandbox/isolation.ts';
 import { createMemoryCgroup } from './sandbox/memory-cgroup.ts';
 import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
 import { startSandbox } from './sandbox/local-sandbox.ts';
@@ -136,7 +137,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
             branch,
             baseBranch,
             bundle,
-            salvagePath: join(dataPaths.salvage(deps.dataDir), `${runId}.bundle`),
+            dataDir: deps.dataDir,
             token: deps.githubToken,
           }),
         );

@@ -11,7 +11,8 @@ import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { saveInboxItems } from './read-model/inbox-store.ts';
 import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
-import { sandboxHostId, type SandboxSettings } from './sandbox/isolation.ts';
+import type { SandboxSettings } from '../platform/sandbox-settings.ts';
+import { sandboxHostId } from './sandbox/isolation.ts';
 
 export interface RunActivityDeps {
   readModel: ReadModel;

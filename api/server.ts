@@ -4,7 +4,8 @@ import type { Socket } from 'node:net';
 import type { ReadModel } from '../db/orm.ts';
 import type { RunTiming } from '../core/run-model.ts';
 import type { PlanTiming } from '../core/plan-model.ts';
-import { RunEntity } from '../db/entities/index.ts';
+import { ProjectsRepository } from '../db/repositories/projects.repository.ts';
+import { RunsRepository } from '../db/repositories/runs.repository.ts';
 import { isTerminalRunState } from '../core/run-states.ts';
 import { createApiApp } from './app.ts';
 import type { AuthSettings } from './auth.ts';
@@ -25,7 +26,7 @@ import { PlanRunsService } from './services/plan-runs.service.ts';
 import { ProjectsService } from './services/projects.service.ts';
 import { RunEventsService } from './services/run-events.service.ts';
 import type { GitHubForge } from '../activities/forge/github-forge.ts';
-import type { AgentCatalog } from '../stack/agent-catalog.ts';
+import type { AgentCatalog } from '../platform/agent-catalog.ts';
 import { RunsService } from './services/runs.service.ts';
 import type { TemporalGateway } from './services/temporal-gateway.ts';
 
@@ -64,14 +65,17 @@ export function allRoutes(
   lifecycle: LifecycleHub,
   secrets: string[] = [],
 ) {
+  const runRows = new RunsRepository(deps.readModel);
   const projects = new ProjectsService({
     readModel: deps.readModel,
+    runRows,
     temporal: deps.temporal,
     agents: deps.agents,
     projectsRoot: deps.projectsRoot,
   });
   const runs = new RunsService({
     readModel: deps.readModel,
+    runRows,
     temporal: deps.temporal,
     agents: deps.agents,
     projects,
@@ -86,14 +90,17 @@ export function allRoutes(
     runs,
   });
   const links = temporalLinks(deps.temporalUi);
-  const spectators = new Spectators(deps.readModel, {
+  const projectRows = new ProjectsRepository(deps.readModel);
+  const spectators = new Spectators({
     allowlist: deps.publicAllowlist ?? [],
     secrets,
     hiddenPaths: [deps.dataDir, deps.projectsRoot],
     showsPrompts: (projectId) => projects.showsPromptsToSpectators(projectId),
+    projects: () => projectRows.gitUrls(),
   });
   const planRuns = new PlanRunsService({
     readModel: deps.readModel,
+    runRows,
     workflows: new PlanRunWorkflows(deps.temporal),
     projects,
     agents: deps.agents,
@@ -155,8 +162,8 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   const lifecycle = new LifecycleHub(deps.readModel, { ...DEFAULT_LIFECYCLE_SETTINGS, pollMs: 250, ...deps.lifecycle });
   await lifecycle.start();
   const isRunActive = async (runId: string) => {
-    const run = await deps.readModel.em().findOne(RunEntity, { id: runId }, { fields: ['state'] });
-    return run !== null && !isTerminalRunState(run.state);
+    const state = await new RunsRepository(deps.readModel).stateOf(runId);
+    return state !== null && !isTerminalRunState(state);
   };
   const app = createApiApp({
     auth: { ...deps.auth, isRunActive },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `svc` command line. One command per file under cli/commands/.
 import { Builtins, Cli } from 'clipanion';
-import { SVC_VERSION } from '../stack/version.ts';
+import { SVC_VERSION } from '../platform/version.ts';
 import { EXIT } from './base-command.ts';
 import { ConfigMigrateCommand } from './commands/config/migrate.ts';
 import { InitCommand } from './commands/init.ts';

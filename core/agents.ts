@@ -1,5 +1,5 @@
 // Agent definitions: what a named agent is and how its process is launched. Pure data; loading
-// the configuration file lives in stack/agent-catalog.ts.
+// the configuration file lives in platform/agent-catalog.ts.
 
 export const STEERING_CAPABILITIES = ['mid-run', 'spawn-only', 'none'] as const;
 export type SteeringCapability = (typeof STEERING_CAPABILITIES)[number];

@@ -2,60 +2,26 @@
 // projects into the read model and what the API presents. Timestamps are ISO-8601 UTC strings
 // except createdAt, which the spec makes epoch milliseconds.
 import type { AgentDefinition } from './agents.ts';
-import type { CloneKind, CostBasis, PreviewState, PrState, RunFailureReason, RunState } from './run-states.ts';
+import type { CloneKind, RunFailureReason, RunState, PrState } from './run-states.ts';
+import type { RunJson } from './run-schema.ts';
 
-export interface RunSnapshot {
-  id: string;
-  agentName: string;
-  projectId: string | null;
-  sandboxId: string | null;
-  sandboxRunId: string | null;
-  seedId: string | null;
-  parentRunId: string | null;
-  cloneKind: CloneKind | null;
-  mode: 'batch';
-  provider: string | null;
-  model: string | null;
+/**
+ * The run as its workflow holds it: the spec's Run (core/run-schema.ts, the one declaration of its
+ * fields) with the agent typed, plus what only svc needs. Every Run field is here by construction.
+ */
+export type RunSnapshot = Omit<RunJson, 'renderedAgentJson' | 'createdAt' | 'metadata'> & {
   renderedAgentJson: AgentDefinition;
-  state: RunState;
-  failureReason: RunFailureReason | null;
   createdAt: number;
-  startedAt: string | null;
-  endedAt: string | null;
-  commitsAhead: number | null;
-  filesChanged: number | null;
-  insertions: number | null;
-  deletions: number | null;
-  prompt: string;
-  trigger: string;
-  prUrl: string | null;
-  prState: PrState | null;
-  prMergedAt: string | null;
-  targetBranch: string | null;
-  ref: string | null;
-  baseCommit: string | null;
-  branch: string | null;
-  salvageRef: string | null;
-  salvagePath: string | null;
-  costUsd: number | null;
-  maxCostUsd: number | null;
-  tokensInput: number | null;
-  tokensOutput: number | null;
-  tokensCacheRead: number | null;
-  tokensCacheWrite: number | null;
-  previewState: PreviewState | null;
-  previewPort: number | null;
-  previewStartedAt: string | null;
-  previewLastHitAt: string | null;
-  previewFailureMessage: string | null;
-  costBasis: CostBasis;
-  workspacePath: string | null;
-  dispatcherHandle: string | null;
   /** The dispatcher's own labels (POST /runs `metadata`; a plan child's {planRunId, planId, childSeq}). */
   metadata: Record<string, unknown> | null;
+  baseCommit: string | null;
+  branch: string | null;
+  maxCostUsd: number | null;
+  workspacePath: string | null;
+  dispatcherHandle: string | null;
   /** Grows with every projection, so a late retry of an older projection never wins. */
   projectionVersion: number;
-}
+};
 
 export interface RunWorkflowInput {
   runId: string;

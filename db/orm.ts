@@ -4,12 +4,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import { SqliteDriver } from '@mikro-orm/sqlite';
-import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { PostgreSqlDriver, PostgreSqlPlatform } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { EntityManager } from '@mikro-orm/sql';
 import { ALL_ENTITIES } from './entities/index.ts';
 import { migrationsFor } from './migrations/index.ts';
-import { withFileLock } from '../stack/file-lock.ts';
+import { withFileLock } from '../platform/file-lock.ts';
 
 export type DbDialect = 'sqlite' | 'postgresql';
 
@@ -30,6 +30,11 @@ export interface ReadModel {
 
 export function dialectOf(databaseUrl: string): DbDialect {
   return /^postgres(ql)?:\/\//i.test(databaseUrl) ? 'postgresql' : 'sqlite';
+}
+
+/** The dialect an entity manager talks to (for the few statements that differ, e.g. NOTIFY). */
+export function dialectOfEm(em: EntityManager): DbDialect {
+  return em.getPlatform() instanceof PostgreSqlPlatform ? 'postgresql' : 'sqlite';
 }
 
 export function ormOptions(settings: OrmSettings, overrides: Partial<Options> = {}): Options {

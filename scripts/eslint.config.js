@@ -30,9 +30,18 @@ const NON_DETERMINISTIC = [
     message: 'workflows never touch I/O libraries; call an activity',
   },
   {
-    group: ['../activities/*', '../api/*', '../db/*', '../stack/*', '../worker/*', '../cli/*'],
+    group: ['../activities/*', '../api/*', '../db/*', '../platform/*', '../stack/*', '../worker/*', '../cli/*'],
     allowTypeImports: true,
     message: 'only types may come from these layers (import type)',
+  },
+];
+
+// core/ is pure and shared by every layer; platform/ holds leaf helpers with I/O (settings, locks,
+// processes, config files). Neither may reach up into a layer that uses it.
+const LEAF_LAYERS = [
+  {
+    group: ['../activities/*', '../api/*', '../workflows/*', '../stack/*', '../worker/*', '../cli/*', '../db/*'],
+    message: 'core/ and platform/ are leaves: the layers import them, never the reverse',
   },
 ];
 
@@ -64,6 +73,20 @@ export default tseslint.config(
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: NON_DETERMINISTIC }],
+    },
+  },
+  {
+    files: ['platform/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: LEAF_LAYERS }] },
+  },
+  {
+    // core/ does no I/O at all, so not even platform/ is below it.
+    files: ['core/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ ...LEAF_LAYERS[0], group: [...LEAF_LAYERS[0].group, '../platform/*'] }] },
+      ],
     },
   },
 );

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { buildOpenApiDocument } from '../api/openapi.ts';
 import { documentedRoutes } from '../api/server.ts';
-import { SVC_VERSION } from '../stack/version.ts';
+import { SVC_VERSION } from '../platform/version.ts';
 
 writeFileSync(
   'docs/openapi.json',

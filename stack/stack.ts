@@ -2,17 +2,17 @@
 // read model (migrated), a worker and the API, and takes it down again in the reverse order.
 import { GitHubForge } from '../activities/forge/github-forge.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
-import { AgentCatalog } from './agent-catalog.ts';
+import { AgentCatalog } from '../platform/agent-catalog.ts';
 import { TemporalGateway } from '../api/services/temporal-gateway.ts';
 import { initORM, migrate, type ReadModel } from '../db/orm.ts';
 import { startWorker, type RunningWorker } from '../worker/worker.ts';
-import { dataPaths, type SvcConfig } from './config.ts';
+import { dataPaths, type SvcConfig } from '../platform/config.ts';
 import { chooseIsolation, UNSANDBOXED_WARNING } from '../activities/sandbox/isolation.ts';
 import { sealDataDir } from './data-dir.ts';
 import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
 import { startTemporalDev, type RunningTemporal } from './temporal-dev.ts';
-import { SVC_VERSION } from './version.ts';
+import { SVC_VERSION } from '../platform/version.ts';
 
 export { SVC_VERSION };
 

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse as parseYaml } from 'yaml';
 import { Connection } from '@temporalio/client';
-import { dataPaths } from './config.ts';
-import { isProcessAlive, terminateProcessGroup } from './processes.ts';
+import { dataPaths } from '../platform/config.ts';
+import { isProcessAlive, terminateProcessGroup } from '../platform/processes.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -16,8 +16,8 @@ import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { ensureReconcilerSchedule } from './reconciler-schedule.ts';
 import type { ReadModel } from '../db/orm.ts';
-import type { AgentCatalog } from '../stack/agent-catalog.ts';
-import type { SvcConfig } from '../stack/config.ts';
+import type { AgentCatalog } from '../platform/agent-catalog.ts';
+import type { SvcConfig } from '../platform/config.ts';
 
 export const WORKFLOWS_ENTRY = join(dirname(fileURLToPath(import.meta.url)), '..', 'workflows', 'index.ts');
 

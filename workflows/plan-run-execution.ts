@@ -86,6 +86,38 @@ export class PlanRunExecution {
     });
   }
 
+  /**
+   * The events of a child's dispatch: dispatched, advanced (when a merged child came before) and
+   * child_retried (when this run replaces one that hit a provider error, which it then forgets).
+   */
+  dispatchedEvents(child: PlanChild, runId: string): PlanEvent[] {
+    const events: PlanEvent[] = [
+      {
+        key: `dispatched:${runId}`,
+        kind: 'plan_run.dispatched',
+        payload: { seq: child.seq, seedId: child.seedId, runId, executionProjectId: this.plan.projectId },
+      },
+    ];
+    if (this.lastMergedSeq !== null)
+      events.push({
+        key: `advanced:${child.seq}`,
+        kind: 'plan_run.advanced',
+        payload: { mergedChildSeq: this.lastMergedSeq, dispatchedChildSeq: child.seq },
+      });
+    if (this.retriedFrom)
+      events.push({
+        key: `retried:${runId}`,
+        kind: 'plan_run.child_retried',
+        payload: {
+          previousRunId: this.retriedFrom.runId,
+          failureReason: this.retriedFrom.failureReason,
+          retryCount: child.retryCount,
+        },
+      });
+    this.retriedFrom = null;
+    return events;
+  }
+
   update(child: PlanChild, patch: Partial<PlanChild>): void {
     Object.assign(child, patch, { updatedAt: now() });
   }

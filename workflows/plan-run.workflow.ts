@@ -24,7 +24,7 @@ import { isTerminalRunState } from '../core/run-states.ts';
 import { runSearchAttributes, SvcPlanId, SvcState } from '../core/search-attributes.ts';
 import { planSetup } from './activity-proxies.ts';
 import { describeFailure } from './failures.ts';
-import { PlanRunExecution, type PlanEvent } from './plan-run-execution.ts';
+import { PlanRunExecution } from './plan-run-execution.ts';
 import { now } from './run-execution.ts';
 import { runWorkflow } from './run.workflow.ts';
 
@@ -118,36 +118,7 @@ async function dispatch(execution: PlanRunExecution, child: PlanChild): Promise<
   });
   // The run's first news comes once its row is in the read model, where this plan's events go.
   await condition(() => execution.news.has(runInput.runId) || execution.cancelRequest !== null);
-  const events: PlanEvent[] = [
-    {
-      key: `dispatched:${runInput.runId}`,
-      kind: 'plan_run.dispatched',
-      payload: {
-        seq: child.seq,
-        seedId: child.seedId,
-        runId: runInput.runId,
-        executionProjectId: plan.projectId,
-      },
-    },
-  ];
-  if (execution.lastMergedSeq !== null)
-    events.push({
-      key: `advanced:${child.seq}`,
-      kind: 'plan_run.advanced',
-      payload: { mergedChildSeq: execution.lastMergedSeq, dispatchedChildSeq: child.seq },
-    });
-  if (execution.retriedFrom)
-    events.push({
-      key: `retried:${runInput.runId}`,
-      kind: 'plan_run.child_retried',
-      payload: {
-        previousRunId: execution.retriedFrom.runId,
-        failureReason: execution.retriedFrom.failureReason,
-        retryCount: child.retryCount,
-      },
-    });
-  execution.retriedFrom = null;
-  await execution.publish(events, runInput.runId);
+  await execution.publish(execution.dispatchedEvents(child, runInput.runId), runInput.runId);
   return null;
 }
 

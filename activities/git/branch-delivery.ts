@@ -4,10 +4,11 @@
 // measured there. When the push fails, the work is salvaged from the same place: a rescue branch
 // on origin and the bundle kept in the data directory. git never runs in the agent's workspace
 // with svc's rights.
-import { constants, copyFileSync, mkdirSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { git, GitError } from './git.ts';
+import { keepSalvageBundle } from '../../platform/salvage-store.ts';
 
 export interface ChangeSummary {
   commitsAhead: number;
@@ -90,8 +91,8 @@ export interface DeliveryRequest {
   baseBranch: string;
   /** svc's copy of the sandbox's bundle. */
   bundle: string;
-  /** Where a bundle that could not be pushed is kept. */
-  salvagePath: string;
+  /** svc's data directory: a bundle that could not be pushed is kept in its salvage store. */
+  dataDir: string;
   token: string | undefined;
 }
 
@@ -186,10 +187,9 @@ async function salvage(
   } catch (error) {
     notes.push(`rescue push refused: ${message(error)}`);
   }
-  let salvagePath: string | null = request.salvagePath;
+  let salvagePath: string | null = null;
   try {
-    mkdirSync(dirname(salvagePath), { recursive: true, mode: 0o700 });
-    copyFileSync(request.bundle, salvagePath);
+    salvagePath = keepSalvageBundle(request.dataDir, request.runId, request.bundle, 'copy');
   } catch (error) {
     notes.push(`bundle not kept: ${message(error)}`);
     salvagePath = null;

@@ -5,6 +5,7 @@ import type { RunSnapshot } from '../../core/run-model.ts';
 import { isTerminalRunState, type EventStream } from '../../core/run-states.ts';
 import { LifecycleEventEntity, RunEntity, RunEventEntity } from '../../db/entities/index.ts';
 import type { LifecycleHook, RunEventKind } from '../../core/event-kinds.ts';
+import { dialectOfEm } from '../../db/orm.ts';
 import { fitColumns } from './fit-columns.ts';
 
 export interface RunEventInput {
@@ -84,9 +85,8 @@ export async function recordLifecycle(
     .onConflict(['runId', 'hook'])
     .ignore()
     .execute();
-  const connection = tx.getConnection();
-  if (connection.constructor.name.startsWith('PostgreSql'))
-    await connection.execute("select pg_notify('svc_lifecycle', '')", [], 'all', tx.getTransactionContext());
+  if (dialectOfEm(tx) === 'postgresql')
+    await tx.getConnection().execute("select pg_notify('svc_lifecycle', '')", [], 'all', tx.getTransactionContext());
 }
 
 /**

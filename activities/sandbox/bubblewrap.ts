@@ -5,6 +5,7 @@
 // no_new_privs, no nested user namespaces. Under a root svc the agent also runs as an
 // unprivileged host uid of its own, so root-owned files and root's processes stay closed to it.
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import type { Bind } from '../../platform/sandbox-settings.ts';
 
 /** Where things are inside every sandbox. */
 export const SANDBOX_PATHS = {
@@ -44,12 +45,6 @@ const SYSTEM_ETC = [
   'terminfo',
   'timezone',
 ];
-
-export interface Bind {
-  source: string;
-  target: string;
-  writable: boolean;
-}
 
 export interface SandboxLayout {
   /** Host directories, bound writable at SANDBOX_PATHS.workspace, .home and .tmp. */

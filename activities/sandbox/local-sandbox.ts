@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isSameProcessAlive } from '../../stack/processes.ts';
+import { isSameProcessAlive } from '../../platform/processes.ts';
 import {
   readJsonIfExists,
   sandboxFiles,

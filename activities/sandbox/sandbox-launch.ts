@@ -10,7 +10,8 @@ import { describeEgressRule, type EgressRule } from '../../core/egress-rules.ts'
 import { bubblewrapArgv, sandboxEtc, SANDBOX_PATHS, type SandboxLayout } from './bubblewrap.ts';
 import type { CallbackTarget } from './callback-proxy.ts';
 import { sandboxFiles, type LaunchSpec } from './files.ts';
-import { UNSANDBOXED_WARNING, type Isolation, type SandboxSettings } from './isolation.ts';
+import type { Isolation, SandboxSettings } from '../../platform/sandbox-settings.ts';
+import { UNSANDBOXED_WARNING } from './isolation.ts';
 import { NETWORK_SOCKETS } from './sandbox-network.ts';
 import { resolveToolchain } from './toolchain.ts';
 

@@ -4,7 +4,7 @@
 //   node activities/sandbox/supervisor.ts <sandbox-dir>
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { processStartTime } from '../../stack/processes.ts';
+import { processStartTime } from '../../platform/processes.ts';
 import { joinCgroupArgv, oomKillCount, removeMemoryCgroup } from './memory-cgroup.ts';
 import { startSandboxNetwork } from './sandbox-network.ts';
 import {

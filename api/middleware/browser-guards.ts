@@ -5,7 +5,7 @@
 // operator, the Host must also be a loopback name, so a hostile domain re-pointed at 127.0.0.1
 // (DNS rebinding) cannot read or drive the API either.
 import type { Context, Middleware } from 'koa';
-import { isLoopbackHost } from '../../stack/config.ts';
+import { isLoopbackHost } from '../../platform/config.ts';
 import { Errors } from '../errors.ts';
 
 /** The host name of a Host header (`127.0.0.1:8080`, `[::1]:8080`, `localhost`). */

@@ -2,13 +2,14 @@
 // createdAt as epoch milliseconds. Accepts a read-model row or a workflow snapshot.
 import type { Run } from '../../db/entities/index.ts';
 import type { RunSnapshot } from '../../core/run-model.ts';
+import type { RunJson } from '../../core/run-schema.ts';
 
 type Timestamp = Date | string | null | undefined;
 
 export const iso = (value: Timestamp): string | null =>
   value === null || value === undefined ? null : new Date(value).toISOString();
 
-export function presentRun(run: Run | RunSnapshot) {
+export function presentRun(run: Run | RunSnapshot): RunJson {
   return {
     id: run.id,
     agentName: run.agentName,
@@ -18,7 +19,7 @@ export function presentRun(run: Run | RunSnapshot) {
     seedId: run.seedId ?? null,
     parentRunId: run.parentRunId ?? null,
     cloneKind: run.cloneKind ?? null,
-    mode: 'batch' as const,
+    mode: 'batch',
     provider: run.provider ?? null,
     model: run.model ?? null,
     renderedAgentJson: run.renderedAgentJson ?? null,
@@ -56,7 +57,7 @@ export function presentRun(run: Run | RunSnapshot) {
   };
 }
 
-export type RunJson = ReturnType<typeof presentRun>;
+export type { RunJson };
 
 /** The answer to a dispatch (POST /runs, a trigger run): the run, its sandbox, and where to watch it. */
 export function presentDispatch(

@@ -5,8 +5,6 @@
 // is shown, and never holds a stream open.
 import { Readable } from 'node:stream';
 import type { Identity } from '../auth.ts';
-import { ProjectEntity } from '../../db/entities/index.ts';
-import type { ReadModel } from '../../db/orm.ts';
 import { Errors } from '../errors.ts';
 import { redactSecrets } from './redaction.ts';
 
@@ -35,14 +33,19 @@ export interface SpectatorSettings {
   hiddenPaths: string[];
   /** Whether a project lets spectators read its prompts (.svc/config.yaml spectators.showPrompts). */
   showsPrompts: (projectId: string) => Promise<boolean>;
+  /** Every registered project's id and git URL: the policy decides which are visible. */
+  projects: () => Promise<{ id: string; gitUrl: string }[]>;
 }
 
+/**
+ * The spectator policy: what a credential-less caller may see, and how it is masked. It decides
+ * from the data it is given (settings and callbacks) and reads no storage itself.
+ */
+
 export class Spectators {
-  readonly #readModel: ReadModel;
   readonly #settings: SpectatorSettings;
 
-  constructor(readModel: ReadModel, settings: SpectatorSettings) {
-    this.#readModel = readModel;
+  constructor(settings: SpectatorSettings) {
     this.#settings = settings;
   }
 
@@ -60,7 +63,7 @@ export class Spectators {
 
   /** Project ids a spectator may see. */
   async visibleProjects(): Promise<Set<string>> {
-    const rows = await this.#readModel.em().find(ProjectEntity, { id: { $ne: '' } }, { fields: ['id', 'gitUrl'] });
+    const rows = await this.#settings.projects();
     return new Set(rows.filter((row) => this.#allows(row.gitUrl)).map((row) => row.id));
   }
 
@@ -123,6 +126,11 @@ export class Spectators {
       failureReason: _f,
       ...rest
     } = planRun;
+    return rest;
+  }
+
+  static planRunChild<T extends { failureReason?: unknown }>(child: T) {
+    const { failureReason: _f, ...rest } = child;
     return rest;
   }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { FIELD_LIMITS } from '../../core/field-limits.ts';
 import type { AgentDefinition } from '../../core/agents.ts';
 import type { GitHubForge } from '../../activities/forge/github-forge.ts';
-import type { AgentCatalog } from '../../stack/agent-catalog.ts';
+import type { AgentCatalog } from '../../platform/agent-catalog.ts';
 import { Errors } from '../errors.ts';
 import type { Identity } from '../auth.ts';
 import { defineRoute } from '../route.ts';

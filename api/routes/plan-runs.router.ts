@@ -73,7 +73,7 @@ export function planRunsRoutes(
             status: 200,
             body: {
               planRun: Spectators.planRun(planRun),
-              children,
+              children: children.map(Spectators.planRunChild),
               runs: await spectators.runs(runs.map(presentRun)),
               links: { temporalUi: null },
             },

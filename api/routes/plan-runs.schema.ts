@@ -104,6 +104,9 @@ export const planRunChildSchema = z.object({
   prMergedAt: timestamp,
   failureReason: z.string().nullable(),
 });
+/** Spectators do not get a child's failureReason (notes/api.md, PlanRunChild). */
+const spectatorPlanRunChildSchema = planRunChildSchema.omit({ failureReason: true });
+const planRunChildView = z.union([planRunChildSchema, spectatorPlanRunChildSchema]);
 
 export const createPlanRunResponse = z.object({
   planRun: planRunSchema,
@@ -112,7 +115,7 @@ export const createPlanRunResponse = z.object({
 });
 export const getPlanRunResponse = z.object({
   planRun: planRunView,
-  children: z.array(planRunChildSchema),
+  children: z.array(planRunChildView),
   runs: z.array(runSchema),
   links: linksSchema,
 });

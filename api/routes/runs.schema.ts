@@ -2,17 +2,10 @@
 import { z } from 'zod';
 import { FIELD_LIMITS, METADATA_MAX_BYTES } from '../../core/field-limits.ts';
 import { booleanFlag, canonicalInt } from './common.schema.ts';
-import {
-  CLONE_KINDS,
-  COST_BASES,
-  EVENT_STREAMS,
-  INBOX_PRIORITIES,
-  INBOX_STATES,
-  PREVIEW_STATES,
-  PR_STATES,
-  RUN_FAILURE_REASONS,
-  RUN_STATES,
-} from '../../core/run-states.ts';
+import { runSchema } from '../../core/run-schema.ts';
+
+export { runSchema };
+import { EVENT_STREAMS, INBOX_PRIORITIES, INBOX_STATES, RUN_STATES } from '../../core/run-states.ts';
 
 const optionalName = z.string().trim().min(1).max(FIELD_LIMITS.name).nullable().optional();
 const runId = z.string().min(1).max(FIELD_LIMITS.idParam).nullable().optional();
@@ -146,53 +139,6 @@ export const listRunsQuery = z
     path: ['agent'],
   });
 export type ListRunsQuery = z.infer<typeof listRunsQuery>;
-
-const timestamp = z.string().nullable();
-
-export const runSchema = z.object({
-  id: z.string(),
-  agentName: z.string(),
-  projectId: z.string().nullable(),
-  sandboxId: z.string().nullable(),
-  sandboxRunId: z.string().nullable(),
-  seedId: z.string().nullable(),
-  parentRunId: z.string().nullable(),
-  cloneKind: z.enum(CLONE_KINDS).nullable(),
-  mode: z.literal('batch'),
-  provider: z.string().nullable(),
-  model: z.string().nullable(),
-  renderedAgentJson: z.unknown(),
-  metadata: z.record(z.string(), z.unknown()).nullable().describe("The dispatcher's labels; null for spectators"),
-  state: z.enum(RUN_STATES),
-  failureReason: z.enum(RUN_FAILURE_REASONS).nullable(),
-  createdAt: z.number().nullable(),
-  startedAt: timestamp,
-  endedAt: timestamp,
-  commitsAhead: z.number().int().nullable(),
-  filesChanged: z.number().int().nullable(),
-  insertions: z.number().int().nullable(),
-  deletions: z.number().int().nullable(),
-  prompt: z.string(),
-  trigger: z.string(),
-  prUrl: z.string().nullable(),
-  prState: z.enum(PR_STATES).nullable(),
-  prMergedAt: timestamp,
-  targetBranch: z.string().nullable(),
-  ref: z.string().nullable(),
-  salvageRef: z.string().nullable(),
-  salvagePath: z.string().nullable(),
-  costUsd: z.number().nullable(),
-  tokensInput: z.number().int().nullable(),
-  tokensOutput: z.number().int().nullable(),
-  tokensCacheRead: z.number().int().nullable(),
-  tokensCacheWrite: z.number().int().nullable(),
-  previewState: z.enum(PREVIEW_STATES).nullable(),
-  previewPort: z.number().int().nullable(),
-  previewStartedAt: timestamp,
-  previewLastHitAt: timestamp,
-  previewFailureMessage: z.string().nullable(),
-  costBasis: z.enum(COST_BASES),
-});
 
 /** Beyond the spec: where to debug the workflow (the Temporal UI page), when svc knows the UI. */
 export const linksSchema = z.object({ temporalUi: z.string().nullable() });

@@ -1,7 +1,7 @@
 // The one rule for naming an agent in a dispatch (runs, trigger runs, plan-runs): the server's
 // catalogue, plus the project's own agents (.svc/agents/) when the dispatch has a project.
 import type { AgentDefinition } from '../../core/agents.ts';
-import { AgentDefinitionError, type AgentCatalog } from '../../stack/agent-catalog.ts';
+import { AgentDefinitionError, type AgentCatalog } from '../../platform/agent-catalog.ts';
 import { Errors } from '../errors.ts';
 
 /** The agent called `name`: 404 when there is none, 422 when the project's agent file is broken. */

@@ -1,8 +1,7 @@
-// The API's door to planRunWorkflow: start, cancel, resume, and the accepted plan-run before its
-// first projection. Resuming a finished plan-run starts a new execution of the same workflow id
+// The gateway's plan-run half: start, cancel, resume planRunWorkflow. Every call goes through
+// TemporalGateway.call (bounded by its deadline) and histories are read by the gateway. Resuming a finished plan-run starts a new execution of the same workflow id
 // from the children its last execution ended with (its result, kept by Temporal).
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import {
   childrenToResume,
   initialPlanRunSnapshot,
@@ -42,14 +41,16 @@ export class PlanRunWorkflows {
 
   async start(input: PlanRunWorkflowInput): Promise<PlanRunSnapshot> {
     try {
-      await this.#client.workflow.start<typeof planRunWorkflow>('planRunWorkflow', {
-        workflowId: input.planRunId,
-        taskQueue: this.#taskQueue,
-        args: [input],
-        workflowIdConflictPolicy: 'FAIL',
-        typedSearchAttributes: planRunSearchAttributes(input, input.resume ? 'running' : 'queued'),
-        memo: { projectId: input.projectId, agent: input.agent.name, planId: input.planId, source: input.source },
-      });
+      await this.#gateway.call(() =>
+        this.#client.workflow.start<typeof planRunWorkflow>('planRunWorkflow', {
+          workflowId: input.planRunId,
+          taskQueue: this.#taskQueue,
+          args: [input],
+          workflowIdConflictPolicy: 'FAIL',
+          typedSearchAttributes: planRunSearchAttributes(input, input.resume ? 'running' : 'queued'),
+          memo: { projectId: input.projectId, agent: input.agent.name, planId: input.planId, source: input.source },
+        }),
+      );
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError)
         throw Errors.conflict(`plan-run ${input.planRunId} is already running`, 'nothing to resume while it runs');
@@ -60,15 +61,7 @@ export class PlanRunWorkflows {
 
   /** The input the plan-run's first execution was started with; undefined when there is no such plan-run workflow. */
   async input(planRunId: string): Promise<PlanRunWorkflowInput | undefined> {
-    try {
-      const history = await this.#client.workflow.getHandle(planRunId).fetchHistory();
-      const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-      if (started?.workflowType?.name !== 'planRunWorkflow' || !started.input?.payloads?.[0]) return undefined;
-      return defaultPayloadConverter.fromPayload<PlanRunWorkflowInput>(started.input.payloads[0]);
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw wrapConnectionError(error);
-    }
+    return (await this.#gateway.startedWith<PlanRunWorkflowInput>(planRunId, 'planRunWorkflow'))?.input;
   }
 
   /**
@@ -82,7 +75,7 @@ export class PlanRunWorkflows {
   ): Promise<PlanRunOutcome | 'closed' | undefined> {
     const handle = this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId);
     try {
-      await handle.signal(cancelPlanRunSignal, request);
+      await this.#gateway.call(() => handle.signal(cancelPlanRunSignal, request));
     } catch (error) {
       if (!isNotFound(error) && !isClosed(error)) throw toApiError(error);
       await this.#gateway.reconcile({ planRunIds: [planRunId] });
@@ -103,7 +96,7 @@ export class PlanRunWorkflows {
     const handle = this.#client.workflow.getHandle<typeof planRunWorkflow>(planRunId);
     let description;
     try {
-      description = await handle.describe();
+      description = await this.#gateway.call(() => handle.describe());
     } catch (error) {
       if (isNotFound(error)) throw Errors.notFound(`plan-run "${planRunId}"`);
       throw wrapConnectionError(error);
@@ -111,7 +104,7 @@ export class PlanRunWorkflows {
     if (description.status.name === 'RUNNING') {
       // An ended plan-run's workflow lingers a moment after its last projection: only a plan-run
       // the workflow itself still calls unfinished is "running".
-      const snapshot = await handle.query(planRunSnapshotQuery).catch(() => undefined);
+      const snapshot = await this.#gateway.call(() => handle.query(planRunSnapshotQuery)).catch(() => undefined);
       if (!snapshot || !isTerminalPlanRunState(snapshot.state))
         throw Errors.conflict(`plan-run ${planRunId} is running: there is nothing to resume`);
     }

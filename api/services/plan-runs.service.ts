@@ -11,9 +11,10 @@ import {
   type PlanTiming,
 } from '../../core/plan-model.ts';
 import type { RunTiming } from '../../core/run-model.ts';
-import type { AgentCatalog } from '../../stack/agent-catalog.ts';
-import { PlanRunChildEntity, PlanRunEntity, RunEntity } from '../../db/entities/index.ts';
+import type { AgentCatalog } from '../../platform/agent-catalog.ts';
+import { PlanRunChildEntity, PlanRunEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
+import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
 import { Errors } from '../errors.ts';
 import { resolveAgent } from './agent-resolver.ts';
 import { presentPlanRun, presentPlanRunChild } from '../presenters/plan-run.presenter.ts';
@@ -23,6 +24,7 @@ import type { ProjectsService } from './projects.service.ts';
 
 export interface PlanRunsServiceDeps {
   readModel: ReadModel;
+  runRows: RunsRepository;
   workflows: PlanRunWorkflows;
   projects: ProjectsService;
   agents: AgentCatalog;
@@ -140,9 +142,7 @@ export class PlanRunsService {
     }
     const children = await em.find(PlanRunChildEntity, { planRunId: id }, { orderBy: { seq: 'asc' } });
     const runIds = children.map((child) => child.runId).filter((runId): runId is string => runId !== null);
-    const runs = runIds.length
-      ? await em.find(RunEntity, { id: { $in: runIds } }, { orderBy: { createdAt: 'asc' } })
-      : [];
+    const runs = await this.#deps.runRows.byIds(runIds);
     return { planRun: presentPlanRun(row), children: children.map(presentPlanRunChild), runs };
   }
 

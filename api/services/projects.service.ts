@@ -7,27 +7,23 @@ import { projectLockFile, withProjectLock } from '../../activities/git/project-l
 import { parseGitHubUrl } from '../../core/git-url.ts';
 import { newId } from '../../core/ids.ts';
 import { parseIssues, parsePlans, readyPlans, type Plan } from '../../core/seeds.ts';
-import {
-  PlanRunEntity,
-  ProjectEntity,
-  ProjectTriggerEntity,
-  RunEntity,
-  type Project,
-} from '../../db/entities/index.ts';
+import { PlanRunEntity, ProjectEntity, ProjectTriggerEntity, type Project } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
-import type { AgentCatalog } from '../../stack/agent-catalog.ts';
+import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
+import type { AgentCatalog } from '../../platform/agent-catalog.ts';
 import {
   loadSvcConfigFrom,
   migrateSvcConfig,
   scaffoldSvcConfig,
   SvcConfigFileError,
-} from '../../stack/svc-config-files.ts';
+} from '../../platform/svc-config-files.ts';
 import { ApiError, Errors } from '../errors.ts';
 import { iso } from '../presenters/run.presenter.ts';
 import { TemporalGateway } from './temporal-gateway.ts';
 
 export interface ProjectsServiceDeps {
   readModel: ReadModel;
+  runRows: RunsRepository;
   temporal: TemporalGateway;
   agents: AgentCatalog;
   projectsRoot: string;
@@ -101,7 +97,7 @@ export class ProjectsService {
     await this.get(id);
     const em = this.#deps.readModel.em();
     const open = { $in: ['queued', 'running'] as const };
-    const runs = await em.count(RunEntity, { projectId: id, state: open });
+    const runs = await this.#deps.runRows.countActive(id);
     const plans = await em.count(PlanRunEntity, { projectId: id, state: open });
     if (runs + plans > 0)
       throw Errors.conflict(

@@ -6,14 +6,9 @@ import { Errors } from '../errors.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { isTerminalPlanRunState } from '../../core/plan-model.ts';
-import {
-  PlanRunChildEntity,
-  PlanRunEntity,
-  RunEntity,
-  RunEventEntity,
-  type RunEvent,
-} from '../../db/entities/index.ts';
+import { PlanRunChildEntity, PlanRunEntity, RunEventEntity, type RunEvent } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
+import { RunsRepository } from '../../db/repositories/runs.repository.ts';
 
 const PAGE = 500;
 
@@ -99,8 +94,8 @@ export class RunEventsService {
   /** The run has ended and its terminal line is written: nothing more will come. */
   async #finished(runId: string, lastSeq: number): Promise<boolean> {
     const em = this.#readModel.em();
-    const run = await em.findOne(RunEntity, { id: runId }, { fields: ['state'] });
-    if (!run || !isTerminalRunState(run.state)) return false;
+    const state = await new RunsRepository(this.#readModel).stateOf(runId);
+    if (!state || !isTerminalRunState(state)) return false;
     const terminal = await em.findOne(RunEventEntity, { runId, dedupeKey: 'state:terminal' }, { fields: ['seq'] });
     return terminal !== null && terminal.seq <= lastSeq;
   }

@@ -1,6 +1,5 @@
 // Run use-cases behind the routes: dispatch (validate references, then start the workflow) and
 // reads from the read model.
-import { raw } from '@mikro-orm/core';
 import type { AgentDefinition } from '../../core/agents.ts';
 import { createHash } from 'node:crypto';
 import { ID_ALPHABET, newId } from '../../core/ids.ts';
@@ -10,11 +9,12 @@ import { isTerminalRunState, type InboxPriority } from '../../core/run-states.ts
 import { presentInboxItem, type NewInboxItem } from '../../core/inbox.ts';
 import { blockingProblem } from '../../core/svc-config.ts';
 import { triggerRunRequest } from '../../core/trigger-run.ts';
-import { ProjectEntity, RunEntity, type Project, type Run } from '../../db/entities/index.ts';
+import { ProjectEntity, type Project, type Run } from '../../db/entities/index.ts';
+import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
 import type { ReadModel } from '../../db/orm.ts';
-import type { AgentCatalog } from '../../stack/agent-catalog.ts';
-import { dataPaths } from '../../stack/config.ts';
-import { loadSvcConfigFrom } from '../../stack/svc-config-files.ts';
+import type { AgentCatalog } from '../../platform/agent-catalog.ts';
+import { dataPaths } from '../../platform/config.ts';
+import { loadSvcConfigFrom } from '../../platform/svc-config-files.ts';
 import { Errors } from '../errors.ts';
 import { resolveAgent } from './agent-resolver.ts';
 import type { DispatchRunBody, ListRunsQuery } from '../routes/runs.schema.ts';
@@ -23,6 +23,7 @@ import type { TemporalGateway } from './temporal-gateway.ts';
 
 export interface RunsServiceDeps {
   readModel: ReadModel;
+  runRows: RunsRepository;
   temporal: TemporalGateway;
   agents: AgentCatalog;
   projects: ProjectsService;
@@ -113,7 +114,7 @@ export class RunsService {
     const continueFrom = body.continueFromRunId ?? body.parentRunId ?? null;
     const parentId = continueFrom ?? body.cloneFromRunId ?? null;
     if (!parentId) return { body, parent: null };
-    const row = await this.#deps.readModel.em().findOne(RunEntity, { id: parentId });
+    const row = await this.#deps.runRows.find(parentId);
     if (!row) throw Errors.notFound(`parent run "${parentId}"`);
     if (continueFrom) {
       if (!row.branch || !row.commitsAhead)
@@ -242,7 +243,7 @@ export class RunsService {
 
   /** The projected run, or, in the instant before the first projection lands, the run as its workflow holds it. */
   async get(id: string): Promise<Run | RunSnapshot> {
-    const run = await this.#deps.readModel.em().findOne(RunEntity, { id });
+    const run = await this.#deps.runRows.find(id);
     if (run) return run;
     const accepted = /^run_[0-9a-z]{12}$/.test(id) ? await this.#deps.temporal.acceptedRun(id) : undefined;
     if (!accepted) throw Errors.notFound(`run "${id}"`);
@@ -251,36 +252,11 @@ export class RunsService {
 
   /** onlyProjects: a spectator's view, limited to the projects it may see. */
   async list(query: ListRunsQuery, onlyProjects?: Set<string>) {
-    const where = {
-      ...(query.project ? { projectId: query.project } : {}),
-      ...(query.agent ? { agentName: query.agent } : {}),
-      ...(onlyProjects
-        ? {
-            projectId:
-              query.project && onlyProjects.has(query.project)
-                ? query.project
-                : { $in: query.project ? [] : [...onlyProjects] },
-          }
-        : {}),
-    };
-    const em = this.#deps.readModel.em();
-    const orderBy =
-      query.sort === 'cost'
-        ? { costUsd: query.dir, createdAt: query.dir, id: query.dir }
-        : { createdAt: query.dir, id: query.dir };
-    const [runs, total] = await em.findAndCount(RunEntity, where, {
-      orderBy,
-      limit: query.limit,
-      offset: query.offset,
-    });
-    const cost = await em
-      .createQueryBuilder(RunEntity)
-      .select([raw('count(cost_usd) as priced'), raw('sum(cost_usd) as total')])
-      .where(where)
-      .execute<{ priced: number | string; total: number | string | null }>('get');
-    const costPricedCount = Number(cost?.priced ?? 0);
-    const costTotalUsd = costPricedCount > 0 ? Number(cost!.total) : null;
-    return { runs, total, limit: query.limit, offset: query.offset, costTotalUsd, costPricedCount };
+    const page = await this.#deps.runRows.page(
+      { projectId: query.project, agentName: query.agent, onlyProjects },
+      { sort: query.sort, dir: query.dir, limit: query.limit, offset: query.offset },
+    );
+    return { ...page, limit: query.limit, offset: query.offset };
   }
 }
 

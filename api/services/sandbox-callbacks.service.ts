@@ -1,14 +1,14 @@
 // The five routes a run's own sandbox calls back on (with its per-run token): the steering inbox,
 // the finalize intent and result, salvage, and the push credential. Kept apart from RunsService,
 // which serves operators: a different audience with different rules.
-import { closeSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { FinalizeResult } from '../../core/finalize.ts';
 import { presentInboxItem } from '../../core/inbox.ts';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { InboxMessageEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
-import { dataPaths } from '../../stack/config.ts';
+import { dataPaths } from '../../platform/config.ts';
+import { isGitBundle, keepSalvageBundle } from '../../platform/salvage-store.ts';
 import { Errors } from '../errors.ts';
 import type { RunsService } from './runs.service.ts';
 import type { TemporalGateway } from './temporal-gateway.ts';
@@ -90,11 +90,9 @@ export class SandboxCallbacksService {
       if (isTerminalRunState(run.state))
         throw Errors.validation(`run ${id} is ${run.state}: salvage is taken only while it finalizes`);
       if (bundleFile) {
-        const head = fileHead(bundleFile, 20);
-        if (!head.startsWith('# v2 git bundle') && !head.startsWith('# v3 git bundle'))
+        if (!isGitBundle(bundleFile))
           throw Errors.validation('bundleBase64 is not a git bundle', 'send the base64 of `git bundle create`');
-        salvagePath = join(this.salvageSpoolDir, `${id}.bundle`);
-        renameSync(bundleFile, salvagePath);
+        salvagePath = keepSalvageBundle(this.#deps.dataDir, id, bundleFile, 'move');
       }
     } finally {
       if (bundleFile) rmSync(bundleFile, { force: true });
@@ -117,15 +115,5 @@ export class SandboxCallbacksService {
     const run = await this.#deps.runs.get(id);
     if (!run.projectId) throw Errors.notFound(`project of run "${id}"`, 'the run has no project to push to');
     return { gitToken: null };
-  }
-}
-
-function fileHead(path: string, bytes: number): string {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(bytes);
-    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, bytes, 0));
-  } finally {
-    closeSync(fd);
   }
 }

@@ -61,8 +61,11 @@ export class TemporalGateway {
     return new TemporalGateway(Connection.lazy({ address: settings.address }), settings);
   }
 
-  /** A call to Temporal that gives up after CALL_DEADLINE_MS: an outage is a quick 503, not a hang. */
-  #call<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * A call to Temporal that gives up after CALL_DEADLINE_MS: an outage is a quick 503, not a hang.
+   * Every Temporal call of the API goes through here (PlanRunWorkflows included).
+   */
+  call<T>(fn: () => Promise<T>): Promise<T> {
     this.#inFlight += 1;
     return this.#connection.withDeadline(Date.now() + CALL_DEADLINE_MS, fn).finally(() => (this.#inFlight -= 1));
   }
@@ -77,7 +80,7 @@ export class TemporalGateway {
     options: { idempotent: boolean; requestDigest?: string } = { idempotent: false },
   ): Promise<{ run: RunSnapshot; existing: boolean }> {
     try {
-      await this.#call(() =>
+      await this.call(() =>
         this.client.workflow.start<typeof runWorkflow>('runWorkflow', {
           workflowId: input.runId,
           taskQueue: this.#settings.taskQueue,
@@ -116,15 +119,31 @@ export class TemporalGateway {
 
   /** The run as its workflow was started, and the digest of the request that started it. */
   async #started(runId: string): Promise<{ run: RunSnapshot; requestDigest: string | undefined } | undefined> {
+    const started = await this.startedWith<RunWorkflowInput>(runId, 'runWorkflow');
+    if (!started) return undefined;
+    const digest = started.memo.requestDigest;
+    return { run: initialRunSnapshot(started.input), requestDigest: typeof digest === 'string' ? digest : undefined };
+  }
+
+  /**
+   * The input (and memo) a workflow's first execution was started with, decoded from its history:
+   * the one place the API reads histories. Undefined when no `workflowType` workflow has that id.
+   */
+  async startedWith<Input>(
+    workflowId: string,
+    workflowType: 'runWorkflow' | 'planRunWorkflow',
+  ): Promise<{ input: Input; memo: Record<string, unknown> } | undefined> {
     try {
-      const history = await this.#call(() => this.client.workflow.getHandle(runId).fetchHistory());
+      const history = await this.call(() => this.client.workflow.getHandle(workflowId).fetchHistory());
       const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-      if (started?.workflowType?.name !== 'runWorkflow' || !started.input?.payloads?.[0]) return undefined;
-      const digest = started.memo?.fields?.requestDigest;
-      return {
-        run: initialRunSnapshot(defaultPayloadConverter.fromPayload<RunWorkflowInput>(started.input.payloads[0])),
-        requestDigest: digest ? defaultPayloadConverter.fromPayload<string>(digest) : undefined,
-      };
+      if (started?.workflowType?.name !== workflowType || !started.input?.payloads?.[0]) return undefined;
+      const memo = Object.fromEntries(
+        Object.entries(started.memo?.fields ?? {}).map(([key, payload]) => [
+          key,
+          defaultPayloadConverter.fromPayload<unknown>(payload),
+        ]),
+      );
+      return { input: defaultPayloadConverter.fromPayload<Input>(started.input.payloads[0]), memo };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw wrapConnectionError(error);
@@ -138,7 +157,7 @@ export class TemporalGateway {
   async cancelRun(runId: string, request: CancelRequest, waitMs = 30_000): Promise<RunOutcome | 'closed' | undefined> {
     const handle = this.client.workflow.getHandle<typeof runWorkflow>(runId);
     try {
-      await this.#call(() => handle.signal(cancelSignal, request));
+      await this.call(() => handle.signal(cancelSignal, request));
     } catch (error) {
       // A workflow that has ended takes no signal: its row is behind, and the reconciler catches up.
       if (isNotFound(error) || isClosed(error)) return 'closed';
@@ -163,7 +182,7 @@ export class TemporalGateway {
 
   async finalizeState(runId: string): Promise<{ intent: FinalizeIntent | null; received: boolean } | undefined> {
     try {
-      return await this.#call(() => this.client.workflow.getHandle(runId).query(finalizeStateQuery));
+      return await this.call(() => this.client.workflow.getHandle(runId).query(finalizeStateQuery));
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw toApiError(error);
@@ -172,7 +191,7 @@ export class TemporalGateway {
 
   async sendFinalizeResult(runId: string, attemptId: string, result: FinalizeResult): Promise<void> {
     try {
-      await this.#call(() => this.client.workflow.getHandle(runId).signal(finalizeResultSignal, { attemptId, result }));
+      await this.call(() => this.client.workflow.getHandle(runId).signal(finalizeResultSignal, { attemptId, result }));
     } catch (error) {
       throw toApiError(error);
     }
@@ -183,7 +202,7 @@ export class TemporalGateway {
     salvage: { trigger: string; salvageRef: string | null; salvagePath: string | null; notes: string[] },
   ): Promise<void> {
     try {
-      await this.#call(() => this.client.workflow.getHandle(runId).signal(salvageSignal, salvage));
+      await this.call(() => this.client.workflow.getHandle(runId).signal(salvageSignal, salvage));
     } catch (error) {
       throw toApiError(error);
     }
@@ -191,7 +210,7 @@ export class TemporalGateway {
 
   async steer(runId: string, message: NewInboxItem): Promise<void> {
     try {
-      await this.#call(() => this.client.workflow.getHandle(runId).signal(steerSignal, message));
+      await this.call(() => this.client.workflow.getHandle(runId).signal(steerSignal, message));
     } catch (error) {
       throw toApiError(error);
     }
@@ -201,7 +220,7 @@ export class TemporalGateway {
   async inbox(runId: string, claim: boolean): Promise<InboxItem[] | undefined> {
     const handle = this.client.workflow.getHandle(runId);
     try {
-      return await this.#call(() => (claim ? handle.executeUpdate(claimInboxUpdate) : handle.query(inboxQuery)));
+      return await this.call(() => (claim ? handle.executeUpdate(claimInboxUpdate) : handle.query(inboxQuery)));
     } catch (error) {
       if (isNotFound(error) || /completed|already finished|not found/i.test(String((error as Error)?.message)))
         return undefined;
@@ -243,7 +262,7 @@ export class TemporalGateway {
   /** When a schedule fires next, or null when it has no upcoming action (or does not exist). */
   async nextScheduledFire(scheduleId: string): Promise<Date | null> {
     try {
-      const description = await this.#call(() => this.client.schedule.getHandle(scheduleId).describe());
+      const description = await this.call(() => this.client.schedule.getHandle(scheduleId).describe());
       return description.info.nextActionTimes[0] ?? null;
     } catch (error) {
       if (error instanceof ScheduleNotFoundError) return null;
@@ -253,7 +272,7 @@ export class TemporalGateway {
 
   async isReachable(): Promise<boolean> {
     try {
-      await this.#call(() =>
+      await this.call(() =>
         this.#connection.workflowService.describeNamespace({ namespace: this.#settings.namespace }),
       );
       return true;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Command, Option, UsageError } from 'clipanion';
-import { scaffoldSvcConfig, SvcConfigFileError } from '../../stack/svc-config-files.ts';
+import { scaffoldSvcConfig, SvcConfigFileError } from '../../platform/svc-config-files.ts';
 import { ServerUnreachableError } from '../client/http.ts';
 import { EXIT, RemoteCommand } from '../base-command.ts';
 import type { InitResponse } from '../client/responses.ts';

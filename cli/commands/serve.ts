@@ -1,6 +1,6 @@
 import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
-import { isLoopbackHost, loadConfig } from '../../stack/config.ts';
+import { isLoopbackHost, loadConfig } from '../../platform/config.ts';
 import { runUntilSignalled } from '../shutdown.ts';
 
 export class ServeCommand extends Command {

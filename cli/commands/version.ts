@@ -1,7 +1,7 @@
 // `svc -V` / `svc --version` / `svc -v`: the client's version (the reference's flag is -V; clipanion's
 // built-in answers only -v and --version).
 import { Command } from 'clipanion';
-import { SVC_VERSION } from '../../stack/version.ts';
+import { SVC_VERSION } from '../../platform/version.ts';
 import { EXIT } from '../base-command.ts';
 
 export class VersionCommand extends Command {

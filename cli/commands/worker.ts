@@ -1,5 +1,5 @@
 import { Command } from 'clipanion';
-import { loadConfig } from '../../stack/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { runUntilSignalled } from '../shutdown.ts';
 
 export class WorkerCommand extends Command {

@@ -1,6 +1,8 @@
 import { FIELD_LIMITS } from '../../core/field-limits.ts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { CloneKind, CostBasis, PreviewState, PrState, RunFailureReason, RunState } from '../../core/run-states.ts';
+import type { RunSnapshot } from '../../core/run-model.ts';
+import type { RunJson } from '../../core/run-schema.ts';
 
 // The projection of one runWorkflow. Every column the spec's Run carries, plus the bookkeeping the
 // service needs (workspace, branch, caps, the per-run event counter). Written only by activities.
@@ -70,3 +72,10 @@ export const RunEntity = defineEntity({
 });
 
 export type Run = InferEntity<typeof RunEntity>;
+
+/** Compiles only when T is true: a compile-time check with no runtime trace. */
+type Assert<T extends true> = T;
+/** Every field of the spec's Run (core/run-schema.ts) and of the workflow's snapshot is a column. */
+export type EveryRunFieldIsAColumn = Assert<
+  [Exclude<keyof RunSnapshot | keyof RunJson, keyof Run>] extends [never] ? true : false
+>;

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { apiRouter } from '../../api/app.ts';
 import { buildOpenApiDocument } from '../../api/openapi.ts';
 import { documentedRoutes } from '../../api/server.ts';
-import { SVC_VERSION } from '../../stack/version.ts';
+import { SVC_VERSION } from '../../platform/version.ts';
 import { startTestStack } from '../support/stack.ts';
 
 const document = buildOpenApiDocument(documentedRoutes(SVC_VERSION), SVC_VERSION);

@@ -14,7 +14,7 @@ import { initialRunSnapshot } from '../../core/run-model.ts';
 import { runSearchAttributes } from '../../core/search-attributes.ts';
 import { RunEventEntity } from '../../db/entities/index.ts';
 import { initORM, migrate } from '../../db/orm.ts';
-import { dataPaths } from '../../stack/config.ts';
+import { dataPaths } from '../../platform/config.ts';
 import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
 import { freePort } from '../support/free-port.ts';
 import { measurePlanOverhead } from './plan-overhead.ts';

@@ -59,7 +59,7 @@ for (const leg of DATABASE_LEGS) {
 }
 
 test('svc -V (the reference flag), -v and --version print the version and exit 0', async (t) => {
-  const { SVC_VERSION } = await import('../../stack/version.ts');
+  const { SVC_VERSION } = await import('../../platform/version.ts');
   for (const flag of ['-V', '-v', '--version']) {
     const result = await svcCli([flag]);
     t.is(result.code, 0, flag);

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
-import { isProcessAlive } from '../../stack/processes.ts';
+import { isProcessAlive } from '../../platform/processes.ts';
 import { postgresOrSkip, suitePostgresUrl, suiteTemporalAddress } from '../support/env.ts';
 import { freePort } from '../support/free-port.ts';
 import { spawnSvc, waitForOutput, type ChildHandle } from '../support/processes.ts';

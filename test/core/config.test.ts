@@ -1,6 +1,6 @@
 // Settings that must refuse to start rather than run unsafely.
 import test from 'ava';
-import { loadConfig } from '../../stack/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 
 test('SVC_AUTH is token or public; public mode needs an allowlist', (t) => {
   t.is(loadConfig({}).auth.mode, 'token');

@@ -4,8 +4,8 @@
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { projectLockFile } from '../../activities/git/project-lock.ts';
-import { withFileLock } from '../../stack/file-lock.ts';
-import { loadConfig } from '../../stack/config.ts';
+import { withFileLock } from '../../platform/file-lock.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { startStack } from '../../stack/stack.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';

@@ -2,7 +2,7 @@
 // in Temporal as a signal, and a new worker finishes the run: branch pushed once, exactly one PR.
 import test from 'ava';
 import { RunEventEntity } from '../../db/entities/index.ts';
-import { loadConfig } from '../../stack/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { startStack } from '../../stack/stack.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';

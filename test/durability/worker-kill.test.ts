@@ -2,7 +2,7 @@
 // agent started once, every output line recorded once, and the read model agreeing with Temporal.
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../../stack/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { startStack } from '../../stack/stack.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
 import { request, testEnvironment, waitForRunState } from '../support/stack.ts';

@@ -1,9 +1,8 @@
 // Plan-runs end to end against the real stack: children strictly serial, each merged before the
 // next starts, prompts rendered from the seeds, and the plan-run's reads and events.
 import test from 'ava';
-import { planFixture, setSwitch, type PlanFixture } from '../support/plan-fixture.ts';
+import { planFixture, setSwitch, waitForPlanRunState, type PlanFixture } from '../support/plan-fixture.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
-import { waitFor } from '../support/processes.ts';
 
 let fixture: PlanFixture;
 let svc: TestStack;
@@ -12,7 +11,15 @@ let project: string;
 test.before(async () => {
   fixture = await planFixture('acme', 'planned');
   fixture.github.createRepo('acme', 'unseeded');
-  svc = await startTestStack({ env: { ...fixture.env, SVC_TEMPORAL_UI_URL: 'http://temporal-ui.test/' } });
+  // Public mode (the operator's token works as ever) so spectators' views of a plan-run are checked too.
+  svc = await startTestStack({
+    env: {
+      ...fixture.env,
+      SVC_TEMPORAL_UI_URL: 'http://temporal-ui.test/',
+      SVC_AUTH: 'public',
+      SVC_PUBLIC_ALLOWLIST: 'acme',
+    },
+  });
   project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/planned' } })).body
     .project.id;
 });
@@ -22,16 +29,7 @@ test.after.always(async () => {
   await svc?.stop();
 });
 
-async function waitForPlanState(id: string, states = ['succeeded', 'failed', 'cancelled'], timeoutMs = 120_000) {
-  return waitFor(
-    async () => {
-      const { body } = await svc.request('GET', `/plan-runs/${id}`);
-      return states.includes(body.planRun?.state) ? body : undefined;
-    },
-    `plan-run ${id} to reach ${states.join('/')}`,
-    timeoutMs,
-  );
-}
+const waitForPlanState = (id: string, states?: string[]) => waitForPlanRunState(svc, id, states);
 
 test.serial(
   'a plan of three seeds runs to succeeded: three children, in order, each merged before the next',
@@ -159,6 +157,14 @@ test.serial(
     );
     t.is(failed.children[0].runId, null);
     t.is(failed.children[2].failureReason, 'child_crashed');
+    // Spectators see the plan-run and its children without failure detail (notes/api.md).
+    const spectated = (await svc.request('GET', `/plan-runs/${created.body.planRun.id}`, { token: null })).body;
+    t.like(spectated.planRun, { state: 'failed' });
+    t.false('failureReason' in spectated.planRun);
+    t.deepEqual(
+      spectated.children.map((child: Record<string, unknown>) => [child.state, 'failureReason' in child]),
+      failed.children.map((child: { state: string }) => [child.state, false]),
+    );
     const mergedRun = failed.children[1].runId;
     const failedRun = failed.children[2].runId;
 
@@ -244,53 +250,6 @@ test.serial('a child that changes nothing is a trivial merge and the plan goes o
   t.like(merged[1], { mergedChildSeq: 2 });
   t.falsy(merged[1].trivial);
 });
-
-test.serial(
-  'cancel stops the in-flight child and the plan-run; it is idempotent; a cancelled plan-run can be resumed',
-  async (t) => {
-    const seed = fixture.github.createSeed('acme', 'planned', 'Slow work');
-    fixture.github.pushAll('acme', 'planned', 'a slow seed');
-    setSwitch(fixture, 'slow', seed);
-    const created = await svc.request('POST', '/plan-runs', {
-      body: { project, agent: 'shell', issues: [seed], promptTemplate: fixture.template },
-    });
-    const id = created.body.planRun.id;
-    const running = await waitFor(
-      async () => {
-        const { body } = await svc.request('GET', `/plan-runs/${id}`);
-        return body.children[0].state === 'running' ? body : undefined;
-      },
-      'the child to run',
-      60_000,
-    );
-    const cancelled = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: { reason: 'not tonight' } });
-    t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
-    t.like(cancelled.body, {
-      planRun: { state: 'cancelled' },
-      cancelledChild: { childSeq: 1, runId: running.children[0].runId },
-      alreadyTerminal: false,
-    });
-    const run = await waitFor(
-      async () => {
-        const { body } = await svc.request('GET', `/runs/${running.children[0].runId}`);
-        return body.run.state === 'cancelled' ? body.run : undefined;
-      },
-      'the child run to be cancelled',
-      30_000,
-    );
-    t.is(run.state, 'cancelled');
-    const again = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: {} });
-    t.like(again.body, { planRun: { state: 'cancelled' }, cancelledChild: null, alreadyTerminal: true });
-
-    setSwitch(fixture, 'slow', seed, false);
-    const resumed = await svc.request('POST', `/plan-runs/${id}/resume`, { body: {} });
-    t.is(resumed.status, 200, JSON.stringify(resumed.body));
-    t.is(resumed.body.reason, 'cancelled', 'a cancelled plan-run resumes from its state');
-    const done = await waitForPlanState(id);
-    t.is(done.planRun.state, 'succeeded', JSON.stringify(done));
-    t.not(done.children[0].runId, running.children[0].runId);
-  },
-);
 
 test.serial('bad requests are rejected in the documented order and write nothing', async (t) => {
   const before = (await svc.request('GET', '/plan-runs')).body.planRuns.length;

@@ -3,7 +3,7 @@
 // is 503 database_unavailable with Retry-After on every route, and work accepted meanwhile is not
 // lost. Both come back without a restart of svc.
 import test from 'ava';
-import { loadConfig } from '../../stack/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { startStack } from '../../stack/stack.ts';
 import { startTemporalDev } from '../../stack/temporal-dev.ts';
 import { waitFor } from '../support/processes.ts';

@@ -2,7 +2,7 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isProcessAlive } from '../../stack/processes.ts';
+import { isProcessAlive } from '../../platform/processes.ts';
 import { spawnSvc, waitFor } from '../support/processes.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';

@@ -3,7 +3,7 @@
 // this machine (as in CI) bubblewrap works, and the default is to use it.
 import test from 'ava';
 import { bubblewrapWorks } from '../../activities/sandbox/isolation.ts';
-import { loadConfig } from '../../stack/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { startTestStack } from '../support/stack.ts';
 import { runAttack } from './hostile-agent.ts';
 

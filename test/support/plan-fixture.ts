@@ -5,6 +5,8 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { GitHubStandIn } from './github-stand-in.ts';
 import { PullRequestsStandIn } from './pull-requests-stand-in.ts';
+import { waitFor } from './processes.ts';
+import type { TestStack } from './stack.ts';
 
 export interface PlanFixture {
   github: GitHubStandIn;
@@ -101,4 +103,21 @@ export function setSwitch(
   }
   if (on) writeFileSync(path, '');
   else rmSync(path, { force: true });
+}
+
+/** The plan-run's detail once it is in one of `states` (by default, any terminal one). */
+export async function waitForPlanRunState(
+  svc: TestStack,
+  id: string,
+  states = ['succeeded', 'failed', 'cancelled'],
+  timeoutMs = 120_000,
+) {
+  return waitFor(
+    async () => {
+      const { body } = await svc.request('GET', `/plan-runs/${id}`);
+      return states.includes(body.planRun?.state) ? body : undefined;
+    },
+    `plan-run ${id} to reach ${states.join('/')}`,
+    timeoutMs,
+  );
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
-import { loadConfig, type SvcConfig } from '../../stack/config.ts';
+import { loadConfig, type SvcConfig } from '../../platform/config.ts';
 import { startStack, type RunningStack } from '../../stack/stack.ts';
 import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
 import { freePort } from './free-port.ts';

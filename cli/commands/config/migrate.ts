@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Command, Option, UsageError } from 'clipanion';
-import { migrateSvcConfig, SvcConfigFileError } from '../../../stack/svc-config-files.ts';
+import { migrateSvcConfig, SvcConfigFileError } from '../../../platform/svc-config-files.ts';
 import { EXIT, RemoteCommand } from '../../base-command.ts';
 import type { MigrateResponse } from '../../client/responses.ts';
 

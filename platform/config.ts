@@ -3,7 +3,7 @@
 import { resolve, join } from 'node:path';
 import { DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
 import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
-import { parseSandboxSettings, type SandboxSettings } from '../activities/sandbox/isolation.ts';
+import { parseSandboxSettings, type SandboxSettings } from './sandbox-settings.ts';
 
 export interface SvcConfig {
   dataDir: string;

@@ -1,0 +1,183 @@
+// The schemas of a project's `.svc/` policy files (config.yaml, triggers.yaml, preview.yaml):
+// strict zod schemas whose inferred types are the settings svc reads. Loading, problems and
+// scaffolding are in svc-config.ts.
+import { z } from 'zod';
+import { parseEgressEntry } from './egress-rules.ts';
+import { FIELD_LIMITS } from './field-limits.ts';
+
+/** A name stored in a column of its own (agents, branches, seeds): bounded like the column. */
+const name = z.string().min(1).max(FIELD_LIMITS.name);
+
+const DURATION = /^(\d+h)?(\d+m)?(\d+s)?$/;
+const duration = z
+  .string()
+  .refine((value) => value !== '' && DURATION.test(value), 'a duration such as 30s, 5m or 1h30m');
+
+export function durationSeconds(value: string): number {
+  const match = DURATION.exec(value)!;
+  return (parseInt(match[1] ?? '0', 10) * 60 + parseInt(match[2] ?? '0', 10)) * 60 + parseInt(match[3] ?? '0', 10);
+}
+
+export const previewSchema = z
+  .object({
+    type: z.enum(['server', 'static']),
+    mode: z.enum(['path', 'subdomain']).optional(),
+    command: z.string().min(1),
+    setup: z.string().min(1).optional(),
+    setup_timeout: duration.optional(),
+    port: z.number().int().min(1).max(65535),
+    readiness_path: z.string().startsWith('/').optional(),
+    readiness_timeout: duration.optional(),
+    connect_timeout: duration
+      .refine((value) => durationSeconds(value) >= 1 && durationSeconds(value) <= 3600, 'between 1s and 1h')
+      .optional(),
+    idle_ttl: duration.optional(),
+    max_lifetime: duration.optional(),
+  })
+  .strict();
+
+/** An egress allowlist entry a project adds for its agents (public destinations only; docs/security.md). */
+const egressEntry = z
+  .string()
+  .max(300)
+  .superRefine((entry, context) => {
+    try {
+      parseEgressEntry(entry, 'project');
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  });
+
+const resourceAmounts = z
+  .object({
+    memoryMiB: z.number().int().min(64).max(131072).optional(),
+    cpuMillicores: z.number().int().min(10).max(64000).optional(),
+  })
+  .strict();
+const repoRelativePath = z
+  .string()
+  .min(1)
+  .max(512)
+  .refine((path) => !path.startsWith('/') && !path.split('/').includes('..'), 'a repo-relative path without ".."');
+
+export const defaultsSchema = z
+  .object({
+    defaultRole: name.optional(),
+    defaultBranch: name.optional(),
+    defaultPrompt: z.string().min(1).optional(),
+    defaultProvider: name.optional(),
+    defaultModel: name.optional(),
+    runBranchPrefix: z
+      .string()
+      .max(FIELD_LIMITS.branchPrefix)
+      .regex(/^[a-z0-9][a-z0-9-]*$/, 'a lowercase slug')
+      .optional(),
+    agentImage: z.string().min(1).max(512).optional(),
+    preview: previewSchema.optional(),
+    agent: z.object({ skipGitHooks: z.boolean().optional() }).strict().optional(),
+    interactiveAgents: z
+      .object({ plannerRuntime: z.enum(['claude-code', 'sapling', 'pi']).optional() })
+      .strict()
+      .optional(),
+    resources: z
+      .object({
+        requests: resourceAmounts.optional(),
+        limits: resourceAmounts.optional(),
+        network: z.enum(['none', 'restricted', 'open']).optional(),
+        egress: z.array(egressEntry).max(100).optional(),
+      })
+      .strict()
+      .optional(),
+    admission: z
+      .object({ maxConcurrentRuns: z.number().int().min(1).optional() })
+      .strict()
+      .optional(),
+    maxCostUsd: z.number().positive().optional(),
+    ciFixer: z
+      .object({
+        enabled: z.boolean().default(false),
+        maxRetries: z.number().int().min(0).default(2),
+        cooldownMinutes: z.number().int().min(0).default(10),
+        logTailLines: z.number().int().min(1).default(200),
+        role: name.default('pr-fixer'),
+      })
+      .strict()
+      .optional(),
+    healer: z
+      .object({
+        enabled: z.boolean().default(false),
+        maxRetries: z.number().int().min(0).default(3),
+        cooldownMinutes: z.number().int().min(0).default(30),
+        role: name.default('healer'),
+        projectMapping: z.array(z.unknown()).default([]),
+      })
+      .strict()
+      .optional(),
+    qualityGate: z.record(z.string(), z.unknown()).optional(),
+    repoContext: z.string().max(8192).optional(),
+    /** Public mode: whether spectators may read this project's prompts (secrets still masked). */
+    spectators: z
+      .object({ showPrompts: z.boolean().default(false) })
+      .strict()
+      .optional(),
+    tracker: z
+      .object({ url: z.url(), tokenEnv: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+    pr: z
+      .object({
+        autoMerge: z
+          .object({
+            method: z.enum(['squash', 'merge', 'rebase']).default('squash'),
+            protectedPaths: z.array(repoRelativePath).max(100).default([]),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type SvcDefaults = z.infer<typeof defaultsSchema>;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const triggerSchema = z
+  .object({
+    id: z
+      .string()
+      .max(FIELD_LIMITS.triggerId)
+      .regex(/^[a-z0-9][a-z0-9._-]*$/, 'a lowercase slug'),
+    kind: z.literal('cron'),
+    cron: z
+      .string()
+      .max(FIELD_LIMITS.cron)
+      .refine((cron) => [5, 6].includes(cron.trim().split(/\s+/).length), 'a cron expression of 5 or 6 fields'),
+    seed: name.optional(),
+    role: name,
+    timezone: z
+      .string()
+      .max(FIELD_LIMITS.timezone)
+      .refine(isTimeZone, 'an IANA time zone such as Europe/Paris')
+      .optional(),
+    prompt: z.string().min(1).optional(),
+    maxCostUsd: z.number().positive().optional(),
+  })
+  .strict();
+export type Trigger = z.infer<typeof triggerSchema>;
+
+export const triggersSchema = z.array(triggerSchema).superRefine((triggers, ctx) => {
+  const seen = new Set<string>();
+  triggers.forEach((trigger, index) => {
+    if (seen.has(trigger.id))
+      ctx.addIssue({ code: 'custom', message: `duplicate trigger id "${trigger.id}"`, path: [index, 'id'] });
+    seen.add(trigger.id);
+  });
+});

@@ -1,0 +1,85 @@
+// The API's reads of the run projection, in one place: the services ask questions ("this run",
+// "a page of runs", "how many are active"), and how they are answered in SQL lives here.
+// Writes are the activities' (activities/read-model/).
+import { raw } from '@mikro-orm/core';
+import type { RunState } from '../../core/run-states.ts';
+import { RunEntity, type Run } from '../entities/index.ts';
+import type { ReadModel } from '../orm.ts';
+
+/** Which runs a page shows: a project's, an agent's, or (a spectator's view) only those of some projects. */
+export interface RunFilter {
+  projectId?: string;
+  agentName?: string;
+  /** Limits the page to these projects (a spectator's visible ones). */
+  onlyProjects?: Set<string>;
+}
+
+export interface RunPage {
+  sort: 'started' | 'cost';
+  dir: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+const ACTIVE_STATES: RunState[] = ['queued', 'running'];
+
+export class RunsRepository {
+  readonly #readModel: ReadModel;
+
+  constructor(readModel: ReadModel) {
+    this.#readModel = readModel;
+  }
+
+  /** The run's row, or null before its first projection (or when there is no such run). */
+  find(id: string): Promise<Run | null> {
+    return this.#readModel.em().findOne(RunEntity, { id });
+  }
+
+  /** Only the run's state: the cheap look-up of the auth and stream paths. */
+  async stateOf(id: string): Promise<RunState | null> {
+    return (await this.#readModel.em().findOne(RunEntity, { id }, { fields: ['state'] }))?.state ?? null;
+  }
+
+  /** These runs, oldest first (a plan-run's children). */
+  byIds(ids: string[]): Promise<Run[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.#readModel.em().find(RunEntity, { id: { $in: ids } }, { orderBy: { createdAt: 'asc' } });
+  }
+
+  /** Runs of the project that are queued or running. */
+  countActive(projectId: string): Promise<number> {
+    return this.#readModel.em().count(RunEntity, { projectId, state: { $in: ACTIVE_STATES } });
+  }
+
+  /** One page of runs, the total that match, and the cost over all of them (not only the page). */
+  async page(filter: RunFilter, page: RunPage) {
+    const where = whereOf(filter);
+    const em = this.#readModel.em();
+    const orderBy =
+      page.sort === 'cost'
+        ? { costUsd: page.dir, createdAt: page.dir, id: page.dir }
+        : { createdAt: page.dir, id: page.dir };
+    const [runs, total] = await em.findAndCount(RunEntity, where, { orderBy, limit: page.limit, offset: page.offset });
+    const cost = await em
+      .createQueryBuilder(RunEntity)
+      .select([raw('count(cost_usd) as priced'), raw('sum(cost_usd) as total')])
+      .where(where)
+      .execute<{ priced: number | string; total: number | string | null }>('get');
+    const costPricedCount = Number(cost?.priced ?? 0);
+    const costTotalUsd = costPricedCount > 0 ? Number(cost!.total) : null;
+    return { runs, total, costTotalUsd, costPricedCount };
+  }
+}
+
+function whereOf(filter: RunFilter) {
+  const { projectId, agentName, onlyProjects } = filter;
+  return {
+    ...(projectId ? { projectId } : {}),
+    ...(agentName ? { agentName } : {}),
+    ...(onlyProjects
+      ? {
+          projectId: projectId && onlyProjects.has(projectId) ? projectId : { $in: projectId ? [] : [...onlyProjects] },
+        }
+      : {}),
+  };
+}

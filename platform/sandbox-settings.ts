@@ -1,0 +1,89 @@
+// The operator's sandbox settings (SVC_SANDBOX*), parsed once at start-up. How runs are then
+// isolated is the sandbox activities' business (activities/sandbox/isolation.ts).
+import { parseEgressList, type EgressRule } from '../core/egress-rules.ts';
+
+export type Isolation = 'bubblewrap' | 'process';
+
+/** A host path bound into the sandbox, read-only unless `writable`. */
+export interface Bind {
+  source: string;
+  target: string;
+  writable: boolean;
+}
+
+export interface SandboxSettings {
+  mode: 'auto' | Isolation;
+  /** SVC_ALLOW_UNSANDBOXED=1: the operator accepts agents running as plain processes. */
+  allowUnsandboxed: boolean;
+  /** Extra bind mounts (SVC_SANDBOX_BINDS="src[:dst][:rw],…"), read-only unless marked rw. */
+  binds: Bind[];
+  /** Default memory limit of an agent's sandbox (SVC_SANDBOX_MEMORY_MIB); a project's own wins. */
+  memoryLimitMiB: number | null;
+  /** The operator's egress allowlist entries (SVC_SANDBOX_EGRESS). */
+  egress: EgressRule[];
+  /** Extra read-only toolchain directories (SVC_SANDBOX_TOOLCHAIN, colon-separated). */
+  toolchain: string[];
+  /** First host uid of the range sandboxes run as when svc is root (SVC_SANDBOX_UID_BASE). */
+  uidBase: number;
+  /** Processes and threads one sandbox may have at once when svc is root (SVC_SANDBOX_MAX_PROCESSES). */
+  maxProcesses: number;
+}
+
+function parseBinds(text: string | undefined): Bind[] {
+  return (text ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((entry) => {
+      const parts = entry.split(':');
+      const writable = parts.length > 1 && parts[parts.length - 1] === 'rw';
+      const mode = parts[parts.length - 1] === 'rw' || parts[parts.length - 1] === 'ro';
+      const [source, target] = mode ? parts.slice(0, -1) : parts;
+      if (!source?.startsWith('/') || (target !== undefined && !target.startsWith('/')))
+        throw new Error(`SVC_SANDBOX_BINDS: "${entry}" is not src[:dst][:ro|rw] with absolute paths`);
+      return { source, target: target || source, writable };
+    });
+}
+
+export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
+  const mode = env.SVC_SANDBOX || 'auto';
+  if (mode !== 'auto' && mode !== 'bubblewrap' && mode !== 'process')
+    throw new Error(`SVC_SANDBOX must be auto, bubblewrap or process, not "${mode}"`);
+  const allowUnsandboxed = env.SVC_ALLOW_UNSANDBOXED === '1';
+  if (mode === 'process' && !allowUnsandboxed) {
+    throw new Error(
+      'SVC_SANDBOX=process runs agents with no isolation at all: set SVC_ALLOW_UNSANDBOXED=1 as well if that is really meant',
+    );
+  }
+  const memory = env.SVC_SANDBOX_MEMORY_MIB ? Number(env.SVC_SANDBOX_MEMORY_MIB) : null;
+  if (memory !== null && !(Number.isInteger(memory) && memory >= 16))
+    throw new Error(
+      `SVC_SANDBOX_MEMORY_MIB must be a whole number of MiB, at least 16, not "${env.SVC_SANDBOX_MEMORY_MIB}"`,
+    );
+  let egress: EgressRule[];
+  try {
+    egress = parseEgressList(env.SVC_SANDBOX_EGRESS, 'operator');
+  } catch (error) {
+    throw new Error(`SVC_SANDBOX_EGRESS: ${(error as Error).message}`);
+  }
+  const uidBase = env.SVC_SANDBOX_UID_BASE ? Number(env.SVC_SANDBOX_UID_BASE) : 2_000_000;
+  if (!Number.isInteger(uidBase) || uidBase < 1000 || uidBase > 3_000_000_000)
+    throw new Error(
+      `SVC_SANDBOX_UID_BASE must be a uid between 1000 and 3000000000, not "${env.SVC_SANDBOX_UID_BASE}"`,
+    );
+  const toolchain = (env.SVC_SANDBOX_TOOLCHAIN ?? '').split(':').filter(Boolean);
+  const maxProcesses = env.SVC_SANDBOX_MAX_PROCESSES ? Number(env.SVC_SANDBOX_MAX_PROCESSES) : 1024;
+  if (!Number.isInteger(maxProcesses) || maxProcesses < 16)
+    throw new Error(
+      `SVC_SANDBOX_MAX_PROCESSES must be a whole number, at least 16, not "${env.SVC_SANDBOX_MAX_PROCESSES}"`,
+    );
+  return {
+    mode,
+    allowUnsandboxed,
+    binds: parseBinds(env.SVC_SANDBOX_BINDS),
+    memoryLimitMiB: memory,
+    egress,
+    toolchain,
+    uidBase,
+    maxProcesses,
+  };
+}
