@@ -1,24 +1,18 @@
 // Cancelling a plan-run mid-child, and resuming the cancelled plan-run, against the real stack.
 import test from 'ava';
-import { planFixture, setSwitch, waitForPlanRunState, type PlanFixture } from '../support/plan-fixture.ts';
-import { startTestStack, type TestStack } from '../support/stack.ts';
+import { setSwitch, startPlanStack, waitForPlanRunState, type PlanFixture } from '../support/plan-fixture.ts';
+import type { TestStack } from '../support/stack.ts';
 import { waitFor } from '../support/processes.ts';
 
 let fixture: PlanFixture;
 let svc: TestStack;
 let project: string;
+let stop: () => Promise<void> = async () => {};
 
 test.before(async () => {
-  fixture = await planFixture('acme', 'cancelled');
-  svc = await startTestStack({ env: fixture.env });
-  project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/cancelled' } })).body
-    .project.id;
+  ({ fixture, svc, project, stop } = await startPlanStack('acme', 'cancelled'));
 });
-test.after.always(async () => {
-  fixture?.stopReviewer();
-  await fixture?.forge.stop();
-  await svc?.stop();
-});
+test.after.always(() => stop());
 
 const waitForPlanState = (id: string, states?: string[]) => waitForPlanRunState(svc, id, states);
 

@@ -1,33 +1,22 @@
 // Plan-runs end to end against the real stack: children strictly serial, each merged before the
 // next starts, prompts rendered from the seeds, and the plan-run's reads and events.
 import test from 'ava';
-import { planFixture, setSwitch, waitForPlanRunState, type PlanFixture } from '../support/plan-fixture.ts';
-import { startTestStack, type TestStack } from '../support/stack.ts';
+import { setSwitch, startPlanStack, waitForPlanRunState, type PlanFixture } from '../support/plan-fixture.ts';
+import type { TestStack } from '../support/stack.ts';
 
 let fixture: PlanFixture;
 let svc: TestStack;
 let project: string;
+let stop: () => Promise<void> = async () => {};
 
 test.before(async () => {
-  fixture = await planFixture('acme', 'planned');
-  fixture.github.createRepo('acme', 'unseeded');
   // Public mode (the operator's token works as ever) so spectators' views of a plan-run are checked too.
-  svc = await startTestStack({
-    env: {
-      ...fixture.env,
-      SVC_TEMPORAL_UI_URL: 'http://temporal-ui.test/',
-      SVC_AUTH: 'public',
-      SVC_PUBLIC_ALLOWLIST: 'acme',
-    },
-  });
-  project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/planned' } })).body
-    .project.id;
+  ({ fixture, svc, project, stop } = await startPlanStack('acme', 'planned', {
+    env: { SVC_TEMPORAL_UI_URL: 'http://temporal-ui.test/', SVC_AUTH: 'public', SVC_PUBLIC_ALLOWLIST: 'acme' },
+  }));
+  fixture.github.createRepo('acme', 'unseeded');
 });
-test.after.always(async () => {
-  fixture?.stopReviewer();
-  await fixture?.forge.stop();
-  await svc?.stop();
-});
+test.after.always(() => stop());
 
 const waitForPlanState = (id: string, states?: string[]) => waitForPlanRunState(svc, id, states);
 

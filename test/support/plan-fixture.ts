@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { GitHubStandIn } from './github-stand-in.ts';
 import { PullRequestsStandIn } from './pull-requests-stand-in.ts';
 import { waitFor } from './processes.ts';
-import type { TestStack } from './stack.ts';
+import { startTestStack, type TestStack } from './stack.ts';
 
 export interface PlanFixture {
   github: GitHubStandIn;
@@ -120,4 +120,27 @@ export async function waitForPlanRunState(
     `plan-run ${id} to reach ${states.join('/')}`,
     timeoutMs,
   );
+}
+
+/** A plan fixture for owner/name, a stack that sees it (plus `env`), the project registered; stop() ends all. */
+export async function startPlanStack(
+  owner: string,
+  name: string,
+  options: { env?: Record<string, string>; titles?: string[]; reviewer?: boolean } = {},
+): Promise<{ fixture: PlanFixture; svc: TestStack; project: string; stop(): Promise<void> }> {
+  const fixture = await planFixture(owner, name, options.titles, { reviewer: options.reviewer });
+  const svc = await startTestStack({ env: { ...fixture.env, ...options.env } });
+  const registered = await svc.request('POST', '/projects', {
+    body: { gitUrl: `https://github.com/${owner}/${name}` },
+  });
+  return {
+    fixture,
+    svc,
+    project: registered.body.project.id,
+    async stop() {
+      fixture.stopReviewer();
+      await fixture.forge.stop();
+      await svc.stop();
+    },
+  };
 }
