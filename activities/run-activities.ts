@@ -1,4 +1,5 @@
 // The I/O of a run before its agent starts: the read-model projection and the workspace.
+import { observeRunProjection } from './read-model/run-metrics.ts';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -40,7 +41,8 @@ export function createRunActivities(deps: RunActivityDeps) {
       triggerFire?: { projectId: string; triggerId: string } | null;
       inbox?: InboxItem[];
     }): Promise<void> {
-      await projectRunRow(deps.readModel.em(), snapshot);
+      const before = await projectRunRow(deps.readModel.em(), snapshot);
+      if (before !== undefined) observeRunProjection(before, snapshot);
       if (inbox?.length) await saveInboxItems(deps.readModel.em(), snapshot.id, inbox);
       if (events.length) await appendRunEvents(deps.readModel.em(), snapshot.id, events);
       if (triggerFire) {

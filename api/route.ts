@@ -6,7 +6,8 @@ import type { Router } from '@koa/router';
 import { type z, type ZodType } from 'zod';
 import { authorize, type AuthPolicy, type AuthSettings, type Identity } from './auth.ts';
 import { assertSameSite } from './middleware/browser-guards.ts';
-import { Errors } from './errors.ts';
+import { ApiError, Errors } from './errors.ts';
+import { svcMetrics } from '../platform/metrics.ts';
 import { containsNul, MAX_JSON_BODY_BYTES, readJsonBody } from './middleware/json-body.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -80,9 +81,12 @@ export function toKoaPath(openApiPath: string): string {
   return openApiPath.replace(/\{(\w+)\}/g, ':$1');
 }
 
+/** The routes whose latency is dispatch latency (svc_dispatch_seconds), by what they dispatch. */
+const DISPATCH_ROUTES: Record<string, string> = { 'post /runs': 'run', 'post /plan-runs': 'plan_run' };
+
 export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], auth: AuthSettings): void {
   for (const route of routes) {
-    router[route.method](toKoaPath(route.path), async (ctx: Context) => {
+    const serve = async (ctx: Context) => {
       if (route.method !== 'get' || route.changesState) assertSameSite(ctx);
       const rawParams = (ctx as unknown as { params: Record<string, string> }).params;
       const identity = await authorize(ctx, { policy: route.auth, runToken: route.runToken }, auth, rawParams.id);
@@ -105,6 +109,22 @@ export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], 
       for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
       if (result.body !== undefined) ctx.body = result.body;
       if (result.flushHeaders) ctx.res.flushHeaders();
+    };
+    const dispatchKind = DISPATCH_ROUTES[`${route.method} ${route.path}`];
+    router[route.method](toKoaPath(route.path), async (ctx: Context) => {
+      const started = performance.now();
+      let status = 500;
+      try {
+        await serve(ctx);
+        status = ctx.status;
+      } catch (error) {
+        if (error instanceof ApiError) status = error.status;
+        throw error;
+      } finally {
+        const seconds = (performance.now() - started) / 1000;
+        svcMetrics.httpRequestSeconds.observe({ method: route.method, route: route.path, status }, seconds);
+        if (dispatchKind && status < 300) svcMetrics.dispatchSeconds.observe({ kind: dispatchKind }, seconds);
+      }
     });
   }
 }

@@ -5,7 +5,14 @@ import type { ReadModel } from '../db/orm.ts';
 import type { RunTiming } from '../core/run-model.ts';
 import type { PlanTiming } from '../core/plan-model.ts';
 import { ProjectsRepository } from '../db/repositories/projects.repository.ts';
+import { AnalyticsRepository } from '../db/repositories/analytics.repository.ts';
+import { OpsRepository } from '../db/repositories/ops.repository.ts';
+import { analyticsRoutes } from './routes/analytics.router.ts';
+import { AnalyticsService } from './services/analytics.service.ts';
 import { RunsRepository } from '../db/repositories/runs.repository.ts';
+import { opsRoutes } from './routes/ops.router.ts';
+import { OpsService } from './services/ops.service.ts';
+import { SetupCodes } from './services/setup-codes.ts';
 import { isTerminalRunState } from '../core/run-states.ts';
 import { createApiApp } from './app.ts';
 import type { AuthSettings } from './auth.ts';
@@ -51,6 +58,12 @@ export interface ApiServerDeps {
   readModel: ReadModel;
   temporal: TemporalGateway;
   agents: AgentCatalog;
+  /** GET /instance: what this instance calls itself, where it is reached, the sandbox backend. */
+  instance?: { name: string; publicUrl: string | null; runtime: string };
+  /** The dashboard's one-time sign-in codes (`svc serve` arms one and prints its link). */
+  setupCodes?: SetupCodes;
+  /** Prometheus text appended to GET /metrics: the in-process worker's Temporal SDK metrics. */
+  extraMetrics?: () => Promise<string>;
 }
 
 export interface RunningApi {
@@ -60,7 +73,7 @@ export interface RunningApi {
 }
 
 export function allRoutes(
-  deps: Omit<ApiServerDeps, 'host' | 'port' | 'auth'>,
+  deps: Omit<ApiServerDeps, 'host' | 'port'>,
   events: RunEventsService,
   lifecycle: LifecycleHub,
   secrets: string[] = [],
@@ -107,6 +120,22 @@ export function allRoutes(
     planTiming: deps.planTiming,
     runTiming: deps.runTiming,
   });
+  const ops = new OpsService({
+    instance: {
+      version: deps.version,
+      name: deps.instance?.name ?? 'svc',
+      publicUrl: deps.instance?.publicUrl ?? null,
+      runtime: deps.instance?.runtime ?? 'local',
+      authMode: deps.auth?.publicMode ? 'public' : 'token',
+      dbBackend: deps.readModel?.dialect ?? 'sqlite',
+      startedAt: Date.now(),
+    },
+    ops: new OpsRepository(deps.readModel),
+    readiness: () => readinessChecks(deps),
+    liveStreams: () => ({ lifecycle: lifecycle.size, runEvents: events.streams.size }),
+    extraMetrics: deps.extraMetrics,
+  });
+  const setup = { codes: deps.setupCodes ?? new SetupCodes(), token: deps.auth?.operatorToken ?? '' };
   const routes: RouteSpec<any, any, any>[] = [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
     ...runsRoutes(runs, callbacks, events, links, spectators),
@@ -114,6 +143,8 @@ export function allRoutes(
     ...projectsRoutes(projects, runs, links, spectators),
     ...catalogRoutes(deps.agents, deps.forge),
     ...eventsRoutes(lifecycle, deps.readModel),
+    ...opsRoutes(ops, spectators, setup),
+    ...analyticsRoutes(new AnalyticsService(new AnalyticsRepository(deps.readModel)), spectators),
     ...extensionsRoutes(new JudgeProxy(deps.judge ?? { baseUrl: undefined, exportToken: undefined })),
   ];
   routes.push(openApiRoute(() => routes, deps.version));
@@ -124,7 +155,7 @@ export function allRoutes(
 export function documentedRoutes(version: string): RouteSpec<any, any, any>[] {
   const inert = { version, temporal: { client: undefined, taskQueue: '' } } as unknown as Omit<
     ApiServerDeps,
-    'host' | 'port' | 'auth'
+    'host' | 'port'
   >;
   return allRoutes(inert, undefined as unknown as RunEventsService, undefined as unknown as LifecycleHub);
 }

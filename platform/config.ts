@@ -6,6 +6,10 @@ import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
 import { parseSandboxSettings, type SandboxSettings } from './sandbox-settings.ts';
 
 export interface SvcConfig {
+  /** What this instance calls itself (GET /instance, the dashboard's title): SVC_INSTANCE_NAME. */
+  instanceName: string;
+  /** Where users reach this instance from outside (SVC_PUBLIC_URL); null when only its bind address is known. */
+  publicUrl: string | null;
   dataDir: string;
   host: string;
   port: number;
@@ -42,6 +46,8 @@ export interface SvcConfig {
   reconcileIntervalMs: number;
   /** Rows untouched for this long are the ones a scheduled pass checks (SVC_RECONCILE_STALE_AFTER_MS). */
   reconcileStaleAfterMs: number;
+  /** Where the worker's Temporal SDK serves its Prometheus metrics (SVC_TEMPORAL_METRICS_ADDRESS, host:port); unset: off. */
+  temporalMetricsAddress: string | undefined;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
 }
@@ -69,6 +75,8 @@ function parseAuthMode(env: NodeJS.ProcessEnv): SvcConfig['auth'] {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
   const dataDir = resolve(env.SVC_DATA_DIR || '.svc-data');
   return {
+    instanceName: env.SVC_INSTANCE_NAME || 'svc',
+    publicUrl: env.SVC_PUBLIC_URL?.replace(/\/+$/, '') || null,
     dataDir,
     host: env.SVC_HOST || '127.0.0.1',
     port: intFromEnv(env, 'SVC_PORT', 8080),
@@ -83,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     apiUrl: env.SVC_API_URL || undefined,
     githubApiUrl: (env.SVC_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
+    temporalMetricsAddress: env.SVC_TEMPORAL_METRICS_ADDRESS || undefined,
     reconcileIntervalMs: Math.max(1000, intFromEnv(env, 'SVC_RECONCILE_INTERVAL_MS', 5 * 60_000)),
     reconcileStaleAfterMs: intFromEnv(env, 'SVC_RECONCILE_STALE_AFTER_MS', 60_000),
     runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',

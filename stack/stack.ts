@@ -13,6 +13,7 @@ import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
 import { startTemporalDev, type RunningTemporal } from './temporal-dev.ts';
 import { SVC_VERSION } from '../platform/version.ts';
+import { SetupCodes } from '../api/services/setup-codes.ts';
 
 export { SVC_VERSION };
 
@@ -33,6 +34,8 @@ export interface RunningStack {
   token: OperatorToken;
   api: RunningApi | undefined;
   worker: RunningWorker | undefined;
+  /** Arms a one-time dashboard sign-in code (10 minutes) and answers its link; undefined without an API. */
+  setupLink(): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -71,6 +74,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const token = loadOperatorToken(config.apiToken, dataPaths.operatorToken(config.dataDir));
 
     const agents = AgentCatalog.load(config.agentsFile);
+    const setupCodes = new SetupCodes();
     // The API starts first, so the worker can tell agents where it listens.
     let api: RunningApi | undefined;
     if (options.api) {
@@ -98,6 +102,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         readModel,
         temporal,
         agents,
+        instance: { name: config.instanceName, publicUrl: config.publicUrl, runtime: 'local' },
+        setupCodes,
+        // The in-process worker's Temporal SDK metrics, on the API's one /metrics.
+        extraMetrics:
+          options.worker && config.temporalMetricsAddress
+            ? () => fetchText(`http://${config.temporalMetricsAddress}/metrics`)
+            : undefined,
       });
       stops.push(() => api!.close());
     }
@@ -130,10 +141,16 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       token,
       api,
       worker,
+      setupLink: () => (api ? `${config.publicUrl ?? api.url}/setup?code=${setupCodes.arm()}` : undefined),
       stop: stopAll,
     };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+async function fetchText(url: string): Promise<string> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  return response.ok ? response.text() : '';
 }

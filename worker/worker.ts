@@ -52,7 +52,7 @@ export interface RunningWorker {
 let runtimeInstalled = false;
 
 /** The SDK logs every worker state change at INFO; svc keeps WARN and up unless SVC_LOG_LEVEL says otherwise. */
-function installRuntimeOnce(): void {
+function installRuntimeOnce(metricsAddress: string | undefined): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const level = (process.env.SVC_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
@@ -60,7 +60,11 @@ function installRuntimeOnce(): void {
     // Core's own (Rust) logs go through the same logger and level instead of straight to stderr.
     Runtime.install({
       logger: new DefaultLogger(level),
-      telemetryOptions: { logging: { filter: { core: level, other: 'ERROR' }, forward: {} } },
+      telemetryOptions: {
+        logging: { filter: { core: level, other: 'ERROR' }, forward: {} },
+        // Worker slots, sticky cache, poll latency…: scraped there, or through the API's /metrics in `svc serve`.
+        ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress } } } : {}),
+      },
     });
   } catch {
     // Someone (a test helper, the SDK download path) created the runtime first: keep theirs.
@@ -68,8 +72,8 @@ function installRuntimeOnce(): void {
 }
 
 export async function startWorker(settings: WorkerSettings): Promise<RunningWorker> {
-  installRuntimeOnce();
   const { config } = settings;
+  installRuntimeOnce(config.temporalMetricsAddress);
   const connection = await NativeConnection.connect({ address: settings.temporalAddress });
   // Activities that manage Temporal Schedules need a client of their own.
   const clientConnection = await Connection.connect({ address: settings.temporalAddress });

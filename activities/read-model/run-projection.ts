@@ -51,23 +51,34 @@ export function lifecycleTransitions(
     : hooks;
 }
 
+/** What a run row held before a projection changed it: what the metrics compare the new snapshot with. */
+export type ProjectedBefore = Pick<RunSnapshot, 'state' | 'prUrl' | 'prState'> | null;
+
 /**
  * Upserts the run row unless a newer projection of it is already stored, and records the
  * lifecycle transitions it makes in the same transaction; on PostgreSQL a NOTIFY (sent at commit)
- * tells every API process's lifecycle stream.
+ * tells every API process's lifecycle stream. Answers the row as it was before, or undefined when
+ * this projection changed nothing new (an older one, or a retry of the one stored).
  */
-export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): Promise<void> {
-  await em.transactional(async (tx) => {
+export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): Promise<ProjectedBefore | undefined> {
+  return em.transactional(async (tx) => {
     const existing = await tx.findOne(RunEntity, { id: snapshot.id });
-    if (existing && existing.projectionVersion > snapshot.projectionVersion) return;
+    if (existing && existing.projectionVersion > snapshot.projectionVersion) return undefined;
     const transitions = lifecycleTransitions(
       existing ? { state: existing.state, commitsAhead: existing.commitsAhead ?? null } : null,
       snapshot,
     );
+    const before: ProjectedBefore | undefined =
+      existing === null
+        ? null
+        : existing.projectionVersion === snapshot.projectionVersion
+          ? undefined
+          : { state: existing.state, prUrl: existing.prUrl ?? null, prState: existing.prState ?? null };
     const row = fitColumns(tx, RunEntity, rowFromSnapshot(snapshot));
     if (existing) tx.assign(existing, row);
     else tx.create(RunEntity, { ...row, lastEventSeq: 0 });
     await recordLifecycle(tx, snapshot.id, transitions);
+    return before;
   });
 }
 

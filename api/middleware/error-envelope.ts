@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { isDatabaseUnavailable } from '../../db/availability.ts';
 import { ApiError, Errors } from '../errors.ts';
+import { svcMetrics } from '../../platform/metrics.ts';
 
 export interface ErrorLogger {
   error(message: string, meta: Record<string, unknown>): void;
@@ -32,6 +33,8 @@ export function errorEnvelope(logger: ErrorLogger): Middleware {
         });
     }
     if (!failure) return;
+    svcMetrics.apiFailures.inc({ code: failure.code });
+    if (failure.code === 'event_stream_capacity') svcMetrics.eventStreamRefusals.inc();
     ctx.status = failure.status;
     for (const [name, value] of Object.entries(failure.headers)) ctx.set(name, value);
     ctx.body = failure.toEnvelope();

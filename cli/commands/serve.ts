@@ -52,6 +52,8 @@ export class ServeCommand extends Command {
     );
     log(`  Temporal UI:    ${stack.temporalUiUrl ?? '(external Temporal: use its own UI)'}`);
     log(`  data directory: ${config.dataDir}`);
+    const setupLink = stack.setupLink();
+    if (setupLink) log(`  sign in a browser (once, within 10 minutes): ${setupLink}`);
     return runUntilSignalled(() => stack.stop(), stack.worker?.done ?? new Promise(() => {}), log);
   }
 }

@@ -13,6 +13,8 @@ export const RunEntity = defineEntity({
     { properties: ['projectId', 'createdAt'] },
     { properties: ['agentName', 'createdAt'] },
     { properties: ['state'] },
+    // The analytics windows (all projects) are created_at ranges: without this, every one is a full scan.
+    { properties: ['createdAt'] },
   ],
   properties: {
     id: p.string().primary().length(FIELD_LIMITS.id),

@@ -12,6 +12,8 @@ import { Migration20261122065343_lifecycle_events as SqliteLifecycleEvents } fro
 import { Migration20261122065343_lifecycle_events as PostgresLifecycleEvents } from './postgresql/Migration20261122065343_lifecycle_events.ts';
 import { Migration20261123130934_run_metadata as SqliteRunMetadata } from './sqlite/Migration20261123130934_run_metadata.ts';
 import { Migration20261123130934_run_metadata as PostgresRunMetadata } from './postgresql/Migration20261123130934_run_metadata.ts';
+import { Migration20261123161113_runs_created_at as SqliteRunsCreatedAt } from './sqlite/Migration20261123161113_runs_created_at.ts';
+import { Migration20261123161113_runs_created_at as PostgresRunsCreatedAt } from './postgresql/Migration20261123161113_runs_created_at.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
@@ -23,6 +25,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261122060356_plan_run_projection_version', class: SqlitePlanRunVersion },
     { name: 'Migration20261122065343_lifecycle_events', class: SqliteLifecycleEvents },
     { name: 'Migration20261123130934_run_metadata', class: SqliteRunMetadata },
+    { name: 'Migration20261123161113_runs_created_at', class: SqliteRunsCreatedAt },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
@@ -31,6 +34,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261122060356_plan_run_projection_version', class: PostgresPlanRunVersion },
     { name: 'Migration20261122065343_lifecycle_events', class: PostgresLifecycleEvents },
     { name: 'Migration20261123130934_run_metadata', class: PostgresRunMetadata },
+    { name: 'Migration20261123161113_runs_created_at', class: PostgresRunsCreatedAt },
   ],
 };
 

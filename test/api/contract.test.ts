@@ -53,7 +53,9 @@ function violation(method: string, path: string, response: TestResponse): { key:
           .split('\n')
           .filter((line, index, lines) => line !== '' || index < lines.length - 1)
           .map((line) => JSON.parse(line))
-      : [response.body];
+      : contentType.startsWith('text/')
+        ? [response.text]
+        : [response.body];
   for (const value of values)
     if (!validate(value))
       return {
@@ -72,12 +74,23 @@ interface Call {
 }
 
 /** Every operation, with real ids: successes first, then a few refusals. */
-function calls(ids: PopulatedIds): Call[] {
+function calls(ids: PopulatedIds, setupCode: string): Call[] {
   const { runs, planRuns, project } = ids;
   const run = runs.running;
   return [
     { method: 'GET', path: '/healthz' },
     { method: 'GET', path: '/readyz' },
+    { method: 'GET', path: '/instance' },
+    { method: 'GET', path: '/instance', token: null },
+    { method: 'GET', path: '/ops/overview?window=30d' },
+    { method: 'GET', path: '/ops/overview', token: null },
+    { method: 'GET', path: '/metrics' },
+    { method: 'GET', path: '/analytics/runs?from=2020-01-01' },
+    { method: 'GET', path: '/analytics/runs', token: null },
+    { method: 'GET', path: `/analytics/cost?projectId=${project}` },
+    { method: 'GET', path: '/analytics/runs?from=not-a-date' },
+    { method: 'GET', path: `/setup?code=${setupCode}`, token: null },
+    { method: 'GET', path: '/setup?code=spent', token: null },
     { method: 'GET', path: '/whoami' },
     { method: 'GET', path: '/whoami', token: 'run' },
     { method: 'GET', path: '/version' },
@@ -193,7 +206,8 @@ for (const leg of DATABASE_LEGS) {
     const { svc, ids } = await populated(leg);
     const problems: string[] = [];
     const succeeded = new Set<string>();
-    for (const call of calls(ids)) {
+    const setupCode = new URL(svc.stack.setupLink()!).searchParams.get('code')!;
+    for (const call of calls(ids, setupCode)) {
       const token = call.token === 'run' ? ids.runToken : call.token;
       const response = await svc.request(call.method, call.path, {
         body: call.body,

@@ -1,0 +1,44 @@
+// Request and response schemas of the operations routes: GET /instance, /ops/overview, /setup, /metrics.
+import { z } from 'zod';
+import { RUN_STATES } from '../../core/run-states.ts';
+
+const publicInstance = z.object({
+  version: z.string(),
+  name: z.string(),
+  publicUrl: z.string().nullable(),
+  runtime: z.string().describe('The sandbox backend agents run in'),
+  authMode: z.enum(['token', 'public']),
+});
+export const instanceResponse = z.union([
+  publicInstance.extend({
+    dbBackend: z.enum(['sqlite', 'postgresql']),
+    uptimeSeconds: z.number().int(),
+    admission: z.null().describe('Concurrency limits (not configured yet)'),
+  }),
+  publicInstance.describe('What spectators see'),
+]);
+
+export const overviewQuery = z.object({ window: z.enum(['24h', '7d', '30d']).default('24h') }).strict();
+
+const spend = z.object({ windowRuns: z.number().int(), priced: z.number().int() });
+export const overviewResponse = z.object({
+  window: z.enum(['24h', '7d', '30d']),
+  generatedAt: z.string(),
+  runs: z.object({
+    byState: z.object(Object.fromEntries(RUN_STATES.map((state) => [state, z.number().int()]))),
+    total: z.number().int().describe('Runs created in the window (byState counts those)'),
+    nonTerminal: z.number().int().describe('Queued and running runs, whenever created'),
+  }),
+  spend: z.union([spend.extend({ costUsd: z.number() }), spend.describe('Spectators do not see USD')]),
+  delivery: z.object({ branchesPushed: z.number().int(), prsOpened: z.number().int(), prsMerged: z.number().int() }),
+  services: z.object({
+    runtime: z.string(),
+    dbBackend: z.enum(['sqlite', 'postgresql']),
+    dbReachable: z.boolean(),
+    temporalReachable: z.boolean(),
+    lifecycleStreams: z.number().int(),
+    runEventStreams: z.number().int(),
+  }),
+});
+
+export const setupQuery = z.object({ code: z.string().max(200).optional() }).strict();

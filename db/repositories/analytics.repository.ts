@@ -1,0 +1,200 @@
+// The analytics reads of the run projection, aggregated in SQL on either dialect: buckets of runs
+// (per day, agent, model, provider, project, plan, steering, cost basis), distributions with their
+// percentiles, failure reasons and the costliest runs. No query returns a row per run, except the
+// costliest runs, which are capped.
+import type { ReadModel } from '../orm.ts';
+import {
+  groupingKey,
+  measures,
+  numberOrNull,
+  numberOrZero,
+  scopeWhere,
+  type AnalyticsScope,
+  type RunGrouping,
+} from './analytics-sql.ts';
+
+export type { AnalyticsScope, RunGrouping };
+
+/** The aggregates of one bucket of runs. */
+export interface RunBucketRow {
+  /** The bucket's key; null for runs without a value (no model, not in a plan…). */
+  key: string | null;
+  runs: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  /** Queued or running. */
+  active: number;
+  /** Runs whose PR state is known (open, merged or closed unmerged). */
+  prStateKnown: number;
+  prsMerged: number;
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** Runs with a cost. */
+  priced: number;
+  /** The sum of the priced runs' costs (0 when none is priced). */
+  costUsd: number;
+  avgDurationMs: number | null;
+}
+
+/** `{avg, median, p95, count}`; the statistics are null when count is 0. */
+export interface DistributionRow {
+  avg: number | null;
+  median: number | null;
+  p95: number | null;
+  count: number;
+}
+
+export type MeasureName = 'durationMs' | 'queueWaitMs' | 'timeToMergeMs' | 'costUsd';
+
+const MEASURE_NAMES: MeasureName[] = ['durationMs', 'queueWaitMs', 'timeToMergeMs', 'costUsd'];
+
+/** How many runs the costliest-runs breakdown lists at most. */
+export const TOP_RUNS_LIMIT = 50;
+
+/**
+ * The analytics queries: each answers aggregates over the runs of a scope (a created_at window,
+ * optionally one project or a spectator's visible projects), in SQL on SQLite and PostgreSQL.
+ */
+export class AnalyticsRepository {
+  readonly #readModel: ReadModel;
+
+  constructor(readModel: ReadModel) {
+    this.#readModel = readModel;
+  }
+
+  #execute(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
+    return this.#readModel.em().getConnection().execute(sql, params, 'all');
+  }
+
+  /** The aggregates of every run in scope: one bucket, with a null key (zeros when there is no run). */
+  async totals(scope: AnalyticsScope): Promise<RunBucketRow> {
+    return (await this.#buckets(scope, null))[0]!;
+  }
+
+  /** One bucket per value of the grouping, in no particular order (the service sorts). */
+  buckets(scope: AnalyticsScope, grouping: RunGrouping): Promise<RunBucketRow[]> {
+    return this.#buckets(scope, grouping);
+  }
+
+  async #buckets(scope: AnalyticsScope, grouping: RunGrouping | null): Promise<RunBucketRow[]> {
+    const { dialect } = this.#readModel;
+    const where = scopeWhere(scope);
+    const key = grouping === null ? 'null' : groupingKey(dialect, grouping);
+    const rows = await this.#execute(
+      `select ${key} as bucket,
+        count(*) as runs,
+        sum(case when r.state = 'succeeded' then 1 else 0 end) as succeeded,
+        sum(case when r.state = 'failed' then 1 else 0 end) as failed,
+        sum(case when r.state = 'cancelled' then 1 else 0 end) as cancelled,
+        sum(case when r.state in ('queued', 'running') then 1 else 0 end) as active,
+        sum(case when r.pr_state is not null then 1 else 0 end) as pr_state_known,
+        sum(case when r.pr_state = 'merged' then 1 else 0 end) as prs_merged,
+        sum(r.tokens_input) as tokens_input,
+        sum(r.tokens_output) as tokens_output,
+        sum(r.tokens_cache_read) as tokens_cache_read,
+        sum(r.tokens_cache_write) as tokens_cache_write,
+        count(r.cost_usd) as priced,
+        sum(r.cost_usd) as cost_usd,
+        avg(${measures(dialect).durationMs}) as avg_duration_ms
+      from runs r
+      where ${where.sql}
+      ${grouping === null ? '' : 'group by bucket'}`,
+      where.params,
+    );
+    return rows.map((row) => ({
+      key: row.bucket === null || row.bucket === undefined ? null : String(row.bucket),
+      runs: numberOrZero(row.runs),
+      succeeded: numberOrZero(row.succeeded),
+      failed: numberOrZero(row.failed),
+      cancelled: numberOrZero(row.cancelled),
+      active: numberOrZero(row.active),
+      prStateKnown: numberOrZero(row.pr_state_known),
+      prsMerged: numberOrZero(row.prs_merged),
+      tokens: {
+        input: numberOrZero(row.tokens_input),
+        output: numberOrZero(row.tokens_output),
+        cacheRead: numberOrZero(row.tokens_cache_read),
+        cacheWrite: numberOrZero(row.tokens_cache_write),
+      },
+      priced: numberOrZero(row.priced),
+      costUsd: numberOrZero(row.cost_usd),
+      avgDurationMs: numberOrNull(row.avg_duration_ms),
+    }));
+  }
+
+  /**
+   * The distributions of the per-run measures, in one pass: each measure is ranked by a window
+   * function (its nulls last), so the median and p95 are read by rank in SQL and no value leaves
+   * the database. Percentiles are nearest-rank: the value at rank ceil(p·n), i.e. a value some
+   * run really has (the median of an even count is the lower middle one).
+   */
+  async distributions(scope: AnalyticsScope): Promise<Record<MeasureName, DistributionRow>> {
+    const { dialect } = this.#readModel;
+    const where = scopeWhere(scope);
+    const expressions = measures(dialect);
+    const column = (name: MeasureName) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    const measured = MEASURE_NAMES.map((name) => `${expressions[name]} as ${column(name)}`).join(',\n        ');
+    const ranked = MEASURE_NAMES.map((name) => {
+      const value = column(name);
+      return `${value},
+        row_number() over (order by case when ${value} is null then 1 else 0 end, ${value}) as ${value}_rank,
+        count(${value}) over () as ${value}_count`;
+    }).join(',\n      ');
+    // Integer arithmetic on both dialects: (n·p + 99) / 100 is ceil(n·p/100).
+    const statistics = MEASURE_NAMES.map((name) => {
+      const value = column(name);
+      return `count(${value}) as ${value}_n,
+      avg(${value}) as ${value}_avg,
+      max(case when ${value}_rank = (${value}_count * 50 + 99) / 100 then ${value} end) as ${value}_median,
+      max(case when ${value}_rank = (${value}_count * 95 + 99) / 100 then ${value} end) as ${value}_p95`;
+    }).join(',\n      ');
+    const [row = {}] = await this.#execute(
+      `select ${statistics}
+      from (
+        select ${ranked}
+        from (select ${measured} from runs r where ${where.sql}) measured
+      ) ranked`,
+      where.params,
+    );
+    const distributionOf = (name: MeasureName): DistributionRow => {
+      const value = column(name);
+      return {
+        avg: numberOrNull(row[`${value}_avg`]),
+        median: numberOrNull(row[`${value}_median`]),
+        p95: numberOrNull(row[`${value}_p95`]),
+        count: numberOrZero(row[`${value}_n`]),
+      };
+    };
+    return Object.fromEntries(MEASURE_NAMES.map((name) => [name, distributionOf(name)])) as Record<
+      MeasureName,
+      DistributionRow
+    >;
+  }
+
+  /** Failed runs per failure reason (null: failed without a recorded reason). */
+  async failureReasons(scope: AnalyticsScope): Promise<{ key: string | null; runs: number }[]> {
+    const where = scopeWhere(scope);
+    const rows = await this.#execute(
+      `select r.failure_reason as bucket, count(*) as runs
+      from runs r
+      where ${where.sql} and r.state = 'failed'
+      group by r.failure_reason`,
+      where.params,
+    );
+    return rows.map((row) => ({ key: (row.bucket as string | null) ?? null, runs: numberOrZero(row.runs) }));
+  }
+
+  /** The priced runs with the highest cost, at most `limit` of them (ties by id). */
+  async costliestRuns(scope: AnalyticsScope, limit = TOP_RUNS_LIMIT): Promise<{ id: string; costUsd: number }[]> {
+    const where = scopeWhere(scope);
+    const rows = await this.#execute(
+      `select r.id, r.cost_usd
+      from runs r
+      where ${where.sql} and r.cost_usd is not null
+      order by r.cost_usd desc, r.id asc
+      limit ?`,
+      [...where.params, limit],
+    );
+    return rows.map((row) => ({ id: String(row.id), costUsd: numberOrZero(row.cost_usd) }));
+  }
+}
