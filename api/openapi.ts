@@ -72,8 +72,14 @@ function operation(route: RouteSpec<any, any, any>) {
         }
       : { description: response.description };
   }
-  if (route.params || route.query || route.body)
+  if (route.params || route.query || route.body) {
     responses['400'] ??= errorResponse('Invalid request (validation_error and the other 400 codes)');
+    // A route whose own 400 is a page (text/html) still refuses malformed input before its handler
+    // runs, with the JSON error envelope: both are documented.
+    const declared = responses['400'] as { content?: Record<string, unknown> };
+    if (declared.content && !declared.content['application/json'])
+      declared.content['application/json'] = errorResponse('').content['application/json'];
+  }
   if (route.auth !== 'anonymous') {
     responses['401'] ??= errorResponse('Missing or invalid credential');
     responses['403'] ??= errorResponse('The credential may not use this route');
