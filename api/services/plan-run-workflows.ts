@@ -1,6 +1,7 @@
 // The gateway's plan-run half: start, cancel, resume planRunWorkflow. Every call goes through
-// TemporalGateway.call (bounded by its deadline) and histories are read by the gateway. Resuming a finished plan-run starts a new execution of the same workflow id
-// from the children its last execution ended with (its result, kept by Temporal).
+// TemporalGateway.call (bounded by its deadline) and histories are read by the gateway. Resuming
+// a finished plan-run starts a new execution of the same workflow id from the children its last
+// execution ended with (its result, kept by Temporal).
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import {
   childrenToResume,
