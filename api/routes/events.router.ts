@@ -2,10 +2,8 @@
 import { z } from 'zod';
 import { booleanFlag, canonicalInt } from './common.schema.ts';
 import { LIFECYCLE_HOOKS } from '../../core/event-kinds.ts';
-import { LifecycleEventEntity } from '../../db/entities/index.ts';
-import type { ReadModel } from '../../db/orm.ts';
 import { defineRoute } from '../route.ts';
-import { presentLifecycleEvent, type LifecycleHub } from '../services/lifecycle-hub.ts';
+import type { LifecycleHub } from '../services/lifecycle-hub.ts';
 
 const lifecycleLine = z.object({
   runId: z.string(),
@@ -15,7 +13,7 @@ const lifecycleLine = z.object({
 });
 const lifecycleEvent = lifecycleLine.extend({ id: z.number().int() });
 
-export function eventsRoutes(hub: LifecycleHub, readModel: ReadModel) {
+export function eventsRoutes(hub: LifecycleHub) {
   return [
     defineRoute({
       method: 'get',
@@ -61,18 +59,7 @@ export function eventsRoutes(hub: LifecycleHub, readModel: ReadModel) {
         .strict(),
       responses: { 200: { description: 'The transitions', schema: z.object({ events: z.array(lifecycleEvent) }) } },
       handler: async ({ query }) => {
-        const em = readModel.em();
-        const rows =
-          query.since === undefined
-            ? (
-                await em.find(LifecycleEventEntity, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, limit: query.limit })
-              ).reverse()
-            : await em.find(
-                LifecycleEventEntity,
-                { id: { $gt: query.since } },
-                { orderBy: { id: 'asc' }, limit: query.limit },
-              );
-        return { status: 200, body: { events: rows.map(presentLifecycleEvent) } };
+        return { status: 200, body: { events: await hub.recent(query.since, query.limit) } };
       },
     }),
   ];

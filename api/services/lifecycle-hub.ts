@@ -7,8 +7,9 @@
 // line is a JSON object (no blank keep-alive lines); TCP keep-alive holds an idle stream open.
 import { Readable } from 'node:stream';
 import pg from 'pg';
-import { LifecycleEventEntity, type LifecycleEvent } from '../../db/entities/index.ts';
+import type { LifecycleEvent } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
+import { LifecycleEventsRepository } from '../../db/repositories/lifecycle-events.repository.ts';
 import { Errors } from '../errors.ts';
 
 export interface LifecycleLine {
@@ -47,6 +48,7 @@ export const presentLifecycleEvent = (event: LifecycleEvent) => ({
 
 export class LifecycleHub {
   readonly #readModel: ReadModel;
+  readonly #events: LifecycleEventsRepository;
   readonly #settings: LifecycleHubSettings;
   readonly #subscribers = new Set<Subscriber>();
   #lastId: number | undefined;
@@ -62,6 +64,7 @@ export class LifecycleHub {
 
   constructor(readModel: ReadModel, settings: LifecycleHubSettings) {
     this.#readModel = readModel;
+    this.#events = new LifecycleEventsRepository(readModel);
     this.#settings = settings;
   }
 
@@ -75,7 +78,7 @@ export class LifecycleHub {
   }
 
   async start(): Promise<void> {
-    this.#lastId = await this.#maxId();
+    this.#lastId = await this.#events.newestId();
     this.#baseline = this.#lastId;
     if (this.#readModel.dialect === 'postgresql') {
       this.#listener = new pg.Client({ connectionString: this.#readModel.databaseUrl });
@@ -134,7 +137,7 @@ export class LifecycleHub {
     const alone = this.#subscribers.size === 0;
     this.#subscribers.add(subscriber);
     stop.addEventListener('abort', () => subscriber.end(), { once: true });
-    this.#maxId().then(
+    this.#events.newestId().then(
       (newest) => {
         floor = newest;
         // Nobody else listens: skip the rows written while no one did, instead of reading them.
@@ -154,11 +157,10 @@ export class LifecycleHub {
     await this.#listener?.end().catch(() => undefined);
   }
 
-  async #maxId(): Promise<number> {
-    const latest = await this.#readModel
-      .em()
-      .findOne(LifecycleEventEntity, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, fields: ['id'] });
-    return latest?.id ?? 0;
+  /** GET /events: the transitions after `since`, or without it the newest ones; oldest first either way. */
+  async recent(since: number | undefined, limit: number) {
+    const rows = since === undefined ? await this.#events.latest(limit) : await this.#events.after(since, limit);
+    return rows.map(presentLifecycleEvent);
   }
 
   /** One drain at a time; a wake-up during a drain runs one more. */
@@ -181,18 +183,18 @@ export class LifecycleHub {
   async #drain(): Promise<void> {
     for (;;) {
       // Re-read a window below the highest id sent: ids are allocated at insert, not at commit.
-      const rows = await this.#readModel
-        .em()
-        .find(
-          LifecycleEventEntity,
-          { id: { $gt: Math.max(0, (this.#lastId ?? 0) - REREAD_WINDOW) } },
-          { orderBy: { id: 'asc' }, limit: 500 },
-        );
+      const rows = await this.#events.after(Math.max(0, (this.#lastId ?? 0) - REREAD_WINDOW), 500);
       const fresh = rows.filter((row) => !this.#sent.has(row.id) && row.id > this.#baseline);
       for (const row of fresh) {
         this.#lastId = Math.max(this.#lastId ?? 0, row.id);
         this.#sent.add(row.id);
-        const line = `${JSON.stringify({ runId: row.runId, hook: row.hook, state: row.state ?? null, ts: row.ts.toISOString() } satisfies LifecycleLine)}\n`;
+        const transition = {
+          runId: row.runId,
+          hook: row.hook,
+          state: row.state ?? null,
+          ts: row.ts.toISOString(),
+        } satisfies LifecycleLine;
+        const line = `${JSON.stringify(transition)}\n`;
         for (const subscriber of this.#subscribers) subscriber.offer(row.id, line);
       }
       for (const id of this.#sent) if (id <= (this.#lastId ?? 0) - REREAD_WINDOW) this.#sent.delete(id);

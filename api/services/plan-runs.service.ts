@@ -12,8 +12,7 @@ import {
 } from '../../core/plan-model.ts';
 import type { RunTiming } from '../../core/run-model.ts';
 import type { AgentCatalog } from '../../platform/agent-catalog.ts';
-import { PlanRunChildEntity, PlanRunEntity } from '../../db/entities/index.ts';
-import type { ReadModel } from '../../db/orm.ts';
+import type { PlanRunsRepository } from '../../db/repositories/plan-runs.repository.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
 import { Errors } from '../errors.ts';
 import { resolveAgent } from './agent-resolver.ts';
@@ -23,7 +22,7 @@ import type { PlanRunWorkflows } from './plan-run-workflows.ts';
 import type { ProjectsService } from './projects.service.ts';
 
 export interface PlanRunsServiceDeps {
-  readModel: ReadModel;
+  planRunRows: PlanRunsRepository;
   runRows: RunsRepository;
   workflows: PlanRunWorkflows;
   projects: ProjectsService;
@@ -107,29 +106,13 @@ export class PlanRunsService {
 
   /** onlyProjects: a spectator's view, limited to the projects it may see. */
   async list(query: ListPlanRunsQuery, onlyProjects?: Set<string>) {
-    const state = query.state === 'active' ? { $in: ['queued' as const, 'running' as const] } : query.state;
-    const projects = onlyProjects
-      ? [...onlyProjects].filter((id) => !query.project || id === query.project)
-      : undefined;
-    const projectFilter = projects
-      ? { projectId: { $in: projects } }
-      : query.project
-        ? { projectId: query.project }
-        : {};
-    const rows = await this.#deps.readModel
-      .em()
-      .find(
-        PlanRunEntity,
-        { ...projectFilter, ...(state ? { state } : {}) },
-        { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 500 },
-      );
+    const rows = await this.#deps.planRunRows.list({ projectId: query.project, state: query.state, onlyProjects });
     return { planRuns: rows.map(presentPlanRun) };
   }
 
   /** The plan-run, its children and their runs. */
   async get(id: string) {
-    const em = this.#deps.readModel.em();
-    const row = await em.findOne(PlanRunEntity, { id });
+    const row = await this.#deps.planRunRows.find(id);
     if (!row) {
       const accepted = /^plnr_[0-9a-z]{12}$/.test(id) ? await this.#deps.workflows.input(id) : undefined;
       if (!accepted) throw Errors.notFound(`plan-run "${id}"`);
@@ -140,7 +123,7 @@ export class PlanRunsService {
         runs: [],
       };
     }
-    const children = await em.find(PlanRunChildEntity, { planRunId: id }, { orderBy: { seq: 'asc' } });
+    const children = await this.#deps.planRunRows.children(id);
     const runIds = children.map((child) => child.runId).filter((runId): runId is string => runId !== null);
     const runs = await this.#deps.runRows.byIds(runIds);
     return { planRun: presentPlanRun(row), children: children.map(presentPlanRunChild), runs };
@@ -160,12 +143,15 @@ export class PlanRunsService {
     return { planRun, cancelledChild: outcome?.cancelledChild ?? null, alreadyTerminal: false };
   }
 
-  /** Waits (bounded) until the resumed execution's first projection is readable, so a GET after the answer agrees with it. */
+  /**
+   * Waits (bounded) until the resumed execution's first projection is readable, so a GET after the
+   * answer agrees with it.
+   */
   async #projected(id: string, resumedAt: string, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const row = await this.#deps.readModel.em().findOne(PlanRunEntity, { id }, { fields: ['resumedAt'] });
-      if (row?.resumedAt && row.resumedAt.getTime() === Date.parse(resumedAt)) return;
+      const projectedResumedAt = await this.#deps.planRunRows.resumedAt(id);
+      if (projectedResumedAt && projectedResumedAt.getTime() === Date.parse(resumedAt)) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -7,8 +7,9 @@ import { projectLockFile, withProjectLock } from '../../activities/git/project-l
 import { parseGitHubUrl } from '../../core/git-url.ts';
 import { newId } from '../../core/ids.ts';
 import { parseIssues, parsePlans, readyPlans, type Plan } from '../../core/seeds.ts';
-import { PlanRunEntity, ProjectEntity, ProjectTriggerEntity, type Project } from '../../db/entities/index.ts';
-import type { ReadModel } from '../../db/orm.ts';
+import type { Project } from '../../db/entities/index.ts';
+import type { PlanRunsRepository } from '../../db/repositories/plan-runs.repository.ts';
+import type { ProjectsRepository } from '../../db/repositories/projects.repository.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
 import type { AgentCatalog } from '../../platform/agent-catalog.ts';
 import {
@@ -22,8 +23,9 @@ import { iso } from '../presenters/run.presenter.ts';
 import { TemporalGateway } from './temporal-gateway.ts';
 
 export interface ProjectsServiceDeps {
-  readModel: ReadModel;
+  projectRows: ProjectsRepository;
   runRows: RunsRepository;
+  planRunRows: PlanRunsRepository;
   temporal: TemporalGateway;
   agents: AgentCatalog;
   projectsRoot: string;
@@ -37,11 +39,11 @@ export class ProjectsService {
   }
 
   async list(): Promise<Project[]> {
-    return this.#deps.readModel.em().find(ProjectEntity, {}, { orderBy: { addedAt: 'asc', id: 'asc' } });
+    return this.#deps.projectRows.all();
   }
 
   async get(id: string): Promise<Project> {
-    const project = await this.#deps.readModel.em().findOne(ProjectEntity, { id });
+    const project = await this.#deps.projectRows.find(id);
     if (!project) throw Errors.notFound(`project "${id}"`, 'GET /projects lists registered projects');
     return project;
   }
@@ -50,7 +52,7 @@ export class ProjectsService {
     const parsed = parseGitHubUrl(gitUrl);
     if (!parsed.ok) throw Errors.validation(parsed.message, parsed.hint);
     const { repo } = parsed;
-    const existing = await this.#deps.readModel.em().findOne(ProjectEntity, { gitUrl: repo.canonicalUrl });
+    const existing = await this.#deps.projectRows.findByGitUrl(repo.canonicalUrl);
     if (existing) throw Errors.validation(`project already exists: ${existing.id}`, `GET /projects/${existing.id}`);
     const projectId = newId('project');
     // One registration per repository at a time: the workflow id is the repository's name.
@@ -95,10 +97,8 @@ export class ProjectsService {
    */
   async remove(id: string) {
     await this.get(id);
-    const em = this.#deps.readModel.em();
-    const open = { $in: ['queued', 'running'] as const };
     const runs = await this.#deps.runRows.countActive(id);
-    const plans = await em.count(PlanRunEntity, { projectId: id, state: open });
+    const plans = await this.#deps.planRunRows.countActive(id);
     if (runs + plans > 0)
       throw Errors.conflict(
         `project ${id} has ${runs} active run(s) and ${plans} active plan-run(s)`,
@@ -148,14 +148,8 @@ export class ProjectsService {
 
   async readyPlans(id: string) {
     const { issues, plans } = await this.#trackerFiles(id);
-    const dispatched = await this.#deps.readModel
-      .em()
-      .find(PlanRunEntity, { projectId: id, planId: { $ne: null } }, { fields: ['planId'] });
-    return readyPlans(
-      parsePlans(plans).records,
-      parseIssues(issues).records,
-      new Set(dispatched.map((row) => row.planId!)),
-    );
+    const dispatched = await this.#deps.planRunRows.dispatchedPlanIds(id);
+    return readyPlans(parsePlans(plans).records, parseIssues(issues).records, dispatched);
   }
 
   async svcConfig(id: string) {
@@ -170,7 +164,7 @@ export class ProjectsService {
 
   /** Whether the project's config lets spectators read its prompts; a config that cannot be read says no. */
   async showsPromptsToSpectators(id: string): Promise<boolean> {
-    const project = await this.#deps.readModel.em().findOne(ProjectEntity, { id });
+    const project = await this.#deps.projectRows.find(id);
     if (!project) return false;
     try {
       return (
@@ -184,7 +178,7 @@ export class ProjectsService {
 
   async triggers(id: string) {
     const config = await this.svcConfig(id);
-    const rows = await this.#deps.readModel.em().find(ProjectTriggerEntity, { projectId: id });
+    const rows = await this.#deps.projectRows.triggers(id);
     const triggers = await Promise.all(
       (config.triggers ?? []).map(async (trigger) => {
         const row = rows.find((candidate) => candidate.triggerId === trigger.id);

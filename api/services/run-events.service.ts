@@ -6,8 +6,10 @@ import { Errors } from '../errors.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { isTerminalPlanRunState } from '../../core/plan-model.ts';
-import { PlanRunChildEntity, PlanRunEntity, RunEventEntity, type RunEvent } from '../../db/entities/index.ts';
+import type { RunEvent } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
+import { PlanRunsRepository } from '../../db/repositories/plan-runs.repository.ts';
+import { RunEventsRepository } from '../../db/repositories/run-events.repository.ts';
 import { RunsRepository } from '../../db/repositories/runs.repository.ts';
 
 const PAGE = 500;
@@ -75,29 +77,26 @@ export interface EventStreamOptions {
 }
 
 export class RunEventsService {
-  readonly #readModel: ReadModel;
+  readonly #events: RunEventsRepository;
+  readonly #runRows: RunsRepository;
+  readonly #planRunRows: PlanRunsRepository;
   readonly #pollIntervalMs: number;
   readonly streams: StreamRegistry;
 
   constructor(readModel: ReadModel, options: { pollIntervalMs?: number; maxFollowing?: number } = {}) {
-    this.#readModel = readModel;
+    this.#events = new RunEventsRepository(readModel);
+    this.#runRows = new RunsRepository(readModel);
+    this.#planRunRows = new PlanRunsRepository(readModel);
     this.#pollIntervalMs = options.pollIntervalMs ?? 200;
     this.streams = new StreamRegistry(options.maxFollowing);
   }
 
-  async #batch(runId: string, afterSeq: number, max: number): Promise<RunEvent[]> {
-    return this.#readModel
-      .em()
-      .find(RunEventEntity, { runId, seq: { $gt: afterSeq } }, { orderBy: { seq: 'asc' }, limit: max });
-  }
-
   /** The run has ended and its terminal line is written: nothing more will come. */
   async #finished(runId: string, lastSeq: number): Promise<boolean> {
-    const em = this.#readModel.em();
-    const state = await new RunsRepository(this.#readModel).stateOf(runId);
+    const state = await this.#runRows.stateOf(runId);
     if (!state || !isTerminalRunState(state)) return false;
-    const terminal = await em.findOne(RunEventEntity, { runId, dedupeKey: 'state:terminal' }, { fields: ['seq'] });
-    return terminal !== null && terminal.seq <= lastSeq;
+    const terminalSeq = await this.#events.terminalSeq(runId);
+    return terminalSeq !== null && terminalSeq <= lastSeq;
   }
 
   stream(runId: string, options: EventStreamOptions, stop: AbortSignal): Readable {
@@ -107,7 +106,7 @@ export class RunEventsService {
       let sent = 0;
       while (!stop.aborted) {
         const remaining = options.limit === undefined ? PAGE : Math.min(PAGE, options.limit - sent);
-        const batch = await self.#batch(runId, last, remaining);
+        const batch = await self.#events.after(runId, last, remaining);
         for (const event of batch) {
           yield `${JSON.stringify(presentEvent(event))}\n`;
           last = event.seq;
@@ -136,16 +135,9 @@ export class RunEventsService {
     async function* lines() {
       const lastSeq = new Map<string, number>();
       while (!stop.aborted) {
-        const em = self.#readModel.em();
-        const children = await em.find(PlanRunChildEntity, { planRunId, runId: { $ne: null } }, { fields: ['runId'] });
-        const runIds = [...new Set(children.map((child) => child.runId!))];
-        const batch = runIds.length
-          ? await em.find(
-              RunEventEntity,
-              { $or: runIds.map((runId) => ({ runId, seq: { $gt: lastSeq.get(runId) ?? 0 } })) },
-              { orderBy: { id: 'asc' }, limit: PAGE },
-            )
-          : [];
+        const runIds = await self.#planRunRows.childRunIds(planRunId);
+        const cursors = runIds.map((runId) => ({ runId, afterSeq: lastSeq.get(runId) ?? 0 }));
+        const batch = await self.#events.afterEach(cursors, PAGE);
         for (const event of batch) {
           if (event.seq <= (lastSeq.get(event.runId) ?? 0)) continue;
           lastSeq.set(event.runId, event.seq);
@@ -153,9 +145,9 @@ export class RunEventsService {
         }
         if (batch.length === PAGE) continue;
         if (!follow) return;
-        const plan = await em.findOne(PlanRunEntity, { id: planRunId }, { fields: ['state'] });
+        const planState = await self.#planRunRows.stateOf(planRunId);
         // One more look after the end, so the plan's own last event is not missed.
-        if (plan && isTerminalPlanRunState(plan.state)) {
+        if (planState && isTerminalPlanRunState(planState)) {
           if (batch.length === 0) return;
           continue;
         }

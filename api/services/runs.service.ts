@@ -9,9 +9,9 @@ import { isTerminalRunState, type InboxPriority } from '../../core/run-states.ts
 import { presentInboxItem, type NewInboxItem } from '../../core/inbox.ts';
 import { blockingProblem } from '../../core/svc-config.ts';
 import { triggerRunRequest } from '../../core/trigger-run.ts';
-import { ProjectEntity, type Project, type Run } from '../../db/entities/index.ts';
+import type { Project, Run } from '../../db/entities/index.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
-import type { ReadModel } from '../../db/orm.ts';
+import type { ProjectsRepository } from '../../db/repositories/projects.repository.ts';
 import type { AgentCatalog } from '../../platform/agent-catalog.ts';
 import { dataPaths } from '../../platform/config.ts';
 import { loadSvcConfigFrom } from '../../platform/svc-config-files.ts';
@@ -22,7 +22,7 @@ import type { ProjectsService } from './projects.service.ts';
 import type { TemporalGateway } from './temporal-gateway.ts';
 
 export interface RunsServiceDeps {
-  readModel: ReadModel;
+  projectRows: ProjectsRepository;
   runRows: RunsRepository;
   temporal: TemporalGateway;
   agents: AgentCatalog;
@@ -157,7 +157,7 @@ export class RunsService {
     let settings: Pick<RunRequest, 'project' | 'projectMaxCostUsd'> = { project: null, projectMaxCostUsd: null };
     let projectDir: string | undefined;
     if (projectId) {
-      const row = await this.#deps.readModel.em().findOne(ProjectEntity, { id: projectId });
+      const row = await this.#deps.projectRows.find(projectId);
       if (!row) throw Errors.notFound(`project "${projectId}"`, 'GET /projects lists registered projects');
       projectDir = row.localPath;
       settings = projectRunSettings(this.#projectDefaults(row).defaults, row.defaultBranch, this.#deps.runBranchPrefix);

@@ -23,6 +23,7 @@ export interface RunPage {
 
 const ACTIVE_STATES: RunState[] = ['queued', 'running'];
 
+/** The run queries of the API: one named method per question, each on a fresh entity manager. */
 export class RunsRepository {
   readonly #readModel: ReadModel;
 
