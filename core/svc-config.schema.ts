@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { parseEgressEntry } from './egress-rules.ts';
 import { FIELD_LIMITS } from './field-limits.ts';
+import { ALERT_SOURCES } from './healer.ts';
 
 /** A name stored in a column of its own (agents, branches, seeds): bounded like the column. */
 const name = z.string().min(1).max(FIELD_LIMITS.name);
@@ -17,6 +18,21 @@ export function durationSeconds(value: string): number {
   const match = DURATION.exec(value)!;
   return (parseInt(match[1] ?? '0', 10) * 60 + parseInt(match[2] ?? '0', 10)) * 60 + parseInt(match[3] ?? '0', 10);
 }
+
+/** One `healer.projectMapping` entry (core/healer.ts `HealerMappingRule`): every condition given must hold. */
+const healerMappingRule = z
+  .object({
+    source: z.enum(ALERT_SOURCES).optional(),
+    sourceProject: z.string().min(1).max(200).optional(),
+    culprit: z.string().min(1).max(500).optional(),
+    title: z.string().min(1).max(500).optional(),
+    labels: z.record(z.string().min(1).max(100), z.string().max(500)).optional(),
+  })
+  .strict()
+  .refine(
+    (rule) => [rule.sourceProject, rule.culprit, rule.title, rule.labels].some((value) => value !== undefined),
+    'a mapping rule needs at least one of sourceProject, culprit, title, labels',
+  );
 
 export const previewSchema = z
   .object({
@@ -109,7 +125,8 @@ export const defaultsSchema = z
         maxRetries: z.number().int().min(0).default(3),
         cooldownMinutes: z.number().int().min(0).default(30),
         role: name.default('healer'),
-        projectMapping: z.array(z.unknown()).default([]),
+        /** Which alerts this project heals; none: alerts whose source project is this repository's name. */
+        projectMapping: z.array(healerMappingRule).max(100).default([]),
       })
       .strict()
       .optional(),

@@ -8,3 +8,4 @@ export {
   triggerFireWorkflow,
 } from './project.workflow.ts';
 export { reconcileWorkflow } from './reconcile.workflow.ts';
+export { healerWorkflow } from './healer.workflow.ts';

@@ -4,6 +4,7 @@ import type { FinalizeIntent, FinalizeResult } from '../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../core/inbox.ts';
 import type { ChildRunProgress, PlanRunSnapshot } from '../core/plan-model.ts';
 import type { RunSnapshot } from '../core/run-model.ts';
+import type { HealAlertRequest, HealDecision } from '../core/healer-policy.ts';
 
 /** The run as the workflow holds it now. */
 export const runSnapshotQuery = defineQuery<RunSnapshot>('runSnapshot');
@@ -53,3 +54,12 @@ export const cancelPlanRunSignal = defineSignal<[CancelRequest]>('cancelPlanRun'
 
 /** A child run's news for its plan-run: sent by the run itself on every change of state or PR state. */
 export const childRunProgressSignal = defineSignal<[ChildRunProgress]>('childRunProgress');
+
+/** An alert for a healer workflow's fingerprint: answers whether to dispatch a healer run now. */
+export const healAlertUpdate = defineUpdate<HealDecision, [HealAlertRequest]>('healAlert');
+
+/** The API dispatched (or found) the healer run of an attempt: the attempt now counts. */
+export const healerRunStartedSignal = defineSignal<[{ attempt: number; runId: string }]>('healerRunStarted');
+
+/** The API could not dispatch an attempt (a business error): it is forgotten, as if never made. */
+export const healerDispatchFailedSignal = defineSignal<[{ attempt: number }]>('healerDispatchFailed');

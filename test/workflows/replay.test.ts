@@ -1,5 +1,6 @@
 // Replays recorded histories against today's workflow code: a non-deterministic change to
-// runWorkflow or planRunWorkflow (one that would break runs in flight during a deploy) fails here.
+// runWorkflow, planRunWorkflow or healerWorkflow (one that would break those in flight during a deploy)
+// fails here.
 import test from 'ava';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
