@@ -1,5 +1,6 @@
 // The I/O of a run before its agent starts: the read-model projection and the workspace.
 import { observeRunProjection } from './read-model/run-metrics.ts';
+import { logger } from '../platform/logger.ts';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,13 +14,15 @@ import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { saveInboxItems } from './read-model/inbox-store.ts';
 import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
+import type { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { sandboxHostId } from './sandbox/isolation.ts';
 
 export interface RunActivityDeps {
   readModel: ReadModel;
   dataDir: string;
   projectsRoot: string;
-  githubToken: string | undefined;
+  /** svc's forge token for each repository: the PAT, or an installation token for that repository alone. */
+  forgeCredentials: ForgeCredentials;
   /** Where the agent reaches svc, and the operator token its per-run token is derived from. */
   agentApi?: { baseUrl: string; operatorToken: string } | undefined;
   sandbox: SandboxSettings;
@@ -43,6 +46,11 @@ export function createRunActivities(deps: RunActivityDeps) {
     }): Promise<void> {
       const before = await projectRunRow(deps.readModel.em(), snapshot);
       if (before !== undefined) observeRunProjection(before, snapshot);
+      if (before !== undefined && before?.state !== snapshot.state)
+        logger({ component: 'worker' }).info(
+          { runId: snapshot.id, workflowId: snapshot.id, state: snapshot.state, failureReason: snapshot.failureReason },
+          'run state',
+        );
       if (inbox?.length) await saveInboxItems(deps.readModel.em(), snapshot.id, inbox);
       if (events.length) await appendRunEvents(deps.readModel.em(), snapshot.id, events);
       if (triggerFire) {
@@ -103,7 +111,7 @@ export function createRunActivities(deps: RunActivityDeps) {
             `${project.gitUrl}.git`,
             `+refs/heads/${input.continueFromBranch}:refs/remotes/parent/head`,
           ],
-          { cwd: partial, token: deps.githubToken },
+          { cwd: partial, token: await deps.forgeCredentials.tokenFor(owner, name) },
         );
       }
       const start = input.continueFromBranch

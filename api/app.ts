@@ -1,4 +1,4 @@
-// The Koa application: request id → error envelope → Host guard (--no-auth) → routes (each with
+// The Koa application: request id → request log → error envelope → Host guard (--no-auth) → routes (each with
 // its own same-site guard, auth policy and validation) → 404/405 for everything else.
 import Koa from 'koa';
 import { Router } from '@koa/router';
@@ -6,6 +6,7 @@ import type { AuthSettings } from './auth.ts';
 import { browserGuards } from './middleware/browser-guards.ts';
 import { errorEnvelope, type ErrorLogger } from './middleware/error-envelope.ts';
 import { requestId } from './middleware/request-id.ts';
+import { requestLog } from './middleware/request-log.ts';
 import { mountRoutes, type RouteSpec } from './route.ts';
 
 export interface ApiAppDeps {
@@ -27,6 +28,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   app.silent = true;
   const router = apiRouter(deps);
   app.use(requestId());
+  app.use(requestLog());
   app.use(errorEnvelope(deps.logger));
   app.use(browserGuards({ noAuth: deps.auth.noAuth }));
   app.use(router.routes());
