@@ -25,22 +25,28 @@ export const analyticsQuery = z
   .strict();
 export type AnalyticsQuery = z.infer<typeof analyticsQuery>;
 
-const count = z.number().int().min(0);
+export const count = z.number().int().min(0);
 /** A share in [0, 1], or null when nothing was counted. */
-const rate = z.number().min(0).max(1).nullable();
+export const rate = z.number().min(0).max(1).nullable();
 
-const analyticsFilter = z.object({
+export const analyticsFilter = z.object({
   projectId: z.string().nullable(),
   from: z.string().describe('The window as applied (after defaults and the 90-day cap), ISO datetime'),
   to: z.string(),
 });
 
-const distribution = z
+export const distribution = z
   .object({ avg: z.number().nullable(), median: z.number().nullable(), p95: z.number().nullable(), count })
   .describe('Nearest-rank percentiles; null statistics when count is 0');
 export type Distribution = z.infer<typeof distribution>;
 
-const tokenBreakdown = z.object({ input: count, output: count, cacheRead: count, cacheWrite: count, total: count });
+export const tokenBreakdown = z.object({
+  input: count,
+  output: count,
+  cacheRead: count,
+  cacheWrite: count,
+  total: count,
+});
 
 // ---- /analytics/cost -------------------------------------------------------------------------
 
@@ -116,7 +122,7 @@ const timeSeriesDay = z.object({
   active: count,
 });
 
-const steeringSide = z.object({
+export const steeringSide = z.object({
   runs: count,
   terminal: count,
   succeeded: count,

@@ -1,12 +1,12 @@
-// The analytics use-cases behind GET /analytics/runs and GET /analytics/cost: the window rules
-// (defaults, the 90-day cap, bad dates), the scope a spectator may see, and the shaping of the
-// repository's SQL aggregates into the spec's shapes. Every sum, count, average and percentile is
-// computed by the database; here only rates (ratios of its counts) and the order of buckets.
+// The analytics use-cases behind GET /analytics/runs, /cost, /dispatch and /behavior: the window
+// rules (analytics-window.ts), the scope a spectator may see, and the shaping of the repository's
+// SQL aggregates into the spec's shapes. Every sum, count, average and percentile is computed by
+// the database; here only rates (ratios of its counts), the order of buckets and derived sentences.
 import type { AnalyticsRepository, AnalyticsScope, RunBucketRow } from '../../db/repositories/analytics.repository.ts';
-import { Errors } from '../errors.ts';
+import type { BehaviorAnalytics } from '../routes/analytics-behavior.schema.ts';
+import type { DispatchAnalytics } from '../routes/analytics-dispatch.schema.ts';
 import {
   COST_BASIS_KEYS,
-  ISO_DATE_OR_DATETIME,
   type AnalyticsQuery,
   type CostAnalytics,
   type CostBucket,
@@ -15,78 +15,11 @@ import {
   type KeyedCostPerMergedPr,
   type RunAnalytics,
   type SpectatorRunAnalytics,
-  type SteeringSide,
 } from '../routes/analytics.schema.ts';
-
-const DAY_MS = 86_400_000;
-export const DEFAULT_WINDOW_DAYS = 30;
-export const MAX_WINDOW_DAYS = 90;
-/** The key of a bucket of runs that have no value for it. */
-export const NO_KEY = '__none__';
-
-/** The window an analytics answer covers: runs created in [fromMs, toMs]. */
-export interface AnalyticsWindow {
-  fromMs: number;
-  toMs: number;
-  projectId: string | null;
-}
-
-/**
- * One bound of the window, in epoch ms. A date alone means the start of its UTC day for `from` and
- * the end of it for `to` (so `to=2026-11-22` includes that day); a datetime without zone is UTC.
- */
-function parseBound(name: 'from' | 'to', value: string): number {
-  const invalid = () =>
-    Errors.validation(
-      `invalid ${name}: "${value.slice(0, 64)}"`,
-      'use an ISO date (2026-11-22) or datetime (…T10:00Z)',
-    );
-  const match = ISO_DATE_OR_DATETIME.exec(value);
-  if (!match) throw invalid();
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => Number(part ?? 0));
-  // setUTCFullYear, not Date.UTC: the latter reads years 0–99 as 1900–1999.
-  const dayStart = new Date(0).setUTCFullYear(year!, month! - 1, day!);
-  const calendar = new Date(dayStart);
-  if (calendar.getUTCMonth() !== month! - 1 || calendar.getUTCDate() !== day!) throw invalid();
-  if (match[4] === undefined) return name === 'from' ? dayStart : dayStart + DAY_MS - 1;
-  if (hour! > 23 || minute! > 59 || second! > 59) throw invalid();
-  const ms = Date.parse(match[7] === undefined ? `${value}Z` : value);
-  if (Number.isNaN(ms)) throw invalid();
-  return ms;
-}
-
-/** `to` defaults to now, `from` to `to` − 30 days; a longer span than 90 days pulls `from` forward. */
-export function resolveWindow(query: AnalyticsQuery, nowMs: number): AnalyticsWindow {
-  const toMs = query.to === undefined ? nowMs : parseBound('to', query.to);
-  const fromMs = query.from === undefined ? toMs - DEFAULT_WINDOW_DAYS * DAY_MS : parseBound('from', query.from);
-  if (fromMs > toMs)
-    throw Errors.validation(`from (${query.from}) is after to (${query.to ?? 'now'})`, 'swap them, or leave one out');
-  return { fromMs: Math.max(fromMs, toMs - MAX_WINDOW_DAYS * DAY_MS), toMs, projectId: query.projectId ?? null };
-}
-
-const keyOf = (row: { key: string | null }) => row.key ?? NO_KEY;
-const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : null);
-const terminalOf = (row: RunBucketRow) => row.succeeded + row.failed + row.cancelled;
-const tokensOf = (row: RunBucketRow) => ({
-  ...row.tokens,
-  total: Object.values(row.tokens).reduce((a, b) => a + b, 0),
-});
-
-/** Keys in code-point order: the same whatever the locale. */
-const compareKeys = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-
-/** Biggest spend first; ties by more runs, then by key, so the order is the same on both databases. */
-function byCost<T extends { key: string; costUsd: number; runs?: number }>(buckets: T[]): T[] {
-  return buckets.sort((a, b) => b.costUsd - a.costUsd || (b.runs ?? 0) - (a.runs ?? 0) || compareKeys(a, b));
-}
-
-function byRuns<T extends { key: string; runs: number }>(buckets: T[]): T[] {
-  return buckets.sort((a, b) => b.runs - a.runs || compareKeys(a, b));
-}
-
-function oldestFirst<T extends { key: string }>(buckets: T[]): T[] {
-  return buckets.sort(compareKeys);
-}
+import { behaviorAnalytics, DEFAULT_BEHAVIOR_SETTINGS, type BehaviorSettings } from './analytics-behavior.ts';
+import { byCost, byRuns, keyOf, oldestFirst, outcomeSide, ratio, terminalOf, tokensOf } from './analytics-buckets.ts';
+import { dispatchAnalytics } from './analytics-dispatch.ts';
+import { scopeOf, type AnalyticsFilter } from './analytics-window.ts';
 
 function costBucket(row: RunBucketRow): CostBucket {
   return { key: keyOf(row), costUsd: row.costUsd, runs: row.runs, priced: row.priced };
@@ -123,20 +56,6 @@ function costPerMergedPr(row: RunBucketRow): CostPerMergedPr {
 const keyedCostPerMergedPr = (rows: RunBucketRow[]): KeyedCostPerMergedPr[] =>
   byCost(rows.map((row) => ({ key: keyOf(row), ...costPerMergedPr(row) })));
 
-function steeringSide(row: RunBucketRow | undefined): SteeringSide {
-  if (!row)
-    return { runs: 0, terminal: 0, succeeded: 0, successRate: null, prStateKnown: 0, prsMerged: 0, mergedPrRate: null };
-  return {
-    runs: row.runs,
-    terminal: terminalOf(row),
-    succeeded: row.succeeded,
-    successRate: ratio(row.succeeded, terminalOf(row)),
-    prStateKnown: row.prStateKnown,
-    prsMerged: row.prsMerged,
-    mergedPrRate: ratio(row.prsMerged, row.prStateKnown),
-  };
-}
-
 /** The spectators' copy: no USD figure anywhere (totals, buckets, cost per merged PR). */
 export function withoutCosts(analytics: RunAnalytics): SpectatorRunAnalytics {
   const publicBucket = ({ costUsd: _cost, priced: _priced, ...bucket }: GroupBucket) => bucket;
@@ -153,33 +72,39 @@ export function withoutCosts(analytics: RunAnalytics): SpectatorRunAnalytics {
 }
 
 /**
- * Run and cost analytics over a window of runs (by creation time), computed in SQL by the
- * repository on either database and shaped here. Spectators see only their visible projects and
- * no USD figure.
+ * Run, cost, dispatch and behavior analytics over a window of runs (by creation time), computed in
+ * SQL by the repository on either database and shaped here. Spectators see only their visible
+ * projects and no USD figure (and only the run analytics).
  */
 export class AnalyticsService {
   readonly #rows: AnalyticsRepository;
   readonly #now: () => number;
+  readonly #behavior: BehaviorSettings;
 
-  constructor(rows: AnalyticsRepository, now: () => number = Date.now) {
+  constructor(
+    rows: AnalyticsRepository,
+    now: () => number = Date.now,
+    behavior: BehaviorSettings = DEFAULT_BEHAVIOR_SETTINGS,
+  ) {
     this.#rows = rows;
     this.#now = now;
+    this.#behavior = behavior;
   }
 
   #scope(query: AnalyticsQuery, onlyProjects?: Set<string>) {
-    const window = resolveWindow(query, this.#now());
-    const scope: AnalyticsScope = {
-      fromMs: window.fromMs,
-      toMs: window.toMs,
-      ...(window.projectId === null ? {} : { projectId: window.projectId }),
-      ...(onlyProjects ? { onlyProjects } : {}),
-    };
-    const filter = {
-      projectId: window.projectId,
-      from: new Date(window.fromMs).toISOString(),
-      to: new Date(window.toMs).toISOString(),
-    };
-    return { scope, filter };
+    return scopeOf(query, this.#now(), onlyProjects);
+  }
+
+  /** How the window's runs were dispatched, and the queue now (operator only). */
+  async dispatch(query: AnalyticsQuery): Promise<DispatchAnalytics> {
+    const { scope, filter } = this.#scope(query);
+    return dispatchAnalytics(this.#rows, scope, filter, this.#now());
+  }
+
+  /** What the agents of the window's newest runs did, and how it relates to outcomes (operator only). */
+  async behavior(query: AnalyticsQuery): Promise<BehaviorAnalytics> {
+    const { scope, filter } = this.#scope(query);
+    return behaviorAnalytics(this.#rows, scope, filter, this.#behavior);
   }
 
   /** Spend over the window: totals, the breakdowns and the cost bases (operator only). */
@@ -230,7 +155,7 @@ export class AnalyticsService {
     return withoutCosts(await this.#runAnalytics(scope, filter));
   }
 
-  async #runAnalytics(scope: AnalyticsScope, filter: RunAnalytics['filter']): Promise<RunAnalytics> {
+  async #runAnalytics(scope: AnalyticsScope, filter: AnalyticsFilter): Promise<RunAnalytics> {
     const rows = this.#rows;
     const [totals, dists, days, agent, model, provider, project, steering, failures] = await Promise.all([
       rows.totals(scope),
@@ -286,8 +211,8 @@ export class AnalyticsService {
         },
         timeToMergeMs: dists.timeToMergeMs,
         steering: {
-          steered: steeringSide(steering.find((row) => row.key === 'steered')),
-          unsteered: steeringSide(steering.find((row) => row.key === 'unsteered')),
+          steered: outcomeSide(steering.find((row) => row.key === 'steered')),
+          unsteered: outcomeSide(steering.find((row) => row.key === 'unsteered')),
         },
       },
     };

@@ -1,7 +1,9 @@
 // The SQL fragments the analytics queries share, per dialect. The two databases store a run's
 // timestamps differently: `created_at` is epoch milliseconds (bigint) on both, but the datetime
 // columns (started_at, ended_at, pr_merged_at) are epoch-ms integers on SQLite and timestamptz on
-// PostgreSQL, so every duration and every day bucket is written once per dialect here.
+// PostgreSQL, so every duration and every day bucket is written once per dialect here. Event
+// payloads are JSON text on SQLite and jsonb on PostgreSQL: their members are read here too.
+import type { RunState } from '../../core/run-states.ts';
 import type { DbDialect } from '../orm.ts';
 
 /** The runs an aggregate covers: created in [fromMs, toMs] (epoch ms, both ends included). */
@@ -11,11 +13,45 @@ export interface AnalyticsScope {
   projectId?: string;
   /** Limits the runs to these projects (a spectator's visible ones); an empty set matches nothing. */
   onlyProjects?: Set<string>;
+  /** Only the newest this many runs of the window (by created_at, then id): a bounded scan. */
+  newest?: number;
+  /** Of those, only the runs in these states. */
+  states?: readonly RunState[];
+  /** Of those, only the runs that used more than this many tokens (all four kinds together). */
+  overTokens?: number;
 }
 
 /** What a bucket groups runs by. */
-export const RUN_GROUPINGS = ['day', 'agent', 'model', 'provider', 'project', 'plan', 'steering', 'costBasis'] as const;
+export const RUN_GROUPINGS = [
+  'day',
+  'agent',
+  'model',
+  'provider',
+  'project',
+  'plan',
+  'steering',
+  'costBasis',
+  'origin',
+  'retryKind',
+  'editing',
+  'changeSize',
+  'failureReason',
+] as const;
 export type RunGrouping = (typeof RUN_GROUPINGS)[number];
+
+/**
+ * Tools that write files, by lower-cased name: Claude Code's Edit, MultiEdit, Write and
+ * NotebookEdit, OpenCode's edit, write and patch. Codex reports only shell commands, so its
+ * edits are not seen.
+ */
+export const EDIT_TOOLS = ['edit', 'multiedit', 'write', 'notebookedit', 'patch'] as const;
+
+/** The upper bounds (files changed) of the change sizes `small` and `medium`; above is `large`. */
+export const CHANGE_SIZES = { small: 5, medium: 20 } as const;
+
+/** A run's tokens of every kind, added up (a missing count is 0). */
+export const RUN_TOKENS = `(coalesce(r.tokens_input, 0) + coalesce(r.tokens_output, 0)
+  + coalesce(r.tokens_cache_read, 0) + coalesce(r.tokens_cache_write, 0))`;
 
 /** A column holding a datetime, as epoch milliseconds. */
 function epochMs(dialect: DbDialect, column: string): string {
@@ -39,6 +75,25 @@ export function measures(dialect: DbDialect) {
     timeToMergeMs: spanMs(dialect, 'r.ended_at', 'r.pr_merged_at'),
     costUsd: 'r.cost_usd',
   };
+}
+
+/** A member of the payload of the run event `e` as text, e.g. ['input', 'file_path'] (null when absent). */
+export function payloadText(dialect: DbDialect, path: string[]): string {
+  return dialect === 'sqlite'
+    ? `json_extract(e.payload, '$.${path.join('.')}')`
+    : `(e.payload #>> '{${path.join(',')}}')`;
+}
+
+/** Whether the run event `e` is a call of a tool that writes files. */
+export function isEditToolCall(dialect: DbDialect): string {
+  const names = EDIT_TOOLS.map((name) => `'${name}'`).join(', ');
+  return `(e.kind = 'tool_use' and lower(${payloadText(dialect, ['name'])}) in (${names}))`;
+}
+
+/** The file an edit tool call wrote: Claude Code's file_path or notebook_path, OpenCode's filePath. */
+export function editedPath(dialect: DbDialect): string {
+  const member = (name: string) => payloadText(dialect, ['input', name]);
+  return `coalesce(${member('file_path')}, ${member('filePath')}, ${member('notebook_path')})`;
 }
 
 /** The expression a grouping buckets runs by (null where a run has no value). */
@@ -67,10 +122,30 @@ export function groupingKey(dialect: DbDialect, grouping: RunGrouping): string {
         then 'steered' else 'unsteered' end`;
     case 'costBasis':
       return `case when r.cost_usd is null then 'unpriced' else r.cost_basis end`;
+    case 'origin':
+      // What dispatched the run; `manual-trigger` is the legacy spelling of `manual`.
+      return `case when r.trigger = 'manual-trigger' then 'manual' else r.trigger end`;
+    case 'retryKind':
+      // A clone of an earlier run (continue, replicate), a plan-run child dispatched again after
+      // a provider error (its child row counts retries), or a fresh dispatch.
+      return `case when r.clone_kind is not null then r.clone_kind
+        when exists (select 1 from plan_run_children c where c.run_id = r.id and c.retry_count > 0)
+        then 'plan_retry' else 'fresh' end`;
+    case 'editing':
+      // Whether the agent called a file-writing tool (run_events by run_id and kind).
+      return `case when exists (select 1 from run_events e where e.run_id = r.id and ${isEditToolCall(dialect)})
+        then 'edited' else 'no_edits' end`;
+    case 'changeSize':
+      // Files changed on the pushed branch, measured by svc when it pushed.
+      return `case when r.files_changed is null then 'unmeasured' when r.files_changed = 0 then 'none'
+        when r.files_changed <= ${CHANGE_SIZES.small} then 'small'
+        when r.files_changed <= ${CHANGE_SIZES.medium} then 'medium' else 'large' end`;
+    case 'failureReason':
+      return 'r.failure_reason';
   }
 }
 
-/** The WHERE clause (on `runs r`) of a scope, with its parameters. */
+/** The WHERE clause (on `runs r`) of a scope's window and projects, with its parameters. */
 export function scopeWhere(scope: AnalyticsScope): { sql: string; params: unknown[] } {
   const conditions = ['r.created_at >= ?', 'r.created_at <= ?'];
   const params: unknown[] = [scope.fromMs, scope.toMs];
@@ -88,6 +163,35 @@ export function scopeWhere(scope: AnalyticsScope): { sql: string; params: unknow
   }
   return { sql: conditions.join(' and '), params };
 }
+
+/**
+ * The runs of a scope as a FROM clause with its WHERE (`runs r where …`), which a query may extend
+ * with `and …`. With `newest`, `r` is the newest runs of the window only (created_at index, limit),
+ * and the state and token filters apply to those.
+ */
+export function runsInScope(scope: AnalyticsScope): { sql: string; params: unknown[] } {
+  const where = scopeWhere(scope);
+  const filters: string[] = [];
+  const filterParams: unknown[] = [];
+  if (scope.states) {
+    filters.push(scope.states.length ? `r.state in (${scope.states.map(() => '?').join(', ')})` : '1 = 0');
+    filterParams.push(...scope.states);
+  }
+  if (scope.overTokens !== undefined) {
+    filters.push(`${RUN_TOKENS} > ?`);
+    filterParams.push(scope.overTokens);
+  }
+  if (scope.newest === undefined)
+    return { sql: `runs r where ${[where.sql, ...filters].join(' and ')}`, params: [...where.params, ...filterParams] };
+  return {
+    sql: `(select * from runs r where ${where.sql} order by r.created_at desc, r.id desc limit ?) r
+      where ${['1 = 1', ...filters].join(' and ')}`,
+    params: [...where.params, scope.newest, ...filterParams],
+  };
+}
+
+/** Runs one statement and answers its rows (the repository's connection). */
+export type ExecuteSql = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
 
 /** A value from either driver (PostgreSQL answers bigint and numeric as strings) as a number. */
 export function numberOrNull(value: unknown): number | null {

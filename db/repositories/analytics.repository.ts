@@ -1,14 +1,17 @@
 // The analytics reads of the run projection, aggregated in SQL on either dialect: buckets of runs
-// (per day, agent, model, provider, project, plan, steering, cost basis), distributions with their
-// percentiles, failure reasons and the costliest runs. No query returns a row per run, except the
+// (per day, agent, model, provider, project, plan, steering, cost basis, origin, retry kind…),
+// distributions with their percentiles, failure reasons, the costliest runs, and the queries of
+// dispatch and behavior analytics (their own files). No query returns a row per run, except the
 // costliest runs, which are capped.
 import type { ReadModel } from '../orm.ts';
+import { BehaviorQueries } from './analytics-behavior-sql.ts';
+import { DispatchQueries } from './analytics-dispatch-sql.ts';
 import {
   groupingKey,
   measures,
   numberOrNull,
   numberOrZero,
-  scopeWhere,
+  runsInScope,
   type AnalyticsScope,
   type RunGrouping,
 } from './analytics-sql.ts';
@@ -34,6 +37,10 @@ export interface RunBucketRow {
   /** The sum of the priced runs' costs (0 when none is priced). */
   costUsd: number;
   avgDurationMs: number | null;
+  /** Created to started, over the runs that started. */
+  avgQueueWaitMs: number | null;
+  /** What svc measured on the pushed branches (`measured`: runs with a measurement). */
+  changes: { measured: number; filesChanged: number; insertions: number; deletions: number };
 }
 
 /** `{avg, median, p95, count}`; the statistics are null when count is 0. */
@@ -57,13 +64,29 @@ export const TOP_RUNS_LIMIT = 50;
  */
 export class AnalyticsRepository {
   readonly #readModel: ReadModel;
+  /** The dispatch-context queries of GET /analytics/dispatch. */
+  readonly dispatch: DispatchQueries;
+  /** The event-mining queries of GET /analytics/behavior. */
+  readonly behavior: BehaviorQueries;
 
   constructor(readModel: ReadModel) {
     this.#readModel = readModel;
+    const execute = (sql: string, params: unknown[]) => this.#execute(sql, params);
+    this.dispatch = new DispatchQueries(execute);
+    // The dialect is read when a query runs: the OpenAPI document builds routes without a database.
+    this.behavior = new BehaviorQueries(() => this.#readModel.dialect, execute);
   }
 
   #execute(sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
     return this.#readModel.em().getConnection().execute(sql, params, 'all');
+  }
+
+  /** How many runs the scope covers (its window, before any `newest` cap). */
+  async countRuns(scope: AnalyticsScope): Promise<number> {
+    const { newest: _cap, ...window } = scope;
+    const runs = runsInScope(window);
+    const [row] = await this.#execute(`select count(*) as runs from ${runs.sql}`, runs.params);
+    return numberOrZero(row?.runs);
   }
 
   /** The aggregates of every run in scope: one bucket, with a null key (zeros when there is no run). */
@@ -78,8 +101,9 @@ export class AnalyticsRepository {
 
   async #buckets(scope: AnalyticsScope, grouping: RunGrouping | null): Promise<RunBucketRow[]> {
     const { dialect } = this.#readModel;
-    const where = scopeWhere(scope);
+    const runs = runsInScope(scope);
     const key = grouping === null ? 'null' : groupingKey(dialect, grouping);
+    const measure = measures(dialect);
     const rows = await this.#execute(
       `select ${key} as bucket,
         count(*) as runs,
@@ -95,11 +119,15 @@ export class AnalyticsRepository {
         sum(r.tokens_cache_write) as tokens_cache_write,
         count(r.cost_usd) as priced,
         sum(r.cost_usd) as cost_usd,
-        avg(${measures(dialect).durationMs}) as avg_duration_ms
-      from runs r
-      where ${where.sql}
+        avg(${measure.durationMs}) as avg_duration_ms,
+        avg(${measure.queueWaitMs}) as avg_queue_wait_ms,
+        count(r.files_changed) as measured,
+        sum(r.files_changed) as files_changed,
+        sum(r.insertions) as insertions,
+        sum(r.deletions) as deletions
+      from ${runs.sql}
       ${grouping === null ? '' : 'group by bucket'}`,
-      where.params,
+      runs.params,
     );
     return rows.map((row) => ({
       key: row.bucket === null || row.bucket === undefined ? null : String(row.bucket),
@@ -119,6 +147,13 @@ export class AnalyticsRepository {
       priced: numberOrZero(row.priced),
       costUsd: numberOrZero(row.cost_usd),
       avgDurationMs: numberOrNull(row.avg_duration_ms),
+      avgQueueWaitMs: numberOrNull(row.avg_queue_wait_ms),
+      changes: {
+        measured: numberOrZero(row.measured),
+        filesChanged: numberOrZero(row.files_changed),
+        insertions: numberOrZero(row.insertions),
+        deletions: numberOrZero(row.deletions),
+      },
     }));
   }
 
@@ -128,33 +163,40 @@ export class AnalyticsRepository {
    * the database. Percentiles are nearest-rank: the value at rank ceil(p·n), i.e. a value some
    * run really has (the median of an even count is the lower middle one).
    */
-  async distributions(scope: AnalyticsScope): Promise<Record<MeasureName, DistributionRow>> {
+  async distributions<Name extends MeasureName = MeasureName>(
+    scope: AnalyticsScope,
+    names: readonly Name[] = MEASURE_NAMES as Name[],
+  ): Promise<Record<Name, DistributionRow>> {
     const { dialect } = this.#readModel;
-    const where = scopeWhere(scope);
+    const runs = runsInScope(scope);
     const expressions = measures(dialect);
     const column = (name: MeasureName) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-    const measured = MEASURE_NAMES.map((name) => `${expressions[name]} as ${column(name)}`).join(',\n        ');
-    const ranked = MEASURE_NAMES.map((name) => {
-      const value = column(name);
-      return `${value},
+    const measured = names.map((name) => `${expressions[name]} as ${column(name)}`).join(',\n        ');
+    const ranked = names
+      .map((name) => {
+        const value = column(name);
+        return `${value},
         row_number() over (order by case when ${value} is null then 1 else 0 end, ${value}) as ${value}_rank,
         count(${value}) over () as ${value}_count`;
-    }).join(',\n      ');
+      })
+      .join(',\n      ');
     // Integer arithmetic on both dialects: (n·p + 99) / 100 is ceil(n·p/100).
-    const statistics = MEASURE_NAMES.map((name) => {
-      const value = column(name);
-      return `count(${value}) as ${value}_n,
+    const statistics = names
+      .map((name) => {
+        const value = column(name);
+        return `count(${value}) as ${value}_n,
       avg(${value}) as ${value}_avg,
       max(case when ${value}_rank = (${value}_count * 50 + 99) / 100 then ${value} end) as ${value}_median,
       max(case when ${value}_rank = (${value}_count * 95 + 99) / 100 then ${value} end) as ${value}_p95`;
-    }).join(',\n      ');
+      })
+      .join(',\n      ');
     const [row = {}] = await this.#execute(
       `select ${statistics}
       from (
         select ${ranked}
-        from (select ${measured} from runs r where ${where.sql}) measured
+        from (select ${measured} from ${runs.sql}) measured
       ) ranked`,
-      where.params,
+      runs.params,
     );
     const distributionOf = (name: MeasureName): DistributionRow => {
       const value = column(name);
@@ -165,35 +207,30 @@ export class AnalyticsRepository {
         count: numberOrZero(row[`${value}_n`]),
       };
     };
-    return Object.fromEntries(MEASURE_NAMES.map((name) => [name, distributionOf(name)])) as Record<
-      MeasureName,
-      DistributionRow
-    >;
+    return Object.fromEntries(names.map((name) => [name, distributionOf(name)])) as Record<Name, DistributionRow>;
   }
 
   /** Failed runs per failure reason (null: failed without a recorded reason). */
   async failureReasons(scope: AnalyticsScope): Promise<{ key: string | null; runs: number }[]> {
-    const where = scopeWhere(scope);
+    const runs = runsInScope(scope);
     const rows = await this.#execute(
       `select r.failure_reason as bucket, count(*) as runs
-      from runs r
-      where ${where.sql} and r.state = 'failed'
+      from ${runs.sql} and r.state = 'failed'
       group by r.failure_reason`,
-      where.params,
+      runs.params,
     );
     return rows.map((row) => ({ key: (row.bucket as string | null) ?? null, runs: numberOrZero(row.runs) }));
   }
 
   /** The priced runs with the highest cost, at most `limit` of them (ties by id). */
   async costliestRuns(scope: AnalyticsScope, limit = TOP_RUNS_LIMIT): Promise<{ id: string; costUsd: number }[]> {
-    const where = scopeWhere(scope);
+    const runs = runsInScope(scope);
     const rows = await this.#execute(
       `select r.id, r.cost_usd
-      from runs r
-      where ${where.sql} and r.cost_usd is not null
+      from ${runs.sql} and r.cost_usd is not null
       order by r.cost_usd desc, r.id asc
       limit ?`,
-      [...where.params, limit],
+      [...runs.params, limit],
     );
     return rows.map((row) => ({ id: String(row.id), costUsd: numberOrZero(row.cost_usd) }));
   }

@@ -1,7 +1,7 @@
 // The runs test/api/analytics.test.ts aggregates, with every value chosen so the expected numbers
 // can be worked out by hand (costs are exact in binary, so sums agree on both databases).
 import type { EntityManager } from '@mikro-orm/sql';
-import type { CostBasis, PrState, RunFailureReason, RunState } from '../../core/run-states.ts';
+import type { CloneKind, CostBasis, PrState, RunFailureReason, RunState } from '../../core/run-states.ts';
 import { Spectators } from '../../api/presenters/spectator.ts';
 import { InboxMessageEntity, PlanRunChildEntity, RunEntity } from '../../db/entities/index.ts';
 
@@ -9,7 +9,7 @@ const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const SECOND = 1000;
 /** 2026-11-10T00:00:00Z: the first day of the window the tests mostly ask about. */
-const D = Date.UTC(2026, 10, 10);
+export const D = Date.UTC(2026, 10, 10);
 /** The end of the window a date-only `to=2026-11-12` gives. */
 const WINDOW_END = Date.UTC(2026, 10, 12, 23, 59, 59, 999);
 
@@ -32,6 +32,13 @@ interface SeedRun {
   tokens?: [number, number, number, number];
   prState?: PrState;
   mergedAfterEndMs?: number;
+  /** The dispatch context (test/api/analytics-more.test.ts): trigger (default cli), clone, seed, cap. */
+  trigger?: string;
+  clone?: [CloneKind, string];
+  seedId?: string;
+  maxCostUsd?: number;
+  /** The measured change: files changed, insertions, deletions. */
+  change?: [number, number, number];
 }
 
 const A = { agentName: 'builder', model: 'm-a', provider: 'anthropic' };
@@ -50,6 +57,9 @@ const RUNS: SeedRun[] = [
     tokens: [100, 50, 10, 5],
     prState: 'merged',
     mergedAfterEndMs: HOUR,
+    trigger: 'plan-run',
+    seedId: 'seed-1',
+    change: [3, 30, 5],
   },
   {
     id: 'r2',
@@ -62,6 +72,8 @@ const RUNS: SeedRun[] = [
     durationMs: 200 * SECOND,
     costUsd: 0.5,
     tokens: [200, 100, 0, 0],
+    seedId: 'seed-2',
+    change: [0, 0, 0],
   },
   // The last millisecond of 2026-11-11 (UTC): bucketed on that day.
   {
@@ -78,6 +90,9 @@ const RUNS: SeedRun[] = [
     costBasis: 'subscription_estimate',
     tokens: [300, 150, 20, 10],
     prState: 'closed_unmerged',
+    trigger: 'cron',
+    clone: ['replicate', 'r2'],
+    change: [12, 100, 20],
   },
   // Cancelled while queued: never started, unpriced, no model.
   {
@@ -87,6 +102,7 @@ const RUNS: SeedRun[] = [
     state: 'cancelled',
     createdAt: D + 2 * DAY,
     endedAt: D + 2 * DAY + 5 * SECOND,
+    trigger: 'manual-trigger',
   },
   {
     id: 'r5',
@@ -97,6 +113,7 @@ const RUNS: SeedRun[] = [
     queueMs: 40 * SECOND,
     costUsd: 0.25,
     tokens: [10, 0, 0, 0],
+    maxCostUsd: 1,
   },
   // Merged two hours after its end, a child of plan-1.
   {
@@ -113,6 +130,8 @@ const RUNS: SeedRun[] = [
     tokens: [1000, 500, 0, 0],
     prState: 'merged',
     mergedAfterEndMs: 2 * HOUR,
+    trigger: 'plan-run',
+    change: [25, 400, 100],
   },
   // Steered.
   {
@@ -125,6 +144,9 @@ const RUNS: SeedRun[] = [
     queueMs: 60 * SECOND,
     durationMs: 600 * SECOND,
     costUsd: 1,
+    trigger: 'manual',
+    clone: ['continue', 'r2'],
+    maxCostUsd: 5,
   },
   // Outside the window: before it (inside the 90-day cap), after it, and beyond the cap.
   { id: 'r8', ...A, projectId: 'P1', state: 'succeeded', createdAt: D - 40 * DAY, costUsd: 100 },
@@ -132,7 +154,10 @@ const RUNS: SeedRun[] = [
   { id: 'r10', ...A, projectId: 'P1', state: 'succeeded', createdAt: WINDOW_END - 91 * DAY, costUsd: 1000 },
 ];
 
-/** Writes the runs, r1 and r6 as children of plan-1 (r8 of plan-2), and steering messages to r1 (two) and r7. */
+/**
+ * Writes the runs, r1 and r6 as children of plan-1 (r6 a retry, r8 of plan-2), and steering messages to
+ * r1 (two, one unread) and r7.
+ */
 export async function seedAnalyticsRuns(em: EntityManager): Promise<void> {
   for (const run of RUNS) {
     const startedAt = run.queueMs === undefined ? null : run.createdAt + run.queueMs;
@@ -158,25 +183,34 @@ export async function seedAnalyticsRuns(em: EntityManager): Promise<void> {
       prState: run.prState ?? null,
       prMergedAt: run.mergedAfterEndMs === undefined ? null : new Date(endedAt! + run.mergedAfterEndMs),
       prompt: 'analytics',
-      trigger: 'cli',
+      trigger: run.trigger ?? 'cli',
+      cloneKind: run.clone?.[0] ?? null,
+      parentRunId: run.clone?.[1] ?? null,
+      seedId: run.seedId ?? null,
+      maxCostUsd: run.maxCostUsd ?? null,
+      filesChanged: run.change?.[0] ?? null,
+      insertions: run.change?.[1] ?? null,
+      deletions: run.change?.[2] ?? null,
       updatedAt: new Date(),
     });
   }
-  const child = (planRunId: string, seq: number, runId: string | null) =>
+  const child = (planRunId: string, seq: number, runId: string | null, retryCount = 0) =>
     em.create(PlanRunChildEntity, {
       planRunId,
       seq,
       seedId: `seed-${seq}`,
       runId,
+      retryCount,
       state: runId ? 'merged' : 'pending',
       createdAt: new Date(D),
       updatedAt: new Date(D),
     });
   child('plan-1', 1, 'r1');
-  child('plan-1', 2, 'r6');
+  // r6 replaced a run of this child that hit a provider error.
+  child('plan-1', 2, 'r6', 1);
   child('plan-1', 3, null);
   child('plan-2', 1, 'r8');
-  const message = (id: string, seq: number, targetRunId: string) =>
+  const message = (id: string, seq: number, targetRunId: string, state: 'delivered' | 'unread' = 'delivered') =>
     em.create(InboxMessageEntity, {
       id,
       seq,
@@ -184,11 +218,11 @@ export async function seedAnalyticsRuns(em: EntityManager): Promise<void> {
       body: 'steer',
       priority: 'normal',
       fromActor: 'operator',
-      state: 'delivered',
+      state,
       createdAt: new Date(D + 2 * DAY),
     });
   message('m1', 1, 'r1');
-  message('m2', 2, 'r1');
+  message('m2', 2, 'r1', 'unread');
   message('m3', 3, 'r7');
   message('m4', 4, 'r8');
   await em.flush();

@@ -2,12 +2,7 @@
 // timings, PRs, plan-runs and steering are written straight to a read model, and every aggregate
 // the service answers (computed in SQL) is checked against numbers worked out by hand.
 import test from 'ava';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Context } from 'koa';
-import { z, type ZodType } from 'zod';
 import { OPERATOR, SPECTATOR } from '../../api/auth.ts';
 import { ApiError } from '../../api/errors.ts';
 import { parseOrThrow } from '../../api/route.ts';
@@ -18,61 +13,13 @@ import {
   spectatorRunAnalyticsSchema,
   type AnalyticsQuery,
 } from '../../api/routes/analytics.schema.ts';
-import { AnalyticsService } from '../../api/services/analytics.service.ts';
-import { AnalyticsRepository } from '../../db/repositories/analytics.repository.ts';
-import { initORM, migrate, type ReadModel } from '../../db/orm.ts';
-import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
-import { DATABASE_LEGS, postgresOrSkip, suitePostgresUrl, type DatabaseLeg } from '../support/env.ts';
+import { DATABASE_LEGS, postgresOrSkip } from '../support/env.ts';
 import { bucket, dist, perPr, seedAnalyticsRuns, spectators, tokens, WINDOW } from './analytics-fixture.ts';
+import { analyticsLegs, conforms } from './analytics-legs.ts';
 
-const NOW = Date.UTC(2026, 10, 12, 12);
-
-interface Leg {
-  readModel: ReadModel;
-  service: AnalyticsService;
-  repository: AnalyticsRepository;
-  close(): Promise<void>;
-}
-
-const legs = new Map<DatabaseLeg, Promise<Leg>>();
-
-/** One seeded read model per database, shared by the tests (they only read). */
-function openLeg(leg: DatabaseLeg): Promise<Leg> {
-  let opened = legs.get(leg);
-  if (!opened) {
-    opened = (async () => {
-      const scratch = leg === 'postgresql' ? await createScratchPostgresDatabase(suitePostgresUrl()!) : undefined;
-      const readModel = await initORM({
-        databaseUrl: scratch?.url ?? join(mkdtempSync(join(tmpdir(), 'svc-analytics-')), 'svc.sqlite'),
-      });
-      await migrate(readModel);
-      await seedAnalyticsRuns(readModel.em());
-      const repository = new AnalyticsRepository(readModel);
-      return {
-        readModel,
-        repository,
-        service: new AnalyticsService(repository, () => NOW),
-        close: async () => {
-          await readModel.close();
-          await scratch?.drop();
-        },
-      };
-    })();
-    legs.set(leg, opened);
-  }
-  return opened;
-}
-
-test.after.always(async () => {
-  for (const leg of legs.values()) await (await leg).close();
-});
-
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-/** Whether a value conforms to a response schema as the OpenAPI document states it (no extra member). */
-function conforms(schema: ZodType, value: unknown): boolean {
-  const { $schema: _ignored, ...document } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' });
-  return ajv.validate(document, value);
-}
+const legs = analyticsLegs(seedAnalyticsRuns);
+const openLeg = legs.open;
+test.after.always(legs.closeAll);
 
 for (const leg of DATABASE_LEGS) {
   test(`${leg}: run analytics — totals, distributions, daily series and per-group buckets`, async (t) => {
