@@ -9,7 +9,8 @@ import { mintRunToken } from '../core/run-token.ts';
 import { ProjectEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../platform/config.ts';
-import { ForgeUnavailableError, PullRequests, type PullRequestRef } from './forge/github-forge.ts';
+import type { ForgeCredentials } from '../platform/forge-credentials.ts';
+import { ForgeUnavailableError, parsePullRequestUrl, PullRequests, type PullRequestRef } from './forge/github-forge.ts';
 import {
   deliverBranch,
   takeBundle,
@@ -33,7 +34,8 @@ export interface FinalizeActivityDeps {
   readModel: ReadModel;
   dataDir: string;
   projectsRoot: string;
-  githubToken: string | undefined;
+  /** svc's forge token for each repository: the PAT, or an installation token for that repository alone. */
+  forgeCredentials: ForgeCredentials;
   githubApiUrl: string;
   sandbox: SandboxSettings;
   agentApi?: { baseUrl: string; operatorToken: string } | undefined;
@@ -124,6 +126,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       baseBranch: string;
     }): Promise<DeliveryOutcome> {
       const { project, repo } = await projectOf(projectId);
+      const token = await deps.forgeCredentials.tokenFor(repo.owner, repo.name);
       const outbox = join(dataPaths.sandboxes(deps.dataDir), runId, 'outbox');
       const bundle = join(deps.dataDir, 'handoff', `${runId}.bundle`);
       const refused = await takeBundle(join(outbox, BUNDLE_FILE), bundle);
@@ -138,7 +141,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
             baseBranch,
             bundle,
             dataDir: deps.dataDir,
-            token: deps.githubToken,
+            token,
           }),
         );
       } finally {
@@ -161,6 +164,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
     }): Promise<ChangeSummary> {
       const { project, repo } = await projectOf(projectId);
       const outcomeRef = `refs/svc/outcome-facts/${runId}`;
+      const token = await deps.forgeCredentials.tokenFor(repo.owner, repo.name);
       return withProjectLock(projectLockFile(deps.projectsRoot, repo.owner, repo.name), 'exclusive', async () => {
         const cwd = project.localPath;
         await git(
@@ -172,7 +176,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
             `+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`,
             `+refs/heads/${branch}:${outcomeRef}`,
           ],
-          { cwd, token: deps.githubToken },
+          { cwd, token },
         );
         try {
           const base = `refs/remotes/origin/${baseBranch}`;
@@ -213,7 +217,8 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       const { repo } = await projectOf(input.projectId);
       let forge: PullRequests;
       try {
-        forge = new PullRequests({ apiUrl: deps.githubApiUrl, token: deps.githubToken });
+        const token = await deps.forgeCredentials.tokenFor(repo.owner, repo.name);
+        forge = new PullRequests({ apiUrl: deps.githubApiUrl, token });
       } catch (error) {
         if (error instanceof ForgeUnavailableError) return { skipped: error.message };
         throw error;
@@ -229,7 +234,9 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
     },
 
     async checkPullRequest({ prUrl }: { prUrl: string }): Promise<PullRequestRef> {
-      return new PullRequests({ apiUrl: deps.githubApiUrl, token: deps.githubToken }).get(prUrl);
+      const pull = parsePullRequestUrl(prUrl);
+      const token = pull ? await deps.forgeCredentials.tokenFor(pull.owner, pull.name) : undefined;
+      return new PullRequests({ apiUrl: deps.githubApiUrl, token }).get(prUrl);
     },
   };
 }

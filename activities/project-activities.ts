@@ -12,6 +12,7 @@ import { ProjectEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { AgentCatalog } from '../platform/agent-catalog.ts';
 import { dataPaths } from '../platform/config.ts';
+import type { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { loadSvcConfigFrom } from '../platform/svc-config-files.ts';
 import { cloneProject, ProjectCloneError, refreshClone, removeClone, UnknownRefError } from './git/project-clone.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
@@ -22,7 +23,8 @@ export interface ProjectActivityDeps {
   readModel: ReadModel;
   dataDir: string;
   projectsRoot: string;
-  githubToken: string | undefined;
+  /** svc's forge token for each repository: the PAT, or an installation token for that repository alone. */
+  forgeCredentials: ForgeCredentials;
   temporal: Client;
   taskQueue: string;
   agents: AgentCatalog;
@@ -59,12 +61,13 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
       defaultBranch: string | null;
     }): Promise<ProjectRecord> {
       const localPath = join(deps.projectsRoot, input.owner, input.name);
+      const token = await deps.forgeCredentials.tokenFor(input.owner, input.name);
       const facts = await withProjectLock(lockFor(input.owner, input.name), 'exclusive', () =>
         cloneProject({
           cloneUrl: input.cloneUrl,
           localPath,
           defaultBranch: input.defaultBranch,
-          token: deps.githubToken,
+          token,
         }),
       ).catch(unavailable);
       const now = new Date().toISOString();
@@ -87,8 +90,9 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
       const project = await loadProject(input.projectId);
       const { owner, name } = ownerAndName(project.localPath);
       const ref = input.ref ?? project.defaultBranch;
+      const token = await deps.forgeCredentials.tokenFor(owner, name);
       const facts = await withProjectLock(lockFor(owner, name), 'exclusive', () =>
-        refreshClone({ localPath: project.localPath, ref, token: deps.githubToken }),
+        refreshClone({ localPath: project.localPath, ref, token }),
       ).catch(unavailable);
       const saved = await saveProject(deps.readModel.em(), {
         ...project,

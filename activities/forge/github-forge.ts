@@ -84,7 +84,9 @@ export class PullRequests {
 
   constructor(settings: ForgeSettings) {
     if (!settings.token)
-      throw new ForgeUnavailableError('no forge credentials: set SVC_GIT_TOKEN or GITHUB_TOKEN to open pull requests');
+      throw new ForgeUnavailableError(
+        "no forge credentials for this repository: set SVC_GIT_TOKEN or GITHUB_TOKEN, or install svc's GitHub App on it",
+      );
     this.#octokit = new Octokit({
       auth: settings.token,
       baseUrl: settings.apiUrl,

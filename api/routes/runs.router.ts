@@ -202,7 +202,7 @@ export function runsRoutes(
       auth: 'dispatch',
       runToken: true,
       summary:
-        "A push credential for the run's project: null, because svc pushes a run's work itself and never hands out its own token",
+        "A git credential for the run's repository: with a GitHub App, a read-only installation token for it; else null",
       tags: ['runs'],
       params: runIdParams,
       responses: { 200: { description: 'The credential', schema: z.object({ gitToken: z.string().nullable() }) } },

@@ -5,8 +5,10 @@ import { rmSync } from 'node:fs';
 import type { FinalizeResult } from '../../core/finalize.ts';
 import { presentInboxItem } from '../../core/inbox.ts';
 import { isTerminalRunState } from '../../core/run-states.ts';
-import { InboxMessageEntity } from '../../db/entities/index.ts';
-import type { ReadModel } from '../../db/orm.ts';
+import type { InboxRepository } from '../../db/repositories/inbox.repository.ts';
+import type { ProjectsRepository } from '../../db/repositories/projects.repository.ts';
+import { parseGitHubUrl } from '../../core/git-url.ts';
+import type { ForgeCredentials } from '../../platform/forge-credentials.ts';
 import { dataPaths } from '../../platform/config.ts';
 import { isGitBundle, keepSalvageBundle } from '../../platform/salvage-store.ts';
 import { Errors } from '../errors.ts';
@@ -14,10 +16,14 @@ import type { RunsService } from './runs.service.ts';
 import type { TemporalGateway } from './temporal-gateway.ts';
 
 export interface SandboxCallbacksDeps {
-  readModel: ReadModel;
+  inboxRows: InboxRepository;
   temporal: TemporalGateway;
   dataDir: string;
   runs: Pick<RunsService, 'get'>;
+  /** The run's project, for the repository its git-credential is scoped to. */
+  projectRows?: Pick<ProjectsRepository, 'find'>;
+  /** Mints a sandbox's installation token (with a GitHub App installed); absent: always null. */
+  forgeCredentials?: Pick<ForgeCredentials, 'sandboxTokenFor'>;
 }
 
 export class SandboxCallbacksService {
@@ -33,9 +39,7 @@ export class SandboxCallbacksService {
     const live = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.inbox(id, !peek);
     if (live) return live.map(presentInboxItem);
     if (!peek) return [];
-    const rows = await this.#deps.readModel
-      .em()
-      .find(InboxMessageEntity, { targetRunId: id, state: 'unread' }, { orderBy: { seq: 'asc' } });
+    const rows = await this.#deps.inboxRows.unreadFor(id);
     return rows.map((row) => ({
       id: row.id,
       runId: row.deliveredRunId ?? null,
@@ -55,7 +59,10 @@ export class SandboxCallbacksService {
     return { intent: state?.intent ?? null };
   }
 
-  /** accepted (for the parked attempt, first time), duplicate (already had one), stale (another attempt), unknown (nothing parked). */
+  /**
+   * accepted (for the parked attempt, first time), duplicate (already had one), stale (another
+   * attempt), unknown (nothing parked).
+   */
   async finalizeResult(
     id: string,
     attemptId: string,
@@ -107,13 +114,19 @@ export class SandboxCallbacksService {
   }
 
   /**
-   * A push credential for the run's project. svc pushes a run's work itself, so a sandbox never
-   * needs one: this is always null until svc can mint a token scoped to the one repository (a
-   * GitHub App installation token); the operator's token is never handed out.
+   * A push credential for the run's project, while the run is live: with a GitHub App installed,
+   * an installation token for that one repository (contents and metadata only, an hour at most);
+   * otherwise null. The operator's token (PAT) and the App's key are never handed out.
    */
-  async gitCredential(id: string) {
+  async gitCredential(id: string): Promise<{ gitToken: string | null }> {
     const run = await this.#deps.runs.get(id);
     if (!run.projectId) throw Errors.notFound(`project of run "${id}"`, 'the run has no project to push to');
-    return { gitToken: null };
+    const { projectRows, forgeCredentials } = this.#deps;
+    if (!projectRows || !forgeCredentials || isTerminalRunState(run.state)) return { gitToken: null };
+    const project = await projectRows.find(run.projectId);
+    if (!project) throw Errors.notFound(`project "${run.projectId}"`, "the run's project was deleted");
+    const parsed = parseGitHubUrl(project.gitUrl);
+    if (!parsed.ok) return { gitToken: null };
+    return { gitToken: await forgeCredentials.sandboxTokenFor(parsed.repo.owner, parsed.repo.name) };
   }
 }

@@ -1,0 +1,205 @@
+// The GitHub App registration pages: anonymous HTML (a browser coming back from GitHub carries no
+// svc token), no scripts, never cached, no referrer, every value from a request or from GitHub
+// escaped. With the registration gate off, all three answer 404 not_found (the JSON envelope).
+import { Errors } from '../errors.ts';
+import { defineRoute } from '../route.ts';
+import {
+  AppKeyError,
+  ConversionFailedError,
+  GitHubUnreachableError,
+  type GitHubAppService,
+} from '../services/github-app.service.ts';
+import { GitHubAppAlreadyStoredError, type StoredGitHubApp } from '../../platform/github-app.ts';
+import { callbackQuery, htmlPage, installedQuery, registerQuery } from './github-app.schema.ts';
+
+const html = (description: string) => ({ description, schema: htmlPage, contentType: 'text/html' });
+
+export function githubAppRoutes(app: GitHubAppService) {
+  const gate = () => {
+    if (!app.enabled)
+      throw Errors.notFound('GitHub App registration', 'set SVC_GITHUB_APP_REGISTRATION=on to register an App');
+  };
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/github-app/register',
+      auth: 'anonymous',
+      summary: 'A form that registers svc as a GitHub App on GitHub (manifest flow); 404 when registration is off',
+      tags: ['github-app'],
+      query: registerQuery,
+      responses: {
+        200: html('The manifest form: it posts to GitHub, with a one-time state'),
+        400: html('An invalid org or name'),
+        409: html('An App is already stored in the data directory: a registration does not replace it'),
+      },
+      handler: async ({ query, ctx }) => {
+        gate();
+        const registration = app.register(query, ctx.origin);
+        if (registration.kind === 'invalid')
+          return page(400, 'Cannot register this App', `<p>${escape(registration.message)}</p>`);
+        if (registration.kind === 'already_stored') return alreadyStored();
+        const owner = registration.org ? `the organization <b>${escape(registration.org)}</b>` : 'your account';
+        const body = [
+          `<p>GitHub will create the private App <b>${escape(registration.name)}</b>, owned by ${owner}, with the`,
+          'repository permissions a run needs (contents: write, pull requests: write, metadata: read) and no',
+          'webhook. Then install it on the repositories svc works on.</p>',
+          `<form method="post" action="${escape(registration.action)}">`,
+          `<input type="hidden" name="manifest" value="${escape(JSON.stringify(registration.manifest))}">`,
+          '<button type="submit">Create the App on GitHub</button></form>',
+          '<p>This form works once, within ten minutes.</p>',
+        ].join('\n');
+        return page(200, 'Register svc as a GitHub App', body, app.githubWebUrl);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/github-app/callback',
+      auth: 'anonymous',
+      summary: "GitHub's redirect after the App is created: the code becomes the App's credentials; 404 when off",
+      tags: ['github-app'],
+      query: callbackQuery,
+      responses: {
+        200: html("The App's credentials (or, with SVC_APP_CRED_STORE=data-dir, that they were stored)"),
+        400: html('A missing code or state, or a state that is unknown, spent or expired'),
+        409: html('An App is already stored in the data directory'),
+        502: html('GitHub did not convert the code'),
+      },
+      handler: async ({ query }) => {
+        gate();
+        if (!query.code || !query.state)
+          return page(400, 'This link is incomplete', '<p>GitHub sends both a code and a state. Start again.</p>');
+        if (app.alreadyStored) return alreadyStored();
+        if (!app.redeemState(query.state))
+          return page(
+            400,
+            'This registration link is spent, expired or unknown',
+            '<p>Each registration form works once, within ten minutes. Open /github-app/register again.</p>',
+          );
+        let created: StoredGitHubApp;
+        try {
+          created = await app.convert(query.code);
+        } catch (error) {
+          if (!(error instanceof ConversionFailedError)) throw error;
+          return page(502, 'GitHub did not create the credentials', `<p>${escape(error.message)}.</p>`);
+        }
+        if (!app.storesCredentials) return credentialsPage(created);
+        try {
+          app.store(created);
+        } catch (error) {
+          if (error instanceof GitHubAppAlreadyStoredError) return alreadyStored();
+          throw error;
+        }
+        const body = [
+          `<p>svc stored the App <b>${escape(created.slug)}</b> (id ${escape(created.appId)}) in its data directory,`,
+          'readable by svc alone. Its secrets are not shown. Now install it on the repositories svc works on:',
+          `${installLink(created)}. GitHub then brings you back here and svc starts acting as the App.</p>`,
+        ].join('\n');
+        return page(200, 'GitHub App registered', body);
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/github-app/installed',
+      auth: 'anonymous',
+      summary: "GitHub's redirect after an installation: a stored App starts acting; otherwise instructions",
+      tags: ['github-app'],
+      query: installedQuery,
+      responses: {
+        200: html('The App is active, or what to configure by hand'),
+        500: html("The stored App's private key cannot sign"),
+        502: html('GitHub did not answer the installation check'),
+      },
+      handler: async ({ query }) => {
+        gate();
+        try {
+          const installed = await app.install(query.installation_id);
+          if (installed.kind === 'activated')
+            return page(
+              200,
+              'GitHub App active',
+              `<p>svc now acts as its App, installed on <b>${escape(installed.account)}</b> (installation ` +
+                `${escape(installed.installationId)}): every token it uses is for one repository, for an hour.</p>`,
+            );
+          return page(200, 'GitHub App installation', instructions(installed.installationId, installed.reason));
+        } catch (error) {
+          if (error instanceof AppKeyError)
+            return page(500, 'The App key cannot sign', "<p>Check the stored App's private key.</p>");
+          if (error instanceof GitHubUnreachableError)
+            return page(502, 'GitHub did not answer', '<p>Open this link again in a moment.</p>');
+          throw error;
+        }
+      },
+    }),
+  ];
+}
+
+function instructions(installationId: string | null, reason: string): string {
+  const setting = installationId
+    ? `<pre>SVC_GITHUB_APP_INSTALLATION_ID=${escape(installationId)}</pre>`
+    : '<p>The installation id is the number at the end of the installation page on GitHub.</p>';
+  const why: Record<string, string> = {
+    no_id: '<p>GitHub did not say which installation this is.</p>',
+    no_app: '<p>svc has no App registered yet: set SVC_GITHUB_APP_ID and SVC_GITHUB_APP_PRIVATE_KEY, and</p>',
+    env: '<p>svc takes its App from its environment: set</p>',
+    not_this_app: '<p>GitHub does not know this installation as one of the App svc is registered as. Set</p>',
+  };
+  return `${why[reason] ?? ''}${setting}<p>in svc's environment and restart it.</p>`;
+}
+
+function installLink(created: StoredGitHubApp): string {
+  const url = /^https?:\/\//.test(created.htmlUrl) ? `${created.htmlUrl}/installations/new` : null;
+  return url ? `<a href="${escape(url)}">install ${escape(created.slug)}</a>` : 'install it from its GitHub page';
+}
+
+/** Page mode: the credentials, shown this once (GitHub never shows the key again). */
+function credentialsPage(created: StoredGitHubApp) {
+  const body = [
+    `<p>GitHub created the App <b>${escape(created.slug)}</b>. This page is the only copy of its private key:`,
+    'save it now, readable by svc alone, then configure svc and restart it:</p>',
+    `<pre>SVC_GITHUB_APP_ID=${escape(created.appId)}\nSVC_GITHUB_APP_PRIVATE_KEY=/path/to/the-key.pem</pre>`,
+    `<p>Then ${installLink(created)}; GitHub brings you back with the installation id to set.</p>`,
+    `<h2>Private key</h2><pre>${escape(created.privateKey)}</pre>`,
+    `<h2>OAuth client</h2><pre>client id: ${escape(created.clientId)}`,
+    `client secret: ${escape(created.clientSecret)}</pre>`,
+    created.webhookSecret ? `<h2>Webhook secret</h2><pre>${escape(created.webhookSecret)}</pre>` : '',
+  ].join('\n');
+  return page(200, 'GitHub App registered', body);
+}
+
+function alreadyStored() {
+  return page(
+    409,
+    'A GitHub App is already stored',
+    '<p>svc acts as the App stored in its data directory, and a registration never replaces it. To register ' +
+      'another, remove github-app.json from the data directory first.</p>',
+  );
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text for HTML content and double- or single-quoted attributes. */
+function escape(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => ENTITIES[character]!);
+}
+
+/** A page with no script, never cached, sending no referrer; only the register form may post, to GitHub. */
+function page(status: number, title: string, body: string, formTarget?: string) {
+  return {
+    status,
+    body:
+      `<!doctype html><html><head><meta charset="utf-8"><title>svc: ${escape(title)}</title></head>` +
+      `<body><h1>${escape(title)}</h1>\n${body}</body></html>`,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': [
+        "default-src 'none'",
+        `form-action ${formTarget ?? "'none'"}`,
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+      ].join('; '),
+    },
+  };
+}

@@ -1,0 +1,252 @@
+// Registering svc as a GitHub App, for real against the App-capable GitHub stand-in: the gate, the
+// manifest form and its one-time state, the conversion of GitHub's code into credentials (shown
+// once, or stored 0600 and never shown), the installation that activates the App, and then a run
+// whose clone, push and PR use installation tokens for its one repository and nothing more.
+import test from 'ava';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dataPaths } from '../../platform/config.ts';
+import { ForgeCredentials, RUN_PERMISSIONS } from '../../platform/forge-credentials.ts';
+import {
+  AppKeyError,
+  GitHubAppService,
+  REGISTRATION_STATE_TTL_MS,
+  RegistrationStates,
+} from '../../api/services/github-app.service.ts';
+import { GitHubAppStandIn } from '../support/github-app-standin.ts';
+import { GitHubStandIn } from '../support/github-stand-in.ts';
+import { startTestStack, waitForRunState, type TestResponse, type TestStack } from '../support/stack.ts';
+
+const github = new GitHubStandIn();
+const forge = new GitHubAppStandIn();
+const stacks: TestStack[] = [];
+const NO_PAT = { SVC_GIT_TOKEN: '', GITHUB_TOKEN: '' };
+const stackWith = async (env: Record<string, string>, worker = false) => {
+  const svc = await startTestStack({ worker, env: { SVC_GITHUB_API_URL: forge.url, ...NO_PAT, ...env } });
+  stacks.push(svc);
+  return svc;
+};
+
+test.before(async () => {
+  await forge.start();
+  github.createRepo('acme', 'appwork', { files: { 'src/app.txt': 'one\n' } });
+});
+test.after.always(async () => {
+  for (const svc of stacks) await svc.stop();
+  await forge.stop();
+});
+
+const get = (svc: TestStack, path: string) => svc.request('GET', path, { token: null });
+const unescape = (text: string) =>
+  text.replace(
+    /&(amp|lt|gt|quot|#39);/g,
+    (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name]!,
+  );
+
+/** The register page's form: where it posts, the manifest it carries, its state. */
+function formOf(page: TestResponse) {
+  const action = unescape(page.text.match(/<form method="post" action="([^"]+)">/)![1]!);
+  const manifest = JSON.parse(unescape(page.text.match(/name="manifest" value="([^"]+)"/)![1]!));
+  return { action, manifest, state: new URL(action).searchParams.get('state')! };
+}
+
+function assertHtml(t: any, response: TestResponse, status: number) {
+  t.is(response.status, status, response.text);
+  t.regex(response.headers.get('content-type') ?? '', /^text\/html/);
+  t.is(response.headers.get('cache-control'), 'no-store');
+  t.is(response.headers.get('referrer-policy'), 'no-referrer');
+  t.regex(
+    response.headers.get('content-security-policy') ?? '',
+    /^default-src 'none'; form-action [^;]+; frame-ancestors 'none'/,
+  );
+  t.false(response.text.includes('<script'), 'no script on any page');
+}
+
+test('with the gate off, all three routes are 404 not_found', async (t) => {
+  const svc = await stackWith({ SVC_GITHUB_APP_REGISTRATION: 'off' });
+  for (const path of [
+    '/github-app/register',
+    '/github-app/callback?code=x&state=y',
+    '/github-app/installed?installation_id=1',
+  ]) {
+    const response = await get(svc, path);
+    t.is(response.status, 404, path);
+    t.is(response.body.error.code, 'not_found');
+  }
+});
+
+test('register: a manifest form posting to GitHub with a one-time state; a bad org is a 400 page', async (t) => {
+  const svc = await stackWith({ SVC_GITHUB_APP_REGISTRATION: 'on', SVC_PUBLIC_URL: 'https://svc.example.test' });
+  const page = await get(svc, '/github-app/register');
+  assertHtml(t, page, 200);
+  t.is(
+    page.headers.get('content-security-policy'),
+    "default-src 'none'; form-action https://github.com; frame-ancestors 'none'; base-uri 'none'",
+  );
+  const { action, manifest, state } = formOf(page);
+  t.true(action.startsWith('https://github.com/settings/apps/new?state='));
+  t.regex(state, /^[A-Za-z0-9_-]{24}$/);
+  t.regex(manifest.name, /^svc-forge-[a-z0-9]{6}$/);
+  t.like(manifest, {
+    redirect_url: 'https://svc.example.test/github-app/callback',
+    setup_url: 'https://svc.example.test/github-app/installed',
+    public: false,
+    default_permissions: RUN_PERMISSIONS,
+    hook_attributes: { active: false },
+  });
+  const org = formOf(await get(svc, '/github-app/register?org=acme-org&name=night%20shift'));
+  t.true(org.action.startsWith('https://github.com/organizations/acme-org/settings/apps/new?state='));
+  t.is(org.manifest.name, 'night shift');
+  t.not(org.state, state, 'every form has its own state');
+  for (const bad of ['-acme', 'acme--org', 'a'.repeat(40), '<script>alert(1)</script>']) {
+    const refused = await get(svc, `/github-app/register?org=${encodeURIComponent(bad)}`);
+    assertHtml(t, refused, 400);
+    t.false(refused.text.includes('<script>alert'), 'the input is never echoed raw');
+  }
+  assertHtml(t, await get(svc, `/github-app/register?name=${encodeURIComponent('<b>x</b>')}`), 400);
+});
+
+test('callback: missing, unknown and spent states are 400; failed conversion 502; else the credentials', async (t) => {
+  const svc = await stackWith({ SVC_GITHUB_APP_REGISTRATION: 'on' });
+  const fresh = async () => formOf(await get(svc, '/github-app/register')).state;
+  assertHtml(t, await get(svc, '/github-app/callback'), 400);
+  assertHtml(t, await get(svc, `/github-app/callback?state=${await fresh()}`), 400);
+  assertHtml(t, await get(svc, `/github-app/callback?code=${forge.manifestCode()}&state=not-a-state`), 400);
+  assertHtml(t, await get(svc, `/github-app/callback?code=no-such-code&state=${await fresh()}`), 502);
+
+  const state = await fresh();
+  const page = await get(svc, `/github-app/callback?code=${forge.manifestCode()}&state=${state}`);
+  assertHtml(t, page, 200);
+  t.true(page.text.includes(`SVC_GITHUB_APP_ID=${forge.app.id}`));
+  t.true(page.text.includes(forge.app.pem.split('\n')[1]!), 'the private key, shown this once');
+  t.true(page.text.includes(forge.app.clientSecret));
+  t.true(page.text.includes(`${forge.app.htmlUrl}/installations/new`));
+  const spent = await get(svc, `/github-app/callback?code=${forge.manifestCode()}&state=${state}`);
+  assertHtml(t, spent, 400);
+  t.false(spent.text.includes(forge.app.clientSecret));
+});
+
+test('a state works once and for ten minutes; the gate defaults off in public mode and once an App acts', (t) => {
+  let now = 1_000_000;
+  const states = new RegistrationStates(() => now);
+  const first = states.issue();
+  const second = states.issue();
+  t.true(states.redeem(first));
+  t.false(states.redeem(first), 'spent');
+  now += REGISTRATION_STATE_TTL_MS;
+  t.false(states.redeem(second), 'expired');
+  t.false(states.redeem('made-up'));
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-app-'));
+  const credentials = (app?: { appId: string; privateKey: string; installationId: string | undefined }) =>
+    new ForgeCredentials({ apiUrl: forge.url, pat: undefined, app, dataDir });
+  const service = (registration: 'on' | 'off' | undefined, publicMode: boolean, app?: any) =>
+    new GitHubAppService({
+      settings: { registration, credentialStore: 'page', app },
+      credentials: credentials(app),
+      dataDir,
+      publicUrl: null,
+      publicMode,
+    });
+  t.true(service(undefined, false).enabled);
+  t.false(service(undefined, true).enabled);
+  t.true(service('on', true).enabled);
+  t.false(service('off', false).enabled);
+  t.false(service(undefined, false, { appId: '1', privateKey: forge.app.pem, installationId: '2' }).enabled);
+  t.true(service(undefined, false, { appId: '1', privateKey: forge.app.pem, installationId: undefined }).enabled);
+});
+
+test('a stored App whose key cannot sign fails its installation as a key problem (the page answers 500)', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-app-'));
+  const stored = {
+    appId: String(forge.app.id),
+    slug: 's',
+    privateKey: '-----BEGIN RSA PRIVATE KEY-----\nnope\n-----END RSA PRIVATE KEY-----\n',
+  };
+  writeFileSync(
+    dataPaths.githubApp(dataDir),
+    JSON.stringify({ ...stored, clientId: 'c', clientSecret: 'x', htmlUrl: 'https://github.com/apps/s' }),
+  );
+  const credentials = new ForgeCredentials({ apiUrl: forge.url, pat: undefined, app: undefined, dataDir });
+  const service = new GitHubAppService({
+    settings: { registration: 'on', credentialStore: 'data-dir', app: undefined },
+    credentials,
+    dataDir,
+    publicUrl: null,
+    publicMode: false,
+  });
+  await t.throwsAsync(service.install(String(forge.install('acme'))), { instanceOf: AppKeyError });
+});
+
+/** Every file under `dir`, read as text (the run's workspace and sandbox files). */
+function everyFile(dir: string): string {
+  let text = '';
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isFile() && statSync(path).size < 8 << 20) text += readFileSync(path, 'latin1');
+  }
+  return text;
+}
+
+test.serial(
+  'stored: registered, installed, active; a run clones, pushes and opens its PR with scoped tokens',
+  async (t) => {
+    const svc = await stackWith({ SVC_APP_CRED_STORE: 'data-dir', SVC_FINALIZE_TIMEOUT_MS: '60000' }, true);
+    const { state } = formOf(await get(svc, '/github-app/register'));
+    const page = await get(svc, `/github-app/callback?code=${forge.manifestCode()}&state=${state}`);
+    assertHtml(t, page, 200);
+    for (const secret of [forge.app.pem.split('\n')[1]!, forge.app.clientSecret, forge.app.webhookSecret])
+      t.false(page.text.includes(secret), 'no secret on the page');
+    const file = dataPaths.githubApp(svc.config.dataDir);
+    t.is(statSync(file).mode & 0o777, 0o600);
+    t.like(JSON.parse(readFileSync(file, 'utf8')), {
+      appId: String(forge.app.id),
+      privateKey: forge.app.pem,
+      installationId: null,
+    });
+    assertHtml(t, await get(svc, '/github-app/register'), 409);
+
+    assertHtml(t, await get(svc, '/github-app/installed'), 200);
+    const foreign = await get(svc, '/github-app/installed?installation_id=999');
+    assertHtml(t, foreign, 200);
+    t.regex(foreign.text, /does not know this installation/);
+    const installation = forge.install('acme');
+    const installed = await get(svc, `/github-app/installed?installation_id=${installation}&setup_action=install`);
+    assertHtml(t, installed, 200);
+    t.regex(installed.text, /svc now acts as its App, installed on <b>acme<\/b>/);
+    t.is(JSON.parse(readFileSync(file, 'utf8')).installationId, String(installation));
+    t.is((await get(svc, '/github-app/register')).status, 404, 'the gate closes once the App acts');
+
+    const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/appwork' } }))
+      .body.project.id;
+    const dispatched = await svc.request('POST', '/runs', {
+      body: { agent: 'shell', project, prompt: 'echo two >> src/app.txt\ngit commit -qam "app work"' },
+    });
+    const runId = dispatched.body.run.id;
+    const workspace = dispatched.body.sandbox.workspacePath as string;
+    const run = await waitForRunState(svc, runId);
+    t.like(run, { state: 'succeeded', prUrl: 'https://github.com/acme/appwork/pull/1', prState: 'open' });
+    t.like(forge.pulls[0], { owner: 'acme', name: 'appwork', head: `svc/${runId}` });
+
+    t.true(forge.jwts.length > 0);
+    t.deepEqual(
+      forge.jwts.filter((check) => !check.ok),
+      [],
+      'every App JWT verified',
+    );
+    t.true(forge.issued.length > 0);
+    for (const issued of forge.issued) {
+      t.deepEqual(issued.repositories, ['appwork'], 'one repository per token');
+      t.deepEqual(issued.permissions, RUN_PERMISSIONS, 'only what a run needs');
+    }
+    const events = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text;
+    t.true(existsSync(join(workspace, '.git')), 'the workspace is there to look at');
+    const runFiles = everyFile(workspace) + everyFile(join(dataPaths.sandboxes(svc.config.dataDir), runId));
+    for (const { token } of forge.issued) {
+      t.false(events.includes(token), 'no token in the run events');
+      t.false(runFiles.includes(token), 'no token in the workspace or sandbox files');
+    }
+    t.false(runFiles.includes(forge.app.pem.split('\n')[1]!), 'nor the App key');
+  },
+);
