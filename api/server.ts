@@ -10,11 +10,21 @@ import { OpsRepository } from '../db/repositories/ops.repository.ts';
 import { analyticsRoutes } from './routes/analytics.router.ts';
 import { AnalyticsService } from './services/analytics.service.ts';
 import { RunsRepository } from '../db/repositories/runs.repository.ts';
+import { PlanRunsRepository } from '../db/repositories/plan-runs.repository.ts';
+import { InboxRepository } from '../db/repositories/inbox.repository.ts';
+import { HealthRepository } from '../db/repositories/health.repository.ts';
 import { opsRoutes } from './routes/ops.router.ts';
+import { alertsRoutes } from './routes/alerts.router.ts';
+import { HealerService } from './services/healer.service.ts';
 import { OpsService } from './services/ops.service.ts';
 import { SetupCodes } from './services/setup-codes.ts';
+import { githubAppRoutes } from './routes/github-app.router.ts';
+import { GitHubAppService } from './services/github-app.service.ts';
+import { ForgeCredentials } from '../platform/forge-credentials.ts';
+import type { GitHubAppSettings } from '../platform/config.ts';
 import { isTerminalRunState } from '../core/run-states.ts';
 import { createApiApp } from './app.ts';
+import { logger } from '../platform/logger.ts';
 import type { AuthSettings } from './auth.ts';
 import { metaRoutes, openApiRoute, type ReadinessCheck } from './routes/meta.router.ts';
 import type { RouteSpec } from './route.ts';
@@ -64,6 +74,10 @@ export interface ApiServerDeps {
   setupCodes?: SetupCodes;
   /** Prometheus text appended to GET /metrics: the in-process worker's Temporal SDK metrics. */
   extraMetrics?: () => Promise<string>;
+  /** svc's forge tokens per repository (the git-credential route mints a sandbox's from them). */
+  forgeCredentials?: ForgeCredentials;
+  /** The /github-app/* registration routes' settings (absent: off). */
+  githubApp?: GitHubAppSettings;
 }
 
 export interface RunningApi {
@@ -79,15 +93,18 @@ export function allRoutes(
   secrets: string[] = [],
 ) {
   const runRows = new RunsRepository(deps.readModel);
+  const planRunRows = new PlanRunsRepository(deps.readModel);
+  const projectRows = new ProjectsRepository(deps.readModel);
   const projects = new ProjectsService({
-    readModel: deps.readModel,
+    projectRows,
     runRows,
+    planRunRows,
     temporal: deps.temporal,
     agents: deps.agents,
     projectsRoot: deps.projectsRoot,
   });
   const runs = new RunsService({
-    readModel: deps.readModel,
+    projectRows,
     runRows,
     temporal: deps.temporal,
     agents: deps.agents,
@@ -96,14 +113,19 @@ export function allRoutes(
     runBranchPrefix: deps.runBranchPrefix,
     runTiming: deps.runTiming,
   });
+  // Without svc's own (documentation, a caller that gives none): anonymous.
+  const forgeCredentials =
+    deps.forgeCredentials ??
+    new ForgeCredentials({ apiUrl: 'https://api.github.com', pat: undefined, app: undefined, dataDir: deps.dataDir });
   const callbacks = new SandboxCallbacksService({
-    readModel: deps.readModel,
+    inboxRows: new InboxRepository(deps.readModel),
     temporal: deps.temporal,
     dataDir: deps.dataDir,
     runs,
+    projectRows,
+    forgeCredentials,
   });
   const links = temporalLinks(deps.temporalUi);
-  const projectRows = new ProjectsRepository(deps.readModel);
   const spectators = new Spectators({
     allowlist: deps.publicAllowlist ?? [],
     secrets,
@@ -112,7 +134,7 @@ export function allRoutes(
     projects: () => projectRows.gitUrls(),
   });
   const planRuns = new PlanRunsService({
-    readModel: deps.readModel,
+    planRunRows,
     runRows,
     workflows: new PlanRunWorkflows(deps.temporal),
     projects,
@@ -142,8 +164,18 @@ export function allRoutes(
     ...planRunsRoutes(planRuns, events, links, spectators),
     ...projectsRoutes(projects, runs, links, spectators),
     ...catalogRoutes(deps.agents, deps.forge),
-    ...eventsRoutes(lifecycle, deps.readModel),
+    ...eventsRoutes(lifecycle),
     ...opsRoutes(ops, spectators, setup),
+    ...githubAppRoutes(
+      new GitHubAppService({
+        settings: deps.githubApp ?? { registration: 'off', credentialStore: 'page', app: undefined },
+        credentials: forgeCredentials,
+        dataDir: deps.dataDir,
+        publicUrl: deps.instance?.publicUrl ?? null,
+        publicMode: Boolean(deps.auth?.publicMode),
+      }),
+    ),
+    ...alertsRoutes(new HealerService({ projectRows, temporal: deps.temporal, agents: deps.agents, runs })),
     ...analyticsRoutes(new AnalyticsService(new AnalyticsRepository(deps.readModel)), spectators),
     ...extensionsRoutes(new JudgeProxy(deps.judge ?? { baseUrl: undefined, exportToken: undefined })),
   ];
@@ -171,10 +203,8 @@ function temporalLinks(ui: ApiServerDeps['temporalUi']): TemporalLinks {
 }
 
 async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal'>): Promise<ReadinessCheck[]> {
-  const db: ReadinessCheck = await deps.readModel
-    .em()
-    .getConnection()
-    .execute('select 1')
+  const db: ReadinessCheck = await new HealthRepository(deps.readModel)
+    .ping()
     .then(() => ({ name: 'db_reachable', ok: true }))
     .catch((error: Error) => ({ name: 'db_reachable', ok: false, message: error.message, hint: 'check DATABASE_URL' }));
   const temporal: ReadinessCheck = (await deps.temporal.isReachable())
@@ -199,7 +229,7 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   const app = createApiApp({
     auth: { ...deps.auth, isRunActive },
     routes: allRoutes(deps, events, lifecycle, [deps.auth.operatorToken]),
-    logger: { error: (message, meta) => console.error(JSON.stringify({ level: 'error', message, ...meta })) },
+    logger: { error: (message, meta) => logger({ component: 'api' }).error(meta, message) },
   });
   const server = createServer(app.callback());
   const sockets = new Set<Socket>();

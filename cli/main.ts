@@ -3,8 +3,16 @@
 import { Builtins, Cli } from 'clipanion';
 import { SVC_VERSION } from '../platform/version.ts';
 import { EXIT } from './base-command.ts';
+import { AnalyticsBehaviorCommand } from './commands/analytics/behavior.ts';
+import { AnalyticsCostCommand } from './commands/analytics/cost.ts';
+import { AnalyticsDispatchCommand } from './commands/analytics/dispatch.ts';
+import { AnalyticsRunsCommand } from './commands/analytics/runs.ts';
 import { ConfigMigrateCommand } from './commands/config/migrate.ts';
+import { DbMigrateToPostgresCommand } from './commands/db/migrate-to-postgres.ts';
+import { DoctorCommand } from './commands/doctor.ts';
 import { InitCommand } from './commands/init.ts';
+import { OpsInstanceCommand } from './commands/ops/instance.ts';
+import { OpsOverviewCommand } from './commands/ops/overview.ts';
 import { PlanCancelCommand } from './commands/plan/cancel.ts';
 import { PlanListCommand } from './commands/plan/list.ts';
 import { PlanRunCommand } from './commands/plan/run.ts';
@@ -35,6 +43,14 @@ for (const command of [
   PlanCancelCommand,
   PlanStatusCommand,
   PlanListCommand,
+  AnalyticsRunsCommand,
+  AnalyticsCostCommand,
+  AnalyticsDispatchCommand,
+  AnalyticsBehaviorCommand,
+  OpsOverviewCommand,
+  OpsInstanceCommand,
+  DoctorCommand,
+  DbMigrateToPostgresCommand,
 ]) {
   cli.register(command);
 }

@@ -4,12 +4,15 @@ import { resolve, join } from 'node:path';
 import { DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
 import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
 import { parseSandboxSettings, type SandboxSettings } from './sandbox-settings.ts';
+import { parseLogLevel, type LogLevelName } from './logger.ts';
 
 export interface SvcConfig {
   /** What this instance calls itself (GET /instance, the dashboard's title): SVC_INSTANCE_NAME. */
   instanceName: string;
   /** Where users reach this instance from outside (SVC_PUBLIC_URL); null when only its bind address is known. */
   publicUrl: string | null;
+  /** One level for the whole process's structured log (SVC_LOG_LEVEL; default info). */
+  logLevel: LogLevelName;
   dataDir: string;
   host: string;
   port: number;
@@ -30,6 +33,8 @@ export interface SvcConfig {
   apiUrl: string | undefined;
   /** GitHub's REST base URL (GitHub Enterprise, or a local stand-in in tests). */
   githubApiUrl: string;
+  /** The GitHub App svc acts as (installation tokens instead of the PAT), and its registration routes. */
+  githubApp: GitHubAppSettings;
   /** The branch prefix of runs whose project does not set runBranchPrefix. */
   runBranchPrefix: string;
   runTiming: RunTiming;
@@ -50,6 +55,41 @@ export interface SvcConfig {
   temporalMetricsAddress: string | undefined;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
+}
+
+/** SVC_GITHUB_APP_*: an App configured in the environment, and the /github-app/* registration routes. */
+export interface GitHubAppSettings {
+  /** SVC_GITHUB_APP_REGISTRATION: unset means on, except in public mode or once an App is fully configured. */
+  registration: 'on' | 'off' | undefined;
+  /** SVC_APP_CRED_STORE: a registered App's credentials are shown once on the page, or stored 0600 in the data dir. */
+  credentialStore: 'page' | 'data-dir';
+  /** SVC_GITHUB_APP_ID, SVC_GITHUB_APP_PRIVATE_KEY (a PEM or a file path), SVC_GITHUB_APP_INSTALLATION_ID. */
+  app: { appId: string; privateKey: string; installationId: string | undefined } | undefined;
+}
+
+function parseGitHubApp(env: NodeJS.ProcessEnv): GitHubAppSettings {
+  const registration = env.SVC_GITHUB_APP_REGISTRATION || undefined;
+  if (registration !== undefined && registration !== 'on' && registration !== 'off')
+    throw new Error(`SVC_GITHUB_APP_REGISTRATION must be on or off, not "${registration}"`);
+  const credentialStore = env.SVC_APP_CRED_STORE || 'page';
+  if (credentialStore !== 'page' && credentialStore !== 'data-dir')
+    throw new Error(`SVC_APP_CRED_STORE must be page or data-dir, not "${credentialStore}"`);
+  const appId = env.SVC_GITHUB_APP_ID || undefined;
+  const privateKey = env.SVC_GITHUB_APP_PRIVATE_KEY || undefined;
+  const installationId = env.SVC_GITHUB_APP_INSTALLATION_ID || undefined;
+  for (const [name, value] of [
+    ['SVC_GITHUB_APP_ID', appId],
+    ['SVC_GITHUB_APP_INSTALLATION_ID', installationId],
+  ] as const)
+    if (value !== undefined && !/^\d{1,20}$/.test(value)) throw new Error(`${name} must be a number, got "${value}"`);
+  if (Boolean(appId) !== Boolean(privateKey))
+    throw new Error('SVC_GITHUB_APP_ID and SVC_GITHUB_APP_PRIVATE_KEY go together: set both or neither');
+  if (installationId && !appId) throw new Error('SVC_GITHUB_APP_INSTALLATION_ID needs SVC_GITHUB_APP_ID');
+  return {
+    registration,
+    credentialStore,
+    app: appId && privateKey ? { appId, privateKey, installationId } : undefined,
+  };
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -77,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
   return {
     instanceName: env.SVC_INSTANCE_NAME || 'svc',
     publicUrl: env.SVC_PUBLIC_URL?.replace(/\/+$/, '') || null,
+    logLevel: parseLogLevel(env.SVC_LOG_LEVEL),
     dataDir,
     host: env.SVC_HOST || '127.0.0.1',
     port: intFromEnv(env, 'SVC_PORT', 8080),
@@ -90,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     githubToken: env.SVC_GIT_TOKEN || env.GITHUB_TOKEN || undefined,
     apiUrl: env.SVC_API_URL || undefined,
     githubApiUrl: (env.SVC_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+    githubApp: parseGitHubApp(env),
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
     temporalMetricsAddress: env.SVC_TEMPORAL_METRICS_ADDRESS || undefined,
     reconcileIntervalMs: Math.max(1000, intFromEnv(env, 'SVC_RECONCILE_INTERVAL_MS', 5 * 60_000)),
@@ -127,6 +169,8 @@ export const dataPaths = {
   sandboxes: (dataDir: string) => join(dataDir, 'sandboxes'),
   salvage: (dataDir: string) => join(dataDir, 'salvage'),
   workspaces: (dataDir: string) => join(dataDir, 'workspaces'),
+  /** A GitHub App registered through /github-app/* with SVC_APP_CRED_STORE=data-dir (0600). */
+  githubApp: (dataDir: string) => join(dataDir, 'github-app.json'),
 };
 
 export function isLoopbackHost(host: string): boolean {

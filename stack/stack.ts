@@ -13,7 +13,9 @@ import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
 import { startTemporalDev, type RunningTemporal } from './temporal-dev.ts';
 import { SVC_VERSION } from '../platform/version.ts';
+import { configureLogging, registerSecret, registerUrlSecret } from '../platform/logger.ts';
 import { SetupCodes } from '../api/services/setup-codes.ts';
+import { ForgeCredentials } from '../platform/forge-credentials.ts';
 
 export { SVC_VERSION };
 
@@ -49,6 +51,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     stops.length = 0;
   };
   sealDataDir(config.dataDir);
+  configureLogging({ level: config.logLevel });
+  for (const secret of [config.apiToken, config.githubToken, config.judge.exportToken]) registerSecret(secret);
+  registerUrlSecret(config.databaseUrl);
   try {
     let embeddedTemporal: RunningTemporal | undefined;
     let temporalAddress = config.temporalAddress;
@@ -72,6 +77,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     );
 
     const token = loadOperatorToken(config.apiToken, dataPaths.operatorToken(config.dataDir));
+    registerSecret(token.token);
 
     const agents = AgentCatalog.load(config.agentsFile);
     const setupCodes = new SetupCodes();
@@ -104,6 +110,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         agents,
         instance: { name: config.instanceName, publicUrl: config.publicUrl, runtime: 'local' },
         setupCodes,
+        forgeCredentials: ForgeCredentials.fromConfig(config),
+        githubApp: config.githubApp,
         // The in-process worker's Temporal SDK metrics, on the API's one /metrics.
         extraMetrics:
           options.worker && config.temporalMetricsAddress

@@ -3,21 +3,16 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  DefaultLogger,
-  NativeConnection,
-  Runtime,
-  Worker,
-  bundleWorkflowCode,
-  type LogLevel,
-  type WorkflowBundle,
-} from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { ensureReconcilerSchedule } from './reconciler-schedule.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { AgentCatalog } from '../platform/agent-catalog.ts';
 import type { SvcConfig } from '../platform/config.ts';
+import { ForgeCredentials } from '../platform/forge-credentials.ts';
+import { logger, type LogLevelName } from '../platform/logger.ts';
+import { sdkLogger, sdkLogLevel } from './sdk-logging.ts';
 
 export const WORKFLOWS_ENTRY = join(dirname(fileURLToPath(import.meta.url)), '..', 'workflows', 'index.ts');
 
@@ -38,8 +33,8 @@ const quietBundlerLogger = {
   trace: () => {},
   debug: () => {},
   info: () => {},
-  warn: (message: string, meta?: unknown) => console.warn(message, meta ?? ''),
-  error: (message: string, meta?: unknown) => console.error(message, meta ?? ''),
+  warn: (message: string, meta?: unknown) => logger({ component: 'workflow-bundler' }).warn({ meta }, message),
+  error: (message: string, meta?: unknown) => logger({ component: 'workflow-bundler' }).error({ meta }, message),
 };
 
 export interface RunningWorker {
@@ -51,15 +46,15 @@ export interface RunningWorker {
 
 let runtimeInstalled = false;
 
-/** The SDK logs every worker state change at INFO; svc keeps WARN and up unless SVC_LOG_LEVEL says otherwise. */
-function installRuntimeOnce(metricsAddress: string | undefined): void {
+/** The SDK's logs join svc's structured log, at SVC_LOG_LEVEL; its metrics are served when asked. */
+function installRuntimeOnce(metricsAddress: string | undefined, logLevel: LogLevelName): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const level = (process.env.SVC_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
+  const level = sdkLogLevel(logLevel);
   try {
     // Core's own (Rust) logs go through the same logger and level instead of straight to stderr.
     Runtime.install({
-      logger: new DefaultLogger(level),
+      logger: sdkLogger(logLevel),
       telemetryOptions: {
         logging: { filter: { core: level, other: 'ERROR' }, forward: {} },
         // Worker slots, sticky cache, poll latency…: scraped there, or through the API's /metrics in `svc serve`.
@@ -73,7 +68,7 @@ function installRuntimeOnce(metricsAddress: string | undefined): void {
 
 export async function startWorker(settings: WorkerSettings): Promise<RunningWorker> {
   const { config } = settings;
-  installRuntimeOnce(config.temporalMetricsAddress);
+  installRuntimeOnce(config.temporalMetricsAddress, config.logLevel);
   const connection = await NativeConnection.connect({ address: settings.temporalAddress });
   // Activities that manage Temporal Schedules need a client of their own.
   const clientConnection = await Connection.connect({ address: settings.temporalAddress });
@@ -90,7 +85,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
       readModel: settings.readModel,
       dataDir: config.dataDir,
       projectsRoot: config.projectsRoot,
-      githubToken: config.githubToken,
+      forgeCredentials: ForgeCredentials.fromConfig(config),
       temporal,
       taskQueue: config.taskQueue,
       agents: settings.agents,
@@ -110,7 +105,9 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
   await ensureReconcilerSchedule(temporal, config.taskQueue, {
     intervalMs: config.reconcileIntervalMs,
     staleAfterMs: config.reconcileStaleAfterMs,
-  }).catch((error: Error) => console.warn(`svc worker: the reconciler schedule could not be set up: ${error.message}`));
+  }).catch((error: Error) =>
+    logger({ component: 'worker' }).warn({ error: error.message }, 'the reconciler schedule could not be set up'),
+  );
   const done = running.finally(async () => {
     await clientConnection.close();
     await connection.close();

@@ -9,6 +9,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { DATABASE_LEGS, postgresOrSkip, type DatabaseLeg } from '../support/env.ts';
 import { populatedStack, type PopulatedIds, type PopulatedStack } from '../support/populated.ts';
+import { serveManifestConversions } from '../support/github-app-standin.ts';
 import { runSchemathesis, SCHEMATHESIS } from '../support/schemathesis.ts';
 import type { TestResponse } from '../support/stack.ts';
 
@@ -74,7 +75,7 @@ interface Call {
 }
 
 /** Every operation, with real ids: successes first, then a few refusals. */
-function calls(ids: PopulatedIds, setupCode: string): Call[] {
+function calls(ids: PopulatedIds, setupCode: string, app: { code: string; state: string }): Call[] {
   const { runs, planRuns, project } = ids;
   const run = runs.running;
   return [
@@ -85,12 +86,27 @@ function calls(ids: PopulatedIds, setupCode: string): Call[] {
     { method: 'GET', path: '/ops/overview?window=30d' },
     { method: 'GET', path: '/ops/overview', token: null },
     { method: 'GET', path: '/metrics' },
+    {
+      method: 'POST',
+      path: '/alerts/heal?source=grafana',
+      body: { alerts: [{ status: 'firing', labels: { a: 'b' } }] },
+    },
+    { method: 'POST', path: '/alerts/heal?source=sentry', body: {} },
     { method: 'GET', path: '/analytics/runs?from=2020-01-01' },
     { method: 'GET', path: '/analytics/runs', token: null },
     { method: 'GET', path: `/analytics/cost?projectId=${project}` },
     { method: 'GET', path: '/analytics/runs?from=not-a-date' },
+    { method: 'GET', path: '/analytics/dispatch?from=2020-01-01' },
+    { method: 'GET', path: `/analytics/behavior?projectId=${project}` },
+    { method: 'GET', path: '/analytics/behavior', token: null },
+    { method: 'GET', path: '/analytics/dispatch?to=2026-02-30' },
     { method: 'GET', path: `/setup?code=${setupCode}`, token: null },
     { method: 'GET', path: '/setup?code=spent', token: null },
+    { method: 'GET', path: '/github-app/register?org=acme', token: null },
+    { method: 'GET', path: '/github-app/register?org=-not-a-login', token: null },
+    { method: 'GET', path: `/github-app/callback?code=${app.code}&state=${app.state}`, token: null },
+    { method: 'GET', path: `/github-app/callback?code=${app.code}&state=${app.state}`, token: null },
+    { method: 'GET', path: '/github-app/installed?installation_id=12&setup_action=install', token: null },
     { method: 'GET', path: '/whoami' },
     { method: 'GET', path: '/whoami', token: 'run' },
     { method: 'GET', path: '/version' },
@@ -203,11 +219,17 @@ test.after.always(async () => {
 for (const leg of DATABASE_LEGS) {
   test.serial(`${leg}: every response of every route validates against docs/openapi.json, strictly`, async (t) => {
     if (!postgresOrSkip(t, leg)) return;
-    const { svc, ids } = await populated(leg);
+    const { svc, ids, fixture } = await populated(leg);
     const problems: string[] = [];
     const succeeded = new Set<string>();
     const setupCode = new URL(svc.stack.setupLink()!).searchParams.get('code')!;
-    for (const call of calls(ids, setupCode)) {
+    // A GitHub App registration in flight: the form's state, and a code the forge stand-in converts.
+    const register = await svc.request('GET', '/github-app/register', { token: null });
+    const app = {
+      code: serveManifestConversions(fixture.forge).code(),
+      state: register.text.match(/state=([\w-]+)/)![1]!,
+    };
+    for (const call of calls(ids, setupCode, app)) {
       const token = call.token === 'run' ? ids.runToken : call.token;
       const response = await svc.request(call.method, call.path, {
         body: call.body,
