@@ -8,12 +8,13 @@ import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { SandboxNetworkSettings } from '../core/run-model.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { dataPaths } from '../platform/config.ts';
+import { secondsBetween, svcMetrics } from '../platform/metrics.ts';
 import { appendRunEvents } from './read-model/run-projection.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import { runtimeFor } from './runtimes/index.ts';
 import { initialRuntimeState, type RuntimeAdapter, type Usage } from './runtimes/types.ts';
 import { agentEgressRules } from './sandbox/egress-allowlist.ts';
-import { readJsonIfExists, sandboxFiles } from './sandbox/files.ts';
+import { readJsonIfExists, sandboxFiles, type AgentRecord } from './sandbox/files.ts';
 import { chooseIsolation, sandboxHostId } from './sandbox/isolation.ts';
 import { inspectSandbox, sandboxRunId, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
 import { readSandboxEvents, type CostCapCrossing, type SupervisionProgress } from './sandbox/output-ingest.ts';
@@ -26,7 +27,16 @@ export function createAgentActivities(deps: RunActivityDeps) {
 
   async function ingestOutput(runId: string, adapter: RuntimeAdapter, progress: SupervisionProgress, final: boolean) {
     const events = readSandboxEvents(sandboxFiles(sandboxDir(runId)), adapter, progress, final);
-    if (events.length) await appendRunEvents(deps.readModel.em(), runId, events);
+    if (!events.length) return;
+    await appendRunEvents(deps.readModel.em(), runId, events);
+    // The first output of the agent (heartbeats carry the flag, so a retried attempt observes nothing).
+    const output = events.find((event) => event.stream !== 'system');
+    if (output && !progress.firstOutputSeen) {
+      progress.firstOutputSeen = true;
+      const spawnedAt = readJsonIfExists<AgentRecord>(sandboxFiles(sandboxDir(runId)).agent)?.spawnedAt ?? null;
+      const seconds = secondsBetween(spawnedAt, output.ts);
+      if (seconds !== null) svcMetrics.firstOutputSeconds.observe(seconds);
+    }
   }
 
   return {
@@ -90,10 +100,15 @@ export function createAgentActivities(deps: RunActivityDeps) {
       });
       const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
       const memoryLimit: MemoryLimitOutcome | null = limitMiB ? createMemoryCgroup(runId, limitMiB) : null;
+      const launchedFresh = !existsSync(sandboxFiles(dir).claim);
+      const launchStarted = performance.now();
       const status = await startSandbox(dir, {
         ...spec,
         memoryCgroup: memoryLimit?.enforced ? memoryLimit.cgroup : null,
       });
+      // A retried start finds the sandbox already there: only a fresh launch is a measurement.
+      if (launchedFresh && status.kind === 'running')
+        svcMetrics.sandboxReadySeconds.observe((performance.now() - launchStarted) / 1000);
       const memory =
         memoryLimit &&
         (memoryLimit.enforced

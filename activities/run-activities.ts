@@ -1,5 +1,5 @@
 // The I/O of a run before its agent starts: the read-model projection and the workspace.
-import { observeRunProjection } from './read-model/run-metrics.ts';
+import { observeRunEvents, observeRunProjection } from './read-model/run-metrics.ts';
 import { logger } from '../platform/logger.ts';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
@@ -52,7 +52,8 @@ export function createRunActivities(deps: RunActivityDeps) {
           'run state',
         );
       if (inbox?.length) await saveInboxItems(deps.readModel.em(), snapshot.id, inbox);
-      if (events.length) await appendRunEvents(deps.readModel.em(), snapshot.id, events);
+      if (events.length && (await appendRunEvents(deps.readModel.em(), snapshot.id, events)) > 0)
+        observeRunEvents(events);
       if (triggerFire) {
         await deps.readModel.em().nativeUpdate(ProjectTriggerEntity, triggerFire, {
           lastFiredAt: new Date(snapshot.createdAt),

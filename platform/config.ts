@@ -53,6 +53,8 @@ export interface SvcConfig {
   reconcileStaleAfterMs: number;
   /** Where the worker's Temporal SDK serves its Prometheus metrics (SVC_TEMPORAL_METRICS_ADDRESS, host:port); unset: off. */
   temporalMetricsAddress: string | undefined;
+  /** Where a standalone worker serves its own /metrics (SVC_WORKER_METRICS_ADDRESS, host:port); unset: off. */
+  workerMetricsAddress: string | undefined;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
 }
@@ -134,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     githubApp: parseGitHubApp(env),
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
     temporalMetricsAddress: env.SVC_TEMPORAL_METRICS_ADDRESS || undefined,
+    workerMetricsAddress: env.SVC_WORKER_METRICS_ADDRESS || undefined,
     reconcileIntervalMs: Math.max(1000, intFromEnv(env, 'SVC_RECONCILE_INTERVAL_MS', 5 * 60_000)),
     reconcileStaleAfterMs: intFromEnv(env, 'SVC_RECONCILE_STALE_AFTER_MS', 60_000),
     runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',

@@ -33,6 +33,21 @@ export const svcMetrics = {
     'A run from dispatch to its agent started in its sandbox',
     LIFETIME_BUCKETS,
   ),
+  sandboxReadySeconds: histogram(
+    'svc_sandbox_ready_seconds',
+    "A run's sandbox from launch to its agent spawned in it (isolation, network, supervisor)",
+    LATENCY_BUCKETS,
+  ),
+  firstOutputSeconds: histogram(
+    'svc_agent_first_output_seconds',
+    "A run's agent from spawned to its first line of output",
+    LIFETIME_BUCKETS,
+  ),
+  finalizeSeconds: histogram(
+    'svc_run_finalize_seconds',
+    "A run's finalize from the intent parked to the result (the sandbox's part, then svc's push)",
+    LIFETIME_BUCKETS,
+  ),
   runDurationSeconds: histogram(
     'svc_run_duration_seconds',
     'A run from its start to its terminal state, by that state',

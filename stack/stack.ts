@@ -6,6 +6,7 @@ import { AgentCatalog } from '../platform/agent-catalog.ts';
 import { TemporalGateway } from '../api/services/temporal-gateway.ts';
 import { initORM, migrate, type ReadModel } from '../db/orm.ts';
 import { startWorker, type RunningWorker } from '../worker/worker.ts';
+import { startWorkerMetricsServer } from '../worker/metrics-server.ts';
 import { dataPaths, type SvcConfig } from '../platform/config.ts';
 import { chooseIsolation, UNSANDBOXED_WARNING } from '../activities/sandbox/isolation.ts';
 import { sealDataDir } from './data-dir.ts';
@@ -135,6 +136,17 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         agentApi: baseUrl ? { baseUrl, operatorToken: token.token } : undefined,
       });
       stops.push(() => worker!.shutdown());
+      if (!options.api && config.workerMetricsAddress) {
+        const metrics = await startWorkerMetricsServer({
+          address: config.workerMetricsAddress,
+          operatorToken: token.token,
+          temporalMetrics: config.temporalMetricsAddress
+            ? () => fetchText(`http://${config.temporalMetricsAddress}/metrics`)
+            : undefined,
+        });
+        stops.push(() => metrics.close());
+        log(`worker metrics: ${metrics.url} (operator token)`);
+      }
       log(
         `worker: polling task queue "${config.taskQueue}" (agents ${isolation === 'bubblewrap' ? 'sandboxed by bubblewrap' : 'UNSANDBOXED'})`,
       );

@@ -83,6 +83,8 @@ export async function finalizeWork(
         dirtyPaths: result.dirtyPaths ?? [],
         stages: result.stages,
         unposted: result.unposted ?? null,
+        // Intent parked → result (the sandbox's part, then svc's push): svc_run_finalize_seconds.
+        durationMs: Date.parse(at) - Date.parse(parkedAt),
       },
     },
   ]);

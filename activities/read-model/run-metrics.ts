@@ -21,3 +21,12 @@ export function observeRunProjection(before: ProjectedBefore, after: RunSnapshot
   if (after.prState === 'merged' && before?.prState !== 'merged')
     observe(svcMetrics.prMergeSeconds, secondsBetween(after.endedAt, after.prMergedAt));
 }
+
+/** What newly appended events of a run tell the metrics (called only when the append added some). */
+export function observeRunEvents(events: readonly { kind: string; payload?: unknown }[]): void {
+  for (const event of events) {
+    const durationMs = (event.payload as { durationMs?: unknown } | null | undefined)?.durationMs;
+    if (event.kind === 'finalize.result' && typeof durationMs === 'number' && durationMs >= 0)
+      svcMetrics.finalizeSeconds.observe(durationMs / 1000);
+  }
+}

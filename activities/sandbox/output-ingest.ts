@@ -14,6 +14,8 @@ export interface SupervisionProgress {
   stderrHead: string[];
   /** Set once the reported cost crossed the run's cap and svc stopped the agent. */
   costCap?: CostCapCrossing | null;
+  /** Set once the agent's first output was ingested (svc_agent_first_output_seconds observed). */
+  firstOutputSeen?: boolean;
 }
 
 export interface CostCapCrossing {

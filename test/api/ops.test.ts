@@ -81,6 +81,9 @@ test("GET /metrics: the read model's gauges, the API's and the worker's histogra
   t.true(count(/^svc_run_duration_seconds_count\{state="succeeded"\} (\d+)$/m) >= 2, 'run duration');
   t.true(count(/^svc_run_queue_wait_seconds_count (\d+)$/m) >= 3, 'queue wait');
   t.true(count(/^svc_run_failures_total\{reason="[a-z_]+"\} (\d+)$/m) >= 1, 'failure reasons');
+  t.true(count(/^svc_sandbox_ready_seconds_count (\d+)$/m) >= 3, 'sandbox ready');
+  t.true(count(/^svc_agent_first_output_seconds_count (\d+)$/m) >= 2, 'first agent output (two runs print)');
+  t.true(count(/^svc_run_finalize_seconds_count (\d+)$/m) >= 2, 'finalize of the project runs that ended well');
   t.regex(text, /^svc_http_request_seconds_count\{method="post",route="\/runs",status="201"\} \d+$/m);
   t.regex(text, /^nodejs_heap_size_used_bytes \d+/m, 'the process');
   t.regex(text, /^temporal_\w+/m, 'the Temporal SDK (worker slots, pollers, caches)');
