@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dataPaths } from './config.ts';
+import { registerSecret } from './logger.ts';
 
 /** What svc needs to act as an App: its id, its private key (PEM) and, once installed, the installation. */
 export interface GitHubAppCredentials {
@@ -32,8 +33,9 @@ export class GitHubAppAlreadyStoredError extends Error {}
 
 /** A private key given as a PEM (escaped newlines allowed, as env files carry them) or as a path to one. */
 export function loadPrivateKey(value: string): string {
-  if (value.includes('-----BEGIN')) return value.replace(/\\n/g, '\n');
-  return readFileSync(value, 'utf8');
+  const key = value.includes('-----BEGIN') ? value.replace(/\\n/g, '\n') : readFileSync(value, 'utf8');
+  registerSecret(key);
+  return key;
 }
 
 /** The stored App, or null when none was stored (or the file is not one svc wrote). */
@@ -48,6 +50,7 @@ export function readStoredGitHubApp(dataDir: string): StoredGitHubApp | null {
   }
   const strings = ['appId', 'slug', 'privateKey', 'clientId', 'clientSecret', 'htmlUrl'] as const;
   if (!strings.every((key) => typeof parsed[key] === 'string' && parsed[key] !== '')) return null;
+  for (const secret of [parsed.privateKey, parsed.clientSecret, parsed.webhookSecret]) registerSecret(secret);
   return {
     ...(parsed as StoredGitHubApp),
     webhookSecret: parsed.webhookSecret ?? null,
