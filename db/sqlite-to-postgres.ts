@@ -111,6 +111,9 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
         for (const plan of plans) tables.push(await copyTable(em, target, plan, batchSize, options.onProgress));
         const sequences = await resetSequences(target, plans);
         await target.query('commit');
+        // A bulk-loaded table has no planner statistics until autovacuum comes by: without them
+        // the analytics queries sort instead of walking their indexes (docs/operations.md).
+        await target.query(`analyze ${plans.map((plan) => quote(plan.table)).join(', ')}`);
         return { tables, sequences, migrations, replacedNulCharacters: nul.replaced };
       } catch (error) {
         await target.query('rollback').catch(() => {});

@@ -4,6 +4,31 @@ import type { CloneKind, CostBasis, PreviewState, PrState, RunFailureReason, Run
 import type { RunSnapshot } from '../../core/run-model.ts';
 import type { RunJson } from '../../core/run-schema.ts';
 
+const measureIndex = (name: string, value: string, present: string) => ({
+  name,
+  expression: `create index "${name}" on "runs" (${value}, "created_at", "project_id") where ${present}`,
+});
+const ANALYTICS_INDEXES = [
+  {
+    name: 'runs_analytics_index',
+    expression: `create index "runs_analytics_index" on "runs" (("created_at" / 86400000), "agent_name", "model",
+      "provider", "project_id", "failure_reason", "state", "pr_state", "tokens_input", "tokens_output",
+      "tokens_cache_read", "tokens_cache_write", "cost_usd", "started_at", "ended_at", "pr_merged_at", "created_at")`,
+  },
+  measureIndex(
+    'runs_duration_ms_index',
+    '("ended_at" - "started_at")',
+    '"started_at" is not null and "ended_at" is not null',
+  ),
+  measureIndex('runs_queue_wait_ms_index', '("started_at" - "created_at")', '"started_at" is not null'),
+  measureIndex(
+    'runs_time_to_merge_ms_index',
+    '("pr_merged_at" - "ended_at")',
+    '"pr_merged_at" is not null and "ended_at" is not null',
+  ),
+  measureIndex('runs_cost_usd_index', '"cost_usd"', '"cost_usd" is not null'),
+];
+
 // The projection of one runWorkflow. Every column the spec's Run carries, plus the bookkeeping the
 // service needs (workspace, branch, caps, the per-run event counter). Written only by activities.
 export const RunEntity = defineEntity({
@@ -15,6 +40,11 @@ export const RunEntity = defineEntity({
     { properties: ['state'] },
     // The analytics windows (all projects) are created_at ranges: without this, every one is a full scan.
     { properties: ['createdAt'] },
+    // GET /analytics/runs (db/repositories/analytics-runs-sql.ts): every column it groups and sums,
+    // led by the UTC day, so SQLite groups a window without sorting or reading the table; and one
+    // index per measure, ordered by it, where a median or p95 is the run at its rank. Schema diffs
+    // match expression indexes by name: these are SQLite's forms, the PostgreSQL migration has its own.
+    ...ANALYTICS_INDEXES,
   ],
   properties: {
     id: p.string().primary().length(FIELD_LIMITS.id),

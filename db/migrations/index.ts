@@ -14,6 +14,8 @@ import { Migration20261123130934_run_metadata as SqliteRunMetadata } from './sql
 import { Migration20261123130934_run_metadata as PostgresRunMetadata } from './postgresql/Migration20261123130934_run_metadata.ts';
 import { Migration20261123161113_runs_created_at as SqliteRunsCreatedAt } from './sqlite/Migration20261123161113_runs_created_at.ts';
 import { Migration20261123161113_runs_created_at as PostgresRunsCreatedAt } from './postgresql/Migration20261123161113_runs_created_at.ts';
+import { Migration20261123173744_runs_analytics_indexes as SqliteRunsAnalytics } from './sqlite/Migration20261123173744_runs_analytics_indexes.ts';
+import { Migration20261123173744_runs_analytics_indexes as PostgresRunsAnalytics } from './postgresql/Migration20261123173744_runs_analytics_indexes.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
@@ -26,6 +28,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261122065343_lifecycle_events', class: SqliteLifecycleEvents },
     { name: 'Migration20261123130934_run_metadata', class: SqliteRunMetadata },
     { name: 'Migration20261123161113_runs_created_at', class: SqliteRunsCreatedAt },
+    { name: 'Migration20261123173744_runs_analytics_indexes', class: SqliteRunsAnalytics },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
@@ -35,6 +38,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261122065343_lifecycle_events', class: PostgresLifecycleEvents },
     { name: 'Migration20261123130934_run_metadata', class: PostgresRunMetadata },
     { name: 'Migration20261123161113_runs_created_at', class: PostgresRunsCreatedAt },
+    { name: 'Migration20261123173744_runs_analytics_indexes', class: PostgresRunsAnalytics },
   ],
 };
 

@@ -4,6 +4,7 @@
 // PostgreSQL, so every duration and every day bucket is written once per dialect here. Event
 // payloads are JSON text on SQLite and jsonb on PostgreSQL: their members are read here too.
 import type { RunState } from '../../core/run-states.ts';
+import type { MeasureName } from './analytics.repository.ts';
 import type { DbDialect } from '../orm.ts';
 
 /** The runs an aggregate covers: created in [fromMs, toMs] (epoch ms, both ends included). */
@@ -74,6 +75,72 @@ export function measures(dialect: DbDialect) {
     // review, without the agent's own time, which durationMs already shows.
     timeToMergeMs: spanMs(dialect, 'r.ended_at', 'r.pr_merged_at'),
     costUsd: 'r.cost_usd',
+  };
+}
+
+export interface RankedMeasure {
+  /** The per-run value, written exactly as its index's expression (a planner matches it by text). */
+  value: string;
+  /** When a run has the value: the index's WHERE, repeated so the partial index applies. */
+  present: string;
+  /** What the fine groups add up per run (see `mean`). */
+  summed: string;
+  /** The average over runs, from the sum of `summed` and the count. */
+  mean: (sum: string, count: string) => string;
+  /** The result columns' prefix. */
+  column: string;
+}
+
+/**
+ * The measures of measures() as GET /analytics/runs reads them: by rank up an index on each
+ * (analytics-runs-sql.ts), and summed in its fine groups. PostgreSQL's values are the same numerics
+ * (the queue wait against a constant epoch: extract(epoch from a timestamptz) is not immutable, so it
+ * cannot be indexed). Their sums are not numeric, whose aggregate state
+ * is large enough that PostgreSQL sorts the fine groups instead of hashing them: whole microseconds
+ * as doubles, exact while a sum stays under 2^53 µs (285 years of run time), then the same numeric
+ * division as avg() of the numeric values. SQLite's avg() over integers is also a double division
+ * of the exact sum.
+ */
+export function rankedMeasures(dialect: DbDialect): Record<MeasureName, RankedMeasure> {
+  const sqlite = dialect === 'sqlite';
+  const micros = (interval: string) => `round(date_part('epoch', ${interval}) * 1000000)`;
+  const time = (value: string, present: string, column: string, pgMicros: string): RankedMeasure => ({
+    value,
+    present,
+    column,
+    summed: sqlite ? value : pgMicros,
+    mean: (sum, count) =>
+      sqlite ? `(${sum}) * 1.0 / nullif(${count}, 0)` : `cast(${sum} as bigint) * 0.001000 / nullif(${count}, 0)`,
+  });
+  return {
+    durationMs: time(
+      spanMs(dialect, 'r.started_at', 'r.ended_at'),
+      'r.started_at is not null and r.ended_at is not null',
+      'duration',
+      micros('r.ended_at - r.started_at'),
+    ),
+    queueWaitMs: time(
+      sqlite
+        ? '(r.started_at - r.created_at)'
+        : `(extract(epoch from (r.started_at - timestamptz '1970-01-01 00:00:00+00')) * 1000 - r.created_at)`,
+      'r.started_at is not null',
+      'queue_wait',
+      micros(`r.started_at - (timestamptz '1970-01-01 00:00:00+00' + r.created_at * interval '1 millisecond')`),
+    ),
+    timeToMergeMs: time(
+      spanMs(dialect, 'r.ended_at', 'r.pr_merged_at'),
+      'r.pr_merged_at is not null and r.ended_at is not null',
+      'time_to_merge',
+      micros('r.pr_merged_at - r.ended_at'),
+    ),
+    costUsd: {
+      value: 'r.cost_usd',
+      present: 'r.cost_usd is not null',
+      column: 'cost',
+      summed: 'r.cost_usd',
+      // avg() over doubles is the sum over the count on both.
+      mean: (sum, count) => `(${sum}) * 1.0 / nullif(${count}, 0)`,
+    },
   };
 }
 

@@ -6,6 +6,7 @@
 import type { ReadModel } from '../orm.ts';
 import { BehaviorQueries } from './analytics-behavior-sql.ts';
 import { DispatchQueries } from './analytics-dispatch-sql.ts';
+import { parseRunOverview, runOverviewQuery, type RunOverviewRows, type RunWindowScope } from './analytics-runs-sql.ts';
 import {
   groupingKey,
   measures,
@@ -17,6 +18,7 @@ import {
 } from './analytics-sql.ts';
 
 export type { AnalyticsScope, RunGrouping };
+export type { RunOutcomeRow, RunOverviewRows, RunWindowScope } from './analytics-runs-sql.ts';
 
 /** The aggregates of one bucket of runs. */
 export interface RunBucketRow {
@@ -87,6 +89,16 @@ export class AnalyticsRepository {
     const runs = runsInScope(window);
     const [row] = await this.#execute(`select count(*) as runs from ${runs.sql}`, runs.params);
     return numberOrZero(row?.runs);
+  }
+
+  /**
+   * Everything GET /analytics/runs shows (totals, distributions, the buckets per day, agent, model,
+   * provider, project and steering, failure reasons) in one statement: analytics-runs-sql.ts.
+   */
+  async runOverview(scope: RunWindowScope): Promise<RunOverviewRows> {
+    const { dialect } = this.#readModel;
+    const { sql, params } = runOverviewQuery(dialect, scope);
+    return parseRunOverview(dialect, await this.#execute(sql, params));
   }
 
   /** The aggregates of every run in scope: one bucket, with a null key (zeros when there is no run). */
