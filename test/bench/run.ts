@@ -18,6 +18,8 @@ import { dataPaths } from '../../platform/config.ts';
 import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
 import { freePort } from '../support/free-port.ts';
 import { measurePlanOverhead } from './plan-overhead.ts';
+import { measureRunAnalytics } from './analytics.ts';
+import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
 import { request, testEnvironment, waitForRunState } from '../support/stack.ts';
 
@@ -261,7 +263,8 @@ async function dispatch(): Promise<void> {
   }
 }
 
-// `npm run bench -- dispatch` (or ingest, plan) runs one part only.
+// `npm run bench -- dispatch` (or ingest, plan, analytics) runs one part only.
+const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.argv[2];
 if (!only || only === 'ingest') await eventIngest();
 if (!only || only === 'dispatch') await dispatch();
@@ -275,6 +278,18 @@ if (!only || only === 'plan') {
     'max',
     { ...plan },
   );
+}
+if (!only || only === 'analytics') {
+  // An absolute bound from the operations issue: the analytics page must stay interactive at scale.
+  const sqlite = await measureRunAnalytics(join(mkdtempSync(join(tmpdir(), 'svc-bench-')), 'analytics.sqlite'));
+  record('GET /analytics/runs over 100k runs, sqlite (ms, p50)', sqlite.p50Ms, 200, 'max', { ...sqlite });
+  const postgres = await createScratchPostgresDatabase(process.env.SVC_BENCH_POSTGRES_URL ?? POSTGRES_URL);
+  try {
+    const timing = await measureRunAnalytics(postgres.url);
+    record('GET /analytics/runs over 100k runs, postgresql (ms, p50)', timing.p50Ms, 200, 'max', { ...timing });
+  } finally {
+    await postgres.drop();
+  }
 }
 for (const figure of results) console.log(JSON.stringify(figure));
 const failed = results.filter((figure) => !figure.ok).length;
