@@ -204,7 +204,8 @@ export function runOverviewQuery(dialect: DbDialect, scope: RunWindowScope): { s
   return { sql, params };
 }
 
-function outcomeRow(row: Record<string, unknown>): RunOutcomeRow {
+/** One bucket's outcome columns (as every run-bucket query names them), shaped. */
+export function outcomeRow(row: Record<string, unknown>): RunOutcomeRow {
   return {
     key: row.bucket === null || row.bucket === undefined ? null : String(row.bucket),
     runs: numberOrZero(row.runs),

@@ -6,7 +6,13 @@
 import type { ReadModel } from '../orm.ts';
 import { BehaviorQueries } from './analytics-behavior-sql.ts';
 import { DispatchQueries } from './analytics-dispatch-sql.ts';
-import { parseRunOverview, runOverviewQuery, type RunOverviewRows, type RunWindowScope } from './analytics-runs-sql.ts';
+import {
+  outcomeRow,
+  parseRunOverview,
+  runOverviewQuery,
+  type RunOverviewRows,
+  type RunWindowScope,
+} from './analytics-runs-sql.ts';
 import {
   groupingKey,
   measures,
@@ -142,23 +148,7 @@ export class AnalyticsRepository {
       runs.params,
     );
     return rows.map((row) => ({
-      key: row.bucket === null || row.bucket === undefined ? null : String(row.bucket),
-      runs: numberOrZero(row.runs),
-      succeeded: numberOrZero(row.succeeded),
-      failed: numberOrZero(row.failed),
-      cancelled: numberOrZero(row.cancelled),
-      active: numberOrZero(row.active),
-      prStateKnown: numberOrZero(row.pr_state_known),
-      prsMerged: numberOrZero(row.prs_merged),
-      tokens: {
-        input: numberOrZero(row.tokens_input),
-        output: numberOrZero(row.tokens_output),
-        cacheRead: numberOrZero(row.tokens_cache_read),
-        cacheWrite: numberOrZero(row.tokens_cache_write),
-      },
-      priced: numberOrZero(row.priced),
-      costUsd: numberOrZero(row.cost_usd),
-      avgDurationMs: numberOrNull(row.avg_duration_ms),
+      ...outcomeRow(row),
       avgQueueWaitMs: numberOrNull(row.avg_queue_wait_ms),
       changes: {
         measured: numberOrZero(row.measured),
