@@ -33,7 +33,9 @@ export interface RunOutcomeRow {
   prStateKnown: number;
   prsMerged: number;
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** Runs with a cost. */
   priced: number;
+  /** The sum of the priced runs' costs (0 when none is priced). */
   costUsd: number;
   avgDurationMs: number | null;
 }

@@ -9,6 +9,7 @@ import { DispatchQueries } from './analytics-dispatch-sql.ts';
 import {
   outcomeRow,
   parseRunOverview,
+  type RunOutcomeRow,
   runOverviewQuery,
   type RunOverviewRows,
   type RunWindowScope,
@@ -26,25 +27,8 @@ import {
 export type { AnalyticsScope, RunGrouping };
 export type { RunOutcomeRow, RunOverviewRows, RunWindowScope } from './analytics-runs-sql.ts';
 
-/** The aggregates of one bucket of runs. */
-export interface RunBucketRow {
-  /** The bucket's key; null for runs without a value (no model, not in a plan…). */
-  key: string | null;
-  runs: number;
-  succeeded: number;
-  failed: number;
-  cancelled: number;
-  /** Queued or running. */
-  active: number;
-  /** Runs whose PR state is known (open, merged or closed unmerged). */
-  prStateKnown: number;
-  prsMerged: number;
-  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
-  /** Runs with a cost. */
-  priced: number;
-  /** The sum of the priced runs' costs (0 when none is priced). */
-  costUsd: number;
-  avgDurationMs: number | null;
+/** The aggregates of one bucket of runs: the outcome columns, and the dispatch and change ones. */
+export interface RunBucketRow extends RunOutcomeRow {
   /** Created to started, over the runs that started. */
   avgQueueWaitMs: number | null;
   /** What svc measured on the pushed branches (`measured`: runs with a measurement). */
