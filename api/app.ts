@@ -1,9 +1,11 @@
-// The Koa application: request id → request log → error envelope → Host guard (--no-auth) → routes (each with
-// its own same-site guard, auth policy and validation) → 404/405 for everything else.
+// The Koa application: request id → request log → error envelope → Host guard (--no-auth) → dashboard fallback
+// (outside the API's namespaces) → routes (each with its own same-site guard, auth policy and validation) →
+// 404/405 for everything else.
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { AuthSettings } from './auth.ts';
 import { browserGuards } from './middleware/browser-guards.ts';
+import { apiNamespaces, dashboard, type DashboardFiles } from './middleware/dashboard.ts';
 import { errorEnvelope, type ErrorLogger } from './middleware/error-envelope.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
@@ -13,6 +15,8 @@ export interface ApiAppDeps {
   auth: AuthSettings;
   routes: RouteSpec<any, any, any>[];
   logger: ErrorLogger;
+  /** The built web dashboard (web/dist), served outside the API's namespaces; null: none. */
+  dashboard?: DashboardFiles | null;
 }
 
 /** Every route the API serves, mounted: the app uses this router and nothing else. */
@@ -31,6 +35,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   app.use(requestLog());
   app.use(errorEnvelope(deps.logger));
   app.use(browserGuards({ noAuth: deps.auth.noAuth }));
+  app.use(dashboard(deps.dashboard ?? null, apiNamespaces(deps.routes.map((route) => route.path))));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -24,6 +24,8 @@ import { ForgeCredentials } from '../platform/forge-credentials.ts';
 import type { GitHubAppSettings } from '../platform/config.ts';
 import { isTerminalRunState } from '../core/run-states.ts';
 import { createApiApp } from './app.ts';
+import { loadDashboard } from './middleware/dashboard.ts';
+import { fileURLToPath } from 'node:url';
 import { logger } from '../platform/logger.ts';
 import type { AuthSettings } from './auth.ts';
 import { metaRoutes, openApiRoute, type ReadinessCheck } from './routes/meta.router.ts';
@@ -78,7 +80,12 @@ export interface ApiServerDeps {
   forgeCredentials?: ForgeCredentials;
   /** The /github-app/* registration routes' settings (absent: off). */
   githubApp?: GitHubAppSettings;
+  /** The built web dashboard (default: web/dist of this checkout). */
+  webDir?: string;
 }
+
+/** Where `npm run build:web` (run by the install step) puts the dashboard. */
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../web/dist', import.meta.url));
 
 export interface RunningApi {
   url: string;
@@ -226,7 +233,11 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
     const state = await new RunsRepository(deps.readModel).stateOf(runId);
     return state !== null && !isTerminalRunState(state);
   };
+  const dashboard = await loadDashboard(deps.webDir ?? DEFAULT_WEB_DIR);
+  if (!dashboard)
+    logger({ component: 'api' }).warn('the web dashboard is not built (npm run build:web): the API serves no pages');
   const app = createApiApp({
+    dashboard,
     auth: { ...deps.auth, isRunActive },
     routes: allRoutes(deps, events, lifecycle, [deps.auth.operatorToken]),
     logger: { error: (message, meta) => logger({ component: 'api' }).error(meta, message) },

@@ -57,5 +57,14 @@ export const RUN_EVENT_KINDS = [
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number] | `agent.${string}`;
 
 /** The hooks of GET /events/stream, each with the run state it reports (notes/runs.md §7). */
-export const LIFECYCLE_HOOKS = ['run_dispatched', 'run_started', 'branch_pushed', 'post_reap'] as const;
+// Beyond the reference: `pr_merged` and `pr_closed`, so a client holding the stream (the dashboard)
+// also follows a run's PR after the run ended, when nothing else about the run changes.
+export const LIFECYCLE_HOOKS = [
+  'run_dispatched',
+  'run_started',
+  'branch_pushed',
+  'post_reap',
+  'pr_merged',
+  'pr_closed',
+] as const;
 export type LifecycleHook = (typeof LIFECYCLE_HOOKS)[number];

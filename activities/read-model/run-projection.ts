@@ -34,7 +34,7 @@ function rowFromSnapshot(snapshot: RunSnapshot) {
 
 /** The lifecycle hooks a projection crosses (notes/runs.md §7), from the stored row to the new snapshot. */
 export function lifecycleTransitions(
-  before: Pick<RunSnapshot, 'state' | 'commitsAhead'> | null,
+  before: (Pick<RunSnapshot, 'state' | 'commitsAhead'> & { prState?: RunSnapshot['prState'] }) | null,
   after: RunSnapshot,
 ): { hook: LifecycleHook; state: string | null }[] {
   const hooks: { hook: LifecycleHook; state: string | null }[] = [];
@@ -45,6 +45,10 @@ export function lifecycleTransitions(
     hooks.push({ hook: 'branch_pushed', state: null });
   if (isTerminalRunState(after.state) && (before === null || !isTerminalRunState(before.state)))
     hooks.push({ hook: 'post_reap', state: after.state });
+  if (before && after.prState !== before.prState && after.prState === 'merged')
+    hooks.push({ hook: 'pr_merged', state: null });
+  if (before && after.prState !== before.prState && after.prState === 'closed_unmerged')
+    hooks.push({ hook: 'pr_closed', state: null });
   // A run cancelled while queued never started.
   return after.state === 'cancelled' && (before === null || before.state === 'queued')
     ? hooks.filter((hook) => hook.hook !== 'run_started')
@@ -65,7 +69,9 @@ export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): P
     const existing = await tx.findOne(RunEntity, { id: snapshot.id });
     if (existing && existing.projectionVersion > snapshot.projectionVersion) return undefined;
     const transitions = lifecycleTransitions(
-      existing ? { state: existing.state, commitsAhead: existing.commitsAhead ?? null } : null,
+      existing
+        ? { state: existing.state, commitsAhead: existing.commitsAhead ?? null, prState: existing.prState ?? null }
+        : null,
       snapshot,
     );
     const before: ProjectedBefore | undefined =

@@ -8,17 +8,7 @@ import { Errors } from '../errors.ts';
 import type { Identity } from '../auth.ts';
 import { defineRoute } from '../route.ts';
 import { forgeReposResponse } from './projects.schema.ts';
-
-const agentSchema = z.object({
-  name: z.string(),
-  description: z.string().nullable(),
-  provider: z.string().nullable(),
-  model: z.string().nullable(),
-  source: z.enum(['builtin', 'config', 'project']),
-  renderedJson: z.unknown(),
-  registeredAt: z.string(),
-  lastRefreshed: z.string(),
-});
+import { agentSchema, agentsResponse } from './catalog.schema.ts';
 
 /** Spectators (public mode) do not see the definition itself: its env, command and system prompt. */
 function presentAgent(agent: AgentDefinition, loadedAt: string, identity: Identity | undefined) {
@@ -43,7 +33,7 @@ export function catalogRoutes(agents: AgentCatalog, forge: GitHubForge) {
       auth: 'readPublic',
       summary: 'The agents this server can run',
       tags: ['agents'],
-      responses: { 200: { description: 'Agents', schema: z.object({ agents: z.array(agentSchema) }) } },
+      responses: { 200: { description: 'Agents', schema: agentsResponse } },
       handler: async ({ identity }) => ({
         status: 200,
         body: { agents: agents.list().map((agent) => presentAgent(agent, loadedAt, identity)) },

@@ -1,17 +1,9 @@
 // Run lifecycle notifications: a held-open NDJSON stream for listeners, and a list for pollers.
 import { z } from 'zod';
 import { booleanFlag, canonicalInt } from './common.schema.ts';
-import { LIFECYCLE_HOOKS } from '../../core/event-kinds.ts';
+import { lifecycleEvent, lifecycleLine } from './events.schema.ts';
 import { defineRoute } from '../route.ts';
 import type { LifecycleHub } from '../services/lifecycle-hub.ts';
-
-const lifecycleLine = z.object({
-  runId: z.string(),
-  hook: z.enum(LIFECYCLE_HOOKS),
-  state: z.string().nullable(),
-  ts: z.string(),
-});
-const lifecycleEvent = lifecycleLine.extend({ id: z.number().int() });
 
 export function eventsRoutes(hub: LifecycleHub) {
   return [

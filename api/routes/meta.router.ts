@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../openapi.ts';
 import { defineRoute, type RouteSpec } from '../route.ts';
+import { whoamiResponse } from './meta.schema.ts';
 
 export interface ReadinessCheck {
   name: string;
@@ -73,11 +74,7 @@ export function metaRoutes(deps: MetaDeps) {
       responses: {
         200: {
           description: 'The identity',
-          schema: z.object({
-            identity: z.enum(['operator', 'anonymous', 'run']),
-            capabilities: z.array(z.string()),
-            runId: z.string().optional(),
-          }),
+          schema: whoamiResponse,
         },
       },
       handler: async ({ identity, ctx }) => {

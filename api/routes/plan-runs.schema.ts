@@ -5,15 +5,15 @@ import { booleanFlag } from './common.schema.ts';
 import { PLAN_RUN_CHILD_STATES, PLAN_RUN_STATES } from '../../core/run-states.ts';
 import { linksSchema, runSchema } from './runs.schema.ts';
 
-const optionalName = z.string().trim().min(1).max(FIELD_LIMITS.name).nullable().optional();
+const optionalName = z.string().max(FIELD_LIMITS.name).trim().min(1).nullable().optional();
 
 export const createPlanRunBody = z
   .object({
-    project: z.string().trim().min(1, 'required: a project id (GET /projects)').max(FIELD_LIMITS.idParam),
-    agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)').max(FIELD_LIMITS.name),
-    planId: z.string().trim().min(1).max(FIELD_LIMITS.name).optional(),
-    issues: z.array(z.string().trim().min(1).max(FIELD_LIMITS.name)).min(1).max(500).optional(),
-    promptTemplate: z.string().trim().min(1).max(FIELD_LIMITS.promptTemplate).optional(),
+    project: z.string().max(FIELD_LIMITS.idParam).trim().min(1, 'required: a project id (GET /projects)'),
+    agent: z.string().max(FIELD_LIMITS.name).trim().min(1, 'required: the name of an agent (GET /agents)'),
+    planId: z.string().max(FIELD_LIMITS.name).trim().min(1).optional(),
+    issues: z.array(z.string().max(FIELD_LIMITS.name).trim().min(1)).min(1).max(500).optional(),
+    promptTemplate: z.string().max(FIELD_LIMITS.promptTemplate).trim().min(1).optional(),
     ref: optionalName,
     providerOverride: optionalName,
     modelOverride: optionalName,
@@ -42,7 +42,7 @@ export type ListPlanRunsQuery = z.infer<typeof listPlanRunsQuery>;
 export const planRunEventsQuery = z.object({ follow: booleanFlag.optional() }).strict();
 
 export const cancelPlanRunBody = z
-  .object({ reason: z.string().trim().min(1).max(FIELD_LIMITS.reason).nullable().optional() })
+  .object({ reason: z.string().max(FIELD_LIMITS.reason).trim().min(1).nullable().optional() })
   .strict();
 export const resumePlanRunBody = z
   .object({

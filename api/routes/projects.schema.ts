@@ -38,7 +38,7 @@ export const refreshProjectBody = z
   .strict();
 
 export const initProjectBody = z
-  .object({ defaultRole: z.string().trim().min(1).max(FIELD_LIMITS.name).nullable().optional() })
+  .object({ defaultRole: z.string().max(FIELD_LIMITS.name).trim().min(1).nullable().optional() })
   .strict();
 
 export const projectSchema = z.object({

@@ -17,6 +17,7 @@ import {
   dispatchRunResponse,
   eventLineSchema,
   inboxMessageSchema,
+  steerResponse,
   inboxQuerySchema,
   steerBody,
   salvageBody,
@@ -111,7 +112,7 @@ export function runsRoutes(
       params: runIdParams,
       body: steerBody,
       bodyRequired: true,
-      responses: { 200: { description: 'The stored message', schema: z.object({ message: inboxMessageSchema }) } },
+      responses: { 200: { description: 'The stored message', schema: steerResponse } },
       handler: async ({ params, body }) => ({ status: 200, body: { message: await runs.steer(params.id, body) } }),
     }),
     defineRoute({

@@ -5,15 +5,15 @@ import { booleanFlag, canonicalInt } from './common.schema.ts';
 import { runSchema } from '../../core/run-schema.ts';
 
 export { runSchema };
-import { EVENT_STREAMS, INBOX_PRIORITIES, INBOX_STATES, RUN_STATES } from '../../core/run-states.ts';
+import { EVENT_STREAMS, INBOX_PRIORITIES, INBOX_STATES, RUN_STATES, type RunState } from '../../core/run-states.ts';
 
-const optionalName = z.string().trim().min(1).max(FIELD_LIMITS.name).nullable().optional();
+const optionalName = z.string().max(FIELD_LIMITS.name).trim().min(1).nullable().optional();
 const runId = z.string().min(1).max(FIELD_LIMITS.idParam).nullable().optional();
 
 export const dispatchRunBody = z
   .object({
-    agent: z.string().trim().min(1, 'required: the name of an agent (GET /agents)').max(FIELD_LIMITS.name).optional(),
-    project: z.string().trim().min(1).max(FIELD_LIMITS.idParam).nullable().optional(),
+    agent: z.string().max(FIELD_LIMITS.name).trim().min(1, 'required: the name of an agent (GET /agents)').optional(),
+    project: z.string().max(FIELD_LIMITS.idParam).trim().min(1).nullable().optional(),
     prompt: z
       .string()
       .refine((value) => value.trim().length > 0, 'required and must not be blank')
@@ -21,7 +21,7 @@ export const dispatchRunBody = z
     continueFromRunId: runId,
     parentRunId: runId,
     cloneFromRunId: runId,
-    trigger: z.string().trim().min(1).max(FIELD_LIMITS.trigger).optional(),
+    trigger: z.string().max(FIELD_LIMITS.trigger).trim().min(1).optional(),
     providerOverride: optionalName,
     modelOverride: optionalName,
     maxCostUsd: z.number().positive().finite().nullable().optional(),
@@ -66,7 +66,7 @@ export const runEventsQuery = z
   .strict();
 
 export const cancelRunBody = z
-  .object({ reason: z.string().trim().min(1).max(FIELD_LIMITS.reason).nullable().optional() })
+  .object({ reason: z.string().max(FIELD_LIMITS.reason).trim().min(1).nullable().optional() })
   .strict();
 export const cancelRunResponse = z.object({
   state: z.enum(RUN_STATES),
@@ -91,7 +91,7 @@ export const steerBody = z
       .max(65_536)
       .refine((value) => value.trim().length > 0, 'required and must not be blank'),
     priority: z.enum(INBOX_PRIORITIES).default('normal'),
-    fromActor: z.string().trim().min(1).max(FIELD_LIMITS.name).default('operator'),
+    fromActor: z.string().max(FIELD_LIMITS.name).trim().min(1).default('operator'),
   })
   .strict();
 
@@ -124,10 +124,18 @@ export const inboxMessageSchema = z.object({
   deliveredAt: z.string().nullable(),
 });
 
+const RUN_STATE_LIST = new RegExp(`^(${RUN_STATES.join('|')})(,(${RUN_STATES.join('|')}))*$`);
+
 export const listRunsQuery = z
   .object({
     project: z.string().min(1).optional(),
     agent: z.string().min(1).optional(),
+    state: z
+      .string()
+      .regex(RUN_STATE_LIST, `one or more of ${RUN_STATES.join(', ')}, comma-separated`)
+      .transform((value) => [...new Set(value.split(','))] as RunState[])
+      .optional()
+      .describe('Beyond the spec: only runs in these states (comma-separated), e.g. queued,running'),
     sort: z.enum(['started', 'cost']).default('started'),
     dir: z.enum(['asc', 'desc']).default('desc'),
     limit: canonicalInt(1, 500).default(100),
@@ -156,3 +164,5 @@ export const listRunsResponse = z.object({
   costTotalUsd: z.number().nullable(),
   costPricedCount: z.number().int(),
 });
+/** POST /runs/{id}/steer: the stored message; its state turns `delivered` when the agent claims it. */
+export const steerResponse = z.object({ message: inboxMessageSchema });

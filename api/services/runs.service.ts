@@ -253,7 +253,7 @@ export class RunsService {
   /** onlyProjects: a spectator's view, limited to the projects it may see. */
   async list(query: ListRunsQuery, onlyProjects?: Set<string>) {
     const page = await this.#deps.runRows.page(
-      { projectId: query.project, agentName: query.agent, onlyProjects },
+      { projectId: query.project, agentName: query.agent, states: query.state, onlyProjects },
       { sort: query.sort, dir: query.dir, limit: query.limit, offset: query.offset },
     );
     return { ...page, limit: query.limit, offset: query.offset };

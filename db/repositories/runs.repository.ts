@@ -10,6 +10,8 @@ import type { ReadModel } from '../orm.ts';
 export interface RunFilter {
   projectId?: string;
   agentName?: string;
+  /** Only runs in one of these states. */
+  states?: RunState[];
   /** Limits the page to these projects (a spectator's visible ones). */
   onlyProjects?: Set<string>;
 }
@@ -73,10 +75,11 @@ export class RunsRepository {
 }
 
 function whereOf(filter: RunFilter) {
-  const { projectId, agentName, onlyProjects } = filter;
+  const { projectId, agentName, states, onlyProjects } = filter;
   return {
     ...(projectId ? { projectId } : {}),
     ...(agentName ? { agentName } : {}),
+    ...(states?.length ? { state: { $in: states } } : {}),
     ...(onlyProjects
       ? {
           projectId: projectId && onlyProjects.has(projectId) ? projectId : { $in: projectId ? [] : [...onlyProjects] },

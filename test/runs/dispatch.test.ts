@@ -108,7 +108,7 @@ test('a project brings its own agents in .svc/agents/, for its runs only; a brok
   t.regex(refused.body.error.message, /\.svc\/agents\/bad\.yaml/);
 });
 
-test('GET /runs filters by project or agent, pages, and sorts both ways', async (t) => {
+test('GET /runs filters by project, agent or state, pages, and sorts both ways', async (t) => {
   github.createRepo('acme', 'listing');
   const svc = await startTestStack();
   t.teardown(() => svc.stop());
@@ -145,6 +145,16 @@ test('GET /runs filters by project or agent, pages, and sorts both ways', async 
     [ids[1]],
   );
   t.is((await svc.request('GET', '/runs?sort=cost')).body.runs.length, 3);
+  // Beyond the spec, for the dashboard: a state filter, alone or with project or agent.
+  t.is((await svc.request('GET', '/runs?state=succeeded')).body.total, 3);
+  t.is((await svc.request('GET', '/runs?state=queued,running')).body.total, 0);
+  t.is((await svc.request('GET', `/runs?state=running,succeeded&project=${project}`)).body.total, 2);
+  t.is((await svc.request('GET', '/runs?state=failed&agent=shell')).body.total, 0);
+  for (const bad of ['bogus', 'succeeded,', ',running', 'SUCCEEDED']) {
+    const refused = await svc.request('GET', `/runs?state=${bad}`);
+    t.is(refused.status, 400, bad);
+    t.is(refused.body.error.code, 'validation_error');
+  }
 });
 
 test('a run that ends while still queued is never_started; baseCommit without a project is 400; metadata is kept', async (t) => {

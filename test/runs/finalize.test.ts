@@ -83,6 +83,11 @@ test.serial(
     }, 'svc to see the merge');
     t.truthy(merged.prMergedAt);
     t.true((await kinds(runId)).includes('pr.state_changed'));
+    // The lifecycle stream says so too: a dashboard holding it sees the merge of an ended run.
+    const hooks = (await svc.request('GET', '/events?limit=1000')).body.events
+      .filter((event: { runId: string }) => event.runId === runId)
+      .map((event: { hook: string }) => event.hook);
+    t.deepEqual(hooks, ['run_dispatched', 'run_started', 'branch_pushed', 'post_reap', 'pr_merged']);
   },
 );
 
