@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes this checkout runnable on a fresh machine: Node 24, npm dependencies, the Temporal CLI,
-# bubblewrap.
+# Makes this checkout runnable on a fresh machine: Node 24, npm dependencies, the web dashboard's
+# build, the Temporal CLI, bubblewrap.
 # Sourced by scripts/svc and scripts/test; prints what it used on stderr. Idempotent and quiet
 # when everything is already in place.
 set -euo pipefail
@@ -80,7 +80,19 @@ ensure_bubblewrap() {
   fi
 }
 
+# The dashboard (web/) is built into web/dist, which the API serves: rebuilt when any source of it, or
+# the lockfile, is newer than the last build.
+ensure_web() {
+  local built="$SVC_ROOT/web/dist/index.html"
+  if [ -f "$built" ] && [ -z "$(find "$SVC_ROOT/web" "$SVC_ROOT/package-lock.json" -path "$SVC_ROOT/web/dist" -prune -o -type f -newer "$built" -print -quit)" ]; then
+    return
+  fi
+  log "building the web dashboard (web/ → web/dist)"
+  (cd "$SVC_ROOT" && node_modules/.bin/vite build --config web/vite.config.ts --logLevel warn >&2)
+}
+
 ensure_node
 ensure_deps
+ensure_web
 ensure_temporal
 ensure_bubblewrap

@@ -46,10 +46,13 @@ const LEAF_LAYERS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', '.svc-data/**', 'dist/**', 'db/migrations/**'] },
+  { ignores: ['node_modules/**', '.tools/**', '.svc-data/**', '**/dist/**', 'db/migrations/**'] },
   {
-    files: ['**/*.ts'],
-    languageOptions: { parser: tseslint.parser, parserOptions: { ecmaVersion: 'latest', sourceType: 'module' } },
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { ecmaVersion: 'latest', sourceType: 'module', ecmaFeatures: { jsx: true } },
+    },
     plugins: { '@typescript-eslint': tseslint.plugin },
     rules: {
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
@@ -86,6 +89,24 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         { patterns: [{ ...LEAF_LAYERS[0], group: [...LEAF_LAYERS[0].group, '../platform/*'] }] },
+      ],
+    },
+  },
+  {
+    // The dashboard's bundle holds only its own code: the server's schemas lend it their types.
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/api/routes/*', '**/core/*', '**/db/*', '**/platform/*', '**/activities/*', 'zod'],
+              allowTypeImports: true,
+              message: 'the dashboard takes only types from the server (import type)',
+            },
+          ],
+        },
       ],
     },
   },

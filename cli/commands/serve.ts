@@ -46,6 +46,7 @@ export class ServeCommand extends Command {
     const stack = await startStack({ config, api: true, worker: this.worker, noAuth: !this.auth, log });
     log('');
     log('svc is up');
+    log(`  Dashboard:      ${stack.api!.url}/`);
     log(`  API:            ${stack.api!.url}`);
     log(
       `  operator token: ${!this.auth ? 'not required (--no-auth)' : stack.token.source === 'environment' ? 'from SVC_API_TOKEN' : stack.token.path}`,

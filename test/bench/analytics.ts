@@ -16,7 +16,8 @@ export interface AnalyticsTiming {
   seedSeconds: number;
 }
 
-function row(i: number, now: number) {
+/** The i-th of the bench's runs, created within the last 29 days (shared with the dashboard bench). */
+export function benchRunRow(i: number, now: number) {
   const createdAt = now - Math.floor((i / 100_000) * 29 * DAY) - 1000;
   const state = STATES[i % STATES.length]!;
   const startedAt = createdAt + 5_000;
@@ -64,7 +65,9 @@ export async function measureRunAnalytics(
       await readModel.em().insertMany(
         RunEntity,
         // The columns analytics reads; every other one is nullable and left out.
-        Array.from({ length: Math.min(batch, count - start) }, (_, i) => row(start + i, now)) as unknown as Run[],
+        Array.from({ length: Math.min(batch, count - start) }, (_, i) =>
+          benchRunRow(start + i, now),
+        ) as unknown as Run[],
       );
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     // More realistic, not easier: a production read model is never read seconds after a bulk load.

@@ -19,6 +19,7 @@ import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-
 import { freePort } from '../support/free-port.ts';
 import { measurePlanOverhead } from './plan-overhead.ts';
 import { measureRunAnalytics } from './analytics.ts';
+import { dashboardBundleKb, measureDashboardFirstLoad } from './web.ts';
 import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
 import { request, testEnvironment, waitForRunState } from '../support/stack.ts';
@@ -263,7 +264,7 @@ async function dispatch(): Promise<void> {
   }
 }
 
-// `npm run bench -- dispatch` (or ingest, plan, analytics) runs one part only.
+// `npm run bench -- dispatch` (or ingest, plan, analytics, web) runs one part only.
 const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.argv[2];
 if (!only || only === 'ingest') await eventIngest();
@@ -290,6 +291,16 @@ if (!only || only === 'analytics') {
   } finally {
     await postgres.drop();
   }
+}
+if (!only || only === 'web') {
+  // Absolute bounds from the dashboard issue: the runs page loads in under a second at 10k runs,
+  // and the bundle stays small.
+  const bundle = dashboardBundleKb();
+  record('dashboard bundle, JS + CSS gzipped (kB)', bundle.totalKb, 100, 'max', bundle.files);
+  const timing = await measureDashboardFirstLoad();
+  record('dashboard first load of the runs page, 10k runs (ms, median)', timing.firstLoadMsMedian, 1000, 'max', {
+    ...timing,
+  });
 }
 for (const figure of results) console.log(JSON.stringify(figure));
 const failed = results.filter((figure) => !figure.ok).length;

@@ -50,6 +50,12 @@ test.serial(
     const ui = await fetch(uiUrl);
     t.is(ui.status, 200);
     t.regex(await ui.text(), /<html/i);
+    // The dashboard the README points newcomers at: its printed URL answers a browser with the app.
+    const dashboardUrl = (await waitForOutput(serve, /Dashboard: +(http:\/\/\S+)/))[1]!;
+    t.is(dashboardUrl, `${apiUrl}/`);
+    const dashboard = await fetch(dashboardUrl, { headers: { accept: 'text/html' } });
+    t.is(dashboard.status, 200);
+    t.regex(await dashboard.text(), /<div id="app"><\/div>/);
 
     const api = {
       request: (method: string, path: string, options?: any) => request(apiUrl, token, method, path, options),
