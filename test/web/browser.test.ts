@@ -48,6 +48,10 @@ test.before(async () => {
   }));
   browser = await launchBrowser();
   operator = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
+  // Layout shifts not caused by the user, summed per document (Chromium's layout-shift entries).
+  await operator.addInitScript(`window.svcShift = 0; new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.svcShift += entry.value;
+  }).observe({ type: 'layout-shift', buffered: true });`);
 });
 test.after.always(async () => {
   await browser?.close();
@@ -99,6 +103,9 @@ test.serial('dispatch a run from the form and watch it reach succeeded, with its
   await page.getByTestId('pr-link').waitFor({ timeout: 30_000 });
   t.true(await documentIsMarked(page), 'the run page was never reloaded');
   t.regex(await page.locator('.tail').innerText(), /from the dashboard/);
+  // Lines streamed in, cost and state changed, the PR appeared: the page did not jump.
+  const shift = await page.evaluate<number>('window.svcShift');
+  t.true(shift < 0.1, `cumulative layout shift ${shift}`);
   t.regex((await page.getByRole('link', { name: 'Temporal UI' }).getAttribute('href')) ?? '', new RegExp(runId));
   await screenshot(page, 'run');
   // The list page, open all along, followed the run through the lifecycle stream alone.
@@ -138,14 +145,18 @@ test.serial('cancel a running run from its page', async (t) => {
 });
 
 test.serial('a plan-run page shows its children advance, one after another, live', async (t) => {
-  const [first, second, third] = fixture.seeds as [string, string, string];
+  const first = fixture.seeds[0]!;
   setSwitch(fixture, 'slow', first);
-  const created = await svc.request('POST', '/plan-runs', {
-    body: { project, agent: 'shell', planId: fixture.planId, promptTemplate: fixture.template },
-  });
-  t.is(created.status, 201, JSON.stringify(created.body));
-  const id = created.body.planRun.id as string;
-  const page = await operatorPage(`/ui/plan-runs/${id}`);
+  // Dispatched from the form, as the project page's "Run this plan" link opens it.
+  const page = await operatorPage(`/ui/plan-runs?project=${project}&plan=${fixture.planId}`);
+  const form = page.getByRole('form', { name: 'New plan-run' });
+  await form.getByLabel('Agent').selectOption('shell');
+  await form.getByText('Template, ref, overrides and limits').click();
+  await form.getByLabel('Prompt template').fill(fixture.template);
+  await form.getByRole('button', { name: 'Dispatch plan-run' }).click();
+  await page.waitForURL(/\/ui\/plan-runs\/plnr_[0-9a-z]+$/);
+  const id = page.url().split('/').pop()!;
+  t.is((await svc.request('GET', `/plan-runs/${id}`)).body.planRun.planId, fixture.planId);
   await markDocument(page);
   await page.locator('tr[data-seq="1"][data-state="running"]').waitFor({ timeout: 60_000 });
   t.is(await page.locator('tr[data-seq="3"][data-state="pending"]').count(), 1);
@@ -153,9 +164,10 @@ test.serial('a plan-run page shows its children advance, one after another, live
   setSwitch(fixture, 'slow', first, false);
   for (const seq of ['1', '2', '3'])
     await page.locator(`tr[data-seq="${seq}"][data-state="merged"]`).waitFor({ timeout: 90_000 });
-  await page.getByText('succeeded').first().waitFor({ timeout: 30_000 });
+  await page.locator('.page-header [data-state="succeeded"]').waitFor({ timeout: 30_000 });
   t.true(await documentIsMarked(page), 'the plan-run page was never reloaded');
-  t.truthy(second && third);
+  for (const [index, seed] of fixture.seeds.entries())
+    t.regex(await page.locator(`tr[data-seq="${index + 1}"]`).innerText(), new RegExp(seed), 'children in plan order');
   await page.close();
 });
 

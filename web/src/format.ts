@@ -80,3 +80,8 @@ export function tokens(run: {
   const main = `${count(run.tokensInput ?? 0)} in · ${count(run.tokensOutput ?? 0)} out`;
   return run.tokensCacheRead ? `${main} · ${count(run.tokensCacheRead)} cached` : main;
 }
+
+/** The URL if it is http(s), else undefined: a link never runs script, whatever a field holds. */
+export function httpUrl(url: string | null | undefined): string | undefined {
+  return url && /^https?:\/\//i.test(url) ? url : undefined;
+}

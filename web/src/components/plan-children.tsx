@@ -1,7 +1,7 @@
 // A plan-run's children in order: the seed each one works on, its run, what that run cost and the PR it
 // opened. Rows carry data-seq and data-state so a test (or a reader's tools) can find one child.
 import type { PlanRunChildView, PlanRunRun } from '../api/types.ts';
-import { money, span } from '../format.ts';
+import { money, span, httpUrl } from '../format.ts';
 import { Empty, StateBadge } from './ui.tsx';
 
 export function PlanChildren({ rows, runs, now }: { rows: PlanRunChildView[]; runs: PlanRunRun[]; now: number }) {
@@ -64,7 +64,7 @@ export function PlanChildren({ rows, runs, now }: { rows: PlanRunChildView[]; ru
               </td>
               <td data-label="PR">
                 {run?.prUrl ? (
-                  <a href={run.prUrl} target="_blank" rel="noopener noreferrer" title={run.prUrl}>
+                  <a href={httpUrl(run.prUrl)} target="_blank" rel="noopener noreferrer" title={run.prUrl}>
                     <StateBadge state={run.prState ?? 'open'} />
                   </a>
                 ) : (

@@ -9,7 +9,7 @@ import type { Instance, OpsOverview } from '../api/types.ts';
 import { ErrorBox, Facts, Loading, PageHeader } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
 import { type Kpi, KpiTiles, Panel } from '../components/analytics-kit.tsx';
-import { count, duration, money, relative } from '../format.ts';
+import { count, duration, money, relative, httpUrl } from '../format.ts';
 
 const WINDOWS = [
   ['24h', 'Last 24 hours'],
@@ -99,7 +99,7 @@ function InstanceFacts({ instance }: { instance: Instance }) {
         [
           'Public URL',
           instance.publicUrl ? (
-            <a href={instance.publicUrl} rel="noopener noreferrer">
+            <a href={httpUrl(instance.publicUrl)} rel="noopener noreferrer">
               {instance.publicUrl}
             </a>
           ) : (

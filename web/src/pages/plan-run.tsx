@@ -17,7 +17,7 @@ import { PlanChildren } from '../components/plan-children.tsx';
 import { PlanEventTail, usePlanRunEvents } from '../components/plan-events.tsx';
 import { ErrorBox, Facts, Loading, PageHeader, StateBadge } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
-import { money, span, when } from '../format.ts';
+import { money, span, when, httpUrl } from '../format.ts';
 import { projectName } from './project-name.ts';
 
 /** The runs' summed cost; an estimate as soon as one of them is. */
@@ -111,7 +111,7 @@ export function PlanRunPage() {
           </button>
         ) : null}
         {links.temporalUi ? (
-          <a class="button" href={links.temporalUi} target="_blank" rel="noopener noreferrer">
+          <a class="button" href={httpUrl(links.temporalUi)} target="_blank" rel="noopener noreferrer">
             Temporal UI
           </a>
         ) : null}

@@ -11,7 +11,7 @@ import { EventTail, useRunEvents } from '../components/event-tail.tsx';
 import { SteerBox } from '../components/steer-box.tsx';
 import { ErrorBox, Facts, Loading, PageHeader, StateBadge } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
-import { count, money, span, when } from '../format.ts';
+import { count, money, span, when, httpUrl } from '../format.ts';
 
 interface LiveUsage {
   costUsd: number | null;
@@ -95,7 +95,7 @@ export function RunPage() {
           </a>
         ) : null}
         {detail.data?.links.temporalUi ? (
-          <a class="button" href={detail.data.links.temporalUi} target="_blank" rel="noopener noreferrer">
+          <a class="button" href={httpUrl(detail.data.links.temporalUi)} target="_blank" rel="noopener noreferrer">
             Temporal UI
           </a>
         ) : null}
@@ -151,7 +151,7 @@ export function RunPage() {
               [
                 'Pull request',
                 run.prUrl ? (
-                  <a href={run.prUrl} target="_blank" rel="noopener noreferrer" data-testid="pr-link">
+                  <a href={httpUrl(run.prUrl)} target="_blank" rel="noopener noreferrer" data-testid="pr-link">
                     {run.prUrl.replace(/^https?:\/\/[^/]+\//, '')} <StateBadge state={run.prState} />
                   </a>
                 ) : (

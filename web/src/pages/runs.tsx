@@ -7,7 +7,7 @@ import { identity } from '../api/identity.ts';
 import type { AgentList, ProjectList, RunList } from '../api/types.ts';
 import { Empty, ErrorBox, Loading, PageHeader, Pager, StateBadge } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
-import { money, relative, span, tokens } from '../format.ts';
+import { money, relative, span, tokens, httpUrl } from '../format.ts';
 import { projectName } from './project-name.ts';
 
 const PAGE_SIZE = 50;
@@ -161,7 +161,7 @@ export function RunsPage() {
                       </td>
                       <td data-label="PR">
                         {run.prUrl ? (
-                          <a href={run.prUrl} target="_blank" rel="noopener noreferrer">
+                          <a href={httpUrl(run.prUrl)} target="_blank" rel="noopener noreferrer">
                             <StateBadge state={run.prState ?? 'open'} />
                           </a>
                         ) : (
