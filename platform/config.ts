@@ -57,6 +57,22 @@ export interface SvcConfig {
   workerMetricsAddress: string | undefined;
   /** Prebuilt workflow bundle (tests build it once); unset means bundle from source at start. */
   workflowBundlePath: string | undefined;
+  /** How much of its machine one worker takes: Temporal's sticky workflow cache and task slots. */
+  workerCapacity: WorkerCapacity;
+}
+
+/**
+ * A worker's share of its machine. The sticky cache keeps recently run workflows in memory so
+ * their next task needs no replay; beyond the bound the least recently used is evicted (a run
+ * watching its PR for days then costs nothing until its next timer). Defaults suit a small box.
+ */
+export interface WorkerCapacity {
+  /** SVC_WORKER_MAX_CACHED_WORKFLOWS (default 250). */
+  maxCachedWorkflows: number;
+  /** SVC_WORKER_MAX_ACTIVITIES (default 200: supervising an agent is a cheap poll). */
+  maxConcurrentActivities: number;
+  /** SVC_WORKER_MAX_WORKFLOW_TASKS (default 40, the SDK's). */
+  maxConcurrentWorkflowTasks: number;
 }
 
 /** SVC_GITHUB_APP_*: an App configured in the environment, and the /github-app/* registration routes. */
@@ -137,6 +153,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
     temporalMetricsAddress: env.SVC_TEMPORAL_METRICS_ADDRESS || undefined,
     workerMetricsAddress: env.SVC_WORKER_METRICS_ADDRESS || undefined,
+    workerCapacity: {
+      maxCachedWorkflows: intFromEnv(env, 'SVC_WORKER_MAX_CACHED_WORKFLOWS', 250),
+      maxConcurrentActivities: Math.max(1, intFromEnv(env, 'SVC_WORKER_MAX_ACTIVITIES', 200)),
+      // The SDK needs two workflow task slots when the sticky cache is on.
+      maxConcurrentWorkflowTasks: Math.max(2, intFromEnv(env, 'SVC_WORKER_MAX_WORKFLOW_TASKS', 40)),
+    },
     reconcileIntervalMs: Math.max(1000, intFromEnv(env, 'SVC_RECONCILE_INTERVAL_MS', 5 * 60_000)),
     reconcileStaleAfterMs: intFromEnv(env, 'SVC_RECONCILE_STALE_AFTER_MS', 60_000),
     runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',

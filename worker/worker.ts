@@ -95,8 +95,10 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
       githubApiUrl: config.githubApiUrl,
       sandbox: config.sandbox,
     }),
-    // Activities that supervise agents are cheap pollers; allow many at once.
-    maxConcurrentActivityTaskExecutions: 200,
+    // Bounded, so a worker's memory stays flat however many runs it has seen (docs/operations.md).
+    maxCachedWorkflows: config.workerCapacity.maxCachedWorkflows,
+    maxConcurrentActivityTaskExecutions: config.workerCapacity.maxConcurrentActivities,
+    maxConcurrentWorkflowTaskExecutions: config.workerCapacity.maxConcurrentWorkflowTasks,
     shutdownGraceTime: '10s',
   });
   const running = worker.run();

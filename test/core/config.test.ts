@@ -17,3 +17,18 @@ test('limits and timings reject nonsense', (t) => {
   t.throws(() => loadConfig({ SVC_PLAN_RUN_MERGE_TIMEOUT_MS: '-5' }), { message: /non-negative integer/ });
   t.is(loadConfig({ SVC_PLAN_RUN_MERGE_POLL_MS: '10' }).planTiming.mergePollMs, 1000);
 });
+
+test("a worker's capacity: bounded defaults for a small box, each settable", (t) => {
+  t.deepEqual(loadConfig({}).workerCapacity, {
+    maxCachedWorkflows: 250,
+    maxConcurrentActivities: 200,
+    maxConcurrentWorkflowTasks: 40,
+  });
+  const set = loadConfig({
+    SVC_WORKER_MAX_CACHED_WORKFLOWS: '0',
+    SVC_WORKER_MAX_ACTIVITIES: '16',
+    SVC_WORKER_MAX_WORKFLOW_TASKS: '1',
+  }).workerCapacity;
+  t.deepEqual(set, { maxCachedWorkflows: 0, maxConcurrentActivities: 16, maxConcurrentWorkflowTasks: 2 });
+  t.throws(() => loadConfig({ SVC_WORKER_MAX_CACHED_WORKFLOWS: 'lots' }), { message: /non-negative integer/ });
+});

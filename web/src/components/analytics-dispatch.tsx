@@ -1,10 +1,10 @@
 // How the window's runs were dispatched (GET /analytics/dispatch, operators only): the totals, the
 // queue now, and one breakdown at a time (origin, retry kind, provider, model, agent).
-import { useState } from 'preact/hooks';
 import type { DispatchAnalytics } from '../api/types.ts';
 import { count, duration, percent } from '../format.ts';
 import { Facts } from './ui.tsx';
-import { BucketKey, Panel, Picker } from './analytics-kit.tsx';
+import { BucketKey, Panel, useBreakdown } from './analytics-kit.tsx';
+import { DataTable } from './data-table.tsx';
 
 const BREAKDOWNS = [
   ['byRetryKind', 'Retry kind'],
@@ -13,7 +13,6 @@ const BREAKDOWNS = [
   ['byModel', 'Model'],
   ['byAgent', 'Agent'],
 ] as const;
-type Breakdown = (typeof BREAKDOWNS)[number][0];
 
 const RETRY_KINDS: Record<string, string> = {
   fresh: 'Fresh dispatch',
@@ -23,16 +22,11 @@ const RETRY_KINDS: Record<string, string> = {
 };
 
 export function DispatchPanel({ data }: { data: DispatchAnalytics }) {
-  const [breakdown, setBreakdown] = useState<Breakdown>('byRetryKind');
+  const { value: breakdown, label, picker } = useBreakdown(BREAKDOWNS, 'byRetryKind');
   const { totals, queue } = data;
   const rows: DispatchAnalytics['byOrigin'] = data[breakdown];
-  const label = BREAKDOWNS.find(([value]) => value === breakdown)![1];
   return (
-    <Panel
-      id="dispatch-title"
-      title="Dispatch"
-      tools={<Picker label="By" value={breakdown} choices={BREAKDOWNS} onChange={setBreakdown} />}
-    >
+    <Panel id="dispatch-title" title="Dispatch" tools={picker}>
       <Facts
         items={[
           ['Runs', count(totals.runs)],
@@ -47,56 +41,24 @@ export function DispatchPanel({ data }: { data: DispatchAnalytics }) {
           ['Queue wait, p95', duration(queue.waitMs.p95)],
         ]}
       />
-      {rows.length === 0 ? (
-        <p class="muted">No runs in this window.</p>
-      ) : (
-        <table class="table dispatch-table">
-          <thead>
-            <tr>
-              <th scope="col">{label}</th>
-              <th scope="col" class="num">
-                Runs
-              </th>
-              <th scope="col" class="num">
-                Share
-              </th>
-              <th scope="col" class="num">
-                Active
-              </th>
-              <th scope="col" class="num">
-                Success
-              </th>
-              <th scope="col" class="num">
-                Avg queue wait
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.key}>
-                <td data-label={label}>
-                  {breakdown === 'byRetryKind' ? (RETRY_KINDS[row.key] ?? row.key) : <BucketKey value={row.key} />}
-                </td>
-                <td data-label="Runs" class="num">
-                  {count(row.runs)}
-                </td>
-                <td data-label="Share" class="num">
-                  {percent(row.share)}
-                </td>
-                <td data-label="Active" class="num">
-                  {count(row.active)}
-                </td>
-                <td data-label="Success" class="num">
-                  {percent(row.successRate)}
-                </td>
-                <td data-label="Avg queue wait" class="num">
-                  {duration(row.avgQueueWaitMs)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        class="dispatch-table"
+        columns={[
+          {
+            label,
+            render: (row) =>
+              breakdown === 'byRetryKind' ? (RETRY_KINDS[row.key] ?? row.key) : <BucketKey value={row.key} />,
+          },
+          { label: 'Runs', num: true, render: (row) => count(row.runs) },
+          { label: 'Share', num: true, render: (row) => percent(row.share) },
+          { label: 'Active', num: true, render: (row) => count(row.active) },
+          { label: 'Success', num: true, render: (row) => percent(row.successRate) },
+          { label: 'Avg queue wait', num: true, render: (row) => duration(row.avgQueueWaitMs) },
+        ]}
+        rows={rows}
+        rowKey={(row) => row.key}
+        empty={<p class="muted">No runs in this window.</p>}
+      />
     </Panel>
   );
 }

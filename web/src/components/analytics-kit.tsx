@@ -1,6 +1,7 @@
 // Pieces the analytics and ops pages share: KPI tiles, a card with a heading and a picker, and
 // bucket keys as people read them.
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 
 export interface Kpi {
   label: string;
@@ -38,7 +39,7 @@ export function Panel(props: { id: string; title: string; tools?: ComponentChild
 }
 
 /** A select of labelled choices (which breakdown a table shows). */
-export function Picker<T extends string>(props: {
+function Picker<T extends string>(props: {
   label: string;
   value: T;
   choices: readonly (readonly [T, string])[];
@@ -56,6 +57,13 @@ export function Picker<T extends string>(props: {
       </select>
     </label>
   );
+}
+
+/** A breakdown chosen with a "By" picker: the key, its label (the first column's heading) and the picker. */
+export function useBreakdown<T extends string>(choices: readonly (readonly [T, string])[], initial: T) {
+  const [value, setValue] = useState<T>(initial);
+  const label = choices.find(([key]) => key === value)![1];
+  return { value, label, picker: <Picker label="By" value={value} choices={choices} onChange={setValue} /> };
 }
 
 /** A bucket key as read: "__none__" (runs without a value) is "none", project ids become names. */

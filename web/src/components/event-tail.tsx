@@ -105,7 +105,12 @@ export function describeEvent(event: RunEvent): { tone: string; label: string; b
   }
 }
 
-export function EventTail({ tail }: { tail: TailState }) {
+/**
+ * The tail box. `childLabels` names each run's lines (a plan-run's tail: `#3`, the child they belong
+ * to); lines are keyed by run and seq, which together are unique across a plan-run's children.
+ */
+export function EventTail(props: { tail: TailState; label?: string; childLabels?: Map<string, string> }) {
+  const { tail, label = 'Run events', childLabels } = props;
   const box = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   useLayoutEffect(() => {
@@ -118,7 +123,7 @@ export function EventTail({ tail }: { tail: TailState }) {
       ref={box}
       role="log"
       aria-live="polite"
-      aria-label="Run events"
+      aria-label={label}
       tabIndex={0}
       onScroll={(event) => {
         const element = event.currentTarget;
@@ -131,10 +136,18 @@ export function EventTail({ tail }: { tail: TailState }) {
       ) : null}
       {tail.events.map((event) => {
         const line = describeEvent(event);
+        const child = childLabels?.get(event.runId);
         return (
-          <div key={event.seq} class={`tail-line tone-${line.tone}`} data-kind={event.kind}>
+          <div
+            key={`${event.runId}:${event.seq}`}
+            class={`tail-line tone-${line.tone}`}
+            data-kind={event.kind}
+            data-run-id={event.runId}
+          >
             <span class="tail-time">{event.ts.slice(11, 19)}</span>
-            <span class="tail-label">{line.label}</span>
+            <span class="tail-label" title={event.runId}>
+              {child ? `${child} ${line.label}` : line.label}
+            </span>
             <span class="tail-body">{line.body}</span>
           </div>
         );

@@ -1,10 +1,10 @@
 // A plan-run's events: every child run's lines over one GET /plan-runs/{id}/events stream. That
 // stream has no resume cursor, so each (re)connect replays the history; lines already seen (per run,
 // by seq) are dropped here. Same fixed-height, bottom-pinned box as a run's tail.
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { readNdjson } from '../api/client.ts';
 import type { RunEvent } from '../api/types.ts';
-import { describeEvent, type TailState } from './event-tail.tsx';
+import type { TailState } from './event-tail.tsx';
 
 const KEEP_LINES = 2000;
 
@@ -77,51 +77,4 @@ export function usePlanRunEvents(planRunId: string, live: boolean | null, revisi
     };
   }, [planRunId, live, revision]);
   return state;
-}
-
-/** The tail; `labels` names each run's lines (e.g. `#3`, the child it belongs to). */
-export function PlanEventTail({ tail, labels }: { tail: TailState; labels: Map<string, string> }) {
-  const box = useRef<HTMLDivElement>(null);
-  const pinned = useRef(true);
-  useLayoutEffect(() => {
-    const element = box.current;
-    if (element && pinned.current) element.scrollTop = element.scrollHeight;
-  }, [tail.events.length]);
-  return (
-    <div
-      class="tail"
-      ref={box}
-      role="log"
-      aria-live="polite"
-      aria-label="Plan-run events"
-      tabIndex={0}
-      onScroll={(event) => {
-        const element = event.currentTarget;
-        pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
-      }}
-    >
-      {tail.dropped ? <div class="tail-note">{tail.dropped} earlier lines not shown</div> : null}
-      {tail.events.length === 0 ? (
-        <div class="tail-note">{tail.streaming ? 'Waiting for output…' : 'No events.'}</div>
-      ) : null}
-      {tail.events.map((event) => {
-        const line = describeEvent(event);
-        const child = labels.get(event.runId);
-        return (
-          <div
-            key={`${event.runId}:${event.seq}`}
-            class={`tail-line tone-${line.tone}`}
-            data-kind={event.kind}
-            data-run-id={event.runId}
-          >
-            <span class="tail-time">{event.ts.slice(11, 19)}</span>
-            <span class="tail-label" title={event.runId}>
-              {child ? `${child} ${line.label}` : line.label}
-            </span>
-            <span class="tail-body">{line.body}</span>
-          </div>
-        );
-      })}
-    </div>
-  );
 }

@@ -6,6 +6,7 @@ import { useQuery } from '../api/cache.ts';
 import { sendJson, type ApiError } from '../api/client.ts';
 import type { AgentList, CreatePlanRunBody, CreatePlanRunResult, ProjectList, ReadyPlans } from '../api/types.ts';
 import { projectName } from '../pages/project-name.ts';
+import { OverrideFields } from './override-fields.tsx';
 import { ErrorBox } from './ui.tsx';
 
 interface Prefill {
@@ -178,29 +179,7 @@ export function PlanRunForm({ project, plan }: Prefill) {
             <span class="muted">Must contain {'{seed_id}'}; each child gets its seed's id.</span>
           </label>
           <div class="grid-2">
-            <label>
-              Cost cap per child (USD)
-              <input
-                type="number"
-                min="0.01"
-                step="0.01"
-                inputMode="decimal"
-                placeholder="none"
-                {...field('maxCostUsd')}
-              />
-            </label>
-            <label>
-              Git ref
-              <input placeholder="the default branch" {...field('ref')} />
-            </label>
-            <label>
-              Provider
-              <input placeholder="the agent's" {...field('providerOverride')} />
-            </label>
-            <label>
-              Model
-              <input placeholder="the agent's" {...field('modelOverride')} />
-            </label>
+            <OverrideFields field={field} costLabel="Cost cap per child (USD)" />
           </div>
         </div>
       </details>

@@ -1,121 +1,132 @@
 // The operator-only sections of a project's page: its plans, the plans ready to run, its cron
 // triggers and its .svc/ config problems. Each reads its own route and shows its own error: a
 // project without a tracker or with a broken clone still shows everything else.
+import type { ComponentChildren } from 'preact';
 import { query } from '../api/client.ts';
-import { useQuery } from '../api/cache.ts';
-import type { ConfigProblem, PlanList, ReadyPlans, SvcConfig, Triggers } from '../api/types.ts';
+import { type Query, useQuery } from '../api/cache.ts';
+import type { ConfigProblem, PlanList, ReadyPlan, ReadyPlans, SvcConfig, Triggers } from '../api/types.ts';
 import { relative } from '../format.ts';
+import { type Column, DataTable } from './data-table.tsx';
 import { Empty, ErrorBox, Loading, StateBadge } from './ui.tsx';
 
 const base = (projectId: string) => `/projects/${encodeURIComponent(projectId)}`;
 
+/** A card for one route's answer: its own error and placeholder, so one failing route spares the rest. */
+function QuerySection<D>(props: {
+  id: string;
+  title: string;
+  state: Query<D>;
+  failed: string;
+  lines: number;
+  /** Above the error, shown whatever the route answers. */
+  note?: ComponentChildren;
+  children(data: D): ComponentChildren;
+}) {
+  const { state } = props;
+  return (
+    <section class="card" aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.title}</h2>
+      {props.note}
+      <ErrorBox error={state.error} title={props.failed} />
+      {state.loading ? <Loading lines={props.lines} /> : null}
+      {state.data ? props.children(state.data) : null}
+    </section>
+  );
+}
+
+type Plan = PlanList['plans'][number];
+
+/** The id and name, then the status: how both plan tables start. */
+const PLAN_COLUMNS: Column<{ id: string; name?: string | null; status: string }>[] = [
+  {
+    label: 'Plan',
+    render: (plan) => (
+      <>
+        <span class="mono">{plan.id}</span>
+        {plan.name ? <span class="reason">{plan.name}</span> : null}
+      </>
+    ),
+  },
+  { label: 'Status', render: (plan) => <StateBadge state={plan.status} /> },
+];
+
+const planRow = (plan: { id: string }) => ({ 'data-plan-id': plan.id });
+
 export function PlansSection({ projectId, hasSeeds, now }: { projectId: string; hasSeeds: boolean; now: number }) {
   // Without a .seeds/ tracker the route can only answer project_lacks_seeds: don't ask.
   const plans = useQuery<PlanList>(hasSeeds ? `${base(projectId)}/seeds/plans` : null);
+  const columns: Column<Plan>[] = [
+    ...PLAN_COLUMNS,
+    { label: 'Children', num: true, render: (plan) => plan.childCount },
+    { label: 'Seed', class: 'mono', render: (plan) => plan.seed ?? '—' },
+    {
+      label: 'Updated',
+      title: (plan) => plan.updatedAt,
+      render: (plan) => relative(plan.updatedAt ?? plan.createdAt, now),
+    },
+  ];
   return (
-    <section class="card" aria-labelledby="plans-title">
-      <h2 id="plans-title">Plans</h2>
-      {!hasSeeds ? (
-        <p class="muted">
-          No <code>.seeds/</code> tracker in this project. Initialise one with <code>sd init</code>, push, and refresh.
-        </p>
-      ) : null}
-      <ErrorBox error={plans.error} title="Could not read the plans" />
-      {plans.loading ? <Loading lines={3} /> : null}
-      {plans.data ? (
-        plans.data.plans.length === 0 ? (
-          <Empty>No plans in .seeds/plans.jsonl.</Empty>
-        ) : (
-          <table class="table plans-table">
-            <thead>
-              <tr>
-                <th scope="col">Plan</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">
-                  Children
-                </th>
-                <th scope="col">Seed</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {plans.data.plans.map((plan) => (
-                <tr key={plan.id} data-plan-id={plan.id}>
-                  <td data-label="Plan">
-                    <span class="mono">{plan.id}</span>
-                    {plan.name ? <span class="reason">{plan.name}</span> : null}
-                  </td>
-                  <td data-label="Status">
-                    <StateBadge state={plan.status} />
-                  </td>
-                  <td data-label="Children" class="num">
-                    {plan.childCount}
-                  </td>
-                  <td data-label="Seed" class="mono">
-                    {plan.seed ?? '—'}
-                  </td>
-                  <td data-label="Updated" title={plan.updatedAt}>
-                    {relative(plan.updatedAt ?? plan.createdAt, now)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
-    </section>
+    <QuerySection
+      id="plans-title"
+      title="Plans"
+      state={plans}
+      failed="Could not read the plans"
+      lines={3}
+      note={
+        !hasSeeds ? (
+          <p class="muted">
+            No <code>.seeds/</code> tracker in this project. Initialise one with <code>sd init</code>, push, and
+            refresh.
+          </p>
+        ) : null
+      }
+    >
+      {(data) => (
+        <DataTable
+          class="plans-table"
+          columns={columns}
+          rows={data.plans}
+          rowKey={(plan) => plan.id}
+          row={planRow}
+          empty={<Empty>No plans in .seeds/plans.jsonl.</Empty>}
+        />
+      )}
+    </QuerySection>
   );
 }
 
 export function ReadyPlansSection(props: { projectId: string; hasSeeds: boolean; operator: boolean }) {
   const { projectId, hasSeeds, operator } = props;
   const ready = useQuery<ReadyPlans>(hasSeeds ? `${base(projectId)}/ready-plans` : null);
+  const columns: Column<ReadyPlan>[] = [
+    ...PLAN_COLUMNS,
+    { label: 'Open children', num: true, render: (plan) => plan.openChildCount },
+  ];
+  if (operator)
+    columns.push({
+      label: 'Action',
+      render: (plan) => <a href={`/ui/plan-runs${query({ project: projectId, plan: plan.id })}`}>Run this plan</a>,
+    });
   return (
-    <section class="card" aria-labelledby="ready-title">
-      <h2 id="ready-title">Ready plans</h2>
-      {!hasSeeds ? <p class="muted">None: the project has no tracker.</p> : null}
-      <ErrorBox error={ready.error} title="Could not list the ready plans" />
-      {ready.loading ? <Loading lines={2} /> : null}
-      {ready.data ? (
-        ready.data.plans.length === 0 ? (
-          <Empty>No approved plan with open children is waiting.</Empty>
-        ) : (
-          <table class="table ready-table">
-            <thead>
-              <tr>
-                <th scope="col">Plan</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">
-                  Open children
-                </th>
-                {operator ? <th scope="col">Action</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {ready.data.plans.map((plan) => (
-                <tr key={plan.id} data-plan-id={plan.id}>
-                  <td data-label="Plan">
-                    <span class="mono">{plan.id}</span>
-                    {plan.name ? <span class="reason">{plan.name}</span> : null}
-                  </td>
-                  <td data-label="Status">
-                    <StateBadge state={plan.status} />
-                  </td>
-                  <td data-label="Open children" class="num">
-                    {plan.openChildCount}
-                  </td>
-                  {operator ? (
-                    <td data-label="Action">
-                      <a href={`/ui/plan-runs${query({ project: projectId, plan: plan.id })}`}>Run this plan</a>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
-    </section>
+    <QuerySection
+      id="ready-title"
+      title="Ready plans"
+      state={ready}
+      failed="Could not list the ready plans"
+      lines={2}
+      note={!hasSeeds ? <p class="muted">None: the project has no tracker.</p> : null}
+    >
+      {(data) => (
+        <DataTable
+          class="ready-table"
+          columns={columns}
+          rows={data.plans}
+          rowKey={(plan) => plan.id}
+          row={planRow}
+          empty={<Empty>No approved plan with open children is waiting.</Empty>}
+        />
+      )}
+    </QuerySection>
   );
 }
 
@@ -138,80 +149,82 @@ export function ProblemList({ errors, warnings = [] }: { errors: ConfigProblem[]
   );
 }
 
+const triggerColumns = (now: number): Column<Triggers['triggers'][number]>[] => [
+  {
+    label: 'Trigger',
+    render: (trigger) => (
+      <>
+        <span class="mono">{trigger.id}</span>
+        {trigger.parseError ? (
+          <span class="reason" role="alert">
+            <span class="badge tone-bad">error</span> {trigger.parseError}
+          </span>
+        ) : null}
+      </>
+    ),
+  },
+  {
+    label: 'Schedule',
+    render: (trigger) => (
+      <>
+        <code>{trigger.cron}</code>
+        <span class="reason">{trigger.timezone ?? 'UTC'}</span>
+      </>
+    ),
+  },
+  { label: 'Role', render: (trigger) => trigger.role },
+  { label: 'Seed', class: 'mono', render: (trigger) => trigger.seed ?? '—' },
+  {
+    label: 'Last fired',
+    title: (trigger) => trigger.lastFiredAt,
+    render: (trigger) => (
+      <>
+        {trigger.lastFiredAt ? relative(trigger.lastFiredAt, now) : 'never'}
+        {trigger.lastRunId ? (
+          <a class="reason mono" href={`/ui/runs/${encodeURIComponent(trigger.lastRunId)}`}>
+            {trigger.lastRunId}
+          </a>
+        ) : null}
+      </>
+    ),
+  },
+  {
+    label: 'Next fire',
+    title: (trigger) => trigger.nextFireAt,
+    render: (trigger) => relative(trigger.nextFireAt, now),
+  },
+];
+
 export function TriggersSection({ projectId, now }: { projectId: string; now: number }) {
   const triggers = useQuery<Triggers>(`${base(projectId)}/triggers`);
   return (
-    <section class="card" aria-labelledby="triggers-title">
-      <h2 id="triggers-title">Triggers</h2>
-      <ErrorBox error={triggers.error} title="Could not read the triggers" />
-      {triggers.loading ? <Loading lines={2} /> : null}
-      {triggers.data?.errors.length ? <ProblemList errors={triggers.data.errors} /> : null}
-      {triggers.data ? (
-        triggers.data.triggers.length === 0 ? (
-          <Empty>
-            No cron triggers in <code>.svc/triggers.yaml</code>.
-          </Empty>
-        ) : (
-          <table class="table triggers-table">
-            <thead>
-              <tr>
-                <th scope="col">Trigger</th>
-                <th scope="col">Schedule</th>
-                <th scope="col">Role</th>
-                <th scope="col">Seed</th>
-                <th scope="col">Last fired</th>
-                <th scope="col">Next fire</th>
-              </tr>
-            </thead>
-            <tbody>
-              {triggers.data.triggers.map((trigger) => (
-                <tr key={trigger.id} data-trigger-id={trigger.id}>
-                  <td data-label="Trigger">
-                    <span class="mono">{trigger.id}</span>
-                    {trigger.parseError ? (
-                      <span class="reason" role="alert">
-                        <span class="badge tone-bad">error</span> {trigger.parseError}
-                      </span>
-                    ) : null}
-                  </td>
-                  <td data-label="Schedule">
-                    <code>{trigger.cron}</code>
-                    <span class="reason">{trigger.timezone ?? 'UTC'}</span>
-                  </td>
-                  <td data-label="Role">{trigger.role}</td>
-                  <td data-label="Seed" class="mono">
-                    {trigger.seed ?? '—'}
-                  </td>
-                  <td data-label="Last fired" title={trigger.lastFiredAt ?? undefined}>
-                    {trigger.lastFiredAt ? relative(trigger.lastFiredAt, now) : 'never'}
-                    {trigger.lastRunId ? (
-                      <a class="reason mono" href={`/ui/runs/${encodeURIComponent(trigger.lastRunId)}`}>
-                        {trigger.lastRunId}
-                      </a>
-                    ) : null}
-                  </td>
-                  <td data-label="Next fire" title={trigger.nextFireAt ?? undefined}>
-                    {relative(trigger.nextFireAt, now)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
-    </section>
+    <QuerySection id="triggers-title" title="Triggers" state={triggers} failed="Could not read the triggers" lines={2}>
+      {(data) => (
+        <>
+          {data.errors.length ? <ProblemList errors={data.errors} /> : null}
+          <DataTable
+            class="triggers-table"
+            columns={triggerColumns(now)}
+            rows={data.triggers}
+            rowKey={(trigger) => trigger.id}
+            row={(trigger) => ({ 'data-trigger-id': trigger.id })}
+            empty={
+              <Empty>
+                No cron triggers in <code>.svc/triggers.yaml</code>.
+              </Empty>
+            }
+          />
+        </>
+      )}
+    </QuerySection>
   );
 }
 
 export function ConfigSection({ projectId }: { projectId: string }) {
   const config = useQuery<SvcConfig>(`${base(projectId)}/svc-config`);
-  const data = config.data;
   return (
-    <section class="card" aria-labelledby="config-title">
-      <h2 id="config-title">svc config</h2>
-      <ErrorBox error={config.error} title="Could not read .svc/" />
-      {config.loading ? <Loading lines={2} /> : null}
-      {data ? (
+    <QuerySection id="config-title" title="svc config" state={config} failed="Could not read .svc/" lines={2}>
+      {(data) => (
         <>
           <p class="muted">
             {data.sourceFile ? (
@@ -228,7 +241,7 @@ export function ConfigSection({ projectId }: { projectId: string }) {
             <ProblemList errors={data.errors} warnings={data.warnings} />
           )}
         </>
-      ) : null}
-    </section>
+      )}
+    </QuerySection>
   );
 }

@@ -6,6 +6,7 @@ import { useQuery } from '../api/cache.ts';
 import { sendJson, type ApiError } from '../api/client.ts';
 import type { AgentList, DispatchRunBody, DispatchRunResult, ProjectList, RunDetail } from '../api/types.ts';
 import { ErrorBox, PageHeader } from '../components/ui.tsx';
+import { OverrideFields } from '../components/override-fields.tsx';
 import { useTitle } from '../components/hooks.ts';
 import { projectName } from './project-name.ts';
 
@@ -132,29 +133,7 @@ export function DispatchPage() {
         <details>
           <summary>Overrides and limits</summary>
           <div class="grid-2">
-            <label>
-              Cost cap (USD)
-              <input
-                type="number"
-                min="0.01"
-                step="0.01"
-                inputMode="decimal"
-                placeholder="none"
-                {...field('maxCostUsd')}
-              />
-            </label>
-            <label>
-              Provider
-              <input placeholder="the agent's" {...field('providerOverride')} />
-            </label>
-            <label>
-              Model
-              <input placeholder="the agent's" {...field('modelOverride')} />
-            </label>
-            <label>
-              Git ref
-              <input placeholder="the default branch" {...field('ref')} />
-            </label>
+            <OverrideFields field={field} costLabel="Cost cap (USD)" />
             <label>
               Seed (issue) id
               <input {...field('seedId')} />

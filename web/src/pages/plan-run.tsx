@@ -14,7 +14,8 @@ import type {
   ResumePlanRunResult,
 } from '../api/types.ts';
 import { PlanChildren } from '../components/plan-children.tsx';
-import { PlanEventTail, usePlanRunEvents } from '../components/plan-events.tsx';
+import { usePlanRunEvents } from '../components/plan-events.tsx';
+import { EventTail } from '../components/event-tail.tsx';
 import { ErrorBox, Facts, Loading, PageHeader, StateBadge } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
 import { money, span, when, httpUrl } from '../format.ts';
@@ -195,7 +196,7 @@ export function PlanRunPage() {
       </section>
       <section class="card" aria-labelledby="events-title">
         <h2 id="events-title">Events {tail.streaming ? <span class="live live-live">live</span> : null}</h2>
-        <PlanEventTail tail={tail} labels={labels} />
+        <EventTail tail={tail} label="Plan-run events" childLabels={labels} />
       </section>
     </section>
   );
