@@ -48,6 +48,8 @@ export function createAgentActivities(deps: RunActivityDeps) {
       workspacePath,
       memoryLimitMiB,
       network,
+      image,
+      cpuMillicores,
     }: {
       runId: string;
       agent: AgentDefinition;
@@ -55,6 +57,9 @@ export function createAgentActivities(deps: RunActivityDeps) {
       workspacePath: string;
       memoryLimitMiB?: number | null;
       network?: SandboxNetworkSettings | null;
+      /** The project's `agentImage` and CPU limit (the container backend's). */
+      image?: string | null;
+      cpuMillicores?: number | null;
     }) {
       const adapter = runtimeFor(agent.runtime);
       const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
@@ -86,7 +91,12 @@ export function createAgentActivities(deps: RunActivityDeps) {
         ? { baseUrl: deps.agentApi.baseUrl, runId, token: mintRunToken(deps.agentApi.operatorToken, runId) }
         : null;
       const dir = sandboxDir(runId);
+      const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
       const { spec, note } = sandboxLaunch({
+        name: runId,
+        image,
+        cpuMillicores,
+        memoryLimitMiB: limitMiB,
         dir,
         launch,
         isolation,
@@ -98,7 +108,6 @@ export function createAgentActivities(deps: RunActivityDeps) {
         forbidden: [deps.dataDir, deps.projectsRoot],
         trustCommand: agent.source !== 'project',
       });
-      const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
       const memoryLimit: MemoryLimitOutcome | null = limitMiB ? createMemoryCgroup(runId, limitMiB) : null;
       const launchedFresh = !existsSync(sandboxFiles(dir).claim);
       const launchStarted = performance.now();
@@ -120,7 +129,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
           return {
             ...common,
             status: 'running' as const,
-            sandboxRunId: sandboxRunId(status.supervisor),
+            sandboxRunId: sandboxRunId(status.supervisor, status.agent),
             spawnedAt: status.agent?.spawnedAt ?? null,
             endedAt: null,
             message: null,
@@ -232,7 +241,8 @@ export function createAgentActivities(deps: RunActivityDeps) {
             signal: exit.signal,
             stoppedBySvc: exit.stoppedBySvc,
             oomKilled: exit.oomKilled ?? false,
-            lost: false,
+            lost: exit.loss === 'vanished',
+            unreachable: exit.loss === 'unreachable',
             endedAt: exit.endedAt,
           };
         }

@@ -82,10 +82,15 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       const callback = deps.agentApi
         ? { baseUrl: deps.agentApi.baseUrl, runId, token: mintRunToken(deps.agentApi.operatorToken, runId) }
         : null;
+      const limitMiB = agentSpec.memoryCgroup?.limitMiB ?? agentSpec.container?.memoryLimitMiB;
       const { spec } = sandboxLaunch({
+        name: `${runId}-finalize`,
+        // The agent's own image: the finalizer needs its git, and sees nothing the agent did not.
+        image: agentSpec.container?.image,
+        memoryLimitMiB: limitMiB,
         dir: join(agentDir, 'finalize'),
         launch: { argv: [process.execPath], cwd: agentSpec.cwd, env, stdin: null },
-        isolation: agentSpec.network ? 'bubblewrap' : 'process',
+        isolation: agentSpec.container ? 'container' : agentSpec.network ? 'bubblewrap' : 'process',
         settings: deps.sandbox,
         hostId: agentSpec.network ? sandboxHostId(runId, deps.sandbox) : null,
         egress: [],
@@ -98,7 +103,6 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
         trustCommand: true,
       });
       // The agent's git config runs in here too (fsmonitor, filters): same memory limit, and a lifetime.
-      const limitMiB = agentSpec.memoryCgroup?.limitMiB;
       const memory = limitMiB ? createMemoryCgroup(`${runId}-finalize`, limitMiB) : null;
       const launch = {
         ...spec,

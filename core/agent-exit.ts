@@ -18,8 +18,10 @@ export interface AgentExitEvidence {
   oomKilled: boolean;
   /** The model provider failed the final turn (rate limit, overload, auth…), as the runtime reported it. */
   providerError: string | null;
-  /** The supervisor vanished without recording an exit: the sandbox run is lost. */
+  /** The supervisor vanished without recording an exit, or the backend lost the sandbox: the sandbox run is lost. */
   lost: boolean;
+  /** The backend stopped answering about the sandbox (a container engine that does not respond). */
+  unreachable?: boolean;
 }
 
 export interface RunVerdict {
@@ -47,6 +49,7 @@ function effectiveSignal(evidence: AgentExitEvidence): string | null {
 }
 
 export function classifyAgentExit(evidence: AgentExitEvidence): RunVerdict {
+  if (evidence.unreachable) return { state: 'failed', failureReason: 'sandbox_unreachable' };
   if (evidence.lost) return { state: 'failed', failureReason: 'sandbox_run_lost' };
   if (evidence.spawnError) return { state: 'failed', failureReason: 'spawn_failed' };
   if (evidence.providerError && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'provider_error' };

@@ -29,6 +29,8 @@ export interface RunRequest {
     runBranchPrefix: string;
     memoryLimitMiB?: number | null;
     network?: SandboxNetworkSettings | null;
+    image?: string | null;
+    cpuMillicores?: number | null;
   } | null;
   timing?: Partial<RunTiming>;
   parent?: RunWorkflowInput['parent'];
@@ -47,6 +49,8 @@ export function projectRunSettings(
       defaultBranch,
       runBranchPrefix: defaults?.runBranchPrefix ?? fallbackBranchPrefix,
       memoryLimitMiB: defaults?.resources?.limits?.memoryMiB ?? null,
+      image: defaults?.agentImage ?? null,
+      cpuMillicores: defaults?.resources?.limits?.cpuMillicores ?? null,
       network:
         defaults?.resources?.network || defaults?.resources?.egress
           ? { mode: defaults.resources.network ?? 'restricted', egress: defaults.resources.egress ?? [] }
@@ -82,6 +86,8 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
       ...sandboxFor(request.runId, workspacesRoot),
       memoryLimitMiB: request.project?.memoryLimitMiB ?? null,
       ...(request.project?.network ? { network: request.project.network } : {}),
+      ...(request.project?.image ? { image: request.project.image } : {}),
+      ...(request.project?.cpuMillicores ? { cpuMillicores: request.project.cpuMillicores } : {}),
     },
     triggerFire: request.triggerFire ?? null,
     branch: request.project ? (request.targetBranch ?? `${request.project.runBranchPrefix}/${request.runId}`) : null,

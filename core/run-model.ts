@@ -38,12 +38,15 @@ export interface RunWorkflowInput {
   /**
    * memoryLimitMiB: the project's sandbox memory limit (.svc/config.yaml resources.limits); the
    * server default applies when null. network: the project's egress settings (resources.network, .egress).
+   * image and cpuMillicores: the project's `agentImage` and CPU limit, for the container backend.
    */
   sandbox: {
     id: string;
     workspacePath: string;
     memoryLimitMiB?: number | null;
     network?: SandboxNetworkSettings | null;
+    image?: string | null;
+    cpuMillicores?: number | null;
   };
   /** Set when a project trigger dispatched this run: the first projection records the fire. */
   triggerFire?: { projectId: string; triggerId: string } | null;

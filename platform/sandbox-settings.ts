@@ -2,7 +2,20 @@
 // isolated is the sandbox activities' business (activities/sandbox/isolation.ts).
 import { parseEgressList, type EgressRule } from '../core/egress-rules.ts';
 
-export type Isolation = 'bubblewrap' | 'process';
+/** How an agent is isolated: a bubblewrap sandbox on the worker's host, a container, or nothing (opt-in). */
+export type Isolation = 'bubblewrap' | 'container' | 'process';
+
+/** The container backend's engine and image (SVC_SANDBOX=container; docs/sandboxes.md). */
+export interface ContainerSettings {
+  /** The Docker Engine API the worker drives (SVC_CONTAINER_ENGINE, else DOCKER_HOST, else Podman's socket). */
+  engine: string;
+  /** The agent image (SVC_AGENT_IMAGE); a project's `agentImage` wins. */
+  image: string;
+  /** The OCI runtime asked of the engine (SVC_CONTAINER_RUNTIME, e.g. runc), or the engine's default. */
+  runtime: string | null;
+  /** How long the engine may not answer about a live run before it is `sandbox_unreachable` (SVC_CONTAINER_UNREACHABLE_MS). */
+  unreachableAfterMs: number;
+}
 
 /** A host path bound into the sandbox, read-only unless `writable`. */
 export interface Bind {
@@ -27,7 +40,21 @@ export interface SandboxSettings {
   uidBase: number;
   /** Processes and threads one sandbox may have at once when svc is root (SVC_SANDBOX_MAX_PROCESSES). */
   maxProcesses: number;
+  container: ContainerSettings;
 }
+
+function positiveMs(text: string | undefined, fallback: number, name: string): number {
+  if (!text) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1000)
+    throw new Error(`${name} must be whole milliseconds, at least 1000, not "${text}"`);
+  return value;
+}
+
+/** The image `scripts/build-agent-image` builds. */
+export const DEFAULT_AGENT_IMAGE = 'localhost/svc-agent:latest';
+/** Rootful Podman's API socket (`podman system service`). */
+const DEFAULT_ENGINE = 'unix:///run/podman/podman.sock';
 
 function parseBinds(text: string | undefined): Bind[] {
   return (text ?? '')
@@ -46,8 +73,8 @@ function parseBinds(text: string | undefined): Bind[] {
 
 export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
   const mode = env.SVC_SANDBOX || 'auto';
-  if (mode !== 'auto' && mode !== 'bubblewrap' && mode !== 'process')
-    throw new Error(`SVC_SANDBOX must be auto, bubblewrap or process, not "${mode}"`);
+  if (mode !== 'auto' && mode !== 'bubblewrap' && mode !== 'container' && mode !== 'process')
+    throw new Error(`SVC_SANDBOX must be auto, bubblewrap, container or process, not "${mode}"`);
   const allowUnsandboxed = env.SVC_ALLOW_UNSANDBOXED === '1';
   if (mode === 'process' && !allowUnsandboxed) {
     throw new Error(
@@ -85,5 +112,11 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     toolchain,
     uidBase,
     maxProcesses,
+    container: {
+      engine: env.SVC_CONTAINER_ENGINE || env.DOCKER_HOST || DEFAULT_ENGINE,
+      image: env.SVC_AGENT_IMAGE || DEFAULT_AGENT_IMAGE,
+      runtime: env.SVC_CONTAINER_RUNTIME || null,
+      unreachableAfterMs: positiveMs(env.SVC_CONTAINER_UNREACHABLE_MS, 60_000, 'SVC_CONTAINER_UNREACHABLE_MS'),
+    },
   };
 }

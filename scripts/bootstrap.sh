@@ -80,6 +80,21 @@ ensure_bubblewrap() {
   fi
 }
 
+# The container backend (SVC_SANDBOX=container) and its tests: Podman serves the Docker Engine API,
+# runc runs the containers, mmdebstrap builds the agent image's base from Debian's packages.
+# Not called by default: scripts/build-agent-image and scripts/test call it.
+ensure_container_tools() {
+  local missing=()
+  for tool in podman runc mmdebstrap; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+  [ "${#missing[@]}" -eq 0 ] && return
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing ${missing[*]} (the container backend)"
+    (timeout 600 apt-get install -y -q podman runc mmdebstrap >/dev/null 2>&1 || { timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 600 apt-get install -y -q podman runc mmdebstrap >/dev/null 2>&1; }) || log "could not install ${missing[*]}"
+  else
+    log "${missing[*]} missing: install podman, runc and mmdebstrap for the container backend"
+  fi
+}
+
 # The dashboard (web/) is built into web/dist, which the API serves: rebuilt when any source of it, or
 # the lockfile, is newer than the last build.
 ensure_web() {

@@ -9,6 +9,7 @@ import { startWorker, type RunningWorker } from '../worker/worker.ts';
 import { startWorkerMetricsServer } from '../worker/metrics-server.ts';
 import { dataPaths, type SvcConfig } from '../platform/config.ts';
 import { chooseIsolation, UNSANDBOXED_WARNING } from '../activities/sandbox/isolation.ts';
+import { containerBackendReady } from '../activities/sandbox/container/docker-engine.ts';
 import { sealDataDir } from './data-dir.ts';
 import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
@@ -127,6 +128,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // A worker that cannot sandbox its agents refuses to start rather than run them bare.
       const isolation = chooseIsolation(config.sandbox);
       if (isolation === 'process') log(`WARNING: ${UNSANDBOXED_WARNING}`);
+      if (isolation === 'container') log(await containerBackendReady(config.sandbox.container));
       const baseUrl = config.apiUrl ?? api?.url;
       worker = await startWorker({
         config,

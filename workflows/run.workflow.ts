@@ -121,6 +121,8 @@ async function start(execution: RunExecution, workspace: Workspace): Promise<End
     workspacePath: workspace.workspacePath,
     memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null,
     network: input.sandbox.network ?? null,
+    ...(input.sandbox.image ? { image: input.sandbox.image } : {}),
+    ...(input.sandbox.cpuMillicores ? { cpuMillicores: input.sandbox.cpuMillicores } : {}),
   });
   run.sandboxRunId = launched.sandboxRunId;
   run.costBasis = launched.costBasis;

@@ -214,9 +214,11 @@ export function bubblewrapArgv(layout: SandboxLayout, command: string[], options
   ];
 }
 
-/** The sandbox's /etc/passwd, /etc/group and /etc/hosts: the agent, and nothing of the host's. */
-export function sandboxEtc(): Record<'passwd' | 'group' | 'hosts', string> {
-  const id = SANDBOX_INNER_ID;
+/**
+ * The sandbox's /etc/passwd, /etc/group and /etc/hosts: the agent (uid 1000 in bubblewrap's user
+ * namespace, the run's host uid in a container), and nothing of the host's.
+ */
+export function sandboxEtc(id: number = SANDBOX_INNER_ID): Record<'passwd' | 'group' | 'hosts', string> {
   return {
     passwd: `root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:${id}:${id}:svc agent:${SANDBOX_PATHS.home}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
     group: `root:x:0:\nagent:x:${id}:\nnogroup:x:65534:\n`,

@@ -3,6 +3,7 @@ import { renameSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MemoryCgroup } from './memory-cgroup.ts';
 import type { NetworkSpec } from './sandbox-network.ts';
+import type { ContainerSpec } from './container/container-launch.ts';
 
 export interface LaunchSpec {
   argv: string[];
@@ -15,6 +16,8 @@ export interface LaunchSpec {
   network?: NetworkSpec | null;
   /** Stop the launch after this long (the finalizer: agent-configured git may try to run for ever). */
   maxLifetimeMs?: number | null;
+  /** Set for the container backend: the supervisor runs this container instead of spawning argv. */
+  container?: ContainerSpec | null;
 }
 
 export interface SupervisorRecord {
@@ -23,7 +26,10 @@ export interface SupervisorRecord {
 }
 
 export interface AgentRecord {
+  /** The agent's host pid (a container's: its init process). */
   pid: number;
+  /** The container the agent runs in (container backend). */
+  containerId?: string;
   startTime: string | null;
   spawnedAt: string;
 }
@@ -35,6 +41,8 @@ export interface ExitRecord {
   stoppedBySvc: boolean;
   /** The kernel OOM-killed a process of the sandbox's memory cgroup. */
   oomKilled?: boolean;
+  /** The backend lost the sandbox: its container disappeared, or its engine stopped answering. */
+  loss?: 'vanished' | 'unreachable';
   endedAt: string;
 }
 

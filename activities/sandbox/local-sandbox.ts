@@ -27,7 +27,9 @@ export type SandboxStatus =
   | { kind: 'exited'; agent: AgentRecord | undefined; exit: ExitRecord }
   | { kind: 'lost'; reason: string };
 
-export function sandboxRunId(supervisor: SupervisorRecord): string {
+/** The backend's name for the sandbox run: its container, or its supervisor on this host. */
+export function sandboxRunId(supervisor: SupervisorRecord, agent: AgentRecord | undefined): string {
+  if (agent?.containerId) return `container:${agent.containerId.slice(0, 12)}`;
   return `local:${hostname()}:${supervisor.pid}`;
 }
 

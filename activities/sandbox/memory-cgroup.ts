@@ -1,7 +1,7 @@
 // A memory limit for one sandbox through the kernel's memory cgroup (v1 or v2): a child of the
 // worker's own cgroup, so a limit set by the host's container or service manager still applies
 // above it. The kernel's OOM-kill counter for that cgroup is what makes a run `oom_killed`.
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface MemoryCgroup {
@@ -67,11 +67,38 @@ export function oomKillCount(cgroup: MemoryCgroup): number {
   }
 }
 
-export function removeMemoryCgroup(cgroup: MemoryCgroup): void {
+/**
+ * Whether the cgroup's memory use ever reached its limit. With cgroup v1 the kernel counts an OOM
+ * kill only in the victim's own cgroup, which an engine removes with its container (and recent
+ * kernels keep no v1 failure count): a peak at the limit is the evidence that outlives it.
+ */
+export function memoryLimitWasHit(cgroup: MemoryCgroup): boolean {
+  const read = (name: string) => {
+    try {
+      return readFileSync(join(cgroup.path, name), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  if (cgroup.version === 1) {
+    const peak = Number(read('memory.max_usage_in_bytes'));
+    return peak > 0 && peak >= Number(read('memory.limit_in_bytes'));
+  }
+  const events = read('memory.events');
+  return Number(/^max (\d+)$/m.exec(events)?.[1] ?? 0) > 0 || Number(/^oom_kill (\d+)$/m.exec(events)?.[1] ?? 0) > 0;
+}
+
+/** Removes the cgroup; answers whether it is gone. */
+export function removeMemoryCgroup(cgroup: MemoryCgroup): boolean {
   try {
+    // An engine leaves its own empty cgroups under a container's parent (Podman's conmon).
+    for (const entry of readdirSync(cgroup.path, { withFileTypes: true }))
+      if (entry.isDirectory()) rmdirSync(join(cgroup.path, entry.name));
     rmdirSync(cgroup.path);
-  } catch {
-    // still has processes, or already gone: the kernel frees it with its last process
+    return true;
+  } catch (error) {
+    // Still has processes (the kernel frees it with its last one), or already gone.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }
 

@@ -4,7 +4,9 @@
 // Self-contained on purpose (node: imports only): nothing else of svc is visible in the sandbox.
 //   node init.ts '<listeners json>' <command> [args…]
 import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
+import { constants } from 'node:os';
 
 interface Listener {
   host: string;
@@ -83,11 +85,20 @@ await Promise.all(
 
 // Files the agent creates are its own business: the usual default, not the supervisor's 077.
 process.umask(0o022);
-const agent = spawn(command, args, { stdio: 'inherit' });
+// A container has no attached stdin: the agent's input (its prompt) waits in a file.
+const stdinFile = process.env.SVC_INIT_STDIN;
+delete process.env.SVC_INIT_STDIN;
+// As a container's first process, the agent gets a process group of its own: a stop reaches all of it.
+const firstProcess = process.pid === 1;
+const agent = spawn(command, args, {
+  stdio: [stdinFile ? openSync(stdinFile, 'r') : 'inherit', 'inherit', 'inherit'],
+  detached: firstProcess,
+});
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   process.on(name, () => {
     try {
-      agent.kill(name);
+      if (firstProcess && agent.pid) process.kill(-agent.pid, name);
+      else agent.kill(name);
     } catch {
       // already gone
     }
@@ -99,6 +110,10 @@ agent.once('error', (error: NodeJS.ErrnoException) => {
   process.exit(error.code === 'ENOENT' ? 127 : 126);
 });
 agent.once('exit', (code, signal) => {
+  if (signal && firstProcess) {
+    // A container's first process ignores signals it does not handle: report it the shell's way.
+    process.exit(128 + (constants.signals[signal] ?? 0));
+  }
   if (signal) {
     // Die of the same signal, so whoever waits on the sandbox sees what the agent died of.
     process.removeAllListeners(signal);

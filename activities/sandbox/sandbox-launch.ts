@@ -14,6 +14,7 @@ import type { Isolation, SandboxSettings } from '../../platform/sandbox-settings
 import { UNSANDBOXED_WARNING } from './isolation.ts';
 import { NETWORK_SOCKETS } from './sandbox-network.ts';
 import { resolveToolchain } from './toolchain.ts';
+import { CONTAINER_PATH, containerSandboxSpec } from './container/container-launch.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SVC_CHECKOUT = join(HERE, '..', '..');
@@ -48,10 +49,19 @@ export interface SandboxLaunchRequest {
   forbidden: string[];
   /** Whether the command's own directory may be bound (an operator's agent; not a project's). */
   trustCommand: boolean;
+  /** The sandbox's name (`<runId>`, `<runId>-finalize`): a container is called `svc-<name>`. */
+  name: string;
+  /** The project's own `agentImage` and CPU limit (container backend). */
+  image?: string | null;
+  cpuMillicores?: number | null;
+  /** The run's memory limit: a container asks it of the engine when svc cannot make the cgroup. */
+  memoryLimitMiB?: number | null;
 }
 
 export interface SandboxNote {
   isolation: Isolation;
+  /** The container image the run's agent ran in (container backend). */
+  image?: string;
   egress?: string[];
   toolchain?: string[];
   refusedToolchain?: string[];
@@ -118,22 +128,95 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   const files = sandboxFiles(dir);
   const etcDir = join(dir, 'sandbox-files');
   mkdirSync(etcDir, { recursive: true, mode: 0o755 });
-  const etc = sandboxEtc();
+  // In a container the agent is the run's host uid itself (no user namespace of svc's making).
+  const etc = sandboxEtc(request.isolation === 'container' && hostId !== null ? hostId : undefined);
   for (const [name, content] of Object.entries(etc)) {
     writeFileSync(join(etcDir, name), content);
     // Public knowledge, read by the agent's uid (svc's umask would make it 0600).
     chmodSync(join(etcDir, name), 0o644);
   }
-  const toolchain = resolveToolchain({
-    command: launch.argv[0] ?? 'true',
-    trustCommand: request.trustCommand,
-    hostPath: process.env.PATH,
-    agentPath: launch.env.PATH,
-    extra: request.settings.toolchain,
-    forbidden: request.forbidden,
-    enclosing: [SVC_CHECKOUT, homedir()],
-  });
+  const container = request.isolation === 'container';
+  // A container brings its own toolchain (the image); a bubblewrap sandbox sees the host's.
+  const toolchain = container
+    ? null
+    : resolveToolchain({
+        command: launch.argv[0] ?? 'true',
+        trustCommand: request.trustCommand,
+        hostPath: process.env.PATH,
+        agentPath: launch.env.PATH,
+        extra: request.settings.toolchain,
+        forbidden: request.forbidden,
+        enclosing: [SVC_CHECKOUT, homedir()],
+      });
+  const { listeners, callbackAddress, env } = sandboxNetworkEnv(request);
+  env.PATH = toolchain?.path ?? CONTAINER_PATH;
 
+  // Copies the agent's uid can read, whatever the checkout's own modes.
+  const programs: { source: string; target: string }[] = [
+    SANDBOX_PROGRAMS.init,
+    ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : []),
+  ].map((program) => {
+    const copy = join(etcDir, basename(program.target));
+    copyFileSync(program.source, copy);
+    chmodSync(copy, 0o644);
+    return { source: copy, target: program.target };
+  });
+  const prompt = promptAsFile(env, join(etcDir, 'prompt'), PROMPT_PATH);
+  if (prompt) programs.push({ source: prompt, target: PROMPT_PATH });
+  const binds = request.settings.binds.filter((bind) => !clashes(bind.source, request.forbidden));
+  const refusedBinds = request.settings.binds
+    .filter((bind) => clashes(bind.source, request.forbidden))
+    .map((bind) => `${bind.source}: would show svc's own data`);
+  const layout: SandboxLayout = {
+    workspace: launch.cwd,
+    home: ownedDir(join(dir, 'home'), hostId),
+    tmp: ownedDir(join(dir, 'tmp'), hostId),
+    etcFiles: Object.keys(etc).map((name) => ({ source: join(etcDir, name), target: `/etc/${name}` })),
+    programs,
+    socketDir: files.net,
+    outbox: request.outbox ? ownedDir(request.outbox, hostId) : null,
+    toolchain: toolchain?.dirs ?? [],
+    binds,
+  };
+  const network = {
+    socketDir: files.net,
+    rules: request.egress,
+    callback: request.callback,
+    callbackAddress,
+    refusalLog: files.refusals,
+  };
+  const note: SandboxNote = {
+    isolation: request.isolation,
+    egress: request.egress.map(describeEgressRule),
+    ...(toolchain ? { toolchain: toolchain.dirs } : {}),
+    ...(toolchain?.refused.length || refusedBinds.length
+      ? { refusedToolchain: [...(toolchain?.refused ?? []), ...refusedBinds] }
+      : {}),
+  };
+  if (!toolchain) {
+    // The image's Node runs svc's programs; the agent's command is resolved on the image's PATH.
+    const command = request.program ? ['node', '--no-warnings', SANDBOX_PROGRAMS[request.program].target] : launch.argv;
+    const init = ['node', '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command];
+    const stdinFile = launch.stdin === null ? null : join(etcDir, 'stdin');
+    const spec = containerSandboxSpec({ request, layout, command: init, env, stdinFile, note });
+    return { spec: { ...launch, argv: init, env, network, container: spec }, note: { ...note, image: spec.image } };
+  }
+  const command = request.program
+    ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
+    : [toolchain.command, ...launch.argv.slice(1)];
+  const argv = bubblewrapArgv(
+    layout,
+    [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command],
+    { dieWithParent: request.dieWithParent, hostId, maxProcesses: request.settings.maxProcesses },
+  );
+  return { spec: { ...launch, argv, env, network }, note };
+}
+
+/**
+ * The sandbox's loopback listeners (proxies, the callback routes, forwarded loopback endpoints) and
+ * the environment that points the agent at them: no svc credential, only sandbox paths.
+ */
+function sandboxNetworkEnv(request: SandboxLaunchRequest) {
   // Loopback endpoints on the allowlist (a local model server) keep their address inside: a port
   // there tunnels to them through the proxy, so a client that skips proxies for loopback works too.
   const taken = new Set<number>();
@@ -160,7 +243,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     { host: '127.0.0.1', port: httpPort, socket: socket('http') },
     { host: '127.0.0.1', port: socksPort, socket: socket('socks') },
   );
-  const env: Record<string, string> = { ...launch.env };
+  const env: Record<string, string> = { ...request.launch.env };
   for (const name of ['SVC_API_TOKEN', 'SVC_BASE_URL', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM']) delete env[name];
   let callbackAddress: string | null = null;
   if (request.callback) {
@@ -180,66 +263,8 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     USER: 'agent',
     LOGNAME: 'agent',
     SHELL: '/bin/bash',
-    PATH: toolchain.path,
     SVC_WORKSPACE: SANDBOX_PATHS.workspace,
   });
   if (request.outbox) env.SVC_OUTBOX = SANDBOX_PATHS.outbox;
-
-  // Copies the agent's uid can read, whatever the checkout's own modes.
-  const programs: { source: string; target: string }[] = [
-    SANDBOX_PROGRAMS.init,
-    ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : []),
-  ].map((program) => {
-    const copy = join(etcDir, basename(program.target));
-    copyFileSync(program.source, copy);
-    chmodSync(copy, 0o644);
-    return { source: copy, target: program.target };
-  });
-  const prompt = promptAsFile(env, join(etcDir, 'prompt'), PROMPT_PATH);
-  if (prompt) programs.push({ source: prompt, target: PROMPT_PATH });
-  const layout: SandboxLayout = {
-    workspace: launch.cwd,
-    home: ownedDir(join(dir, 'home'), hostId),
-    tmp: ownedDir(join(dir, 'tmp'), hostId),
-    etcFiles: Object.keys(etc).map((name) => ({ source: join(etcDir, name), target: `/etc/${name}` })),
-    programs,
-    socketDir: files.net,
-    outbox: request.outbox ? ownedDir(request.outbox, hostId) : null,
-    toolchain: toolchain.dirs,
-    binds: request.settings.binds.filter((bind) => !clashes(bind.source, request.forbidden)),
-  };
-  const refusedBinds = request.settings.binds
-    .filter((bind) => clashes(bind.source, request.forbidden))
-    .map((bind) => `${bind.source}: would show svc's own data`);
-  const command = request.program
-    ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
-    : [toolchain.command, ...launch.argv.slice(1)];
-  const argv = bubblewrapArgv(
-    layout,
-    [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command],
-    { dieWithParent: request.dieWithParent, hostId, maxProcesses: request.settings.maxProcesses },
-  );
-  const spec: LaunchSpec = {
-    ...launch,
-    argv,
-    env,
-    network: {
-      socketDir: files.net,
-      rules: request.egress,
-      callback: request.callback,
-      callbackAddress,
-      refusalLog: files.refusals,
-    },
-  };
-  return {
-    spec,
-    note: {
-      isolation: 'bubblewrap',
-      egress: request.egress.map(describeEgressRule),
-      toolchain: toolchain.dirs,
-      ...(toolchain.refused.length || refusedBinds.length
-        ? { refusedToolchain: [...toolchain.refused, ...refusedBinds] }
-        : {}),
-    },
-  };
+  return { listeners, callbackAddress, env };
 }

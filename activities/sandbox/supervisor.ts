@@ -7,6 +7,8 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { processStartTime } from '../../platform/processes.ts';
 import { joinCgroupArgv, oomKillCount, removeMemoryCgroup } from './memory-cgroup.ts';
 import { startSandboxNetwork } from './sandbox-network.ts';
+import type { ContainerSpec } from './container/container-launch.ts';
+import { runContainer } from './container/container-runner.ts';
 import {
   sandboxFiles,
   writeJsonAtomic,
@@ -64,65 +66,95 @@ let finished = false;
 function finish(record: ExitRecord): void {
   if (finished) return;
   finished = true;
-  if (spec.memoryCgroup) {
-    record.oomKilled = oomKillCount(spec.memoryCgroup) > 0;
-    removeMemoryCgroup(spec.memoryCgroup);
-  }
+  if (spec.memoryCgroup) record.oomKilled = record.oomKilled || oomKillCount(spec.memoryCgroup) > 0;
   writeJsonAtomic(files.exit, record);
-  process.exit(0);
+  if (!spec.memoryCgroup) process.exit(0);
+  const cgroup = spec.memoryCgroup;
+  // An engine's own processes (Podman's conmon) may leave the run's cgroup just after the container.
+  const deadline = Date.now() + 5000;
+  const release = () => {
+    if (removeMemoryCgroup(cgroup) || Date.now() > deadline) process.exit(0);
+    setTimeout(release, 100);
+  };
+  release();
 }
 
-const argv = spec.memoryCgroup ? joinCgroupArgv(spec.memoryCgroup, spec.argv) : spec.argv;
-const agent = spawn(argv[0]!, argv.slice(1), {
-  cwd: spec.cwd,
-  env: spec.env,
-  stdio: ['pipe', stdoutFd, stderrFd],
-  // Its own process group: a stop reaches everything the agent started.
-  detached: true,
-});
-
-agent.once('error', (error: NodeJS.ErrnoException) => {
-  finish({
-    exitCode: null,
-    signal: null,
-    spawnError: { code: error.code ?? 'ERROR', message: error.message },
-    stoppedBySvc,
-    endedAt: new Date().toISOString(),
+/** Starts the agent as a process of this host (bubblewrap, or unsandboxed); answers how to stop it. */
+function spawnAgent(): () => void {
+  const argv = spec.memoryCgroup ? joinCgroupArgv(spec.memoryCgroup, spec.argv) : spec.argv;
+  const agent = spawn(argv[0]!, argv.slice(1), {
+    cwd: spec.cwd,
+    env: spec.env,
+    stdio: ['pipe', stdoutFd, stderrFd],
+    // Its own process group: a stop reaches everything the agent started.
+    detached: true,
   });
-});
-
-agent.once('spawn', () => {
-  writeJsonAtomic<AgentRecord>(files.agent, {
-    pid: agent.pid!,
-    startTime: processStartTime(agent.pid!) ?? null,
-    spawnedAt: new Date().toISOString(),
+  agent.once('error', (error: NodeJS.ErrnoException) => {
+    finish({
+      exitCode: null,
+      signal: null,
+      spawnError: { code: error.code ?? 'ERROR', message: error.message },
+      stoppedBySvc,
+      endedAt: new Date().toISOString(),
+    });
   });
-  agent.stdin!.on('error', () => {
-    // The agent may exit without reading its prompt; that is its business, not a supervisor crash.
+  agent.once('spawn', () => {
+    writeJsonAtomic<AgentRecord>(files.agent, {
+      pid: agent.pid!,
+      startTime: processStartTime(agent.pid!) ?? null,
+      spawnedAt: new Date().toISOString(),
+    });
+    agent.stdin!.on('error', () => {
+      // The agent may exit without reading its prompt; that is its business, not a supervisor crash.
+    });
+    agent.stdin!.end(spec.stdin ?? '');
   });
-  agent.stdin!.end(spec.stdin ?? '');
-});
-
-agent.once('exit', (exitCode, signal) => {
-  finish({ exitCode, signal, spawnError: null, stoppedBySvc, endedAt: new Date().toISOString() });
-});
-
-/** Stops the agent's whole group: SIGTERM, then SIGKILL after 5 s. */
-function stopAgentGroup(): void {
-  stoppedBySvc = true;
-  if (!agent.pid) return;
-  try {
-    process.kill(-agent.pid, 'SIGTERM');
-  } catch {
-    // already gone
-  }
-  setTimeout(() => {
+  agent.once('exit', (exitCode, signal) => {
+    finish({ exitCode, signal, spawnError: null, stoppedBySvc, endedAt: new Date().toISOString() });
+  });
+  // SIGTERM to the agent's whole group, then SIGKILL after 5 s.
+  return () => {
+    if (!agent.pid) return;
     try {
-      process.kill(-agent.pid!, 'SIGKILL');
+      process.kill(-agent.pid, 'SIGTERM');
     } catch {
       // already gone
     }
-  }, 5000).unref();
+    setTimeout(() => {
+      try {
+        process.kill(-agent.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, 5000).unref();
+  };
+}
+
+/** Runs the agent's container (container backend): the engine owns the process, this its output. */
+function runAgentContainer(container: ContainerSpec): () => void {
+  const run = runContainer(container, spec.memoryCgroup, { stdoutFd, stderrFd }, (record) =>
+    writeJsonAtomic<AgentRecord>(files.agent, record),
+  );
+  void run.exited.then(
+    (exit) => finish({ ...exit, stoppedBySvc }),
+    (error: Error) =>
+      finish({
+        exitCode: null,
+        signal: null,
+        spawnError: { code: 'CONTAINER_ENGINE', message: `the container engine failed: ${error.message}` },
+        stoppedBySvc,
+        endedAt: new Date().toISOString(),
+      }),
+  );
+  return () => run.stop();
+}
+
+const stopAgent = spec.container ? runAgentContainer(spec.container) : spawnAgent();
+
+/** svc asked the agent to stop (cancel, cap, watchdog, the finalizer's lifetime). */
+function stopAgentGroup(): void {
+  stoppedBySvc = true;
+  stopAgent();
 }
 
 // A stop request from svc (cancel, cap, watchdog): pass it to the agent's whole group.

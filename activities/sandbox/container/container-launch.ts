@@ -1,0 +1,103 @@
+// The container backend's boundary, as an Engine API create body: the agent image's read-only
+// root, the run's workspace, home and /tmp writable, svc's in-sandbox programs and proxy sockets
+// read-only, and nothing else of the host; no network but loopback (svc's proxies reach it over
+// the bound sockets, as in a bubblewrap sandbox), every capability dropped, no_new_privs, the
+// run's unprivileged host uid, a process limit. The same harness (init.mts) runs first inside.
+import { chmodSync, writeFileSync } from 'node:fs';
+import { SANDBOX_PATHS, type SandboxLayout } from '../bubblewrap.ts';
+import type { SandboxLaunchRequest, SandboxNote } from '../sandbox-launch.ts';
+import type { ContainerCreateBody } from './docker-engine.ts';
+
+/** PATH inside the agent image (the CLIs live in /usr/local/bin). */
+export const CONTAINER_PATH = '/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin';
+/** Where the harness finds the agent's stdin (the Engine API's attach is not needed for a file). */
+const STDIN_PATH = '/run/svc/stdin';
+
+/** What the supervisor asks the engine for. */
+export interface ContainerSpec {
+  /** The Engine API address (SVC_CONTAINER_ENGINE). */
+  engine: string;
+  /** `svc-<runId>` or `svc-<runId>-finalize`: at most one container per sandbox, found again by name. */
+  name: string;
+  image: string;
+  /** The memory limit to ask of the engine when svc cannot make the run's memory cgroup itself. */
+  memoryLimitMiB: number | null;
+  /** How long the engine may not answer before the sandbox is `sandbox_unreachable`. */
+  unreachableAfterMs: number;
+  body: ContainerCreateBody;
+}
+
+const bind = (source: string, target: string, writable = false) => `${source}:${target}:${writable ? 'rw' : 'ro'}`;
+
+export function containerSandboxSpec({
+  request,
+  layout,
+  command,
+  env,
+  stdinFile,
+}: {
+  request: SandboxLaunchRequest;
+  layout: SandboxLayout;
+  /** The harness and the agent's argv, as the image resolves them. */
+  command: string[];
+  env: Record<string, string>;
+  /** Host file for the agent's stdin, or null when it has none. */
+  stdinFile: string | null;
+  note: SandboxNote;
+}): ContainerSpec {
+  const binds = [
+    ...layout.etcFiles.map((file) => bind(file.source, file.target)),
+    bind(layout.workspace, SANDBOX_PATHS.workspace, true),
+    bind(layout.home, SANDBOX_PATHS.home, true),
+    bind(layout.tmp, SANDBOX_PATHS.tmp, true),
+    ...layout.programs.map((program) => bind(program.source, program.target)),
+    ...(layout.socketDir ? [bind(layout.socketDir, SANDBOX_PATHS.net)] : []),
+    ...(layout.outbox ? [bind(layout.outbox, SANDBOX_PATHS.outbox, true)] : []),
+    ...layout.binds.map((entry) => bind(entry.source, entry.target, entry.writable)),
+  ];
+  const environment = { ...env };
+  if (stdinFile) {
+    writeFileSync(stdinFile, request.launch.stdin ?? '');
+    // Read by the agent's uid; it is the agent's own input.
+    chmodSync(stdinFile, 0o644);
+    binds.push(bind(stdinFile, STDIN_PATH));
+    environment.SVC_INIT_STDIN = STDIN_PATH;
+  }
+  // svc as root gives each run a uid of its own; otherwise the engine maps svc's own (rootless).
+  const id = request.hostId ?? process.getuid?.() ?? 1000;
+  const limit = request.settings.maxProcesses;
+  const { container } = request.settings;
+  return {
+    engine: container.engine,
+    name: `svc-${request.name}`,
+    image: request.image || container.image,
+    memoryLimitMiB: request.memoryLimitMiB ?? null,
+    unreachableAfterMs: container.unreachableAfterMs,
+    body: {
+      Image: request.image || container.image,
+      Cmd: command,
+      Env: Object.entries(environment).map(([name, value]) => `${name}=${value}`),
+      User: `${id}:${id}`,
+      WorkingDir: SANDBOX_PATHS.workspace,
+      Labels: { 'svc.sandbox': request.name },
+      HostConfig: {
+        NetworkMode: 'none',
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges'],
+        ReadonlyRootfs: true,
+        Binds: binds,
+        Tmpfs: {},
+        PidsLimit: limit,
+        // The engine's init (tini, catatonit) as the first process: a stop signal never meets a
+        // process that ignores it for want of a handler, and zombies are reaped.
+        Init: true,
+        Ulimits: [
+          { Name: 'nofile', Soft: 1024, Hard: 1024 },
+          { Name: 'nproc', Soft: limit, Hard: limit },
+        ],
+        ...(request.cpuMillicores ? { NanoCpus: request.cpuMillicores * 1_000_000 } : {}),
+        ...(container.runtime ? { Runtime: container.runtime } : {}),
+      },
+    },
+  };
+}

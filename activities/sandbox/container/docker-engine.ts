@@ -1,0 +1,234 @@
+// A small client of the Docker Engine API, the subset the container backend calls (create, start,
+// inspect, logs, wait, stop, remove, image inspect, ping). Docker and Podman (`podman system
+// service`) both serve it. Plain node:http over a unix socket or TCP: no native modules, nothing
+// the engine does not document (docs/decisions.md: why not dockerode).
+import { request, type IncomingMessage } from 'node:http';
+import type { Writable } from 'node:stream';
+
+/**
+ * A worker refuses to start a container backend it cannot use: the engine must answer and hold the
+ * default image (no registry is assumed: build it with scripts/build-agent-image). Answers the line
+ * start-up prints.
+ */
+export async function containerBackendReady(settings: { engine: string; image: string }): Promise<string> {
+  const engine = new DockerEngine(settings.engine);
+  try {
+    await engine.ping();
+  } catch (error) {
+    throw new Error(
+      `SVC_SANDBOX=container: the container engine at ${settings.engine} does not answer (${(error as Error).message}); ` +
+        'start one (e.g. `podman system service --time=0 unix:///run/podman/podman.sock`) or set SVC_CONTAINER_ENGINE',
+    );
+  }
+  if (!(await engine.imageExists(settings.image)))
+    throw new Error(
+      `SVC_SANDBOX=container: the engine has no image ${settings.image}; build it with scripts/build-agent-image`,
+    );
+  return `sandbox: containers (${settings.image}) on the engine at ${settings.engine}`;
+}
+
+/** The API version svc speaks: Docker 20.10+ and Podman 3+ serve it. */
+const API_VERSION = 'v1.41';
+
+/** Where the engine listens: `unix:///run/podman/podman.sock`, `/var/run/docker.sock` or `tcp://host:port`. */
+export type EngineAddress = string;
+
+export class EngineError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** What svc asks a container to be (the Engine API's create body, the fields svc sets). */
+export interface ContainerCreateBody {
+  Image: string;
+  Cmd: string[];
+  Env: string[];
+  User: string;
+  WorkingDir: string;
+  Labels: Record<string, string>;
+  HostConfig: {
+    NetworkMode: 'none';
+    CapDrop: ['ALL'];
+    SecurityOpt: string[];
+    ReadonlyRootfs: boolean;
+    Binds: string[];
+    Tmpfs: Record<string, string>;
+    Memory?: number;
+    MemorySwap?: number;
+    CgroupParent?: string;
+    NanoCpus?: number;
+    PidsLimit: number;
+    Ulimits: { Name: string; Soft: number; Hard: number }[];
+    Runtime?: string;
+    Init?: boolean;
+  };
+}
+
+export interface ContainerState {
+  Status: string;
+  Running: boolean;
+  OOMKilled: boolean;
+  Pid: number;
+  ExitCode: number;
+  StartedAt: string;
+  FinishedAt: string;
+}
+
+function target(address: EngineAddress): { socketPath: string } | { host: string; port: number } {
+  if (address.startsWith('tcp://') || address.startsWith('http://')) {
+    const url = new URL(address.replace(/^tcp:/, 'http:'));
+    return { host: url.hostname, port: Number(url.port || 2375) };
+  }
+  return { socketPath: address.replace(/^unix:\/\//, '') };
+}
+
+/** One Engine API client; every call has a timeout except the streams that follow a container. */
+export class DockerEngine {
+  readonly address: EngineAddress;
+  constructor(address: EngineAddress) {
+    this.address = address;
+  }
+
+  #open(method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = request(
+        {
+          ...target(this.address),
+          method,
+          path: `/${API_VERSION}${path}`,
+          headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
+          timeout: timeoutMs || undefined,
+        },
+        resolve,
+      );
+      req.once('timeout', () => req.destroy(new Error(`the container engine did not answer ${method} ${path}`)));
+      req.once('error', reject);
+      req.end(payload);
+    });
+  }
+
+  async #call<T>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T | null> {
+    const response = await this.#open(method, path, body, timeoutMs);
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const status = response.statusCode ?? 0;
+    if (status >= 400) {
+      let message = text;
+      try {
+        message = (JSON.parse(text) as { message?: string }).message ?? text;
+      } catch {
+        // not JSON: keep the text
+      }
+      throw new EngineError(status, `${method} ${path}: ${status} ${message.trim()}`);
+    }
+    return text ? (JSON.parse(text) as T) : null;
+  }
+
+  async ping(): Promise<void> {
+    const response = await this.#open('GET', '/_ping', undefined, 5000);
+    response.resume();
+    if (response.statusCode !== 200) throw new EngineError(response.statusCode ?? 0, 'ping failed');
+  }
+
+  async imageExists(image: string): Promise<boolean> {
+    try {
+      await this.#call('GET', `/images/${encodeURIComponent(image)}/json`);
+      return true;
+    } catch (error) {
+      if (error instanceof EngineError && error.status === 404) return false;
+      throw error;
+    }
+  }
+
+  async create(name: string, body: ContainerCreateBody): Promise<string> {
+    const created = await this.#call<{ Id: string }>(
+      'POST',
+      `/containers/create?name=${encodeURIComponent(name)}`,
+      body,
+    );
+    return created!.Id;
+  }
+
+  async start(id: string): Promise<void> {
+    await this.#call('POST', `/containers/${id}/start`);
+  }
+
+  /** The container's state, or null when the engine has no such container. */
+  async inspect(idOrName: string): Promise<{ Id: string; State: ContainerState } | null> {
+    try {
+      return await this.#call('GET', `/containers/${encodeURIComponent(idOrName)}/json`);
+    } catch (error) {
+      if (error instanceof EngineError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  /** Waits until the container has stopped; answers its exit code. No timeout: agents run for hours. */
+  async wait(id: string): Promise<number> {
+    const result = await this.#call<{ StatusCode: number }>('POST', `/containers/${id}/wait`, undefined, 0);
+    return result!.StatusCode;
+  }
+
+  /** Stops the container: SIGTERM, then SIGKILL after `graceSeconds`. */
+  async stop(id: string, graceSeconds: number): Promise<void> {
+    try {
+      await this.#call('POST', `/containers/${id}/stop?t=${graceSeconds}`, undefined, (graceSeconds + 30) * 1000);
+    } catch (error) {
+      // 304: already stopped; 404: already gone.
+      if (!(error instanceof EngineError && (error.status === 304 || error.status === 404))) throw error;
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    try {
+      await this.#call('DELETE', `/containers/${id}?force=true&v=true`);
+    } catch (error) {
+      if (!(error instanceof EngineError && error.status === 404)) throw error;
+    }
+  }
+
+  /**
+   * Follows the container's output from its start, writing stdout and stderr to their sinks, until
+   * the engine ends the stream or `stop()` is called (an engine may hold a follow open after its
+   * container has gone). The stream is the engine's multiplexed format: 8-byte frame headers
+   * (stream, 0, 0, 0, big-endian length); svc never gives a container a TTY.
+   */
+  followLogs(id: string, stdout: Writable, stderr: Writable): { done: Promise<void>; stop(): void } {
+    let response: IncomingMessage | undefined;
+    let stopped = false;
+    const done = (async () => {
+      response = await this.#open('GET', `/containers/${id}/logs?follow=true&stdout=true&stderr=true`, undefined, 0);
+      if (stopped) response.destroy();
+      if ((response.statusCode ?? 0) >= 400) {
+        response.resume();
+        throw new EngineError(response.statusCode ?? 0, `logs of ${id}: ${response.statusCode}`);
+      }
+      let pending: Buffer = Buffer.alloc(0);
+      try {
+        for await (const chunk of response) {
+          pending = pending.length ? Buffer.concat([pending, chunk as Buffer]) : (chunk as Buffer);
+          while (pending.length >= 8) {
+            const length = pending.readUInt32BE(4);
+            if (pending.length < 8 + length) break;
+            (pending[0] === 2 ? stderr : stdout).write(pending.subarray(8, 8 + length));
+            pending = pending.subarray(8 + length);
+          }
+        }
+      } catch (error) {
+        if (!stopped) throw error;
+      }
+    })();
+    return {
+      done,
+      stop() {
+        stopped = true;
+        response?.destroy();
+      },
+    };
+  }
+}
