@@ -20,6 +20,7 @@ import { freePort } from '../support/free-port.ts';
 import { measurePlanOverhead } from './plan-overhead.ts';
 import { measureRunAnalytics } from './analytics.ts';
 import { dashboardBundleKb, measureDashboardFirstLoad } from './web.ts';
+import { measureSandboxStartup } from './sandboxes.ts';
 import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
 import { request, testEnvironment, waitForRunState } from '../support/stack.ts';
@@ -264,7 +265,7 @@ async function dispatch(): Promise<void> {
   }
 }
 
-// `npm run bench -- dispatch` (or ingest, plan, analytics, web) runs one part only.
+// `npm run bench -- dispatch` (or ingest, plan, analytics, web, sandbox) runs one part only.
 const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.argv[2];
 if (!only || only === 'ingest') await eventIngest();
@@ -301,6 +302,27 @@ if (!only || only === 'web') {
   record('dashboard first load of the runs page, 10k runs (ms, median)', timing.firstLoadMsMedian, 1000, 'max', {
     ...timing,
   });
+}
+if (!only || only === 'sandbox') {
+  // Per backend, from the server's timestamps. A container costs an engine round trip and a
+  // container start on top of the same supervisor; the bound keeps it a small multiple.
+  const settings = loadTemporalDevSettings();
+  settings.port = await freePort();
+  settings.ui.enabled = false;
+  const temporal = await startTemporalDev(mkdtempSync(join(tmpdir(), 'svc-bench-s-')), settings);
+  try {
+    const startup = await measureSandboxStartup(temporal.address);
+    for (const backend of startup) {
+      record(`dispatch → sandbox started, ${backend.backend} (ms, p50)`, backend.sandboxStartedMsP50, 1500, 'max', {
+        ...backend,
+      });
+      record(`dispatch → first agent output, ${backend.backend} (ms, p50)`, backend.firstOutputMsP50, 3000, 'max', {
+        ...backend,
+      });
+    }
+  } finally {
+    await temporal.stop();
+  }
 }
 for (const figure of results) console.log(JSON.stringify(figure));
 const failed = results.filter((figure) => !figure.ok).length;

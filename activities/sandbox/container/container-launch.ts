@@ -91,6 +91,8 @@ export function containerSandboxSpec({
         // The engine's init (tini, catatonit) as the first process: a stop signal never meets a
         // process that ignores it for want of a handler, and zombies are reaped.
         Init: true,
+        // Its own cgroup namespace: the host's cgroup tree stays out of sight.
+        CgroupnsMode: 'private',
         Ulimits: [
           { Name: 'nofile', Soft: 1024, Hard: 1024 },
           { Name: 'nproc', Soft: limit, Hard: limit },

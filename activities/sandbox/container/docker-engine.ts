@@ -64,6 +64,7 @@ export interface ContainerCreateBody {
     Ulimits: { Name: string; Soft: number; Hard: number }[];
     Runtime?: string;
     Init?: boolean;
+    CgroupnsMode?: 'private' | 'host';
   };
 }
 

@@ -1,0 +1,61 @@
+// Per sandbox backend: dispatch → sandbox started, and dispatch → first agent output (p50 over a
+// few trivial runs), measured from the server's own timestamps (the run's createdAt, the events'
+// ts), one backend after the other on the same Temporal.
+import { startContainerEngine } from '../support/container-engine.ts';
+import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+
+export interface SandboxStartup {
+  backend: 'bubblewrap' | 'container';
+  runs: number;
+  sandboxStartedMsP50: number;
+  firstOutputMsP50: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function measure(svc: TestStack, runs: number): Promise<{ started: number[]; output: number[] }> {
+  const started: number[] = [];
+  const output: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const dispatched = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo first' } });
+    const runId = dispatched.body.run.id as string;
+    const createdAt = dispatched.body.run.createdAt as number;
+    await waitForRunState(svc, runId);
+    const events = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { kind: string; stream: string | null; ts: string });
+    const at = (event: { ts: string } | undefined) => (event ? Date.parse(event.ts) - createdAt : NaN);
+    started.push(at(events.find((event) => event.kind === 'sandbox.started')));
+    output.push(at(events.find((event) => event.stream === 'stdout')));
+  }
+  return { started, output };
+}
+
+export async function measureSandboxStartup(temporalAddress: string, runs = 8): Promise<SandboxStartup[]> {
+  const results: SandboxStartup[] = [];
+  const engine = await startContainerEngine();
+  try {
+    for (const backend of ['bubblewrap', 'container'] as const) {
+      const svc = await startTestStack({
+        temporalAddress,
+        env: { SVC_LOG_LEVEL: 'ERROR', ...(backend === 'container' ? engine.env : {}) },
+      });
+      try {
+        await measure(svc, 1); // warm-up: first bundle load, first container of the image
+        const { started, output } = await measure(svc, runs);
+        results.push({
+          backend,
+          runs,
+          sandboxStartedMsP50: Math.round(median(started)),
+          firstOutputMsP50: Math.round(median(output)),
+        });
+      } finally {
+        await svc.stop();
+      }
+    }
+  } finally {
+    await engine.stop();
+  }
+  return results;
+}
