@@ -14,12 +14,25 @@ import type { RunActivityDeps } from './run-activities.ts';
 import { runtimeFor } from './runtimes/index.ts';
 import { initialRuntimeState, type RuntimeAdapter, type Usage } from './runtimes/types.ts';
 import { agentEgressRules } from './sandbox/egress-allowlist.ts';
-import { readJsonIfExists, sandboxFiles, type AgentRecord } from './sandbox/files.ts';
+import {
+  readJsonIfExists,
+  sandboxFiles,
+  type AgentRecord,
+  type LaunchSpec,
+  type SandboxFiles,
+} from './sandbox/files.ts';
 import { chooseIsolation, sandboxHostId } from './sandbox/isolation.ts';
-import { inspectSandbox, sandboxRunId, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
+import {
+  inspectSandbox,
+  MAX_REATTACHMENTS,
+  reattachSandbox,
+  startSandbox,
+  stopSandbox,
+} from './sandbox/local-sandbox.ts';
 import { readSandboxEvents, type CostCapCrossing, type SupervisionProgress } from './sandbox/output-ingest.ts';
 import { createMemoryCgroup, type MemoryLimitOutcome } from './sandbox/memory-cgroup.ts';
 import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
+import { launchOutcome } from './sandbox/launch-outcome.ts';
 
 export function createAgentActivities(deps: RunActivityDeps) {
   const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);
@@ -124,51 +137,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
           ? { limitMiB, enforced: true }
           : { limitMiB, enforced: false, reason: memoryLimit.reason });
       const common = { isolation, sandbox: note, costBasis, memory };
-      switch (status.kind) {
-        case 'running':
-          return {
-            ...common,
-            status: 'running' as const,
-            sandboxRunId: sandboxRunId(status.supervisor, status.agent),
-            spawnedAt: status.agent?.spawnedAt ?? null,
-            endedAt: null,
-            message: null,
-          };
-        case 'exited': {
-          const failure = status.exit.spawnError;
-          if (failure) {
-            const failed = failure.code === 'SANDBOX_NETWORK' ? ('sandbox_failed' as const) : ('spawn_failed' as const);
-            return {
-              ...common,
-              status: failed,
-              sandboxRunId: null,
-              spawnedAt: null,
-              endedAt: status.exit.endedAt,
-              message:
-                failed === 'sandbox_failed'
-                  ? failure.message
-                  : `spawn ${agent.command[0]} ${failure.code}: ${failure.message}`,
-            };
-          }
-          return {
-            ...common,
-            status: 'running' as const,
-            sandboxRunId: null,
-            spawnedAt: status.agent?.spawnedAt ?? status.exit.endedAt,
-            endedAt: null,
-            message: null,
-          };
-        }
-        default:
-          return {
-            ...common,
-            status: 'lost' as const,
-            sandboxRunId: null,
-            spawnedAt: null,
-            endedAt: null,
-            message: status.kind === 'lost' ? status.reason : 'sandbox did not start',
-          };
-      }
+      return { ...common, ...launchOutcome(status, agent.command[0] ?? 'agent') };
     },
 
     /**
@@ -202,6 +171,12 @@ export function createAgentActivities(deps: RunActivityDeps) {
       });
       for (;;) {
         const status = inspectSandbox(files);
+        // A container whose supervisor died is taken over by a new one (a bounded number of times).
+        if (status.kind === 'lost' && (progress.reattachments ?? 0) < MAX_REATTACHMENTS && isContainer(files)) {
+          progress.reattachments = (progress.reattachments ?? 0) + 1;
+          heartbeat(progress);
+          if (await reattachSandbox(files.dir)) continue;
+        }
         const done = status.kind === 'exited' || status.kind === 'lost';
         await ingestOutput(runId, adapter, progress, done);
         const costUsd = progress.runtime.usage?.costUsd ?? null;
@@ -285,5 +260,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
 }
 
 const STOP_WAIT_MS = 15_000;
+
+const isContainer = (files: SandboxFiles) => Boolean(readJsonIfExists<LaunchSpec>(files.spec)?.container);
 
 export type AgentActivities = ReturnType<typeof createAgentActivities>;

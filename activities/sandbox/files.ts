@@ -56,6 +56,8 @@ export function sandboxFiles(dir: string) {
     exit: join(dir, 'exit.json'),
     stdout: join(dir, 'stdout.log'),
     stderr: join(dir, 'stderr.log'),
+    /** How far a container's output has been copied (container backend: what a reattach skips). */
+    logCursor: join(dir, 'log-cursor.json'),
     /** Egress the sandbox's proxies refused (JSON lines). */
     refusals: join(dir, 'egress-refusals.jsonl'),
     /** The proxies' unix sockets. */

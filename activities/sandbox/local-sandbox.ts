@@ -78,6 +78,30 @@ export async function startSandbox(dir: string, spec: LaunchSpec, timeoutMs = 30
   return { kind: 'lost', reason: `the agent did not start within ${timeoutMs} ms` };
 }
 
+/** How many supervisors may take over one container, one after another, before the run is lost. */
+export const MAX_REATTACHMENTS = 3;
+
+/**
+ * A container outlives its supervisor: when the supervisor died without recording an exit, a new
+ * one takes the container over (its proxies, its output from where the last one stopped, its exit).
+ * Answers whether a supervisor is watching the sandbox again. Only the container backend can.
+ */
+export async function reattachSandbox(dir: string, timeoutMs = 10_000): Promise<boolean> {
+  const files = sandboxFiles(dir);
+  if (!readJsonIfExists<LaunchSpec>(files.spec)?.container) return false;
+  const child = spawn(process.execPath, ['--no-warnings', SUPERVISOR_SCRIPT, dir, '--reattach'], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.unref();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (inspectSandbox(files).kind !== 'lost') return true;
+    await sleep(50);
+  }
+  return false;
+}
+
 /** Asks the supervisor to stop its agent (SIGTERM to the agent's group, SIGKILL after 5 s). */
 export function stopSandbox(files: SandboxFiles): void {
   const supervisor = readJsonIfExists<SupervisorRecord>(files.supervisor);

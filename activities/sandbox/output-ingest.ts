@@ -16,6 +16,8 @@ export interface SupervisionProgress {
   costCap?: CostCapCrossing | null;
   /** Set once the agent's first output was ingested (svc_agent_first_output_seconds observed). */
   firstOutputSeen?: boolean;
+  /** Supervisors started to take over a container whose supervisor died (container backend). */
+  reattachments?: number;
 }
 
 export interface CostCapCrossing {

@@ -3,13 +3,14 @@
 // how it ended. A worker that dies loses nothing: a new one reads these files and carries on.
 //   node activities/sandbox/supervisor.ts <sandbox-dir>
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
-import { processStartTime } from '../../platform/processes.ts';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { isSameProcessAlive, processStartTime } from '../../platform/processes.ts';
 import { joinCgroupArgv, oomKillCount, removeMemoryCgroup } from './memory-cgroup.ts';
 import { startSandboxNetwork } from './sandbox-network.ts';
 import type { ContainerSpec } from './container/container-launch.ts';
 import { runContainer } from './container/container-runner.ts';
 import {
+  readJsonIfExists,
   sandboxFiles,
   writeJsonAtomic,
   type AgentRecord,
@@ -19,8 +20,9 @@ import {
 } from './files.ts';
 
 const dir = process.argv[2];
+const reattach = process.argv[3] === '--reattach';
 if (!dir) {
-  process.stderr.write('usage: supervisor.ts <sandbox-dir>\n');
+  process.stderr.write('usage: supervisor.ts <sandbox-dir> [--reattach]\n');
   process.exit(2);
 }
 const files = sandboxFiles(dir);
@@ -28,18 +30,23 @@ const files = sandboxFiles(dir);
 // uid; svc's records and logs here are created 0600 explicitly instead.
 process.umask(0o022);
 
-// Exactly once: only the process that creates the claim file may start the agent.
+// Exactly once: only the process that creates the claim file may start the agent. A container
+// outlives its supervisor: one new supervisor per dead one may take it over (reattach).
+const previous = reattach ? readJsonIfExists<SupervisorRecord>(files.supervisor) : undefined;
 try {
-  closeSync(openSync(files.claim, 'wx', 0o600));
+  closeSync(openSync(reattach ? `${files.claim}.reattach-${previous?.pid ?? 'none'}` : files.claim, 'wx', 0o600));
 } catch {
   process.exit(0);
 }
+if (reattach && (existsSync(files.exit) || (previous && isSameProcessAlive(previous.pid, previous.startTime ?? undefined))))
+  process.exit(0);
 writeJsonAtomic<SupervisorRecord>(files.supervisor, {
   pid: process.pid,
   startTime: processStartTime(process.pid) ?? null,
 });
 
 const spec = JSON.parse(readFileSync(files.spec, 'utf8')) as LaunchSpec;
+if (reattach && !spec.container) process.exit(0);
 // The sandbox's proxies live in this process: as long as the agent, whatever happens to workers.
 if (spec.network) {
   try {
@@ -132,9 +139,11 @@ function spawnAgent(): () => void {
 
 /** Runs the agent's container (container backend): the engine owns the process, this its output. */
 function runAgentContainer(container: ContainerSpec): () => void {
-  const run = runContainer(container, spec.memoryCgroup, { stdoutFd, stderrFd }, (record) =>
-    writeJsonAtomic<AgentRecord>(files.agent, record),
-  );
+  const output = { stdoutFd, stderrFd, cursorFile: files.logCursor };
+  const run = runContainer(container, spec.memoryCgroup, output, (record) => {
+    // A reattached container keeps the record of its first start.
+    if (!reattach || !existsSync(files.agent)) writeJsonAtomic<AgentRecord>(files.agent, record);
+  });
   void run.exited.then(
     (exit) => finish({ ...exit, stoppedBySvc }),
     (error: Error) =>

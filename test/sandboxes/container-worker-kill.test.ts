@@ -1,11 +1,14 @@
 // Kill -9 the worker while an agent runs in its container: the container and its supervisor carry
-// on, and a new worker finishes the run exactly once (one container, every line once).
+// on, and a new worker finishes the run exactly once (one container, every line once). Kill -9 the
+// supervisor instead: the container carries on, and a new supervisor takes it over.
 import test from 'ava';
+import { join } from 'node:path';
+import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from '../../activities/sandbox/files.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { startStack } from '../../stack/stack.ts';
 import { startContainerEngine } from '../support/container-engine.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
-import { request, testEnvironment, waitForRunState } from '../support/stack.ts';
+import { request, startTestStack, testEnvironment, waitForRunState } from '../support/stack.ts';
 import { assertRanExactlyOnce, startTickingRun } from '../support/ticking-run.ts';
 
 test('a run in a container survives SIGKILL of its worker and completes exactly once', async (t) => {
@@ -44,4 +47,19 @@ test('a run in a container survives SIGKILL of its worker and completes exactly 
   t.is(finished.state, 'succeeded');
   t.regex(finished.sandboxRunId, /^container:/);
   await assertRanExactlyOnce(t, stack.readModel, runId, marker);
+});
+
+test('a container whose supervisor is SIGKILLed is taken over: every line once, one agent, success', async (t) => {
+  const engine = await startContainerEngine();
+  t.teardown(() => engine.stop());
+  const svc = await startTestStack({ env: engine.env });
+  t.teardown(() => svc.stop());
+  const { runId, marker } = await startTickingRun(svc, svc.stack.readModel);
+  const files = sandboxFiles(join(svc.config.dataDir, 'sandboxes', runId));
+  const first = readJsonIfExists<SupervisorRecord>(files.supervisor)!;
+  process.kill(first.pid, 'SIGKILL');
+  const finished = await waitForRunState(svc, runId, undefined, 90_000);
+  t.is(finished.state, 'succeeded', JSON.stringify(finished));
+  t.not(readJsonIfExists<SupervisorRecord>(files.supervisor)!.pid, first.pid, 'a new supervisor took over');
+  await assertRanExactlyOnce(t, svc.stack.readModel, runId, marker);
 });

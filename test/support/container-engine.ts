@@ -23,6 +23,8 @@ export async function startContainerEngine(): Promise<TestContainerEngine> {
   const address = `unix://${join(dir, 'podman.sock')}`;
   const service = spawn('podman', ['system', 'service', '--time=0', address], {
     env: { ...process.env, CONTAINERS_CONF },
+    // conmon leaves an `oom` marker in its working directory when a container is OOM-killed.
+    cwd: dir,
     stdio: 'ignore',
   });
   const engine = new DockerEngine(address);

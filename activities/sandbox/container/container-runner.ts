@@ -3,9 +3,8 @@
 // to end, and say how it ended. The supervisor keeps its file contract, so the activities watch a
 // container exactly as they watch a bubblewrap sandbox.
 import { writeSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { processStartTime } from '../../../platform/processes.ts';
-import type { AgentRecord, ExitRecord } from '../files.ts';
+import { readJsonIfExists, writeJsonAtomic, type AgentRecord, type ExitRecord } from '../files.ts';
 import { memoryLimitWasHit, type MemoryCgroup } from '../memory-cgroup.ts';
 import { DockerEngine, EngineError } from './docker-engine.ts';
 import type { ContainerSpec } from './container-launch.ts';
@@ -21,13 +20,48 @@ export interface ContainerRun {
   stop(): void;
 }
 
-function fdSink(fd: number): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      writeSync(fd, chunk);
-      done();
+/** How far the output is copied: the engine time of the last frame, and how many frames had it. */
+interface LogCursor {
+  ms: number;
+  frames: number;
+}
+
+/** How often the cursor is saved: after a supervisor crash at most this much output repeats. */
+const CURSOR_SAVE_MS = 100;
+
+/**
+ * Copies the container's frames into the sandbox's log files and keeps a cursor beside them, so a
+ * supervisor that takes over (reattach) goes on after the last frame copied instead of repeating
+ * the output. Engines stamp frames to the second (Podman) or nanosecond (Docker): frames of the
+ * cursor's own time are skipped by count.
+ */
+function logCopier(output: { stdoutFd: number; stderrFd: number; cursorFile: string }) {
+  const saved = readJsonIfExists<LogCursor>(output.cursorFile);
+  let skip = saved?.frames ?? 0;
+  let cursor: LogCursor = saved ?? { ms: 0, frames: 0 };
+  let savedAt = 0;
+  const save = () => {
+    writeJsonAtomic(output.cursorFile, cursor);
+    savedAt = Date.now();
+  };
+  return {
+    // A second early: whether the engine's `since` includes its own second or not, nothing is missed.
+    sinceSeconds: saved ? Math.max(1, Math.floor(saved.ms / 1000) - 1) : 0,
+    onFrame(stream: number, frame: Buffer) {
+      const space = frame.indexOf(0x20);
+      const ms = Date.parse(frame.toString('latin1', 0, Math.max(space, 0)));
+      const payload = space >= 0 ? frame.subarray(space + 1) : frame;
+      if (saved && ms < saved.ms) return;
+      if (saved && ms === saved.ms && skip > 0) {
+        skip -= 1;
+        return;
+      }
+      writeSync(stream === 2 ? output.stderrFd : output.stdoutFd, payload);
+      cursor = ms === cursor.ms ? { ms, frames: cursor.frames + 1 } : { ms, frames: 1 };
+      if (Date.now() - savedAt >= CURSOR_SAVE_MS) save();
     },
-  });
+    save,
+  };
 }
 
 /** The cgroup parent an engine with the cgroupfs manager takes: the path under the controller's root. */
@@ -42,7 +76,7 @@ function cgroupParent(cgroup: MemoryCgroup): string {
 export function runContainer(
   spec: ContainerSpec,
   memoryCgroup: MemoryCgroup | null | undefined,
-  output: { stdoutFd: number; stderrFd: number },
+  output: { stdoutFd: number; stderrFd: number; cursorFile: string },
   onSpawn: (record: AgentRecord) => void,
 ): ContainerRun {
   const engine = new DockerEngine(spec.engine);
@@ -95,7 +129,11 @@ export function runContainer(
       containerId,
     });
     if (stopRequested) await engine.stop(containerId, STOP_GRACE_SECONDS).catch(() => {});
-    const logs = engine.followLogs(containerId, fdSink(output.stdoutFd), fdSink(output.stderrFd));
+    const copier = logCopier(output);
+    const logs = engine.followLogs(containerId, copier.onFrame, {
+      timestamps: true,
+      sinceSeconds: copier.sinceSeconds,
+    });
     // A follow cut short (the engine restarting) is no reason to lose the run: the wait decides.
     const copied = logs.done.catch(() => {});
     const ended = await waitForExit(engine, containerId, spec.unreachableAfterMs);
@@ -108,6 +146,7 @@ export function runContainer(
     const drained = setTimeout(() => logs.stop(), LOG_DRAIN_MS);
     await copied;
     clearTimeout(drained);
+    copier.save();
     const final = (await engine.inspect(containerId).catch(() => null))?.State;
     const oomKilled =
       final?.OOMKilled === true ||
@@ -157,14 +196,18 @@ async function waitForExit(
   }
 }
 
-/** Creates the container, or finds the one of that name a previous supervisor created. */
+/**
+ * Finds the sandbox's container (a previous supervisor's), or creates it. A create that loses a
+ * race finds the winner's (Docker answers 409 for a name in use, Podman 500: the name decides).
+ */
 async function createOrFind(engine: DockerEngine, name: string, body: ContainerSpec['body']): Promise<string> {
+  const existing = await engine.inspect(name);
+  if (existing) return existing.Id;
   try {
     return await engine.create(name, body);
   } catch (error) {
-    if (!(error instanceof EngineError && error.status === 409)) throw error;
-    const existing = await engine.inspect(name);
-    if (!existing) throw error;
-    return existing.Id;
+    const winner = await engine.inspect(name);
+    if (!winner) throw error;
+    return winner.Id;
   }
 }

@@ -3,7 +3,6 @@
 // service`) both serve it. Plain node:http over a unix socket or TCP: no native modules, nothing
 // the engine does not document (docs/decisions.md: why not dockerode).
 import { request, type IncomingMessage } from 'node:http';
-import type { Writable } from 'node:stream';
 
 /**
  * A worker refuses to start a container backend it cannot use: the engine must answer and hold the
@@ -194,16 +193,27 @@ export class DockerEngine {
   }
 
   /**
-   * Follows the container's output from its start, writing stdout and stderr to their sinks, until
-   * the engine ends the stream or `stop()` is called (an engine may hold a follow open after its
-   * container has gone). The stream is the engine's multiplexed format: 8-byte frame headers
-   * (stream, 0, 0, 0, big-endian length); svc never gives a container a TTY.
+   * Follows the container's output, each frame to `onFrame` (stream 2 is stderr), from `sinceSeconds`
+   * (0: its start), until the engine ends the stream or `stop()` is called (an engine may hold a
+   * follow open after its container has gone). With `timestamps` each frame starts with the
+   * engine's RFC 3339 time and a space. The stream is the engine's multiplexed format: 8-byte frame
+   * headers (stream, 0, 0, 0, big-endian length); svc never gives a container a TTY.
    */
-  followLogs(id: string, stdout: Writable, stderr: Writable): { done: Promise<void>; stop(): void } {
+  followLogs(
+    id: string,
+    onFrame: (stream: number, payload: Buffer) => void,
+    options: { timestamps?: boolean; sinceSeconds?: number } = {},
+  ): { done: Promise<void>; stop(): void } {
     let response: IncomingMessage | undefined;
     let stopped = false;
+    const query = `follow=true&stdout=true&stderr=true&timestamps=${options.timestamps ? 'true' : 'false'}`;
     const done = (async () => {
-      response = await this.#open('GET', `/containers/${id}/logs?follow=true&stdout=true&stderr=true`, undefined, 0);
+      response = await this.#open(
+        'GET',
+        `/containers/${id}/logs?${query}&since=${options.sinceSeconds ?? 0}`,
+        undefined,
+        0,
+      );
       if (stopped) response.destroy();
       if ((response.statusCode ?? 0) >= 400) {
         response.resume();
@@ -216,7 +226,7 @@ export class DockerEngine {
           while (pending.length >= 8) {
             const length = pending.readUInt32BE(4);
             if (pending.length < 8 + length) break;
-            (pending[0] === 2 ? stderr : stdout).write(pending.subarray(8, 8 + length));
+            onFrame(pending[0]!, pending.subarray(8, 8 + length));
             pending = pending.subarray(8 + length);
           }
         }
