@@ -102,6 +102,14 @@ test.serial('a run in a container commits, hands its branch over, and svc pushes
   t.pass();
 });
 
+test.serial('an agent quiet for longer than any idle timeout keeps its output and its run', async (t) => {
+  // Longer than Node's 5 s idle socket timeout and than this stack's 3 s unreachable bound.
+  const runId = await dispatch({ prompt: 'echo before\nsleep 7\necho after' });
+  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  t.is(run.state, 'succeeded', JSON.stringify(run));
+  t.deepEqual(await runStdout(svc, runId), ['before', 'after']);
+});
+
 test.serial('cancel stops the container', async (t) => {
   const runId = await dispatch({ prompt: 'echo started\nsleep 120' });
   await waitForRunState(svc, runId, ['running']);

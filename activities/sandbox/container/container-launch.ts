@@ -91,7 +91,7 @@ export function containerSandboxSpec({
         // The engine's init (tini, catatonit) as the first process: a stop signal never meets a
         // process that ignores it for want of a handler, and zombies are reaped.
         Init: true,
-        // Its own cgroup namespace: the host's cgroup tree stays out of sight.
+        // Its own cgroup namespace, where the engine honours it (Podman 4.3's compat API does not).
         CgroupnsMode: 'private',
         Ulimits: [
           { Name: 'nofile', Soft: 1024, Hard: 1024 },

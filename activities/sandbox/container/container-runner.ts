@@ -2,12 +2,16 @@
 // previous supervisor made), start it, copy its output into the sandbox's log files, wait for it
 // to end, and say how it ended. The supervisor keeps its file contract, so the activities watch a
 // container exactly as they watch a bubblewrap sandbox.
-import { writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { processStartTime } from '../../../platform/processes.ts';
 import { readJsonIfExists, writeJsonAtomic, type AgentRecord, type ExitRecord } from '../files.ts';
 import { memoryLimitWasHit, type MemoryCgroup } from '../memory-cgroup.ts';
-import { DockerEngine, EngineError } from './docker-engine.ts';
+import { DockerEngine } from './docker-engine.ts';
 import type { ContainerSpec } from './container-launch.ts';
+
+const SECCOMP_PROFILE = join(dirname(fileURLToPath(import.meta.url)), 'image', 'seccomp.json');
 
 /** Seconds between SIGTERM and SIGKILL when svc stops a container. */
 const STOP_GRACE_SECONDS = 5;
@@ -92,6 +96,10 @@ export function runContainer(
 
   const exited = (async (): Promise<Omit<ExitRecord, 'stoppedBySvc'>> => {
     try {
+      // svc's seccomp profile: the engine's default without namespace creation (no nested user namespace).
+      body.HostConfig.SecurityOpt.push(
+        `seccomp=${(await engine.isPodman()) ? SECCOMP_PROFILE : readFileSync(SECCOMP_PROFILE, 'utf8')}`,
+      );
       containerId = await createOrFind(engine, spec.name, body);
     } catch (error) {
       return {
@@ -176,23 +184,27 @@ async function waitForExit(
 ): Promise<{ exitCode: number; loss?: undefined } | { loss: 'vanished' | 'unreachable' }> {
   let unansweredSince: number | null = null;
   for (;;) {
+    let exitCode: number | null = null;
+    let waitFailed = false;
     try {
-      let exitCode: number | null = null;
-      try {
-        exitCode = await engine.wait(id);
-      } catch (error) {
-        // An answer (an engine shutting down answers too) is checked below; no answer is unreachable.
-        if (!(error instanceof EngineError)) throw error;
-      }
-      const state = await engine.inspect(id);
-      if (!state) return { loss: 'vanished' };
-      if (!state.State.Running) return { exitCode: exitCode ?? state.State.ExitCode };
-      unansweredSince = null;
+      exitCode = await engine.wait(id);
+    } catch {
+      // Whether the container is gone, still running or its engine unreachable, inspect decides.
+      waitFailed = true;
+    }
+    let state: Awaited<ReturnType<DockerEngine['inspect']>>;
+    try {
+      state = await engine.inspect(id);
     } catch {
       unansweredSince ??= Date.now();
       if (Date.now() - unansweredSince > unreachableAfterMs) return { loss: 'unreachable' };
       await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
     }
+    unansweredSince = null;
+    if (!state) return { loss: 'vanished' };
+    if (!state.State.Running) return { exitCode: exitCode ?? state.State.ExitCode };
+    if (waitFailed) await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }
 

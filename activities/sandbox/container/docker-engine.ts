@@ -101,11 +101,13 @@ export class DockerEngine {
           method,
           path: `/${API_VERSION}${path}`,
           headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
-          timeout: timeoutMs || undefined,
+          // 0 (a stream, a wait) must say so: Node's global agent times an idle socket out after 5 s.
+          timeout: timeoutMs,
         },
         resolve,
       );
-      req.once('timeout', () => req.destroy(new Error(`the container engine did not answer ${method} ${path}`)));
+      if (timeoutMs)
+        req.once('timeout', () => req.destroy(new Error(`the container engine did not answer ${method} ${path}`)));
       req.once('error', reject);
       req.end(payload);
     });
@@ -133,6 +135,12 @@ export class DockerEngine {
     const response = await this.#open('GET', '/_ping', undefined, 5000);
     response.resume();
     if (response.statusCode !== 200) throw new EngineError(response.statusCode ?? 0, 'ping failed');
+  }
+
+  /** Podman takes a seccomp profile as a path on its host, Docker as the profile itself. */
+  async isPodman(): Promise<boolean> {
+    const version = await this.#call<{ Components?: { Name: string }[] }>('GET', '/version');
+    return Boolean(version?.Components?.some((component) => /podman/i.test(component.Name)));
   }
 
   async imageExists(image: string): Promise<boolean> {
