@@ -38,7 +38,10 @@ try {
 } catch {
   process.exit(0);
 }
-if (reattach && (existsSync(files.exit) || (previous && isSameProcessAlive(previous.pid, previous.startTime ?? undefined))))
+if (
+  reattach &&
+  (existsSync(files.exit) || (previous && isSameProcessAlive(previous.pid, previous.startTime ?? undefined)))
+)
   process.exit(0);
 writeJsonAtomic<SupervisorRecord>(files.supervisor, {
   pid: process.pid,

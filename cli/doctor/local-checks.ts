@@ -4,10 +4,8 @@
 // or the data directory, except a probe file that is removed at once.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { isTerminalRunState, type RunState } from '../../core/run-states.ts';
-import { RunEntity } from '../../db/entities/index.ts';
 import { migrationsFor } from '../../db/migrations/index.ts';
 import { dialectOf, initORM, type ReadModel } from '../../db/orm.ts';
 import { ProjectsRepository } from '../../db/repositories/projects.repository.ts';
@@ -15,6 +13,7 @@ import { redactUrl } from '../../db/sqlite-to-postgres.ts';
 import { AgentCatalog } from '../../platform/agent-catalog.ts';
 import { dataPaths, loadConfig, type SvcConfig } from '../../platform/config.ts';
 import { loadSvcConfigFrom } from '../../platform/svc-config-files.ts';
+import { sandboxCheck, staleWorkspacesCheck } from './sandbox-checks.ts';
 
 /** One check's outcome; `detail` is what `--verbose` adds to a passing check. */
 export interface Finding {
@@ -208,20 +207,6 @@ async function openDatabase(config: SvcConfig): Promise<{ finding: Finding; read
   };
 }
 
-async function sandboxCheck(config: SvcConfig): Promise<Finding> {
-  const name = 'bwrap';
-  if (config.sandbox.mode === 'process')
-    return { name, level: 'warn', message: "SVC_SANDBOX=process: agents run unsandboxed, with svc's own rights" };
-  // The probe workers run before they start: user, network and PID namespaces with bubblewrap.
-  const { bubblewrapWorks } = await import('../../activities/sandbox/isolation.ts');
-  if (bubblewrapWorks()) return { name, level: 'ok', detail: "bubblewrap builds svc's sandbox on this host" };
-  const why = 'bubblewrap cannot build a sandbox here';
-  const hint = 'install bubblewrap and allow unprivileged user namespaces';
-  return config.sandbox.mode === 'auto' && config.sandbox.allowUnsandboxed
-    ? { name, level: 'warn', message: `${why}: agents will run unsandboxed (SVC_ALLOW_UNSANDBOXED=1)`, hint }
-    : { name, level: 'fail', message: `${why}: workers refuse to start`, hint };
-}
-
 async function temporalCheck(config: SvcConfig, env: NodeJS.ProcessEnv): Promise<Finding> {
   const name = 'temporal_reachable';
   const { Connection } = await import('@temporalio/client');
@@ -298,33 +283,4 @@ async function svcConfigChecks(readModel: ReadModel | undefined): Promise<Findin
       ? { name: 'svc_config_deprecations', level: 'warn', message: list(warnings), hint: 'svc config migrate' }
       : { name: 'svc_config_deprecations', level: 'ok' },
   ];
-}
-
-/**
- * Leftovers in workspaces/ and sandboxes/: half-made workspace cuts (`*.partial-*`, from a worker
- * that died mid-copy) and directories of runs the read model does not know. Workspaces of ended
- * runs are kept on purpose (their work may be salvaged): counted, not flagged.
- */
-async function staleWorkspacesCheck(dataDir: string, readModel: ReadModel | undefined): Promise<Finding> {
-  const entries = [dataPaths.workspaces(dataDir), dataPaths.sandboxes(dataDir)].flatMap((root) =>
-    existsSync(root) ? readdirSync(root).map((entry) => ({ root, entry })) : [],
-  );
-  const runIds = [...new Set(entries.map(({ entry }) => entry).filter((entry) => !entry.includes('.partial-')))];
-  const states = new Map<string, RunState>();
-  if (readModel && runIds.length)
-    for (const run of await readModel.em().find(RunEntity, { id: { $in: runIds } }, { fields: ['id', 'state'] }))
-      states.set(run.id, run.state);
-  const stale = entries
-    .filter(({ entry }) => entry.includes('.partial-') || (readModel !== undefined && !states.has(entry)))
-    .map(({ root, entry }) => join(root, entry));
-  const ended = [...states.values()].filter((state) => isTerminalRunState(state)).length;
-  const detail = `${ended} of ended runs kept`;
-  if (!stale.length) return { name: 'stale_sandbox_workspaces', level: 'ok', detail };
-  return {
-    name: 'stale_sandbox_workspaces',
-    level: 'warn',
-    message: `${stale.length} left behind: ${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ', …' : ''}`,
-    hint: 'no run owns them: remove them with rm -rf',
-    detail,
-  };
 }

@@ -143,6 +143,14 @@ test('--local on a data directory svc has never used: warnings, and no file crea
   t.like(check(broken, 'bwrap'), { ok: true });
   t.regex(check(broken, 'bwrap').message, /unsandboxed/);
 
+  const noEngine = await svcCli(
+    ['doctor', '--local'],
+    hostEnv(dataDir, { SVC_SANDBOX: 'container', SVC_CONTAINER_ENGINE: `unix://${dataDir}-nothing.sock` }),
+  );
+  t.false(names(noEngine).includes('bwrap'), 'the container backend is checked instead of bubblewrap');
+  t.like(check(noEngine, 'container_engine'), { ok: false, hint: 'docs/sandboxes.md, Running it' });
+  t.regex(check(noEngine, 'container_engine').message, /does not answer/);
+
   const misconfigured = await svcCli(['doctor', '--local'], hostEnv(dataDir, { SVC_AUTH: 'nonsense' }));
   t.is(misconfigured.code, 1);
   t.deepEqual(names(misconfigured), ['config'], 'nothing else can be checked without a configuration');
