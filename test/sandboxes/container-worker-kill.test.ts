@@ -4,46 +4,18 @@
 import test from 'ava';
 import { join } from 'node:path';
 import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from '../../activities/sandbox/files.ts';
-import { loadConfig } from '../../platform/config.ts';
-import { startStack } from '../../stack/stack.ts';
 import { startContainerEngine } from '../support/container-engine.ts';
-import { spawnSvc, waitForOutput } from '../support/processes.ts';
-import { request, startTestStack, testEnvironment, waitForRunState } from '../support/stack.ts';
+import { startTestStack, waitForRunState } from '../support/stack.ts';
 import { assertRanExactlyOnce, startTickingRun } from '../support/ticking-run.ts';
+import { killWorkerMidRun } from '../support/worker-kill.ts';
 
 test('a run in a container survives SIGKILL of its worker and completes exactly once', async (t) => {
   const engine = await startContainerEngine();
   t.teardown(() => engine.stop());
-  const environment = await testEnvironment({ env: engine.env });
-  const stack = await startStack({
-    config: loadConfig(environment.env),
-    api: true,
-    worker: false,
-    noAuth: false,
-    log: () => {},
+  const { stack, runId, marker, firstWorker, finished } = await killWorkerMidRun(t, engine.env, async (runId) => {
+    t.true((await engine.engine.inspect(`svc-${runId}`))?.State.Running, 'the container runs on without a worker');
   });
-  t.teardown(() => stack.stop());
-  const api = {
-    request: (method: string, path: string, options?: any) =>
-      request(stack.api!.url, stack.token.token, method, path, options),
-  };
-
-  const firstWorker = spawnSvc(['worker'], environment.env);
-  t.teardown(() => firstWorker.child.kill('SIGKILL'));
-  await waitForOutput(firstWorker, /worker: polling/);
   t.regex(firstWorker.output(), /sandbox: containers \(localhost\/svc-agent:latest\)/);
-
-  const { runId, marker } = await startTickingRun(api, stack.readModel);
-  firstWorker.child.kill('SIGKILL');
-  await firstWorker.exited;
-  t.true((await engine.engine.inspect(`svc-${runId}`))?.State.Running, 'the container runs on without a worker');
-
-  const secondWorker = spawnSvc(['worker'], environment.env);
-  t.teardown(async () => {
-    secondWorker.child.kill('SIGTERM');
-    await secondWorker.exited;
-  });
-  const finished = await waitForRunState(api, runId, undefined, 90_000);
   t.is(finished.state, 'succeeded');
   t.regex(finished.sandboxRunId, /^container:/);
   await assertRanExactlyOnce(t, stack.readModel, runId, marker);

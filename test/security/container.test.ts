@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
 import { waitFor } from '../support/processes.ts';
 import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
-import { eventsOf, hostTrap, probe, reported, runAttack } from './hostile-agent.ts';
+import { eventsOf, hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
 
 const MAX_PROCESSES = 64;
 /**
@@ -145,10 +145,7 @@ test.serial("the agent sees nothing of svc's data, the host, svc's checkout or a
     workerProcess: `/proc/${process.pid}/environ`,
   };
   const prompt = [
-    ...Object.entries(targets).flatMap(([label, path]) => [
-      probe(`sees_${label}`, `test -e '${path}'`),
-      probe(`reads_${label}`, `cat '${path}'`),
-    ]),
+    ...pathProbes(targets),
     probe('reads_shadow', 'cat /etc/shadow'),
     probe('writes_usr', 'touch /usr/svc-escape'),
     probe('writes_etc', 'touch /etc/svc-escape'),

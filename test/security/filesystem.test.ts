@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
-import { hostTrap, probe, reported, runAttack } from './hostile-agent.ts';
+import { hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
 
 let svc: TestStack;
 test.before(async () => {
@@ -47,10 +47,7 @@ test.serial("an agent sees nothing of svc's data, the host's homes, svc's checko
     workerProcess: `/proc/${process.pid}/environ`,
   };
   const prompt = [
-    ...Object.entries(targets).flatMap(([label, path]) => [
-      probe(`sees_${label}`, `test -e '${path}'`),
-      probe(`reads_${label}`, `cat '${path}'`),
-    ]),
+    ...pathProbes(targets),
     probe('writes_usr', 'touch /usr/svc-escape'),
     probe('writes_etc', 'touch /etc/svc-escape'),
     probe('writes_root', 'touch /svc-escape'),

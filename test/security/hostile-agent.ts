@@ -46,6 +46,14 @@ export async function eventsOf(svc: Pick<TestStack, 'request'>, runId: string): 
   };
 }
 
+/** Probes of each target path: `sees_<label>` (it exists for the agent) and `reads_<label>`. */
+export function pathProbes(targets: Record<string, string>): string[] {
+  return Object.entries(targets).flatMap(([label, path]) => [
+    probe(`sees_${label}`, `test -e '${path}'`),
+    probe(`reads_${label}`, `cat '${path}'`),
+  ]);
+}
+
 /** The value a probe line `name=value` reported. */
 export function reported(stdout: string[], name: string): string | undefined {
   return stdout.find((line) => line.startsWith(`${name}=`))?.slice(name.length + 1);

@@ -1,0 +1,55 @@
+// The worker-kill scenario the durability tests share: an API-only stack, a standalone `svc worker`
+// that is SIGKILLed while a ticking run's agent prints, and a second worker that must finish it.
+import type { ExecutionContext } from 'ava';
+import { loadConfig } from '../../platform/config.ts';
+import { startStack, type RunningStack } from '../../stack/stack.ts';
+import { spawnSvc, waitForOutput, type ChildHandle } from './processes.ts';
+import { request, testEnvironment, waitForRunState, type TestResponse } from './stack.ts';
+import { startTickingRun } from './ticking-run.ts';
+
+export interface WorkerKillOutcome {
+  stack: RunningStack;
+  api: { request(method: string, path: string, options?: any): Promise<TestResponse> };
+  runId: string;
+  marker: string;
+  firstWorker: ChildHandle;
+  finished: any;
+}
+
+/** Runs the scenario; `whileDown` looks at the world between the kill and the second worker. */
+export async function killWorkerMidRun(
+  t: ExecutionContext,
+  env: Record<string, string> = {},
+  whileDown: (runId: string) => Promise<void> = async () => {},
+): Promise<WorkerKillOutcome> {
+  const environment = await testEnvironment({ env });
+  const stack = await startStack({
+    config: loadConfig(environment.env),
+    api: true,
+    worker: false,
+    noAuth: false,
+    log: () => {},
+  });
+  t.teardown(() => stack.stop());
+  const api = {
+    request: (method: string, path: string, options?: any) =>
+      request(stack.api!.url, stack.token.token, method, path, options),
+  };
+
+  const firstWorker = spawnSvc(['worker'], environment.env);
+  t.teardown(() => firstWorker.child.kill('SIGKILL'));
+  await waitForOutput(firstWorker, /worker: polling/);
+
+  const { runId, marker } = await startTickingRun(api, stack.readModel);
+  firstWorker.child.kill('SIGKILL');
+  await firstWorker.exited;
+  await whileDown(runId);
+
+  const secondWorker = spawnSvc(['worker'], environment.env);
+  t.teardown(async () => {
+    secondWorker.child.kill('SIGTERM');
+    await secondWorker.exited;
+  });
+  const finished = await waitForRunState(api, runId, undefined, 90_000);
+  return { stack, api, runId, marker, firstWorker, finished };
+}
