@@ -6,8 +6,8 @@ import { assertRanExactlyOnce } from '../support/ticking-run.ts';
 import { killWorkerMidRun } from '../support/worker-kill.ts';
 
 test('a run survives SIGKILL of its worker and completes exactly once', async (t) => {
-  const { stack, api, runId, marker, finished } = await killWorkerMidRun(t, {}, async (runId) => {
-    t.is((await api.request('GET', `/runs/${runId}`)).body.run.state, 'running');
+  const { stack, api, runId, marker, finished } = await killWorkerMidRun(t, {}, async (runId, running) => {
+    t.is((await running.request('GET', `/runs/${runId}`)).body.run.state, 'running');
   });
   t.is(finished.state, 'succeeded');
   await assertRanExactlyOnce(t, stack.readModel, runId, marker);

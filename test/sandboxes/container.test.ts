@@ -110,6 +110,16 @@ test.serial('an agent quiet for longer than any idle timeout keeps its output an
   t.deepEqual(await runStdout(svc, runId), ['before', 'after']);
 });
 
+test.serial("output written while the engine's API restarts is copied once; the run goes on", async (t) => {
+  const runId = await dispatch({ prompt: 'echo before\nsleep 3\necho during\nsleep 2\necho after' });
+  await waitForRunState(svc, runId, ['running']);
+  await waitFor(async () => (await runStdout(svc, runId)).includes('before'), 'the first line', 20_000);
+  await engine.restart();
+  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  t.is(run.state, 'succeeded', JSON.stringify(run));
+  t.deepEqual(await runStdout(svc, runId), ['before', 'during', 'after']);
+});
+
 test.serial('cancel stops the container', async (t) => {
   const runId = await dispatch({ prompt: 'echo started\nsleep 120' });
   await waitForRunState(svc, runId, ['running']);

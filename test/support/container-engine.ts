@@ -1,6 +1,6 @@
 // A real container engine for the container backend's tests: `podman system service` on a socket
 // of the test's own, serving the Docker Engine API, with the agent image scripts/test built.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +13,8 @@ export interface TestContainerEngine {
   engine: DockerEngine;
   /** What a stack needs to run its agents in containers here. */
   env: Record<string, string>;
+  /** Stops the API service and starts it again on the same socket (the containers run on). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -21,32 +23,40 @@ const CONTAINERS_CONF = resolve('activities/sandbox/container/image/containers.c
 export async function startContainerEngine(): Promise<TestContainerEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-podman-'));
   const address = `unix://${join(dir, 'podman.sock')}`;
-  const service = spawn('podman', ['system', 'service', '--time=0', address], {
-    env: { ...process.env, CONTAINERS_CONF },
-    // conmon leaves an `oom` marker in its working directory when a container is OOM-killed.
-    cwd: dir,
-    stdio: 'ignore',
-  });
   const engine = new DockerEngine(address);
-  await waitFor(
-    () =>
+  const launch = async () => {
+    const child = spawn('podman', ['system', 'service', '--time=0', address], {
+      env: { ...process.env, CONTAINERS_CONF },
+      // conmon leaves an `oom` marker in its working directory when a container is OOM-killed.
+      cwd: dir,
+      stdio: 'ignore',
+    });
+    const answers = () =>
       engine.ping().then(
         () => true,
         () => false,
-      ),
-    'the podman API service',
-    30_000,
-  );
+      );
+    await waitFor(answers, 'the podman API service', 30_000);
+    return child;
+  };
+  const halt = async (child: ChildProcess) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await new Promise((done) => child.once('exit', done));
+  };
+  let service = await launch();
   if (!(await engine.imageExists(DEFAULT_AGENT_IMAGE)))
     throw new Error(`${DEFAULT_AGENT_IMAGE} is missing: scripts/test builds it (scripts/build-agent-image)`);
   return {
     address,
     engine,
     env: { SVC_SANDBOX: 'container', SVC_CONTAINER_ENGINE: address, SVC_CONTAINER_RUNTIME: 'runc' },
+    async restart() {
+      await halt(service);
+      service = await launch();
+    },
     async stop() {
-      if (service.exitCode !== null || service.signalCode !== null) return;
-      service.kill('SIGTERM');
-      await new Promise((done) => (service.exitCode === null ? service.once('exit', done) : done(null)));
+      await halt(service);
       rmSync(dir, { recursive: true, force: true });
     },
   };

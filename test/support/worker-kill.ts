@@ -20,7 +20,7 @@ export interface WorkerKillOutcome {
 export async function killWorkerMidRun(
   t: ExecutionContext,
   env: Record<string, string> = {},
-  whileDown: (runId: string) => Promise<void> = async () => {},
+  whileDown: (runId: string, api: WorkerKillOutcome['api']) => Promise<void> = async () => {},
 ): Promise<WorkerKillOutcome> {
   const environment = await testEnvironment({ env });
   const stack = await startStack({
@@ -43,7 +43,7 @@ export async function killWorkerMidRun(
   const { runId, marker } = await startTickingRun(api, stack.readModel);
   firstWorker.child.kill('SIGKILL');
   await firstWorker.exited;
-  await whileDown(runId);
+  await whileDown(runId, api);
 
   const secondWorker = spawnSvc(['worker'], environment.env);
   t.teardown(async () => {

@@ -75,7 +75,9 @@ export function containerSandboxSpec({
     unreachableAfterMs: container.unreachableAfterMs,
     body: {
       Image: request.image || container.image,
-      Cmd: command,
+      // svc's harness, whatever the image's own entry point: the image gives files, not behaviour.
+      Entrypoint: command,
+      Cmd: [],
       Env: Object.entries(environment).map(([name, value]) => `${name}=${value}`),
       User: `${id}:${id}`,
       WorkingDir: SANDBOX_PATHS.workspace,

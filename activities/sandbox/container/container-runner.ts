@@ -2,70 +2,25 @@
 // previous supervisor made), start it, copy its output into the sandbox's log files, wait for it
 // to end, and say how it ended. The supervisor keeps its file contract, so the activities watch a
 // container exactly as they watch a bubblewrap sandbox.
-import { readFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processStartTime } from '../../../platform/processes.ts';
-import { readJsonIfExists, writeJsonAtomic, type AgentRecord, type ExitRecord } from '../files.ts';
+import type { AgentRecord, ExitRecord } from '../files.ts';
 import { memoryLimitWasHit, type MemoryCgroup } from '../memory-cgroup.ts';
 import { DockerEngine } from './docker-engine.ts';
+import { copyContainerOutput } from './container-output.ts';
 import type { ContainerSpec } from './container-launch.ts';
 
 const SECCOMP_PROFILE = join(dirname(fileURLToPath(import.meta.url)), 'image', 'seccomp.json');
 
 /** Seconds between SIGTERM and SIGKILL when svc stops a container. */
 const STOP_GRACE_SECONDS = 5;
-/** How long the output may take to drain once the container has exited. */
-const LOG_DRAIN_MS = 3000;
 
 export interface ContainerRun {
   /** Resolves with the container's exit once it has ended (its output copied). */
   exited: Promise<Omit<ExitRecord, 'stoppedBySvc'>>;
   stop(): void;
-}
-
-/** How far the output is copied: the engine time of the last frame, and how many frames had it. */
-interface LogCursor {
-  ms: number;
-  frames: number;
-}
-
-/** How often the cursor is saved: after a supervisor crash at most this much output repeats. */
-const CURSOR_SAVE_MS = 100;
-
-/**
- * Copies the container's frames into the sandbox's log files and keeps a cursor beside them, so a
- * supervisor that takes over (reattach) goes on after the last frame copied instead of repeating
- * the output. Engines stamp frames to the second (Podman) or nanosecond (Docker): frames of the
- * cursor's own time are skipped by count.
- */
-function logCopier(output: { stdoutFd: number; stderrFd: number; cursorFile: string }) {
-  const saved = readJsonIfExists<LogCursor>(output.cursorFile);
-  let skip = saved?.frames ?? 0;
-  let cursor: LogCursor = saved ?? { ms: 0, frames: 0 };
-  let savedAt = 0;
-  const save = () => {
-    writeJsonAtomic(output.cursorFile, cursor);
-    savedAt = Date.now();
-  };
-  return {
-    // A second early: whether the engine's `since` includes its own second or not, nothing is missed.
-    sinceSeconds: saved ? Math.max(1, Math.floor(saved.ms / 1000) - 1) : 0,
-    onFrame(stream: number, frame: Buffer) {
-      const space = frame.indexOf(0x20);
-      const ms = Date.parse(frame.toString('latin1', 0, Math.max(space, 0)));
-      const payload = space >= 0 ? frame.subarray(space + 1) : frame;
-      if (saved && ms < saved.ms) return;
-      if (saved && ms === saved.ms && skip > 0) {
-        skip -= 1;
-        return;
-      }
-      writeSync(stream === 2 ? output.stderrFd : output.stdoutFd, payload);
-      cursor = ms === cursor.ms ? { ms, frames: cursor.frames + 1 } : { ms, frames: 1 };
-      if (Date.now() - savedAt >= CURSOR_SAVE_MS) save();
-    },
-    save,
-  };
 }
 
 /** The cgroup parent an engine with the cgroupfs manager takes: the path under the controller's root. */
@@ -137,24 +92,14 @@ export function runContainer(
       containerId,
     });
     if (stopRequested) await engine.stop(containerId, STOP_GRACE_SECONDS).catch(() => {});
-    const copier = logCopier(output);
-    const logs = engine.followLogs(containerId, copier.onFrame, {
-      timestamps: true,
-      sinceSeconds: copier.sinceSeconds,
-    });
-    // A follow cut short (the engine restarting) is no reason to lose the run: the wait decides.
-    const copied = logs.done.catch(() => {});
+    const logs = copyContainerOutput(engine, containerId, output);
     const ended = await waitForExit(engine, containerId, spec.unreachableAfterMs);
     if (ended.loss) {
       logs.stop();
       return { exitCode: null, signal: null, spawnError: null, loss: ended.loss, endedAt: new Date().toISOString() };
     }
     const { exitCode } = ended;
-    // The last lines arrive just after the exit; a follow the engine keeps open is cut after a while.
-    const drained = setTimeout(() => logs.stop(), LOG_DRAIN_MS);
-    await copied;
-    clearTimeout(drained);
-    copier.save();
+    await logs.drain();
     const final = (await engine.inspect(containerId).catch(() => null))?.State;
     const oomKilled =
       final?.OOMKilled === true ||

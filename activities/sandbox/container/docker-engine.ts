@@ -43,6 +43,7 @@ export class EngineError extends Error {
 /** What svc asks a container to be (the Engine API's create body, the fields svc sets). */
 export interface ContainerCreateBody {
   Image: string;
+  Entrypoint: string[];
   Cmd: string[];
   Env: string[];
   User: string;
