@@ -21,6 +21,13 @@ import { ForgeCredentials } from '../platform/forge-credentials.ts';
 
 export { SVC_VERSION };
 
+/** How the worker's start-up line names the agents' isolation. */
+const ISOLATION_WORDS = {
+  bubblewrap: 'sandboxed by bubblewrap',
+  container: 'in containers',
+  process: 'UNSANDBOXED',
+} as const;
+
 export interface StackOptions {
   config: SvcConfig;
   api: boolean;
@@ -149,9 +156,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         stops.push(() => metrics.close());
         log(`worker metrics: ${metrics.url} (operator token)`);
       }
-      log(
-        `worker: polling task queue "${config.taskQueue}" (agents ${isolation === 'bubblewrap' ? 'sandboxed by bubblewrap' : 'UNSANDBOXED'})`,
-      );
+      log(`worker: polling task queue "${config.taskQueue}" (agents ${ISOLATION_WORDS[isolation]})`);
     }
 
     return {

@@ -16,6 +16,7 @@ test('a run in a container survives SIGKILL of its worker and completes exactly 
     t.true((await engine.engine.inspect(`svc-${runId}`))?.State.Running, 'the container runs on without a worker');
   });
   t.regex(firstWorker.output(), /sandbox: containers \(localhost\/svc-agent:latest\)/);
+  t.regex(firstWorker.output(), /worker: polling task queue "[^"]+" \(agents in containers\)/);
   t.is(finished.state, 'succeeded');
   t.regex(finished.sandboxRunId, /^container:/);
   await assertRanExactlyOnce(t, stack.readModel, runId, marker);
