@@ -6,11 +6,15 @@ import type { PlanRunOutcome } from '../core/plan-model.ts';
 import type { RunOutcome } from '../core/run-model.ts';
 import { PlanRunEntity, RunEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
+import type { SandboxSettings } from '../platform/sandbox-settings.ts';
+import { sweepEndedSandboxes } from './sandbox/container/container-sweep.ts';
 import { repairPlanRunRow, repairRunRow, type PlanRunRepair, type RunRepair } from './read-model/repair-store.ts';
 
 export interface ReconcileActivityDeps {
   readModel: ReadModel;
   temporal: Client;
+  /** The container backend's engine, whose leftover containers a pass removes. */
+  sandbox?: Pick<SandboxSettings, 'mode' | 'container'>;
 }
 
 export interface ReconcileRequest {
@@ -24,6 +28,8 @@ export interface ReconcileReport {
   examined: number;
   repairedRuns: string[];
   repairedPlanRuns: string[];
+  /** Containers of runs that ended before the cutoff, removed (container backend). */
+  sweptContainers?: string[];
 }
 
 type Closed = { status: string; result?: unknown; failure?: string };
@@ -76,6 +82,8 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
         const end = await closed(row.id);
         if (end && (await repairPlanRunRow(em, row.id, planRunRepair(end)))) report.repairedPlanRuns.push(row.id);
       }
+      if (deps.sandbox?.mode === 'container' && !request.runIds && !request.planRunIds)
+        report.sweptContainers = await sweepEndedSandboxes(deps.sandbox.container.engine, deps.readModel, cutoff);
       return report;
     },
   };

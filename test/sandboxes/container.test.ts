@@ -5,6 +5,8 @@
 // spawn_failed; mid-run steering reaches the agent through its callback routes.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
+import { Client, Connection } from '@temporalio/client';
+import { reconcilerScheduleId } from '../../worker/reconciler-schedule.ts';
 import { join } from 'node:path';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
@@ -46,6 +48,7 @@ test.before(async () => {
       SVC_GITHUB_API_URL: forge.url,
       SVC_FINALIZE_TIMEOUT_MS: '60000',
       SVC_CONTAINER_UNREACHABLE_MS: '3000',
+      SVC_RECONCILE_STALE_AFTER_MS: '1000',
     },
   });
 });
@@ -63,6 +66,16 @@ const dispatch = async (body: Record<string, unknown>) => {
   if (response.status !== 201) throw new Error(`dispatch: ${response.status} ${response.text}`);
   return response.body.run.id as string;
 };
+/** One pass of the reconciler, on its Temporal Schedule's own action. */
+async function reconcilerPass() {
+  const connection = await Connection.connect({ address: svc.stack.temporalAddress });
+  try {
+    await new Client({ connection }).schedule.getHandle(reconcilerScheduleId(svc.config.taskQueue)).trigger();
+  } finally {
+    await connection.close();
+  }
+}
+
 const events = async (runId: string) =>
   (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
     .split('\n')
@@ -173,14 +186,23 @@ test.serial("a container removed behind svc's back is sandbox_run_lost", async (
   t.is(run.failureReason, 'sandbox_run_lost');
 });
 
-// Last: it takes the engine down.
-test.serial('an engine that stops answering about a live run makes it sandbox_unreachable', async (t) => {
-  const runId = await dispatch({ prompt: 'echo started\nsleep 30' });
-  await waitForRunState(svc, runId, ['running']);
-  // The container outlives its engine's API (Podman's conmon keeps it): remove it afterwards.
-  t.teardown(() => execFileSync('podman', ['rm', '-f', `svc-${runId}`], { stdio: 'ignore' }));
-  await engine.stop();
-  const run = await waitForRunState(svc, runId, undefined, 60_000);
-  t.is(run.state, 'failed');
-  t.is(run.failureReason, 'sandbox_unreachable');
-});
+test.serial(
+  'an engine that stops answering about a live run makes it sandbox_unreachable; the reconciler sweeps its container',
+  async (t) => {
+    const runId = await dispatch({ prompt: 'echo started\nsleep 60' });
+    await waitForRunState(svc, runId, ['running']);
+    t.teardown(() => execFileSync('podman', ['rm', '-f', `svc-${runId}`], { stdio: 'ignore' }));
+    await engine.halt();
+    const run = await waitForRunState(svc, runId, undefined, 60_000);
+    t.is(run.state, 'failed');
+    t.is(run.failureReason, 'sandbox_unreachable');
+    // The container outlived its engine's API (Podman's conmon keeps it): once the engine is
+    // back, a pass of the reconciler removes it.
+    await engine.restart();
+    t.truthy(await engine.engine.inspect(`svc-${runId}`), 'the container is still there');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await reconcilerPass();
+    await waitFor(async () => (await engine.engine.inspect(`svc-${runId}`)) === null, 'the sweep', 30_000);
+    t.pass();
+  },
+);

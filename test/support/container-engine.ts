@@ -13,7 +13,9 @@ export interface TestContainerEngine {
   engine: DockerEngine;
   /** What a stack needs to run its agents in containers here. */
   env: Record<string, string>;
-  /** Stops the API service and starts it again on the same socket (the containers run on). */
+  /** Stops the API service (the containers run on, under conmon). */
+  halt(): Promise<void>;
+  /** Stops the API service and starts it again on the same socket. */
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -51,6 +53,9 @@ export async function startContainerEngine(): Promise<TestContainerEngine> {
     address,
     engine,
     env: { SVC_SANDBOX: 'container', SVC_CONTAINER_ENGINE: address, SVC_CONTAINER_RUNTIME: 'runc' },
+    async halt() {
+      await halt(service);
+    },
     async restart() {
       await halt(service);
       service = await launch();

@@ -138,6 +138,12 @@ export class DockerEngine {
     if (response.statusCode !== 200) throw new EngineError(response.statusCode ?? 0, 'ping failed');
   }
 
+  /** svc's containers (label `svc.sandbox`), running or not. */
+  async listSandboxes(): Promise<{ Id: string; Labels: Record<string, string>; State: string }[]> {
+    const filters = encodeURIComponent(JSON.stringify({ label: ['svc.sandbox'] }));
+    return (await this.#call('GET', `/containers/json?all=true&filters=${filters}`)) ?? [];
+  }
+
   /** Podman takes a seccomp profile as a path on its host, Docker as the profile itself. */
   async isPodman(): Promise<boolean> {
     const version = await this.#call<{ Components?: { Name: string }[] }>('GET', '/version');
