@@ -9,7 +9,7 @@ import { startWorker, type RunningWorker } from '../worker/worker.ts';
 import { startWorkerMetricsServer } from '../worker/metrics-server.ts';
 import { dataPaths, type SvcConfig } from '../platform/config.ts';
 import { chooseIsolation, UNSANDBOXED_WARNING } from '../activities/sandbox/isolation.ts';
-import { containerBackendReady } from '../activities/sandbox/container/docker-engine.ts';
+import { containerBackendReady } from '../activities/sandbox/container/container-backend.ts';
 import { sealDataDir } from './data-dir.ts';
 import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';

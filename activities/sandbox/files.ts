@@ -56,6 +56,8 @@ export function sandboxFiles(dir: string) {
     exit: join(dir, 'exit.json'),
     stdout: join(dir, 'stdout.log'),
     stderr: join(dir, 'stderr.log'),
+    /** svc asked for a stop: a supervisor that takes a container over honours it too. */
+    stopRequested: join(dir, 'stop-requested'),
     /** How far a container's output has been copied (container backend: what a reattach skips). */
     logCursor: join(dir, 'log-cursor.json'),
     /** Egress the sandbox's proxies refused (JSON lines). */

@@ -104,6 +104,8 @@ export async function reattachSandbox(dir: string, timeoutMs = 10_000): Promise<
 
 /** Asks the supervisor to stop its agent (SIGTERM to the agent's group, SIGKILL after 5 s). */
 export function stopSandbox(files: SandboxFiles): void {
+  // Kept, so a supervisor that takes a container over later stops it too.
+  if (existsSync(files.dir)) closeSync(openSync(files.stopRequested, 'a', 0o600));
   const supervisor = readJsonIfExists<SupervisorRecord>(files.supervisor);
   if (supervisor && isSameProcessAlive(supervisor.pid, supervisor.startTime ?? undefined))
     process.kill(supervisor.pid, 'SIGTERM');

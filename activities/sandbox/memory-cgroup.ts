@@ -84,17 +84,32 @@ export function memoryLimitWasHit(cgroup: MemoryCgroup): boolean {
     const peak = Number(read('memory.max_usage_in_bytes'));
     return peak > 0 && peak >= Number(read('memory.limit_in_bytes'));
   }
-  const events = read('memory.events');
-  return Number(/^max (\d+)$/m.exec(events)?.[1] ?? 0) > 0 || Number(/^oom_kill (\d+)$/m.exec(events)?.[1] ?? 0) > 0;
+  // v2 counts OOM kills hierarchically (`max` would count page-cache reclaim at the limit too).
+  return Number(/^oom_kill (\d+)$/m.exec(read('memory.events'))?.[1] ?? 0) > 0;
 }
 
-/** Removes the cgroup; answers whether it is gone. */
+/**
+ * Removes the cgroup; answers whether it is gone. An engine given it as a container's parent makes
+ * the same path in every v1 hierarchy (cpu, pids…) with its own cgroups inside (Podman's conmon):
+ * those go too, deepest first.
+ */
 export function removeMemoryCgroup(cgroup: MemoryCgroup): boolean {
+  const relative = cgroup.version === 1 ? cgroup.path.slice(V1_MEMORY_ROOT.length) : null;
+  const paths =
+    relative === null ? [cgroup.path] : readdirSync(V1_ROOT).map((hierarchy) => join(V1_ROOT, hierarchy, relative));
+  let gone = true;
+  for (const path of paths) gone = removeTree(path) && gone;
+  return gone;
+}
+
+const V1_ROOT = '/sys/fs/cgroup';
+const V1_MEMORY_ROOT = '/sys/fs/cgroup/memory';
+
+function removeTree(path: string): boolean {
   try {
-    // An engine leaves its own empty cgroups under a container's parent (Podman's conmon).
-    for (const entry of readdirSync(cgroup.path, { withFileTypes: true }))
-      if (entry.isDirectory()) rmdirSync(join(cgroup.path, entry.name));
-    rmdirSync(cgroup.path);
+    for (const entry of readdirSync(path, { withFileTypes: true }))
+      if (entry.isDirectory()) removeTree(join(path, entry.name));
+    rmdirSync(path);
     return true;
   } catch (error) {
     // Still has processes (the kernel frees it with its last one), or already gone.

@@ -88,16 +88,18 @@ process.umask(0o022);
 // A container has no attached stdin: the agent's input (its prompt) waits in a file.
 const stdinFile = process.env.SVC_INIT_STDIN;
 delete process.env.SVC_INIT_STDIN;
-// As a container's first process, the agent gets a process group of its own: a stop reaches all of it.
+// In a container the agent gets a process group of its own: a stop reaches all of it.
 const firstProcess = process.pid === 1;
+const ownGroup = firstProcess || process.env.SVC_INIT_GROUP === '1';
+delete process.env.SVC_INIT_GROUP;
 const agent = spawn(command, args, {
   stdio: [stdinFile ? openSync(stdinFile, 'r') : 'inherit', 'inherit', 'inherit'],
-  detached: firstProcess,
+  detached: ownGroup,
 });
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   process.on(name, () => {
     try {
-      if (firstProcess && agent.pid) process.kill(-agent.pid, name);
+      if (ownGroup && agent.pid) process.kill(-agent.pid, name);
       else agent.kill(name);
     } catch {
       // already gone

@@ -198,7 +198,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     const command = request.program ? ['node', '--no-warnings', SANDBOX_PROGRAMS[request.program].target] : launch.argv;
     const init = ['node', '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command];
     const stdinFile = launch.stdin === null ? null : join(etcDir, 'stdin');
-    const spec = containerSandboxSpec({ request, layout, command: init, env, stdinFile, note });
+    const spec = containerSandboxSpec({ request, layout, command: init, env, stdinFile });
     return { spec: { ...launch, argv: init, env, network, container: spec }, note: { ...note, image: spec.image } };
   }
   const command = request.program

@@ -30,26 +30,30 @@ const files = sandboxFiles(dir);
 // uid; svc's records and logs here are created 0600 explicitly instead.
 process.umask(0o022);
 
+const spec = JSON.parse(readFileSync(files.spec, 'utf8')) as LaunchSpec;
 // Exactly once: only the process that creates the claim file may start the agent. A container
-// outlives its supervisor: one new supervisor per dead one may take it over (reattach).
+// outlives its supervisor: one new supervisor per dead one may take it over (reattach), and it only
+// ever finds the container, never starts the agent again.
 const previous = reattach ? readJsonIfExists<SupervisorRecord>(files.supervisor) : undefined;
+if (
+  reattach &&
+  (!spec.container ||
+    !previous ||
+    existsSync(files.exit) ||
+    isSameProcessAlive(previous.pid, previous.startTime ?? undefined))
+)
+  process.exit(0);
 try {
-  closeSync(openSync(reattach ? `${files.claim}.reattach-${previous?.pid ?? 'none'}` : files.claim, 'wx', 0o600));
+  const claim = previous ? `${files.claim}.reattach-${previous.pid}-${previous.startTime}` : files.claim;
+  closeSync(openSync(claim, 'wx', 0o600));
 } catch {
   process.exit(0);
 }
-if (
-  reattach &&
-  (existsSync(files.exit) || (previous && isSameProcessAlive(previous.pid, previous.startTime ?? undefined)))
-)
-  process.exit(0);
 writeJsonAtomic<SupervisorRecord>(files.supervisor, {
   pid: process.pid,
   startTime: processStartTime(process.pid) ?? null,
 });
 
-const spec = JSON.parse(readFileSync(files.spec, 'utf8')) as LaunchSpec;
-if (reattach && !spec.container) process.exit(0);
 // The sandbox's proxies live in this process: as long as the agent, whatever happens to workers.
 if (spec.network) {
   try {
@@ -73,11 +77,19 @@ const stderrFd = openSync(files.stderr, 'a', 0o600);
 let stoppedBySvc = false;
 let finished = false;
 
-function finish(record: ExitRecord): void {
+/** Records how the agent ended, then cleans up (the container, the cgroup) and exits. */
+function finish(record: ExitRecord, cleanup: () => Promise<void> = async () => {}): void {
   if (finished) return;
   finished = true;
   if (spec.memoryCgroup) record.oomKilled = record.oomKilled || oomKillCount(spec.memoryCgroup) > 0;
+  // The record first: a supervisor that dies after it leaves nothing a successor would redo.
   writeJsonAtomic(files.exit, record);
+  void cleanup()
+    .catch(() => {})
+    .finally(releaseCgroupAndExit);
+}
+
+function releaseCgroupAndExit(): void {
   if (!spec.memoryCgroup) process.exit(0);
   const cgroup = spec.memoryCgroup;
   // An engine's own processes (Podman's conmon) may leave the run's cgroup just after the container.
@@ -143,12 +155,12 @@ function spawnAgent(): () => void {
 /** Runs the agent's container (container backend): the engine owns the process, this its output. */
 function runAgentContainer(container: ContainerSpec): () => void {
   const output = { stdoutFd, stderrFd, cursorFile: files.logCursor };
-  const run = runContainer(container, spec.memoryCgroup, output, (record) => {
+  const run = runContainer(container, spec.memoryCgroup, output, { reattach }, (record) => {
     // A reattached container keeps the record of its first start.
     if (!reattach || !existsSync(files.agent)) writeJsonAtomic<AgentRecord>(files.agent, record);
   });
   void run.exited.then(
-    (exit) => finish({ ...exit, stoppedBySvc }),
+    (exit) => finish({ ...exit, stoppedBySvc }, run.remove),
     (error: Error) =>
       finish({
         exitCode: null,
@@ -162,6 +174,8 @@ function runAgentContainer(container: ContainerSpec): () => void {
 }
 
 const stopAgent = spec.container ? runAgentContainer(spec.container) : spawnAgent();
+// A stop asked while no supervisor was there to hear it (a container between two supervisors).
+if (spec.container && existsSync(files.stopRequested)) stopAgentGroup();
 
 /** svc asked the agent to stop (cancel, cap, watchdog, the finalizer's lifetime). */
 function stopAgentGroup(): void {

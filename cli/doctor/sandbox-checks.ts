@@ -12,7 +12,7 @@ import type { Finding } from './local-checks.ts';
 export async function sandboxCheck(config: SvcConfig): Promise<Finding> {
   if (config.sandbox.mode === 'container') {
     const name = 'container_engine';
-    const { containerBackendReady } = await import('../../activities/sandbox/container/docker-engine.ts');
+    const { containerBackendReady } = await import('../../activities/sandbox/container/container-backend.ts');
     try {
       return { name, level: 'ok', detail: await containerBackendReady(config.sandbox.container) };
     } catch (error) {

@@ -185,7 +185,8 @@ test.serial('the other pages render for the operator (screenshots for the docs)'
     const page = await operatorPage(path);
     if (heading) await page.getByRole('heading', { name: heading, exact: true }).waitFor();
     // Loaded when no placeholder is left (the lifecycle stream keeps the network busy for ever).
-    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+    // A locator, not waitForFunction: a string predicate is eval'd in the page, which its CSP forbids.
+    await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
     t.deepEqual(await page.locator('[role="alert"]').allInnerTexts(), [], `${path} shows no error`);
     await screenshot(page, name);
     await page.close();

@@ -5,7 +5,7 @@
 // run's unprivileged host uid, a process limit. The same harness (init.mts) runs first inside.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { SANDBOX_PATHS, type SandboxLayout } from '../bubblewrap.ts';
-import type { SandboxLaunchRequest, SandboxNote } from '../sandbox-launch.ts';
+import type { SandboxLaunchRequest } from '../sandbox-launch.ts';
 import type { ContainerCreateBody } from './docker-engine.ts';
 
 /** PATH inside the agent image (the CLIs live in /usr/local/bin). */
@@ -43,7 +43,6 @@ export function containerSandboxSpec({
   env: Record<string, string>;
   /** Host file for the agent's stdin, or null when it has none. */
   stdinFile: string | null;
-  note: SandboxNote;
 }): ContainerSpec {
   const binds = [
     ...layout.etcFiles.map((file) => bind(file.source, file.target)),
@@ -63,6 +62,9 @@ export function containerSandboxSpec({
     binds.push(bind(stdinFile, STDIN_PATH));
     environment.SVC_INIT_STDIN = STDIN_PATH;
   }
+  // The engine's init is the first process: the harness puts the agent in a group of its own, so
+  // a stop reaches everything the agent started (as bubblewrap's supervisor does).
+  environment.SVC_INIT_GROUP = '1';
   // svc as root gives each run a uid of its own; otherwise the engine maps svc's own (rootless).
   const id = request.hostId ?? process.getuid?.() ?? 1000;
   const limit = request.settings.maxProcesses;
@@ -75,12 +77,15 @@ export function containerSandboxSpec({
     unreachableAfterMs: container.unreachableAfterMs,
     body: {
       Image: request.image || container.image,
-      // svc's harness, whatever the image's own entry point: the image gives files, not behaviour.
+      // svc's harness, whatever the image's own entry point.
       Entrypoint: command,
       Cmd: [],
       Env: Object.entries(environment).map(([name, value]) => `${name}=${value}`),
       User: `${id}:${id}`,
       WorkingDir: SANDBOX_PATHS.workspace,
+      // The image gives files, not behaviour: svc decides how the container stops and is watched.
+      StopSignal: 'SIGTERM',
+      Healthcheck: { Test: ['NONE'] },
       Labels: { 'svc.sandbox': request.name },
       HostConfig: {
         NetworkMode: 'none',

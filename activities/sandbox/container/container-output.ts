@@ -35,7 +35,10 @@ function logCopier(output: OutputFiles) {
   let from = cursor;
   let skip = 0;
   let savedAt = 0;
+  let trailing: NodeJS.Timeout | undefined;
   const save = () => {
+    clearTimeout(trailing);
+    trailing = undefined;
     writeJsonAtomic(output.cursorFile, cursor);
     savedAt = Date.now();
   };
@@ -50,14 +53,19 @@ function logCopier(output: OutputFiles) {
       const space = frame.indexOf(0x20);
       const ms = Date.parse(frame.toString('latin1', 0, Math.max(space, 0)));
       const payload = space >= 0 ? frame.subarray(space + 1) : frame;
+      const destination = stream === 2 ? output.stderrFd : output.stdoutFd;
+      // The engine stamps every frame; one without a readable stamp is copied but moves no cursor.
+      if (Number.isNaN(ms)) return void writeSync(destination, payload);
       if (ms < from.ms) return;
       if (ms === from.ms && skip > 0) {
         skip -= 1;
         return;
       }
-      writeSync(stream === 2 ? output.stderrFd : output.stdoutFd, payload);
+      writeSync(destination, payload);
       cursor = ms === cursor.ms ? { ms, frames: cursor.frames + 1 } : { ms, frames: 1 };
+      // At most every CURSOR_SAVE_MS, and once more after the last frame of a burst.
       if (Date.now() - savedAt >= CURSOR_SAVE_MS) save();
+      else trailing ??= setTimeout(save, CURSOR_SAVE_MS).unref();
     },
     save,
   };

@@ -1,93 +1,116 @@
-// The supervisor's half of the container backend: create the run's container (or find the one a
-// previous supervisor made), start it, copy its output into the sandbox's log files, wait for it
+// The supervisor's half of the container backend: create the run's container (a supervisor that
+// takes over only finds it), start it, copy its output into the sandbox's log files, wait for it
 // to end, and say how it ended. The supervisor keeps its file contract, so the activities watch a
 // container exactly as they watch a bubblewrap sandbox.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { processStartTime } from '../../../platform/processes.ts';
 import type { AgentRecord, ExitRecord } from '../files.ts';
 import { memoryLimitWasHit, type MemoryCgroup } from '../memory-cgroup.ts';
-import { DockerEngine } from './docker-engine.ts';
-import { copyContainerOutput } from './container-output.ts';
+import { DockerEngine, EngineError, type ContainerCreateBody } from './docker-engine.ts';
+import { copyContainerOutput, type OutputFiles } from './container-output.ts';
 import type { ContainerSpec } from './container-launch.ts';
+import { waitForExit } from './container-wait.ts';
 
 const SECCOMP_PROFILE = join(dirname(fileURLToPath(import.meta.url)), 'image', 'seccomp.json');
 
 /** Seconds between SIGTERM and SIGKILL when svc stops a container. */
 const STOP_GRACE_SECONDS = 5;
 
+type Exit = Omit<ExitRecord, 'stoppedBySvc'>;
+
 export interface ContainerRun {
   /** Resolves with the container's exit once it has ended (its output copied). */
-  exited: Promise<Omit<ExitRecord, 'stoppedBySvc'>>;
+  exited: Promise<Exit>;
   stop(): void;
+  /** Removes the container, once its exit is recorded. */
+  remove(): Promise<void>;
 }
 
-/** The cgroup parent an engine with the cgroupfs manager takes: the path under the controller's root. */
-function cgroupParent(cgroup: MemoryCgroup): string {
-  return cgroup.path.replace(cgroup.version === 1 ? /^\/sys\/fs\/cgroup\/memory/ : /^\/sys\/fs\/cgroup/, '') || '/';
+const failure = (code: string, message: string): Exit => ({
+  exitCode: null,
+  signal: null,
+  spawnError: { code, message },
+  endedAt: new Date().toISOString(),
+});
+const lost = (loss: 'vanished' | 'unreachable'): Exit => ({
+  exitCode: null,
+  signal: null,
+  spawnError: null,
+  loss,
+  endedAt: new Date().toISOString(),
+});
+
+/**
+ * What the engine is asked for beyond the launch: the memory limit (through the run's cgroup where
+ * the engine manages cgroupfs paths, else the engine's own), svc's seccomp profile, and nothing of
+ * the image's own stop signal, health check or volumes.
+ */
+async function createBody(
+  engine: DockerEngine,
+  spec: ContainerSpec,
+  memoryCgroup: MemoryCgroup | null | undefined,
+): Promise<ContainerCreateBody> {
+  const body = structuredClone(spec.body);
+  const info = await engine.info();
+  if (memoryCgroup && info.CgroupDriver === 'cgroupfs') {
+    // The run's memory cgroup holds the limit, and the OOM evidence that outlives the container.
+    body.HostConfig.CgroupParent = memoryCgroup.path.replace(/^\/sys\/fs\/cgroup(\/memory)?/, '') || '/';
+  } else if (spec.memoryLimitMiB || memoryCgroup) {
+    body.HostConfig.Memory = (spec.memoryLimitMiB ?? memoryCgroup!.limitMiB) * 1024 * 1024;
+    body.HostConfig.MemorySwap = body.HostConfig.Memory;
+  }
+  // svc's profile: the engine's default without namespace creation (no nested user namespace).
+  // Podman takes it as a path on its host, Docker as the profile itself.
+  const podman = info.Components?.some((component) => /podman/i.test(component.Name)) ?? false;
+  body.HostConfig.SecurityOpt.push(`seccomp=${podman ? SECCOMP_PROFILE : readFileSync(SECCOMP_PROFILE, 'utf8')}`);
+  const image = await engine.inspectImage(body.Image);
+  if (image && Object.keys(image.Config?.Volumes ?? {}).length)
+    throw new Error(`the image ${body.Image} declares volumes; an agent image may not (its root is read-only)`);
+  return body;
 }
 
 /**
- * Runs the sandbox's container. `onSpawn` is called once the agent's container is running;
- * a spawn failure (no image, a refused create) resolves `exited` with a spawnError.
+ * Runs the sandbox's container. `onSpawn` is called once the agent's container is running; a
+ * refused create or start resolves `exited` with a spawnError. With `reattach` the container must
+ * already exist (a missing one is `vanished`): a successor never starts the agent again.
  */
 export function runContainer(
   spec: ContainerSpec,
   memoryCgroup: MemoryCgroup | null | undefined,
-  output: { stdoutFd: number; stderrFd: number; cursorFile: string },
+  output: OutputFiles,
+  options: { reattach: boolean },
   onSpawn: (record: AgentRecord) => void,
 ): ContainerRun {
   const engine = new DockerEngine(spec.engine);
   let containerId: string | null = null;
   let stopRequested = false;
-  const body = structuredClone(spec.body);
-  // The run's memory cgroup holds the limit (and the OOM evidence, which outlives the container).
-  if (memoryCgroup) body.HostConfig.CgroupParent = cgroupParent(memoryCgroup);
-  else if (spec.memoryLimitMiB) {
-    body.HostConfig.Memory = spec.memoryLimitMiB * 1024 * 1024;
-    body.HostConfig.MemorySwap = body.HostConfig.Memory;
-  }
 
-  const exited = (async (): Promise<Omit<ExitRecord, 'stoppedBySvc'>> => {
-    try {
-      // svc's seccomp profile: the engine's default without namespace creation (no nested user namespace).
-      body.HostConfig.SecurityOpt.push(
-        `seccomp=${(await engine.isPodman()) ? SECCOMP_PROFILE : readFileSync(SECCOMP_PROFILE, 'utf8')}`,
-      );
-      containerId = await createOrFind(engine, spec.name, body);
-    } catch (error) {
-      return {
-        exitCode: null,
-        signal: null,
-        spawnError: {
-          code: 'CONTAINER_CREATE',
-          message: `the container could not be created: ${(error as Error).message}`,
-        },
-        endedAt: new Date().toISOString(),
-      };
-    }
-    let state = (await engine.inspect(containerId))?.State;
-    if (state && !state.Running && state.Status === 'created') {
+  const exited = (async (): Promise<Exit> => {
+    const existing = await engine.inspect(spec.name).catch(() => null);
+    if (existing) containerId = existing.Id;
+    else if (options.reattach) return lost('vanished');
+    else {
       try {
-        await engine.start(containerId);
+        containerId = await engine.create(spec.name, await createBody(engine, spec, memoryCgroup));
       } catch (error) {
-        await engine.remove(containerId).catch(() => {});
-        return {
-          exitCode: null,
-          signal: null,
-          spawnError: {
-            code: 'CONTAINER_START',
-            message: `the container could not start: ${(error as Error).message}`,
-          },
-          endedAt: new Date().toISOString(),
-        };
+        // A create that lost a race finds the winner's (Docker answers 409 for a name in use, Podman 500).
+        const winner = await engine.inspect(spec.name).catch(() => null);
+        if (!winner)
+          return failure('CONTAINER_CREATE', `the container could not be created: ${(error as Error).message}`);
+        containerId = winner.Id;
       }
-      state = (await engine.inspect(containerId))?.State;
+    }
+    const state = await startedState(engine, containerId);
+    if ('error' in state) {
+      await engine.remove(containerId).catch(() => {});
+      return failure('CONTAINER_START', `the container could not start: ${state.error}`);
     }
     onSpawn({
-      pid: state?.Pid ?? 0,
-      startTime: state?.Pid ? (processStartTime(state.Pid) ?? null) : null,
+      pid: state.Pid,
+      startTime: state.Pid ? (processStartTime(state.Pid) ?? null) : null,
       spawnedAt: new Date().toISOString(),
       containerId,
     });
@@ -96,16 +119,14 @@ export function runContainer(
     const ended = await waitForExit(engine, containerId, spec.unreachableAfterMs);
     if (ended.loss) {
       logs.stop();
-      return { exitCode: null, signal: null, spawnError: null, loss: ended.loss, endedAt: new Date().toISOString() };
+      return lost(ended.loss);
     }
-    const { exitCode } = ended;
     await logs.drain();
     const final = (await engine.inspect(containerId).catch(() => null))?.State;
     const oomKilled =
       final?.OOMKilled === true ||
-      (exitCode === 137 && !stopRequested && memoryCgroup ? memoryLimitWasHit(memoryCgroup) : false);
-    await engine.remove(containerId).catch(() => {});
-    return { exitCode, signal: null, spawnError: null, oomKilled, endedAt: new Date().toISOString() };
+      (ended.exitCode === 137 && !stopRequested && memoryCgroup ? memoryLimitWasHit(memoryCgroup) : false);
+    return { exitCode: ended.exitCode, signal: null, spawnError: null, oomKilled, endedAt: new Date().toISOString() };
   })();
 
   return {
@@ -114,57 +135,30 @@ export function runContainer(
       stopRequested = true;
       if (containerId) void engine.stop(containerId, STOP_GRACE_SECONDS).catch(() => {});
     },
+    async remove() {
+      if (containerId) await engine.remove(containerId);
+    },
   };
 }
 
-/**
- * Waits for the container to end. The engine may restart under it (a wait is just an HTTP request):
- * then it waits again. A container that disappears (removed behind svc's back, its host gone) is
- * `vanished`; an engine that does not answer for `unreachableAfterMs` is `unreachable`.
- */
-async function waitForExit(
+/** Starts a created container (a found one may run already); an engine blip is retried for a while. */
+async function startedState(
   engine: DockerEngine,
   id: string,
-  unreachableAfterMs: number,
-): Promise<{ exitCode: number; loss?: undefined } | { loss: 'vanished' | 'unreachable' }> {
-  let unansweredSince: number | null = null;
-  for (;;) {
-    let exitCode: number | null = null;
-    let waitFailed = false;
+): Promise<{ Pid: number; Running: boolean } | { error: string }> {
+  let lastError = 'the engine did not answer';
+  for (let attempt = 0; attempt < 10; attempt++) {
     try {
-      exitCode = await engine.wait(id);
-    } catch {
-      // Whether the container is gone, still running or its engine unreachable, inspect decides.
-      waitFailed = true;
+      const state = (await engine.inspect(id))?.State;
+      if (!state) return { error: 'the container disappeared' };
+      if (state.Status !== 'created') return state;
+      await engine.start(id);
+    } catch (error) {
+      // An answer is final (a bad option, a missing binary); no answer may be a restarting engine.
+      if (error instanceof EngineError) return { error: error.message };
+      lastError = (error as Error).message;
     }
-    let state: Awaited<ReturnType<DockerEngine['inspect']>>;
-    try {
-      state = await engine.inspect(id);
-    } catch {
-      unansweredSince ??= Date.now();
-      if (Date.now() - unansweredSince > unreachableAfterMs) return { loss: 'unreachable' };
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      continue;
-    }
-    unansweredSince = null;
-    if (!state) return { loss: 'vanished' };
-    if (!state.State.Running) return { exitCode: exitCode ?? state.State.ExitCode };
-    if (waitFailed) await new Promise((resolve) => setTimeout(resolve, 1000));
+    await sleep(500 * (attempt + 1));
   }
-}
-
-/**
- * Finds the sandbox's container (a previous supervisor's), or creates it. A create that loses a
- * race finds the winner's (Docker answers 409 for a name in use, Podman 500: the name decides).
- */
-async function createOrFind(engine: DockerEngine, name: string, body: ContainerSpec['body']): Promise<string> {
-  const existing = await engine.inspect(name);
-  if (existing) return existing.Id;
-  try {
-    return await engine.create(name, body);
-  } catch (error) {
-    const winner = await engine.inspect(name);
-    if (!winner) throw error;
-    return winner.Id;
-  }
+  return { error: lastError };
 }

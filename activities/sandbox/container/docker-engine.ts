@@ -4,28 +4,6 @@
 // the engine does not document (docs/decisions.md: why not dockerode).
 import { request, type IncomingMessage } from 'node:http';
 
-/**
- * A worker refuses to start a container backend it cannot use: the engine must answer and hold the
- * default image (no registry is assumed: build it with scripts/build-agent-image). Answers the line
- * start-up prints.
- */
-export async function containerBackendReady(settings: { engine: string; image: string }): Promise<string> {
-  const engine = new DockerEngine(settings.engine);
-  try {
-    await engine.ping();
-  } catch (error) {
-    throw new Error(
-      `SVC_SANDBOX=container: the container engine at ${settings.engine} does not answer (${(error as Error).message}); ` +
-        'start one (e.g. `podman system service --time=0 unix:///run/podman/podman.sock`) or set SVC_CONTAINER_ENGINE',
-    );
-  }
-  if (!(await engine.imageExists(settings.image)))
-    throw new Error(
-      `SVC_SANDBOX=container: the engine has no image ${settings.image}; build it with scripts/build-agent-image`,
-    );
-  return `sandbox: containers (${settings.image}) on the engine at ${settings.engine}`;
-}
-
 /** The API version svc speaks: Docker 20.10+ and Podman 3+ serve it. */
 const API_VERSION = 'v1.41';
 
@@ -48,6 +26,8 @@ export interface ContainerCreateBody {
   Env: string[];
   User: string;
   WorkingDir: string;
+  StopSignal: string;
+  Healthcheck: { Test: ['NONE'] };
   Labels: Record<string, string>;
   HostConfig: {
     NetworkMode: 'none';
@@ -144,20 +124,27 @@ export class DockerEngine {
     return (await this.#call('GET', `/containers/json?all=true&filters=${filters}`)) ?? [];
   }
 
-  /** Podman takes a seccomp profile as a path on its host, Docker as the profile itself. */
-  async isPodman(): Promise<boolean> {
-    const version = await this.#call<{ Components?: { Name: string }[] }>('GET', '/version');
-    return Boolean(version?.Components?.some((component) => /podman/i.test(component.Name)));
+  /** The engine's name (Components) and how it manages cgroups (`cgroupfs` or `systemd`). */
+  async info(): Promise<{ CgroupDriver?: string; Components?: { Name: string }[] }> {
+    const [info, version] = await Promise.all([
+      this.#call<{ CgroupDriver?: string }>('GET', '/info'),
+      this.#call<{ Components?: { Name: string }[] }>('GET', '/version'),
+    ]);
+    return { CgroupDriver: info?.CgroupDriver, Components: version?.Components };
+  }
+
+  /** The image's configuration, or null when the engine does not have it. */
+  async inspectImage(image: string): Promise<{ Config?: { Volumes?: Record<string, unknown> | null } } | null> {
+    try {
+      return await this.#call('GET', `/images/${encodeURIComponent(image)}/json`);
+    } catch (error) {
+      if (error instanceof EngineError && error.status === 404) return null;
+      throw error;
+    }
   }
 
   async imageExists(image: string): Promise<boolean> {
-    try {
-      await this.#call('GET', `/images/${encodeURIComponent(image)}/json`);
-      return true;
-    } catch (error) {
-      if (error instanceof EngineError && error.status === 404) return false;
-      throw error;
-    }
+    return (await this.inspectImage(image)) !== null;
   }
 
   async create(name: string, body: ContainerCreateBody): Promise<string> {
@@ -174,9 +161,9 @@ export class DockerEngine {
   }
 
   /** The container's state, or null when the engine has no such container. */
-  async inspect(idOrName: string): Promise<{ Id: string; State: ContainerState } | null> {
+  async inspect(idOrName: string, timeoutMs?: number): Promise<{ Id: string; State: ContainerState } | null> {
     try {
-      return await this.#call('GET', `/containers/${encodeURIComponent(idOrName)}/json`);
+      return await this.#call('GET', `/containers/${encodeURIComponent(idOrName)}/json`, undefined, timeoutMs);
     } catch (error) {
       if (error instanceof EngineError && error.status === 404) return null;
       throw error;
