@@ -6,14 +6,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { appendRunEvents, projectRunRow, type RunEventInput } from '../../activities/read-model/run-projection.ts';
 import { BUILTIN_AGENTS } from '../../core/agents.ts';
 import { newId } from '../../core/ids.ts';
 import { buildRunInput } from '../../core/run-input.ts';
-import { initialRunSnapshot } from '../../core/run-model.ts';
 import { runSearchAttributes } from '../../core/search-attributes.ts';
-import { RunEventEntity } from '../../db/entities/index.ts';
-import { initORM, migrate } from '../../db/orm.ts';
 import { dataPaths } from '../../platform/config.ts';
 import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
 import { freePort } from '../support/free-port.ts';
@@ -21,6 +17,7 @@ import { measurePlanOverhead } from './plan-overhead.ts';
 import { measureRunAnalytics } from './analytics.ts';
 import { dashboardBundleKb, measureDashboardFirstLoad } from './web.ts';
 import { measureSandboxStartup } from './sandboxes.ts';
+import { measureEventIngest } from './ingest.ts';
 import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
 import { request, testEnvironment, waitForRunState } from '../support/stack.ts';
@@ -58,62 +55,6 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await work();
   return performance.now() - started;
-}
-
-/** Event ingestion: svc's idempotent, seq-allocating append vs a plain batched insert. */
-async function eventIngest(): Promise<void> {
-  const readModel = await initORM({ databaseUrl: join(mkdtempSync(join(tmpdir(), 'svc-bench-')), 'bench.sqlite') });
-  await migrate(readModel);
-  const batches = 60;
-  const perBatch = 50;
-  const event = (i: number): RunEventInput => ({
-    dedupeKey: `stdout:${i}`,
-    kind: 'log.stdout',
-    stream: 'stdout',
-    ts: new Date().toISOString(),
-    payload: { text: `line ${i}` },
-  });
-  const snapshot = () => {
-    const runId = newId('run');
-    return initialRunSnapshot(
-      buildRunInput(
-        { runId, createdAt: Date.now(), agent: BUILTIN_AGENTS[0]!, projectId: null, prompt: 'bench', trigger: 'bench' },
-        '/tmp',
-      ),
-    );
-  };
-  const measuredRun = snapshot();
-  const baselineRun = snapshot();
-  await projectRunRow(readModel.em(), measuredRun);
-  await projectRunRow(readModel.em(), baselineRun);
-  const baselineMs = await timed(async () => {
-    for (let b = 0; b < batches; b++) {
-      await readModel.em().insertMany(
-        RunEventEntity,
-        Array.from({ length: perBatch }, (_, i) => ({
-          ...event(b * perBatch + i),
-          runId: baselineRun.id,
-          seq: b * perBatch + i + 1,
-          ts: new Date(),
-          payload: { text: 'x' },
-        })),
-      );
-    }
-  });
-  const measuredMs = await timed(async () => {
-    for (let b = 0; b < batches; b++)
-      await appendRunEvents(
-        readModel.em(),
-        measuredRun.id,
-        Array.from({ length: perBatch }, (_, i) => event(b * perBatch + i)),
-      );
-  });
-  await readModel.close();
-  record('event-ingest ratio (appendRunEvents / insertMany)', measuredMs / baselineMs, 6, 'max', {
-    events: batches * perBatch,
-    measuredMs: Math.round(measuredMs),
-    baselineMs: Math.round(baselineMs),
-  });
 }
 
 function rssMiB(pid: number): number {
@@ -268,7 +209,10 @@ async function dispatch(): Promise<void> {
 // `npm run bench -- dispatch` (or ingest, plan, analytics, web, sandbox) runs one part only.
 const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.argv[2];
-if (!only || only === 'ingest') await eventIngest();
+if (!only || only === 'ingest') {
+  const { ratio, ...detail } = await measureEventIngest();
+  record('event-ingest ratio (appendRunEvents / insertMany)', ratio, 6, 'max', detail);
+}
 if (!only || only === 'dispatch') await dispatch();
 if (!only || only === 'plan') {
   const plan = await measurePlanOverhead();
@@ -304,24 +248,11 @@ if (!only || only === 'web') {
   });
 }
 if (!only || only === 'sandbox') {
-  // Per backend, from the server's timestamps. A container costs an engine round trip and a
-  // container start on top of the same supervisor; the bound keeps it a small multiple.
-  const settings = loadTemporalDevSettings();
-  settings.port = await freePort();
-  settings.ui.enabled = false;
-  const temporal = await startTemporalDev(mkdtempSync(join(tmpdir(), 'svc-bench-s-')), settings);
-  try {
-    const startup = await measureSandboxStartup(temporal.address);
-    for (const backend of startup) {
-      record(`dispatch → sandbox started, ${backend.backend} (ms, p50)`, backend.sandboxStartedMsP50, 1500, 'max', {
-        ...backend,
-      });
-      record(`dispatch → first agent output, ${backend.backend} (ms, p50)`, backend.firstOutputMsP50, 3000, 'max', {
-        ...backend,
-      });
-    }
-  } finally {
-    await temporal.stop();
+  // Per backend, from the server's timestamps: a container adds an engine round trip and a start.
+  for (const backend of await measureSandboxStartup()) {
+    const { sandboxStartedMsP50: started, firstOutputMsP50: output } = backend;
+    record(`dispatch → sandbox started, ${backend.backend} (ms, p50)`, started, 1500, 'max', { ...backend });
+    record(`dispatch → first agent output, ${backend.backend} (ms, p50)`, output, 3000, 'max', { ...backend });
   }
 }
 for (const figure of results) console.log(JSON.stringify(figure));

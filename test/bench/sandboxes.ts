@@ -1,7 +1,12 @@
 // Per sandbox backend: dispatch → sandbox started, and dispatch → first agent output (p50 over a
 // few trivial runs), measured from the server's own timestamps (the run's createdAt, the events'
 // ts), one backend after the other on the same Temporal.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
 import { startContainerEngine } from '../support/container-engine.ts';
+import { freePort } from '../support/free-port.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 export interface SandboxStartup {
@@ -32,7 +37,13 @@ async function measure(svc: TestStack, runs: number): Promise<{ started: number[
   return { started, output };
 }
 
-export async function measureSandboxStartup(temporalAddress: string, runs = 8): Promise<SandboxStartup[]> {
+/** On a Temporal dev server of its own, both backends one after the other. */
+export async function measureSandboxStartup(runs = 8): Promise<SandboxStartup[]> {
+  const settings = loadTemporalDevSettings();
+  settings.port = await freePort();
+  settings.ui.enabled = false;
+  const temporal = await startTemporalDev(mkdtempSync(join(tmpdir(), 'svc-bench-s-')), settings);
+  const temporalAddress = temporal.address;
   const results: SandboxStartup[] = [];
   const engine = await startContainerEngine();
   try {
@@ -56,6 +67,7 @@ export async function measureSandboxStartup(temporalAddress: string, runs = 8): 
     }
   } finally {
     await engine.stop();
+    await temporal.stop();
   }
   return results;
 }
