@@ -33,6 +33,7 @@ import { readSandboxEvents, type CostCapCrossing, type SupervisionProgress } fro
 import { createMemoryCgroup, type MemoryLimitOutcome } from './sandbox/memory-cgroup.ts';
 import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
 import { launchOutcome } from './sandbox/launch-outcome.ts';
+import { engineFacts } from './sandbox/container/engine-facts.ts';
 
 export function createAgentActivities(deps: RunActivityDeps) {
   const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);
@@ -107,6 +108,8 @@ export function createAgentActivities(deps: RunActivityDeps) {
       const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
       const { spec, note } = sandboxLaunch({
         name: runId,
+        engineFacts:
+          isolation === 'container' ? await engineFacts(deps.sandbox.container.engine).catch(() => null) : null,
         image,
         cpuMillicores,
         memoryLimitMiB: limitMiB,

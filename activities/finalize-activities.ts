@@ -87,6 +87,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
         name: `${runId}-finalize`,
         // The agent's own image: the finalizer needs its git, and sees nothing the agent did not.
         image: agentSpec.container?.image,
+        engineFacts: agentSpec.container?.engineFacts,
         memoryLimitMiB: limitMiB,
         dir: join(agentDir, 'finalize'),
         launch: { argv: [process.execPath], cwd: agentSpec.cwd, env, stdin: null },

@@ -15,6 +15,7 @@ import { UNSANDBOXED_WARNING } from './isolation.ts';
 import { NETWORK_SOCKETS } from './sandbox-network.ts';
 import { resolveToolchain } from './toolchain.ts';
 import { CONTAINER_PATH, containerSandboxSpec } from './container/container-launch.ts';
+import type { EngineFacts } from './container/engine-facts.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SVC_CHECKOUT = join(HERE, '..', '..');
@@ -56,6 +57,8 @@ export interface SandboxLaunchRequest {
   cpuMillicores?: number | null;
   /** The run's memory limit: a container asks it of the engine when svc cannot make the cgroup. */
   memoryLimitMiB?: number | null;
+  /** What the worker knows of its container engine. */
+  engineFacts?: EngineFacts | null;
 }
 
 export interface SandboxNote {

@@ -5,11 +5,10 @@ import test from 'ava';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
+import { startContainerEngine, waitUntilRemoved, type TestContainerEngine } from '../support/container-engine.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { ScriptedModel } from '../support/scripted-model.ts';
-import { waitFor } from '../support/processes.ts';
 import { startTestStack, waitForRunState } from '../support/stack.ts';
 
 const github = new GitHubStandIn();
@@ -78,6 +77,5 @@ test.serial('Claude Code in a container writes and commits; svc pushes, opens th
   );
   t.true(model.requests.some((request) => request.model === 'claude-sonnet-4-5'));
   // The finalizer's container ends after it posted its result: gone before the engine is.
-  for (const name of [`svc-${run.id}`, `svc-${run.id}-finalize`])
-    await waitFor(async () => (await engine.engine.inspect(name)) === null, `${name} removed`, 20_000);
+  for (const name of [`svc-${run.id}`, `svc-${run.id}-finalize`]) await waitUntilRemoved(engine.engine, name, 20_000);
 });

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { reconcilerScheduleId } from '../../worker/reconciler-schedule.ts';
 import { join } from 'node:path';
-import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
+import { startContainerEngine, waitUntilRemoved, type TestContainerEngine } from '../support/container-engine.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
@@ -110,8 +110,7 @@ test.serial('a run in a container commits, hands its branch over, and svc pushes
   );
   t.like(forge.pulls.at(-1), { head: `svc/${runId}`, state: 'open' });
   // Both containers (agent and finalizer) are removed once their output is copied.
-  for (const name of [`svc-${runId}`, `svc-${runId}-finalize`])
-    await waitFor(async () => (await engine.engine.inspect(name)) === null, `${name} removed`, 20_000);
+  for (const name of [`svc-${runId}`, `svc-${runId}-finalize`]) await waitUntilRemoved(engine.engine, name, 20_000);
   t.pass();
 });
 
@@ -144,7 +143,7 @@ test.serial('cancel stops the container', async (t) => {
   const stoppedAt = JSON.parse((await svc.request('GET', `/runs/${runId}`)).text).run.endedAt;
   t.truthy(stoppedAt);
   // The engine removes it once its output is copied, which may finish just after the run ended.
-  await waitFor(async () => (await engine.engine.inspect(`svc-${runId}`)) === null, 'the container removed', 20_000);
+  await waitUntilRemoved(engine.engine, `svc-${runId}`, 20_000);
   t.true(Date.now() - started < 20_000);
 });
 
@@ -202,7 +201,7 @@ test.serial(
     t.truthy(await engine.engine.inspect(`svc-${runId}`), 'the container is still there');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await reconcilerPass();
-    await waitFor(async () => (await engine.engine.inspect(`svc-${runId}`)) === null, 'the sweep', 30_000);
+    await waitUntilRemoved(engine.engine, `svc-${runId}`, 30_000);
     t.pass();
   },
 );

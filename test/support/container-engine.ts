@@ -22,6 +22,11 @@ export interface TestContainerEngine {
 
 const CONTAINERS_CONF = resolve('activities/sandbox/container/image/containers.conf');
 
+/** Waits until the engine no longer has the container (Podman may answer 500 while it removes one). */
+export async function waitUntilRemoved(engine: DockerEngine, name: string, timeoutMs = 30_000): Promise<void> {
+  await waitFor(async () => (await engine.inspect(name).catch(() => undefined)) === null, `${name} removed`, timeoutMs);
+}
+
 export async function startContainerEngine(): Promise<TestContainerEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-podman-'));
   const address = `unix://${join(dir, 'podman.sock')}`;

@@ -7,6 +7,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { SANDBOX_PATHS, type SandboxLayout } from '../bubblewrap.ts';
 import type { SandboxLaunchRequest } from '../sandbox-launch.ts';
 import type { ContainerCreateBody } from './docker-engine.ts';
+import type { EngineFacts } from './engine-facts.ts';
 
 /** PATH inside the agent image (the CLIs live in /usr/local/bin). */
 export const CONTAINER_PATH = '/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin';
@@ -24,6 +25,8 @@ export interface ContainerSpec {
   memoryLimitMiB: number | null;
   /** How long the engine may not answer before the sandbox is `sandbox_unreachable`. */
   unreachableAfterMs: number;
+  /** What the worker knew of the engine (the supervisor asks itself when this is null). */
+  engineFacts: EngineFacts | null;
   body: ContainerCreateBody;
 }
 
@@ -75,6 +78,7 @@ export function containerSandboxSpec({
     image: request.image || container.image,
     memoryLimitMiB: request.memoryLimitMiB ?? null,
     unreachableAfterMs: container.unreachableAfterMs,
+    engineFacts: request.engineFacts ?? null,
     body: {
       Image: request.image || container.image,
       // svc's harness, whatever the image's own entry point.

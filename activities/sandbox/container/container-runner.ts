@@ -13,9 +13,12 @@ import { DockerEngine, EngineError, type ContainerCreateBody } from './docker-en
 import { copyContainerOutput, type OutputFiles } from './container-output.ts';
 import type { ContainerSpec } from './container-launch.ts';
 import { waitForExit } from './container-wait.ts';
+import { askEngineFacts } from './engine-facts.ts';
 
 const SECCOMP_PROFILE = join(dirname(fileURLToPath(import.meta.url)), 'image', 'seccomp.json');
 
+/** How long a container killed by someone else has to disappear before its kill counts as a death. */
+const REMOVAL_SETTLE_MS = 1000;
 /** Seconds between SIGTERM and SIGKILL when svc stops a container. */
 const STOP_GRACE_SECONDS = 5;
 
@@ -54,8 +57,8 @@ async function createBody(
   memoryCgroup: MemoryCgroup | null | undefined,
 ): Promise<ContainerCreateBody> {
   const body = structuredClone(spec.body);
-  const info = await engine.info();
-  if (memoryCgroup && info.CgroupDriver === 'cgroupfs') {
+  const facts = spec.engineFacts ?? (await askEngineFacts(engine));
+  if (memoryCgroup && facts.cgroupDriver === 'cgroupfs') {
     // The run's memory cgroup holds the limit, and the OOM evidence that outlives the container.
     body.HostConfig.CgroupParent = memoryCgroup.path.replace(/^\/sys\/fs\/cgroup(\/memory)?/, '') || '/';
   } else if (spec.memoryLimitMiB || memoryCgroup) {
@@ -64,8 +67,7 @@ async function createBody(
   }
   // svc's profile: the engine's default without namespace creation (no nested user namespace).
   // Podman takes it as a path on its host, Docker as the profile itself.
-  const podman = info.Components?.some((component) => /podman/i.test(component.Name)) ?? false;
-  body.HostConfig.SecurityOpt.push(`seccomp=${podman ? SECCOMP_PROFILE : readFileSync(SECCOMP_PROFILE, 'utf8')}`);
+  body.HostConfig.SecurityOpt.push(`seccomp=${facts.podman ? SECCOMP_PROFILE : readFileSync(SECCOMP_PROFILE, 'utf8')}`);
   const image = await engine.inspectImage(body.Image);
   if (image && Object.keys(image.Config?.Volumes ?? {}).length)
     throw new Error(`the image ${body.Image} declares volumes; an agent image may not (its root is read-only)`);
@@ -122,7 +124,13 @@ export function runContainer(
       return lost(ended.loss);
     }
     await logs.drain();
-    const final = (await engine.inspect(containerId).catch(() => null))?.State;
+    // A container removed behind svc's back is first killed (SIGKILL, 137), then gone: a kill svc
+    // did not send is looked at again a moment later, so it is not taken for the agent's death.
+    const killedByOthers = ended.exitCode === 137 && !stopRequested;
+    if (killedByOthers) await sleep(REMOVAL_SETTLE_MS);
+    const seen = await engine.inspect(containerId).catch(() => undefined);
+    if (killedByOthers && seen === null) return lost('vanished');
+    const final = seen?.State;
     const oomKilled =
       final?.OOMKilled === true ||
       (ended.exitCode === 137 && !stopRequested && memoryCgroup ? memoryLimitWasHit(memoryCgroup) : false);
@@ -153,6 +161,7 @@ async function startedState(
       if (!state) return { error: 'the container disappeared' };
       if (state.Status !== 'created') return state;
       await engine.start(id);
+      continue; // started: its state at once
     } catch (error) {
       // An answer is final (a bad option, a missing binary); no answer may be a restarting engine.
       if (error instanceof EngineError) return { error: error.message };
