@@ -28,7 +28,9 @@ writeFileSync(
     'agents:',
     '  - name: poller',
     '    steering: mid-run',
-    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 150); do out=$(curl -sf $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); case $out in *body*) echo \\"got $out\\"; exit 0;; esac; sleep 0.2; done; exit 1"]',
+    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 150); do ' +
+      'out=$(curl -sf $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); ' +
+      'case $out in *body*) echo \\"got $out\\"; exit 0;; esac; sleep 0.2; done; exit 1"]',
   ].join('\n'),
 );
 
