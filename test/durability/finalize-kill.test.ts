@@ -2,12 +2,11 @@
 // in Temporal as a signal, and a new worker finishes the run: branch pushed once, exactly one PR.
 import test from 'ava';
 import { RunEventEntity } from '../../db/entities/index.ts';
-import { loadConfig } from '../../platform/config.ts';
-import { startStack } from '../../stack/stack.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
-import { request, testEnvironment, waitForRunState } from '../support/stack.ts';
+import { waitForRunState } from '../support/stack.ts';
+import { startApiOnlyStack } from '../support/worker-kill.ts';
 
 test('a run survives SIGKILL of its worker mid-finalize, with exactly one pull request', async (t) => {
   const github = new GitHubStandIn();
@@ -16,21 +15,11 @@ test('a run survives SIGKILL of its worker mid-finalize, with exactly one pull r
   await forge.start();
   t.teardown(() => forge.stop());
   // The finalizer is slowed down by a pre-push hook, so the kill lands while finalize is under way.
-  const environment = await testEnvironment({
-    env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PR_POLL_MIN_MS: '300000' },
+  const { environment, stack, api } = await startApiOnlyStack(t, {
+    SVC_GIT_TOKEN: 'ghp_test',
+    SVC_GITHUB_API_URL: forge.url,
+    SVC_PR_POLL_MIN_MS: '300000',
   });
-  const stack = await startStack({
-    config: loadConfig(environment.env),
-    api: true,
-    worker: false,
-    noAuth: false,
-    log: () => {},
-  });
-  t.teardown(() => stack.stop());
-  const api = {
-    request: (method: string, path: string, options?: any) =>
-      request(stack.api!.url, stack.token.token, method, path, options),
-  };
   const workerEnv = { ...environment.env, SVC_API_URL: stack.api!.url };
 
   const first = spawnSvc(['worker'], workerEnv);

@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
 import { waitFor } from '../support/processes.ts';
 import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
-import { eventsOf, hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
+import { assertPathsHidden, eventsOf, hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
 
 const MAX_PROCESSES = 64;
 /**
@@ -157,10 +157,7 @@ test.serial("the agent sees nothing of svc's data, the host, svc's checkout or a
   ].join('\n');
   const { run, stdout, everything } = await runAttack(svc, prompt);
   t.is(run.state, 'succeeded', JSON.stringify(run));
-  for (const label of Object.keys(targets)) {
-    t.is(reported(stdout, `sees_${label}`), 'no', `the agent sees ${targets[label]}`);
-    t.is(reported(stdout, `reads_${label}`), 'no', `the agent reads ${targets[label]}`);
-  }
+  assertPathsHidden(t, stdout, targets);
   for (const label of ['reads_shadow', 'writes_usr', 'writes_etc', 'writes_root', 'writes_programs'])
     t.is(reported(stdout, label), 'no', label);
   t.is(reported(stdout, 'found'), '', "no other run's workspace is anywhere in the container");

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
-import { hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
+import { assertPathsHidden, hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
 
 let svc: TestStack;
 test.before(async () => {
@@ -57,10 +57,7 @@ test.serial("an agent sees nothing of svc's data, the host's homes, svc's checko
   ].join('\n');
   const { run, stdout, everything } = await runAttack(svc, prompt);
   t.is(run.state, 'succeeded', JSON.stringify(run));
-  for (const label of Object.keys(targets)) {
-    t.is(reported(stdout, `sees_${label}`), 'no', `the agent sees ${targets[label]}`);
-    t.is(reported(stdout, `reads_${label}`), 'no', `the agent reads ${targets[label]}`);
-  }
+  assertPathsHidden(t, stdout, targets);
   for (const label of ['writes_usr', 'writes_etc', 'writes_root']) t.is(reported(stdout, label), 'no', label);
   t.is(reported(stdout, 'found'), '', "no other run's workspace is anywhere in the sandbox");
   t.is(reported(stdout, 'operator_env'), '0', "no svc credential or database URL in the agent's environment");

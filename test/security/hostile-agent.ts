@@ -3,6 +3,7 @@
 import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ExecutionContext } from 'ava';
 import type { TestStack } from '../support/stack.ts';
 import { waitForRunState } from '../support/stack.ts';
 
@@ -52,6 +53,14 @@ export function pathProbes(targets: Record<string, string>): string[] {
     probe(`sees_${label}`, `test -e '${path}'`),
     probe(`reads_${label}`, `cat '${path}'`),
   ]);
+}
+
+/** Every target of `pathProbes` was neither seen nor read. */
+export function assertPathsHidden(t: ExecutionContext, stdout: string[], targets: Record<string, string>): void {
+  for (const [label, path] of Object.entries(targets)) {
+    t.is(reported(stdout, `sees_${label}`), 'no', `the agent sees ${path}`);
+    t.is(reported(stdout, `reads_${label}`), 'no', `the agent reads ${path}`);
+  }
 }
 
 /** The value a probe line `name=value` reported. */

@@ -16,12 +16,8 @@ export interface WorkerKillOutcome {
   finished: any;
 }
 
-/** Runs the scenario; `whileDown` looks at the world between the kill and the second worker. */
-export async function killWorkerMidRun(
-  t: ExecutionContext,
-  env: Record<string, string> = {},
-  whileDown: (runId: string, api: WorkerKillOutcome['api']) => Promise<void> = async () => {},
-): Promise<WorkerKillOutcome> {
+/** The production topology's API half in this process (no worker): workers are `svc worker` processes. */
+export async function startApiOnlyStack(t: ExecutionContext, env: Record<string, string> = {}) {
   const environment = await testEnvironment({ env });
   const stack = await startStack({
     config: loadConfig(environment.env),
@@ -31,10 +27,19 @@ export async function killWorkerMidRun(
     log: () => {},
   });
   t.teardown(() => stack.stop());
-  const api = {
-    request: (method: string, path: string, options?: any) =>
-      request(stack.api!.url, stack.token.token, method, path, options),
+  const api: WorkerKillOutcome['api'] = {
+    request: (method, path, options) => request(stack.api!.url, stack.token.token, method, path, options),
   };
+  return { environment, stack, api };
+}
+
+/** Runs the scenario; `whileDown` looks at the world between the kill and the second worker. */
+export async function killWorkerMidRun(
+  t: ExecutionContext,
+  env: Record<string, string> = {},
+  whileDown: (runId: string, api: WorkerKillOutcome['api']) => Promise<void> = async () => {},
+): Promise<WorkerKillOutcome> {
+  const { environment, stack, api } = await startApiOnlyStack(t, env);
 
   const firstWorker = spawnSvc(['worker'], environment.env);
   t.teardown(() => firstWorker.child.kill('SIGKILL'));
