@@ -14,17 +14,12 @@ import type { RunActivityDeps } from './run-activities.ts';
 import { runtimeFor } from './runtimes/index.ts';
 import { initialRuntimeState, type RuntimeAdapter, type Usage } from './runtimes/types.ts';
 import { agentEgressRules } from './sandbox/egress-allowlist.ts';
-import {
-  readJsonIfExists,
-  sandboxFiles,
-  type AgentRecord,
-  type LaunchSpec,
-  type SandboxFiles,
-} from './sandbox/files.ts';
+import { readJsonIfExists, sandboxFiles, type AgentRecord } from './sandbox/files.ts';
 import { chooseIsolation, sandboxHostId } from './sandbox/isolation.ts';
 import {
   inspectSandbox,
   MAX_REATTACHMENTS,
+  outlivesSupervisor,
   reattachSandbox,
   startSandbox,
   stopSandbox,
@@ -174,8 +169,8 @@ export function createAgentActivities(deps: RunActivityDeps) {
       });
       for (;;) {
         const status = inspectSandbox(files);
-        // A container whose supervisor died is taken over by a new one (a bounded number of times).
-        if (status.kind === 'lost' && (progress.reattachments ?? 0) < MAX_REATTACHMENTS && isContainer(files)) {
+        // A container or pod whose supervisor died is taken over by a new one (a bounded number of times).
+        if (status.kind === 'lost' && (progress.reattachments ?? 0) < MAX_REATTACHMENTS && outlivesSupervisor(files)) {
           progress.reattachments = (progress.reattachments ?? 0) + 1;
           heartbeat(progress);
           if (await reattachSandbox(files.dir)) continue;
@@ -221,6 +216,8 @@ export function createAgentActivities(deps: RunActivityDeps) {
             oomKilled: exit.oomKilled ?? false,
             lost: exit.loss === 'vanished',
             unreachable: exit.loss === 'unreachable',
+            evicted: exit.loss === 'evicted',
+            notHandedBack: exit.notHandedBack ?? false,
             endedAt: exit.endedAt,
           };
         }
@@ -263,7 +260,5 @@ export function createAgentActivities(deps: RunActivityDeps) {
 }
 
 const STOP_WAIT_MS = 15_000;
-
-const isContainer = (files: SandboxFiles) => Boolean(readJsonIfExists<LaunchSpec>(files.spec)?.container);
 
 export type AgentActivities = ReturnType<typeof createAgentActivities>;

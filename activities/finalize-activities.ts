@@ -23,6 +23,7 @@ import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { readJsonIfExists, sandboxFiles, type LaunchSpec } from './sandbox/files.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import { sandboxHostId } from './sandbox/isolation.ts';
+import { handedBack } from './sandbox/kubernetes/pod-gateway.ts';
 import { createMemoryCgroup } from './sandbox/memory-cgroup.ts';
 import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
 import { startSandbox } from './sandbox/local-sandbox.ts';
@@ -82,16 +83,23 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       const callback = deps.agentApi
         ? { baseUrl: deps.agentApi.baseUrl, runId, token: mintRunToken(deps.agentApi.operatorToken, runId) }
         : null;
-      const limitMiB = agentSpec.memoryCgroup?.limitMiB ?? agentSpec.container?.memoryLimitMiB;
+      const limitMiB =
+        agentSpec.memoryCgroup?.limitMiB ?? agentSpec.container?.memoryLimitMiB ?? agentSpec.pod?.memoryLimitMiB;
       const { spec } = sandboxLaunch({
         name: `${runId}-finalize`,
         // The agent's own image: the finalizer needs its git, and sees nothing the agent did not.
-        image: agentSpec.container?.image,
+        image: agentSpec.container?.image ?? agentSpec.pod?.manifest.spec?.containers[0]?.image,
         engineFacts: agentSpec.container?.engineFacts,
         memoryLimitMiB: limitMiB,
         dir: join(agentDir, 'finalize'),
         launch: { argv: [process.execPath], cwd: agentSpec.cwd, env, stdin: null },
-        isolation: agentSpec.container ? 'container' : agentSpec.network ? 'bubblewrap' : 'process',
+        isolation: agentSpec.pod
+          ? 'kubernetes'
+          : agentSpec.container
+            ? 'container'
+            : agentSpec.network
+              ? 'bubblewrap'
+              : 'process',
         settings: deps.sandbox,
         hostId: agentSpec.network ? sandboxHostId(runId, deps.sandbox) : null,
         egress: [],
@@ -111,7 +119,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
         maxLifetimeMs: lifetime,
       };
       // Well inside the activity's 30 s: a finalizer that has not spawned by then is retried.
-      const status = await startSandbox(join(agentDir, 'finalize'), launch, 10_000);
+      const status = await startSandbox(join(agentDir, 'finalize'), launch, launch.pod ? 25_000 : 10_000);
       return { started: status.kind !== 'lost' };
     },
 
@@ -133,6 +141,8 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       const { project, repo } = await projectOf(projectId);
       const token = await deps.forgeCredentials.tokenFor(repo.owner, repo.name);
       const outbox = join(dataPaths.sandboxes(deps.dataDir), runId, 'outbox');
+      // A finalizer pod sends its outbox back after it posted its result.
+      await handedBack(sandboxFiles(join(dataPaths.sandboxes(deps.dataDir), runId, 'finalize')), 'outbox', 60_000);
       const bundle = join(deps.dataDir, 'handoff', `${runId}.bundle`);
       const refused = await takeBundle(join(outbox, BUNDLE_FILE), bundle);
       if (refused) return { pushed: false, error: refused, summary: null, salvage: null };

@@ -22,6 +22,10 @@ export interface AgentExitEvidence {
   lost: boolean;
   /** The backend stopped answering about the sandbox (a container engine that does not respond). */
   unreachable?: boolean;
+  /** The cluster evicted the sandbox's pod (node pressure, preemption). */
+  evicted?: boolean;
+  /** The sandbox ended without handing its workspace back (a pod): its work never reached svc. */
+  notHandedBack?: boolean;
 }
 
 export interface RunVerdict {
@@ -29,7 +33,7 @@ export interface RunVerdict {
   failureReason: RunFailureReason | null;
 }
 
-const SANDBOX_WITNESSES = [/^bwrap: /, /^sandbox-exec: /];
+const SANDBOX_WITNESSES = [/^bwrap: /, /^sandbox-exec: /, /^svc sandbox: (cannot open|could not move)/];
 
 const SIGNALS: Record<number, string> = {
   1: 'SIGHUP',
@@ -49,9 +53,11 @@ function effectiveSignal(evidence: AgentExitEvidence): string | null {
 }
 
 export function classifyAgentExit(evidence: AgentExitEvidence): RunVerdict {
+  if (evidence.evicted) return { state: 'failed', failureReason: 'evicted' };
   if (evidence.unreachable) return { state: 'failed', failureReason: 'sandbox_unreachable' };
   if (evidence.lost) return { state: 'failed', failureReason: 'sandbox_run_lost' };
   if (evidence.spawnError) return { state: 'failed', failureReason: 'spawn_failed' };
+  if (evidence.notHandedBack && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'sandbox_failed' };
   if (evidence.providerError && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'provider_error' };
   if (evidence.exitCode === 0) return { state: 'succeeded', failureReason: null };
   if (evidence.oomKilled) return { state: 'failed', failureReason: 'oom_killed' };

@@ -1,9 +1,10 @@
 // The operator's sandbox settings (SVC_SANDBOX*), parsed once at start-up. How runs are then
 // isolated is the sandbox activities' business (activities/sandbox/isolation.ts).
+import { readFileSync } from 'node:fs';
 import { parseEgressList, type EgressRule } from '../core/egress-rules.ts';
 
-/** How an agent is isolated: a bubblewrap sandbox on the worker's host, a container, or nothing (opt-in). */
-export type Isolation = 'bubblewrap' | 'container' | 'process';
+/** How an agent is isolated: a bubblewrap sandbox on the worker's host, a container, a pod, or nothing (opt-in). */
+export type Isolation = 'bubblewrap' | 'container' | 'kubernetes' | 'process';
 
 /** The container backend's engine and image (SVC_SANDBOX=container; docs/sandboxes.md). */
 export interface ContainerSettings {
@@ -15,6 +16,35 @@ export interface ContainerSettings {
   runtime: string | null;
   /** How long the engine may not answer about a live run before it is `sandbox_unreachable` (SVC_CONTAINER_UNREACHABLE_MS). */
   unreachableAfterMs: number;
+}
+
+/** The Kubernetes backend's cluster side (SVC_SANDBOX=kubernetes; docs/sandboxes.md). */
+export interface KubernetesSettings {
+  /** The namespace run pods live in (SVC_KUBERNETES_NAMESPACE). */
+  namespace: string;
+  /** The cluster's kubeconfig file (KUBECONFIG); null: ~/.kube/config, else the in-cluster service account. */
+  kubeconfig: string | null;
+  /** The address pods reach this worker's gateways at (SVC_KUBERNETES_GATEWAY_HOST, else POD_IP). */
+  gatewayHost: string | null;
+  /** The address the gateways listen on (SVC_KUBERNETES_GATEWAY_BIND). */
+  gatewayBind: string;
+  /** What every run pod gets from the operator: node selector, tolerations, service account… (SVC_KUBERNETES_POD_DEFAULTS). */
+  podDefaults: PodDefaults;
+  /** How long the API server may not answer about a live pod before it is `sandbox_unreachable`. */
+  unreachableAfterMs: number;
+  /** The most a pod may hand back per part (workspace, home, outbox), in MiB (SVC_KUBERNETES_HAND_BACK_MAX_MIB). */
+  handBackMaxMiB: number;
+}
+
+/** Pod settings an operator fixes for every run pod (a JSON file; docs/sandboxes.md). */
+export interface PodDefaults {
+  nodeSelector?: Record<string, string>;
+  tolerations?: Record<string, unknown>[];
+  serviceAccountName?: string;
+  imagePullSecrets?: string[];
+  /** Environment from Secrets, by reference: the value never passes through svc. */
+  secretEnv?: { name: string; secret: string; key: string }[];
+  runtimeClassName?: string;
 }
 
 /** A host path bound into the sandbox, read-only unless `writable`. */
@@ -41,6 +71,7 @@ export interface SandboxSettings {
   /** Processes and threads one sandbox may have at once when svc is root (SVC_SANDBOX_MAX_PROCESSES). */
   maxProcesses: number;
   container: ContainerSettings;
+  kubernetes: KubernetesSettings;
 }
 
 function positiveMs(text: string | undefined, fallback: number, name: string): number {
@@ -73,8 +104,8 @@ function parseBinds(text: string | undefined): Bind[] {
 
 export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
   const mode = env.SVC_SANDBOX || 'auto';
-  if (mode !== 'auto' && mode !== 'bubblewrap' && mode !== 'container' && mode !== 'process')
-    throw new Error(`SVC_SANDBOX must be auto, bubblewrap, container or process, not "${mode}"`);
+  if (mode !== 'auto' && mode !== 'bubblewrap' && mode !== 'container' && mode !== 'kubernetes' && mode !== 'process')
+    throw new Error(`SVC_SANDBOX must be auto, bubblewrap, container, kubernetes or process, not "${mode}"`);
   const allowUnsandboxed = env.SVC_ALLOW_UNSANDBOXED === '1';
   if (mode === 'process' && !allowUnsandboxed) {
     throw new Error(
@@ -118,5 +149,33 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
       runtime: env.SVC_CONTAINER_RUNTIME || null,
       unreachableAfterMs: positiveMs(env.SVC_CONTAINER_UNREACHABLE_MS, 60_000, 'SVC_CONTAINER_UNREACHABLE_MS'),
     },
+    kubernetes: parseKubernetesSettings(env),
+  };
+}
+
+function parseKubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
+  const handBack = env.SVC_KUBERNETES_HAND_BACK_MAX_MIB ? Number(env.SVC_KUBERNETES_HAND_BACK_MAX_MIB) : 4096;
+  if (!Number.isInteger(handBack) || handBack < 1)
+    throw new Error(
+      `SVC_KUBERNETES_HAND_BACK_MAX_MIB must be a whole number of MiB, not "${env.SVC_KUBERNETES_HAND_BACK_MAX_MIB}"`,
+    );
+  let podDefaults: PodDefaults = {};
+  if (env.SVC_KUBERNETES_POD_DEFAULTS) {
+    try {
+      podDefaults = JSON.parse(readFileSync(env.SVC_KUBERNETES_POD_DEFAULTS, 'utf8')) as PodDefaults;
+    } catch (error) {
+      throw new Error(`SVC_KUBERNETES_POD_DEFAULTS: ${(error as Error).message}`);
+    }
+    if (typeof podDefaults !== 'object' || podDefaults === null || Array.isArray(podDefaults))
+      throw new Error('SVC_KUBERNETES_POD_DEFAULTS must name a file holding one JSON object');
+  }
+  return {
+    namespace: env.SVC_KUBERNETES_NAMESPACE || 'svc-runs',
+    kubeconfig: env.KUBECONFIG || null,
+    gatewayHost: env.SVC_KUBERNETES_GATEWAY_HOST || env.POD_IP || null,
+    gatewayBind: env.SVC_KUBERNETES_GATEWAY_BIND || '0.0.0.0',
+    podDefaults,
+    unreachableAfterMs: positiveMs(env.SVC_KUBERNETES_UNREACHABLE_MS, 60_000, 'SVC_KUBERNETES_UNREACHABLE_MS'),
+    handBackMaxMiB: handBack,
   };
 }

@@ -10,6 +10,7 @@ import { startWorkerMetricsServer } from '../worker/metrics-server.ts';
 import { dataPaths, type SvcConfig } from '../platform/config.ts';
 import { chooseIsolation, UNSANDBOXED_WARNING } from '../activities/sandbox/isolation.ts';
 import { containerBackendReady } from '../activities/sandbox/container/container-backend.ts';
+import { kubernetesBackendReady } from '../activities/sandbox/kubernetes/kubernetes-backend.ts';
 import { sealDataDir } from './data-dir.ts';
 import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
@@ -25,6 +26,7 @@ export { SVC_VERSION };
 const ISOLATION_WORDS = {
   bubblewrap: 'sandboxed by bubblewrap',
   container: 'in containers',
+  kubernetes: 'in Kubernetes pods',
   process: 'UNSANDBOXED',
 } as const;
 
@@ -136,6 +138,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       const isolation = chooseIsolation(config.sandbox);
       if (isolation === 'process') log(`WARNING: ${UNSANDBOXED_WARNING}`);
       if (isolation === 'container') log(await containerBackendReady(config.sandbox.container));
+      if (isolation === 'kubernetes') log(await kubernetesBackendReady(config.sandbox.kubernetes));
       const baseUrl = config.apiUrl ?? api?.url;
       worker = await startWorker({
         config,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { MemoryCgroup } from './memory-cgroup.ts';
 import type { NetworkSpec } from './sandbox-network.ts';
 import type { ContainerSpec } from './container/container-launch.ts';
+import type { PodSpec } from './kubernetes/pod-launch.ts';
 
 export interface LaunchSpec {
   argv: string[];
@@ -18,6 +19,8 @@ export interface LaunchSpec {
   maxLifetimeMs?: number | null;
   /** Set for the container backend: the supervisor runs this container instead of spawning argv. */
   container?: ContainerSpec | null;
+  /** Set for the Kubernetes backend: the supervisor runs this pod, and the run's gateway for it. */
+  pod?: PodSpec | null;
 }
 
 export interface SupervisorRecord {
@@ -30,6 +33,8 @@ export interface AgentRecord {
   pid: number;
   /** The container the agent runs in (container backend). */
   containerId?: string;
+  /** The pod the agent runs in (Kubernetes backend): namespace/name. */
+  pod?: string;
   startTime: string | null;
   spawnedAt: string;
 }
@@ -41,8 +46,12 @@ export interface ExitRecord {
   stoppedBySvc: boolean;
   /** The kernel OOM-killed a process of the sandbox's memory cgroup. */
   oomKilled?: boolean;
-  /** The backend lost the sandbox: its container disappeared, or its engine stopped answering. */
-  loss?: 'vanished' | 'unreachable';
+  /** The backend lost the sandbox: it disappeared, its backend stopped answering, or the cluster evicted it. */
+  loss?: 'vanished' | 'unreachable' | 'evicted';
+  /** What the backend said about the end (the kubelet's eviction message). */
+  detail?: string;
+  /** A pod ended without handing its workspace back: its work is not in svc's copy. */
+  notHandedBack?: boolean;
   endedAt: string;
 }
 
@@ -62,6 +71,8 @@ export function sandboxFiles(dir: string) {
     logCursor: join(dir, 'log-cursor.json'),
     /** Egress the sandbox's proxies refused (JSON lines). */
     refusals: join(dir, 'egress-refusals.jsonl'),
+    /** The run's gateway (Kubernetes backend): its port, and what the pod handed back. */
+    gateway: join(dir, 'gateway.json'),
     /** The proxies' unix sockets. */
     net: join(dir, 'net'),
   };

@@ -46,7 +46,8 @@ export class SandboxUnavailableError extends Error {}
 
 /** The isolation runs get; throws when no sandbox is available and the operator did not opt out. */
 export function chooseIsolation(settings: SandboxSettings): Isolation {
-  if (settings.mode === 'process' || settings.mode === 'container') return settings.mode;
+  if (settings.mode === 'process' || settings.mode === 'container' || settings.mode === 'kubernetes')
+    return settings.mode;
   if (bubblewrapWorks()) return 'bubblewrap';
   const why =
     'bubblewrap cannot build a sandbox on this machine (install the bubblewrap package; user namespaces must be allowed)';

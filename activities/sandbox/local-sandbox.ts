@@ -30,6 +30,7 @@ export type SandboxStatus =
 /** The backend's name for the sandbox run: its container, or its supervisor on this host. */
 export function sandboxRunId(supervisor: SupervisorRecord, agent: AgentRecord | undefined): string {
   if (agent?.containerId) return `container:${agent.containerId.slice(0, 12)}`;
+  if (agent?.pod) return `pod:${agent.pod}`;
   return `local:${hostname()}:${supervisor.pid}`;
 }
 
@@ -52,7 +53,12 @@ export function inspectSandbox(files: SandboxFiles): SandboxStatus {
  * Starts the supervisor unless this sandbox was already claimed, then waits until the agent has
  * spawned (or failed to). Safe to call again after a crash: it never starts a second agent.
  */
-export async function startSandbox(dir: string, spec: LaunchSpec, timeoutMs = 30_000): Promise<SandboxStatus> {
+export async function startSandbox(
+  dir: string,
+  spec: LaunchSpec,
+  // A pod may wait for a node and its image; a local sandbox starts in a moment.
+  timeoutMs = spec.pod ? 300_000 : 30_000,
+): Promise<SandboxStatus> {
   const files = sandboxFiles(dir);
   mkdirSync(dir, { recursive: true });
   if (!existsSync(files.claim)) {
@@ -78,6 +84,12 @@ export async function startSandbox(dir: string, spec: LaunchSpec, timeoutMs = 30
   return { kind: 'lost', reason: `the agent did not start within ${timeoutMs} ms` };
 }
 
+/** A container or pod goes on without its supervisor, and a new one can take it over. */
+export function outlivesSupervisor(files: SandboxFiles): boolean {
+  const spec = readJsonIfExists<LaunchSpec>(files.spec);
+  return Boolean(spec?.container || spec?.pod);
+}
+
 /** How many supervisors may take over one container, one after another, before the run is lost. */
 export const MAX_REATTACHMENTS = 3;
 
@@ -88,7 +100,7 @@ export const MAX_REATTACHMENTS = 3;
  */
 export async function reattachSandbox(dir: string, timeoutMs = 10_000): Promise<boolean> {
   const files = sandboxFiles(dir);
-  if (!readJsonIfExists<LaunchSpec>(files.spec)?.container) return false;
+  if (!outlivesSupervisor(files)) return false;
   const child = spawn(process.execPath, ['--no-warnings', SUPERVISOR_SCRIPT, dir, '--reattach'], {
     detached: true,
     stdio: 'ignore',

@@ -1,28 +1,54 @@
-// Runs first inside a sandbox (bound read-only at /run/svc/bin/init.ts): opens the sandbox's
-// loopback ports onto the proxies' unix sockets, then starts the agent and ends as it ends. The
-// agent may kill or replace it: that only cuts its own network; the host-side proxies decide.
-// Self-contained on purpose (node: imports only): nothing else of svc is visible in the sandbox.
-//   node init.ts '<listeners json>' <command> [args…]
+// Runs first inside a sandbox: opens the sandbox's loopback ports onto svc's proxies, then starts
+// the agent and ends as it ends. The agent may kill or replace it: that only cuts its own network;
+// the proxies on svc's side decide. Self-contained on purpose (node: imports only): nothing else of
+// svc is visible in the sandbox, and on Kubernetes this file is the pod's program itself.
+//   node init.mts '<listeners json>' <command> [args…]
+// Local sandboxes (bubblewrap, containers) reach the proxies over unix sockets bound in. A pod
+// (SVC_INIT_POD) reaches them over TCP through its run's gateway on the worker, and first fetches
+// its files (workspace, home, svc's programs) from it and hands workspace, home and outbox back
+// after the agent ends; its stderr lines are marked in the pod's one log stream.
 import { spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { constants } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 interface Listener {
   host: string;
   port: number;
-  /** The unix socket a connection goes to. */
-  socket: string;
+  /** The unix socket a connection goes to (local sandboxes). */
+  socket?: string;
+  /** The gateway channel a connection goes to (pods). */
+  channel?: string;
   /** Set for a forwarded endpoint: open a CONNECT tunnel to it through the HTTP proxy first. */
   connect?: string;
 }
 
+/** A pod's way to svc: the run's gateway (host:port), its token, and what moves in and out. */
+interface PodConfig {
+  gateway: string;
+  token: string;
+  syncIn: { part: string; dir: string }[];
+  syncOut: { part: string; dir: string }[];
+}
+
+/** Marks a stderr line in a pod's log (one stream there): the supervisor files it back as stderr. */
+const STDERR_MARK = '\u001e';
+/** How long a pod keeps trying to hand its files back while its gateway is away (a worker restart). */
+const HAND_BACK_MS = 120_000;
+
 const [configJson, command, ...args] = process.argv.slice(2);
 if (!configJson || !command) {
-  process.stderr.write('usage: init.ts <listeners json> <command> [args…]\n');
+  process.stderr.write('usage: init.mts <listeners json> <command> [args…]\n');
   process.exit(2);
 }
 const listeners = JSON.parse(configJson) as Listener[];
+const pod = process.env.SVC_INIT_POD ? (JSON.parse(process.env.SVC_INIT_POD) as PodConfig) : null;
+delete process.env.SVC_INIT_POD;
+
+function say(message: string): void {
+  process[pod ? 'stdout' : 'stderr'].write(`${pod ? STDERR_MARK : ''}svc sandbox: ${message}\n`);
+}
 
 /** The same as egress-proxy.ts's: this file runs alone in the sandbox and can import nothing of svc. */
 function splice(left: Socket, right: Socket): void {
@@ -38,29 +64,88 @@ function splice(left: Socket, right: Socket): void {
   }
 }
 
+/** A connection to svc's side: a unix socket, or a gateway channel introduced by the run's token. */
+function upstream(listener: { socket?: string; channel?: string }): Socket {
+  if (!pod || !listener.channel) return connect(listener.socket!);
+  const separator = pod.gateway.lastIndexOf(':');
+  const socket = connect(Number(pod.gateway.slice(separator + 1)), pod.gateway.slice(0, separator));
+  socket.write(`SVC1 ${pod.token} ${listener.channel}\n`);
+  return socket;
+}
+
 /** A tunnel through the HTTP proxy: CONNECT, wait for the 200, then hand over the stream. */
-function tunnel(client: Socket, socketPath: string, destination: string): void {
+function tunnel(client: Socket, listener: Listener): void {
   client.pause();
-  const upstream = connect(socketPath);
+  const destination = listener.connect!;
+  const proxy = upstream(listener);
   let header = Buffer.alloc(0);
-  upstream.once('error', () => client.destroy());
-  upstream.once('connect', () => upstream.write(`CONNECT ${destination} HTTP/1.1\r\nHost: ${destination}\r\n\r\n`));
+  proxy.once('error', () => client.destroy());
+  proxy.write(`CONNECT ${destination} HTTP/1.1\r\nHost: ${destination}\r\n\r\n`);
   const onData = (chunk: Buffer) => {
     header = Buffer.concat([header, chunk]);
     const end = header.indexOf('\r\n\r\n');
     if (end < 0) return;
-    upstream.off('data', onData);
+    proxy.off('data', onData);
     if (!/^HTTP\/1\.[01] 200/.test(header.toString('latin1', 0, 16))) {
       client.destroy();
-      upstream.destroy();
+      proxy.destroy();
       return;
     }
     const rest = header.subarray(end + 4);
     if (rest.length) client.write(rest);
-    splice(client, upstream);
+    splice(client, proxy);
     client.resume();
   };
-  upstream.on('data', onData);
+  proxy.on('data', onData);
+}
+
+/** Moves one part through the gateway with tar: `in` unpacks what svc sends, `out` sends and waits for svc's OK. */
+function transfer(direction: 'in' | 'out', part: string, dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    mkdirSync(dir, { recursive: true });
+    const socket = upstream({ channel: `${direction}:${part}` });
+    const tar = spawn('tar', direction === 'in' ? ['-x', '-C', dir] : ['-c', '-C', dir, '.'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    tar.stderr!.on('data', (chunk: Buffer) => say(`tar: ${chunk.toString().trim()}`));
+    let answer = '';
+    const closed = new Promise<void>((done) => socket.once('close', () => done()));
+    socket.once('error', (error) => {
+      tar.kill();
+      reject(error);
+    });
+    tar.once('error', reject);
+    if (direction === 'in') socket.pipe(tar.stdin!);
+    else {
+      tar.stdout!.pipe(socket, { end: false });
+      tar.stdout!.once('end', () => socket.end());
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    }
+    tar.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`tar ${direction} ${part} ended with ${code}`));
+      if (direction === 'in') return resolve();
+      void closed.then(() => (answer.startsWith('OK') ? resolve() : reject(new Error(answer.trim() || 'no answer'))));
+    });
+  });
+}
+
+/** Retries a transfer while the gateway is away (a worker restarting), up to a limit. */
+async function persist(direction: 'in' | 'out', part: string, dir: string): Promise<boolean> {
+  const deadline = Date.now() + HAND_BACK_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await transfer(direction, part, dir);
+      return true;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        say(
+          `could not move ${part} ${direction === 'in' ? 'into the pod' : 'back to svc'}: ${(error as Error).message}`,
+        );
+        return false;
+      }
+      await sleep(Math.min(500 * attempt, 5000));
+    }
+  }
 }
 
 await Promise.all(
@@ -69,19 +154,25 @@ await Promise.all(
       new Promise<void>((resolve, reject) => {
         const server = createServer((client) => {
           client.on('error', () => client.destroy());
-          if (listener.connect) return tunnel(client, listener.socket, listener.connect);
-          const upstream = connect(listener.socket);
-          upstream.once('error', () => client.destroy());
-          splice(client, upstream);
+          if (listener.connect) return tunnel(client, listener);
+          const proxy = upstream(listener);
+          proxy.once('error', () => client.destroy());
+          splice(client, proxy);
         });
         server.once('error', reject);
         server.listen(listener.port, listener.host, () => resolve());
       }),
   ),
 ).catch((error: Error) => {
-  process.stderr.write(`svc sandbox: cannot open the sandbox's network: ${error.message}\n`);
+  say(`cannot open the sandbox's network: ${error.message}`);
   process.exit(125);
 });
+
+if (pod) {
+  for (const { part, dir } of pod.syncIn) if (!(await persist('in', part, dir))) process.exit(125);
+  // Where the agent hands things over (the finalizer's outbox) exists before it starts.
+  for (const { dir } of pod.syncOut) mkdirSync(dir, { recursive: true });
+}
 
 // Files the agent creates are its own business: the usual default, not the supervisor's 077.
 process.umask(0o022);
@@ -93,9 +184,30 @@ const firstProcess = process.pid === 1;
 const ownGroup = firstProcess || process.env.SVC_INIT_GROUP === '1';
 delete process.env.SVC_INIT_GROUP;
 const agent = spawn(command, args, {
-  stdio: [stdinFile ? openSync(stdinFile, 'r') : 'inherit', 'inherit', 'inherit'],
+  stdio: [stdinFile ? openSync(stdinFile, 'r') : 'inherit', pod ? 'pipe' : 'inherit', pod ? 'pipe' : 'inherit'],
   detached: ownGroup,
 });
+const output = pod ? [lines(agent.stdout!, ''), lines(agent.stderr!, STDERR_MARK)] : [];
+
+/** Copies a stream to the pod's log line by line, marked; a partial line is flushed after a pause. */
+function lines(stream: NodeJS.ReadableStream, mark: string): Promise<void> {
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    if (pending) process.stdout.write(`${mark}${pending}\n`);
+    pending = '';
+  };
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    clearTimeout(timer);
+    const parts = (pending + chunk).split('\n');
+    pending = parts.pop()!;
+    for (const line of parts) process.stdout.write(`${mark}${line}\n`);
+    timer = setTimeout(flush, 200);
+  });
+  return new Promise((resolve) => stream.once('end', () => (clearTimeout(timer), flush(), resolve())));
+}
+
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   process.on(name, () => {
     try {
@@ -108,10 +220,13 @@ for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
 }
 agent.once('error', (error: NodeJS.ErrnoException) => {
   // Worded as Node words it ("spawn <command> ENOENT"), which svc reads as spawn_failed.
-  process.stderr.write(`svc sandbox: ${error.message}\n`);
+  say(error.message);
   process.exit(error.code === 'ENOENT' ? 127 : 126);
 });
-agent.once('exit', (code, signal) => {
+agent.once('exit', async (code, signal) => {
+  await Promise.all(output);
+  // A pod's work lives in its own volumes: it goes back to svc before the pod ends.
+  if (pod) for (const { part, dir } of pod.syncOut) await persist('out', part, dir);
   if (signal && firstProcess) {
     // A container's first process ignores signals it does not handle: report it the shell's way.
     process.exit(128 + (constants.signals[signal] ?? 0));

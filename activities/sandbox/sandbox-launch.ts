@@ -16,6 +16,7 @@ import { NETWORK_SOCKETS } from './sandbox-network.ts';
 import { resolveToolchain } from './toolchain.ts';
 import { CONTAINER_PATH, containerSandboxSpec } from './container/container-launch.ts';
 import type { EngineFacts } from './container/engine-facts.ts';
+import { podSandboxSpec } from './kubernetes/pod-launch.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SVC_CHECKOUT = join(HERE, '..', '..');
@@ -138,9 +139,8 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     // Public knowledge, read by the agent's uid (svc's umask would make it 0600).
     chmodSync(join(etcDir, name), 0o644);
   }
-  const container = request.isolation === 'container';
-  // A container brings its own toolchain (the image); a bubblewrap sandbox sees the host's.
-  const toolchain = container
+  // A container or pod brings its own toolchain (the image); a bubblewrap sandbox sees the host's.
+  const toolchain = ['container', 'kubernetes'].includes(request.isolation)
     ? null
     : resolveToolchain({
         command: launch.argv[0] ?? 'true',
@@ -199,6 +199,12 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   if (!toolchain) {
     // The image's Node runs svc's programs; the agent's command is resolved on the image's PATH.
     const command = request.program ? ['node', '--no-warnings', SANDBOX_PROGRAMS[request.program].target] : launch.argv;
+    if (request.isolation === 'kubernetes') {
+      const harnessSource = SANDBOX_PROGRAMS.init.source;
+      const pod = podSandboxSpec({ request, layout, command, env, listeners, harnessSource });
+      const image = pod.manifest.spec!.containers[0]!.image!;
+      return { spec: { ...launch, argv: command, env, network, pod }, note: { ...note, image } };
+    }
     const init = ['node', '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command];
     const stdinFile = launch.stdin === null ? null : join(etcDir, 'stdin');
     const spec = containerSandboxSpec({ request, layout, command: init, env, stdinFile });

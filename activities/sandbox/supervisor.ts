@@ -3,12 +3,15 @@
 // how it ended. A worker that dies loses nothing: a new one reads these files and carries on.
 //   node activities/sandbox/supervisor.ts <sandbox-dir>
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { isSameProcessAlive, processStartTime } from '../../platform/processes.ts';
 import { joinCgroupArgv, oomKillCount, removeMemoryCgroup } from './memory-cgroup.ts';
 import { startSandboxNetwork } from './sandbox-network.ts';
 import type { ContainerSpec } from './container/container-launch.ts';
 import { runContainer } from './container/container-runner.ts';
+import type { PodSpec } from './kubernetes/pod-launch.ts';
+import { runPod } from './kubernetes/pod-runner.ts';
+import { startPodGateway } from './kubernetes/pod-gateway.ts';
 import {
   readJsonIfExists,
   sandboxFiles,
@@ -31,13 +34,13 @@ const files = sandboxFiles(dir);
 process.umask(0o022);
 
 const spec = JSON.parse(readFileSync(files.spec, 'utf8')) as LaunchSpec;
-// Exactly once: only the process that creates the claim file may start the agent. A container
-// outlives its supervisor: one new supervisor per dead one may take it over (reattach), and it only
-// ever finds the container, never starts the agent again.
+// Exactly once: only the process that creates the claim file may start the agent. A container or
+// pod outlives its supervisor: one new supervisor per dead one may take it over (reattach), and it
+// only ever finds the container or pod, never starts the agent again.
 const previous = reattach ? readJsonIfExists<SupervisorRecord>(files.supervisor) : undefined;
 if (
   reattach &&
-  (!spec.container ||
+  (!(spec.container || spec.pod) ||
     !previous ||
     existsSync(files.exit) ||
     isSameProcessAlive(previous.pid, previous.startTime ?? undefined))
@@ -82,6 +85,9 @@ function finish(record: ExitRecord, cleanup: () => Promise<void> = async () => {
   if (finished) return;
   finished = true;
   if (spec.memoryCgroup) record.oomKilled = record.oomKilled || oomKillCount(spec.memoryCgroup) > 0;
+  // What the backend said (the kubelet's eviction message, a lost pod) is shown with the agent's stderr.
+  if (record.detail) writeSync(stderrFd, `svc sandbox: ${record.loss ?? 'ended'}: ${record.detail}\n`);
+  if (record.notHandedBack) writeSync(stderrFd, 'svc sandbox: the pod ended without handing its workspace back\n');
   // The record first: a supervisor that dies after it leaves nothing a successor would redo.
   writeJsonAtomic(files.exit, record);
   void cleanup()
@@ -173,9 +179,51 @@ function runAgentContainer(container: ContainerSpec): () => void {
   return () => run.stop();
 }
 
-const stopAgent = spec.container ? runAgentContainer(spec.container) : spawnAgent();
-// A stop asked while no supervisor was there to hear it (a container between two supervisors).
-if (spec.container && existsSync(files.stopRequested)) stopAgentGroup();
+/** Runs the agent's pod (Kubernetes backend) behind the run's gateway on this worker. */
+async function runAgentPod(pod: PodSpec): Promise<() => void> {
+  let gateway: string;
+  try {
+    const { port } = await startPodGateway({ ...pod.gateway, socketDir: files.net }, files.gateway);
+    gateway = `${pod.gateway.host}:${port}`;
+  } catch (error) {
+    // A successor that cannot listen where the pod was told still watches the pod to its end.
+    if (!reattach) {
+      failToStart('POD_GATEWAY', `the run's gateway could not listen: ${(error as Error).message}`);
+      return () => {};
+    }
+    gateway = '';
+  }
+  const run = runPod(pod, gateway, { stdoutFd, stderrFd, cursorFile: files.logCursor }, { reattach }, (record) => {
+    if (!reattach || !existsSync(files.agent)) writeJsonAtomic<AgentRecord>(files.agent, record);
+  });
+  void run.exited.then(
+    (exit) => {
+      const handedBack = readJsonIfExists<{ handedBack: string[] }>(files.gateway)?.handedBack ?? [];
+      const notHandedBack = exit.exitCode !== null && !handedBack.includes('workspace');
+      finish({ ...exit, ...(notHandedBack ? { notHandedBack } : {}), stoppedBySvc }, run.remove);
+    },
+    (error: Error) => failToStart('KUBERNETES', `the Kubernetes API failed: ${error.message}`),
+  );
+  return () => run.stop();
+}
+
+function failToStart(code: string, message: string): void {
+  finish({
+    exitCode: null,
+    signal: null,
+    spawnError: { code, message },
+    stoppedBySvc,
+    endedAt: new Date().toISOString(),
+  });
+}
+
+const stopAgent = spec.pod
+  ? await runAgentPod(spec.pod)
+  : spec.container
+    ? runAgentContainer(spec.container)
+    : spawnAgent();
+// A stop asked while no supervisor was there to hear it (a container or pod between two supervisors).
+if ((spec.container || spec.pod) && existsSync(files.stopRequested)) stopAgentGroup();
 
 /** svc asked the agent to stop (cancel, cap, watchdog, the finalizer's lifetime). */
 function stopAgentGroup(): void {

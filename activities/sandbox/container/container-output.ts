@@ -30,7 +30,7 @@ const REFOLLOW_MS = 1000;
  * (Docker): a follow opened at the cursor skips what is older, and frames of the cursor's own time
  * by count.
  */
-function logCopier(output: OutputFiles) {
+export function logCopier(output: OutputFiles) {
   let cursor: LogCursor = readJsonIfExists<LogCursor>(output.cursorFile) ?? { ms: 0, frames: 0 };
   let from = cursor;
   let skip = 0;
@@ -71,12 +71,24 @@ function logCopier(output: OutputFiles) {
   };
 }
 
+export type LogCopier = ReturnType<typeof logCopier>;
+/** One follow of a sandbox's log from the copier's cursor (`copier.resume()`), until the backend ends it. */
+export type OpenFollow = (copier: LogCopier) => { done: Promise<void>; stop(): void };
+
 /** Follows the container's output until `drain()` (after its exit) or `stop()`. */
 export function copyContainerOutput(engine: DockerEngine, id: string, output: OutputFiles) {
+  return copySandboxOutput(
+    (copier) => engine.followLogs(id, copier.onFrame, { timestamps: true, sinceSeconds: copier.resume() }),
+    output,
+  );
+}
+
+/** Follows a sandbox's output (a container's, a pod's) until `drain()` (after its exit) or `stop()`. */
+export function copySandboxOutput(open: OpenFollow, output: OutputFiles) {
   const copier = logCopier(output);
   let active = true;
-  let current: ReturnType<DockerEngine['followLogs']> | undefined;
-  const follow = () => engine.followLogs(id, copier.onFrame, { timestamps: true, sinceSeconds: copier.resume() });
+  let current: ReturnType<OpenFollow> | undefined;
+  const follow = () => open(copier);
   const following = (async () => {
     while (active) {
       current = follow();

@@ -1,0 +1,186 @@
+// The few Pod endpoints the Kubernetes backend calls, over @kubernetes/client-node: create, read,
+// a deadline patch (svc's stop: the kubelet stops the pod and keeps its status), delete, list by
+// label, a watch of one pod, and its log followed with timestamps. The cluster comes from the
+// usual places (KUBECONFIG, ~/.kube/config, or the in-cluster service account).
+import { CoreV1Api, KubeConfig, Log, Watch, type V1Pod } from '@kubernetes/client-node';
+import { Writable } from 'node:stream';
+
+/** Labels every svc pod carries: the sweep and the admission count find them by these. */
+export const POD_LABELS = { managedBy: 'app.kubernetes.io/managed-by', sandbox: 'svc.dev/sandbox' } as const;
+
+export class KubeError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+function statusOf(error: unknown): number {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' ? code : 0;
+}
+
+/** An answer of the API (a status) stays a KubeError; no answer (a network failure) is rethrown as it is. */
+function explain(error: unknown, what: string): never {
+  const status = statusOf(error);
+  if (!status) throw error;
+  const body = (error as { body?: unknown }).body;
+  let message = `${what}: ${status}`;
+  try {
+    const parsed = typeof body === 'string' ? (JSON.parse(body) as { message?: string }) : undefined;
+    if (parsed?.message) message = `${what}: ${parsed.message}`;
+  } catch {
+    // not JSON
+  }
+  throw new KubeError(status, message);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    }),
+  ]);
+}
+
+const REQUEST_TIMEOUT_MS = 10_000;
+
+export class KubeApi {
+  readonly #config: KubeConfig;
+  readonly #core: CoreV1Api;
+
+  readonly namespace: string;
+
+  /** `kubeconfig`: a file (KUBECONFIG as svc was configured); else ~/.kube/config or the in-cluster account. */
+  constructor(namespace: string, kubeconfig: string | null) {
+    this.namespace = namespace;
+    this.#config = new KubeConfig();
+    if (kubeconfig) this.#config.loadFromFile(kubeconfig);
+    else this.#config.loadFromDefault();
+    this.#core = this.#config.makeApiClient(CoreV1Api);
+  }
+
+  /** The API server's address, for messages. */
+  get server(): string {
+    return this.#config.getCurrentCluster()?.server ?? 'an unknown cluster';
+  }
+
+  async create(pod: V1Pod): Promise<V1Pod> {
+    const what = `creating pod ${pod.metadata?.name}`;
+    const request = this.#core.createNamespacedPod({ namespace: this.namespace, body: pod });
+    return await withTimeout(request, REQUEST_TIMEOUT_MS, what).catch((error) => explain(error, what));
+  }
+
+  /** The pod, or null when there is none. */
+  async read(name: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<V1Pod | null> {
+    const request = this.#core.readNamespacedPod({ name, namespace: this.namespace });
+    try {
+      return await withTimeout(request, timeoutMs, `reading pod ${name}`);
+    } catch (error) {
+      if (statusOf(error) === 404) return null;
+      return explain(error, `reading pod ${name}`);
+    }
+  }
+
+  /** Stops a pod through its deadline: the kubelet sends SIGTERM, then SIGKILL after the grace period. */
+  async stop(name: string): Promise<void> {
+    const body = [{ op: 'add', path: '/spec/activeDeadlineSeconds', value: 1 }];
+    await withTimeout(
+      this.#core.patchNamespacedPod({ name, namespace: this.namespace, body }),
+      REQUEST_TIMEOUT_MS,
+      `stopping pod ${name}`,
+    ).catch((error) => (statusOf(error) === 404 ? undefined : explain(error, `stopping pod ${name}`)));
+  }
+
+  async remove(name: string, gracePeriodSeconds = 0): Promise<void> {
+    await withTimeout(
+      this.#core.deleteNamespacedPod({ name, namespace: this.namespace, gracePeriodSeconds }),
+      REQUEST_TIMEOUT_MS,
+      `deleting pod ${name}`,
+    ).catch((error) => (statusOf(error) === 404 ? undefined : explain(error, `deleting pod ${name}`)));
+  }
+
+  async list(labelSelector: string): Promise<V1Pod[]> {
+    const request = this.#core.listNamespacedPod({ namespace: this.namespace, labelSelector });
+    const list = await withTimeout(request, REQUEST_TIMEOUT_MS, 'listing pods').catch((error) =>
+      explain(error, 'listing pods'),
+    );
+    return list.items;
+  }
+
+  /** Watches one pod: `onChange` gets every version; `done` settles when the API ends the watch. */
+  watch(name: string, onChange: (type: string, pod: V1Pod) => void): { done: Promise<void>; stop(): void } {
+    let controller: AbortController | undefined;
+    let stopped = false;
+    const done = new Promise<void>((resolve, reject) => {
+      new Watch(this.#config)
+        .watch(
+          `/api/v1/namespaces/${this.namespace}/pods`,
+          { fieldSelector: `metadata.name=${name}` },
+          (type, pod: V1Pod) => onChange(type, pod),
+          (error) => (error && !stopped ? reject(error as Error) : resolve()),
+        )
+        .then((abort) => {
+          controller = abort;
+          if (stopped) abort.abort();
+        }, reject);
+    });
+    return {
+      done,
+      stop() {
+        stopped = true;
+        controller?.abort();
+      },
+    };
+  }
+
+  /** Follows the agent container's log, with timestamps, from `sinceTime`; each line goes to `onLine`. */
+  followLog(
+    name: string,
+    onLine: (line: string) => void,
+    options: { sinceTime?: string; follow?: boolean } = {},
+  ): { done: Promise<void>; stop(): void } {
+    let controller: AbortController | undefined;
+    let stopped = false;
+    let pending = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, next) {
+        const parts = (pending + chunk.toString('utf8')).split('\n');
+        pending = parts.pop()!;
+        for (const line of parts) onLine(line);
+        next();
+      },
+    });
+    const done = new Promise<void>((resolve, reject) => {
+      sink.once('finish', () => {
+        if (pending) onLine(pending);
+        resolve();
+      });
+      sink.once('error', reject);
+      new Log(this.#config)
+        .log(this.namespace, name, 'agent', sink, {
+          follow: options.follow ?? true,
+          timestamps: true,
+          ...(options.sinceTime ? { sinceTime: options.sinceTime } : {}),
+        })
+        .then(
+          (abort) => {
+            controller = abort;
+            if (stopped) abort.abort();
+          },
+          (error) => (stopped ? resolve() : reject(error as Error)),
+        );
+    });
+    return {
+      done: done.catch((error) => (stopped ? undefined : Promise.reject(error))),
+      stop() {
+        stopped = true;
+        controller?.abort();
+        sink.end();
+      },
+    };
+  }
+}

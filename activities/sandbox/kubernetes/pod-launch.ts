@@ -1,0 +1,200 @@
+// The Kubernetes backend's boundary, as a Pod manifest: the agent image's read-only root, empty
+// volumes for the workspace, home, /tmp and svc's files (filled through the run's gateway, handed
+// back the same way), a non-root uid, every capability dropped, no privilege escalation, the
+// runtime's default seccomp profile, no service-account token, no service links. The harness
+// (sandbox-init.ts) is the pod's program, passed in the manifest, so image and svc never disagree.
+import type { V1Container, V1EnvVar, V1Pod } from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SANDBOX_PATHS, SANDBOX_INNER_ID, type SandboxLayout } from '../bubblewrap.ts';
+import type { SandboxLaunchRequest } from '../sandbox-launch.ts';
+import { NETWORK_SOCKETS } from '../sandbox-network.ts';
+import type { GatewayPart } from './pod-gateway.ts';
+import { POD_LABELS } from './kube-api.ts';
+
+/** svc's files in the pod: programs, prompt, stdin (one volume, filled at start). */
+const RUN_DIR = '/run/svc';
+
+/** What the supervisor needs to run the sandbox as a pod. */
+export interface PodSpec {
+  name: string;
+  namespace: string;
+  kubeconfig: string | null;
+  /** The manifest, but for the harness's gateway address (the supervisor's port, known once it listens). */
+  manifest: V1Pod;
+  gateway: {
+    host: string;
+    bind: string;
+    token: string;
+    parts: Record<string, GatewayPart>;
+    syncIn: { part: string; dir: string }[];
+    syncOut: { part: string; dir: string }[];
+    hostId: number | null;
+    maxBytes: number;
+  };
+  unreachableAfterMs: number;
+  /** The run's memory limit (the finalizer's pod gets the agent's). */
+  memoryLimitMiB: number | null;
+}
+
+/** A DNS-1123 name for the sandbox's pod: `svc-run-<id>` (`_` is not allowed there). */
+export function podName(sandboxName: string): string {
+  return `svc-${sandboxName.replace(/_/g, '-').toLowerCase()}`;
+}
+
+/** The harness's environment variable that carries the gateway; filled in by the supervisor. */
+export const POD_CONFIG_VARIABLE = 'SVC_INIT_POD';
+
+export function podSandboxSpec({
+  request,
+  layout,
+  command,
+  env,
+  listeners,
+  harnessSource,
+}: {
+  request: SandboxLaunchRequest;
+  layout: SandboxLayout;
+  /** The agent's argv, as the image resolves it. */
+  command: string[];
+  env: Record<string, string>;
+  listeners: { host: string; port: number; socket: string; connect?: string }[];
+  /** svc's harness (sandbox-init.ts): the pod's program. */
+  harnessSource: string;
+}): PodSpec {
+  const settings = request.settings.kubernetes;
+  if (!settings.gatewayHost)
+    throw new Error(
+      'SVC_SANDBOX=kubernetes needs SVC_KUBERNETES_GATEWAY_HOST (or POD_IP): where pods reach this worker',
+    );
+  const name = podName(request.name);
+  // The pod's own copy of svc's files: its programs, its prompt, its stdin.
+  const filesDir = join(request.dir, 'pod-files');
+  mkdirSync(join(filesDir, 'bin'), { recursive: true });
+  // Read by the run's uid (svc's own umask would make them svc's alone).
+  for (const dir of [filesDir, join(filesDir, 'bin')]) chmodSync(dir, 0o755);
+  for (const program of layout.programs) {
+    const target = join(filesDir, program.target.slice(RUN_DIR.length + 1));
+    copyFileSync(program.source, target);
+    chmodSync(target, 0o644);
+  }
+  const environment: Record<string, string> = { ...env, SVC_INIT_GROUP: '1' };
+  if (request.launch.stdin !== null) {
+    writeFileSync(join(filesDir, 'stdin'), request.launch.stdin);
+    chmodSync(join(filesDir, 'stdin'), 0o644);
+    environment.SVC_INIT_STDIN = `${RUN_DIR}/stdin`;
+  }
+  // In this order: the outbox (what svc waits for) goes back first.
+  const parts: Record<string, GatewayPart> = {
+    files: { dir: filesDir, in: true, out: false },
+    ...(layout.outbox ? { outbox: { dir: layout.outbox, in: false, out: true } } : {}),
+    workspace: { dir: layout.workspace, in: true, out: true },
+    home: { dir: layout.home, in: true, out: true },
+  };
+  const podDirs: Record<string, string> = {
+    files: RUN_DIR,
+    workspace: SANDBOX_PATHS.workspace,
+    home: SANDBOX_PATHS.home,
+    outbox: SANDBOX_PATHS.outbox,
+  };
+  const channels = Object.entries(NETWORK_SOCKETS);
+  const podListeners = listeners.map(({ socket, ...listener }) => ({
+    ...listener,
+    channel: channels.find(([, file]) => socket.endsWith(`/${file}`))![0],
+  }));
+  const harness = readFileSync(harnessSource, 'utf8');
+  const container: V1Container = {
+    name: 'agent',
+    image: request.image || request.settings.container.image,
+    imagePullPolicy: 'IfNotPresent',
+    // `node -e` puts its arguments from argv[1]: a placeholder keeps the harness's argv[2] its own.
+    command: ['node', '--no-warnings', '--input-type=module-typescript', '-e', harness, 'svc-init'],
+    args: [JSON.stringify(podListeners), ...command],
+    env: [
+      ...Object.entries(environment).map(([key, value]): V1EnvVar => ({ name: key, value })),
+      ...(settings.podDefaults.secretEnv ?? []).map((entry): V1EnvVar => ({
+        name: entry.name,
+        valueFrom: { secretKeyRef: { name: entry.secret, key: entry.key } },
+      })),
+    ],
+    workingDir: SANDBOX_PATHS.workspace,
+    resources: podResources(request),
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+    },
+    volumeMounts: [
+      { name: 'workspace', mountPath: SANDBOX_PATHS.workspace },
+      { name: 'home', mountPath: SANDBOX_PATHS.home },
+      { name: 'tmp', mountPath: SANDBOX_PATHS.tmp },
+      { name: 'svc', mountPath: RUN_DIR },
+    ],
+  };
+  const defaults = settings.podDefaults;
+  const manifest: V1Pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: settings.namespace,
+      labels: { [POD_LABELS.managedBy]: 'svc', [POD_LABELS.sandbox]: name },
+      annotations: { 'svc.dev/run': request.name },
+    },
+    spec: {
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      // Time to hand the workspace back after a stop, before the kubelet's SIGKILL.
+      terminationGracePeriodSeconds: 30,
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: SANDBOX_INNER_ID,
+        runAsGroup: SANDBOX_INNER_ID,
+        fsGroup: SANDBOX_INNER_ID,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      containers: [container],
+      volumes: ['workspace', 'home', 'tmp', 'svc'].map((volume) => ({ name: volume, emptyDir: {} })),
+      ...(defaults.nodeSelector ? { nodeSelector: defaults.nodeSelector } : {}),
+      ...(defaults.tolerations ? { tolerations: defaults.tolerations } : {}),
+      ...(defaults.serviceAccountName ? { serviceAccountName: defaults.serviceAccountName } : {}),
+      ...(defaults.runtimeClassName ? { runtimeClassName: defaults.runtimeClassName } : {}),
+      ...(defaults.imagePullSecrets
+        ? { imagePullSecrets: defaults.imagePullSecrets.map((secret) => ({ name: secret })) }
+        : {}),
+    },
+  };
+  const sync = (direction: 'in' | 'out') =>
+    Object.entries(parts)
+      .filter(([, part]) => part[direction])
+      .map(([part]) => ({ part, dir: podDirs[part]! }));
+  return {
+    name,
+    namespace: settings.namespace,
+    kubeconfig: settings.kubeconfig,
+    manifest,
+    gateway: {
+      host: settings.gatewayHost,
+      bind: settings.gatewayBind,
+      token: randomBytes(24).toString('base64url'),
+      parts,
+      syncIn: sync('in'),
+      syncOut: sync('out'),
+      hostId: request.hostId,
+      maxBytes: settings.handBackMaxMiB * 1024 * 1024,
+    },
+    unreachableAfterMs: settings.unreachableAfterMs,
+    memoryLimitMiB: request.memoryLimitMiB ?? null,
+  };
+}
+
+function podResources(request: SandboxLaunchRequest) {
+  const limits: Record<string, string> = {};
+  if (request.memoryLimitMiB) limits.memory = `${request.memoryLimitMiB}Mi`;
+  if (request.cpuMillicores) limits.cpu = `${request.cpuMillicores}m`;
+  return Object.keys(limits).length ? { limits, requests: { ...limits } } : {};
+}

@@ -1,0 +1,189 @@
+// The stand-in's kubelet: runs a Pod's one container on Podman through the same Engine API client
+// the container backend uses, on an internal network from which only the host is reachable (what
+// svc's NetworkPolicy allows: the workers' gateways). It keeps the Pod's status the way a kubelet
+// reports it: Pending (ErrImagePull, CreateContainerConfigError), Running, terminated with its exit
+// code and reason (OOMKilled, Error, Completed), DeadlineExceeded, Evicted.
+import { chownSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { V1Pod } from '@kubernetes/client-node';
+import { DockerEngine, type ContainerCreateBody } from '../../activities/sandbox/container/docker-engine.ts';
+import {
+  createMemoryCgroup,
+  memoryLimitWasHit,
+  removeMemoryCgroup,
+  type MemoryCgroup,
+} from '../../activities/sandbox/memory-cgroup.ts';
+
+/** The seccomp profile a node's RuntimeDefault stands for here: containerd's (moby's) forbids namespaces too. */
+const RUNTIME_DEFAULT_SECCOMP = resolve('activities/sandbox/container/image/seccomp.json');
+
+export interface StandInPod {
+  pod: V1Pod;
+  containerId: string | null;
+  cgroup: MemoryCgroup | null;
+  volumes: string;
+  deadlineTimer?: NodeJS.Timeout;
+  /** The kubelet has stopped it (deadline, eviction): what to report once the container is gone. */
+  stoppedFor?: { reason: string; message: string };
+}
+
+const mebibytes = (quantity: string | undefined) => (quantity?.endsWith('Mi') ? Number(quantity.slice(0, -2)) : null);
+const millicores = (quantity: string | undefined) => (quantity?.endsWith('m') ? Number(quantity.slice(0, -1)) : null);
+
+export class StandInKubelet {
+  readonly engine: DockerEngine;
+  readonly network: string;
+  readonly secrets: Record<string, Record<string, string>>;
+  constructor(engineAddress: string, network: string, secrets: Record<string, Record<string, string>>) {
+    this.engine = new DockerEngine(engineAddress);
+    this.network = network;
+    this.secrets = secrets;
+  }
+
+  #setStatus(entry: StandInPod, status: V1Pod['status']): void {
+    entry.pod = { ...entry.pod, status: { ...entry.pod.status, ...status } };
+  }
+
+  #waiting(entry: StandInPod, reason: string, message: string): void {
+    this.#setStatus(entry, {
+      phase: 'Pending',
+      containerStatuses: [
+        {
+          name: 'agent',
+          image: '',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { waiting: { reason, message } },
+        },
+      ],
+    });
+  }
+
+  /** Starts the pod's container; a pod that cannot start stays Pending with the kubelet's reason. */
+  async start(entry: StandInPod): Promise<void> {
+    const spec = entry.pod.spec!;
+    const container = spec.containers[0]!;
+    const image = container.image!;
+    if (!(await this.engine.imageExists(image)))
+      return this.#waiting(entry, 'ErrImagePull', `rpc error: failed to pull image "${image}": not found`);
+    const env: string[] = [];
+    for (const variable of container.env ?? []) {
+      const ref = variable.valueFrom?.secretKeyRef;
+      const value = ref?.name ? this.secrets[ref.name]?.[ref.key] : undefined;
+      if (!ref) env.push(`${variable.name}=${variable.value ?? ''}`);
+      else if (value === undefined)
+        return this.#waiting(entry, 'CreateContainerConfigError', `secret "${ref.name}" not found`);
+      else env.push(`${variable.name}=${value}`);
+    }
+    const security = spec.securityContext ?? {};
+    const uid = container.securityContext?.runAsUser ?? security.runAsUser ?? 0;
+    const gid = container.securityContext?.runAsGroup ?? security.runAsGroup ?? 0;
+    const binds = (container.volumeMounts ?? []).map((mount) => {
+      const source = join(entry.volumes, mount.name);
+      mkdirSync(source, { recursive: true, mode: 0o2775 });
+      chownSync(source, uid, security.fsGroup ?? gid);
+      return `${source}:${mount.mountPath}:${mount.readOnly ? 'ro' : 'rw'}`;
+    });
+    const memory = mebibytes(container.resources?.limits?.memory);
+    const cpu = millicores(container.resources?.limits?.cpu);
+    if (memory) {
+      const limit = createMemoryCgroup(`kube-${entry.pod.metadata!.name}`, memory);
+      if (limit.enforced) entry.cgroup = limit.cgroup;
+    }
+    const drop = container.securityContext?.capabilities?.drop ?? [];
+    // Not svc's own container body: a pod has the pods' network and what its manifest drops.
+    const body = {
+      Image: image,
+      Entrypoint: container.command ?? [],
+      Cmd: container.args ?? [],
+      Env: env,
+      User: `${uid}:${gid}`,
+      WorkingDir: container.workingDir ?? '/',
+      StopSignal: 'SIGTERM',
+      Healthcheck: { Test: ['NONE'] },
+      Labels: { 'svc.kube-stand-in': entry.pod.metadata!.name! },
+      HostConfig: {
+        NetworkMode: this.network,
+        CapDrop: drop,
+        SecurityOpt: [
+          ...(container.securityContext?.allowPrivilegeEscalation === false ? ['no-new-privileges'] : []),
+          `seccomp=${RUNTIME_DEFAULT_SECCOMP}`,
+        ],
+        ReadonlyRootfs: container.securityContext?.readOnlyRootFilesystem === true,
+        Binds: binds,
+        Tmpfs: {},
+        GroupAdd: security.fsGroup !== undefined ? [String(security.fsGroup)] : [],
+        PidsLimit: 1024,
+        Ulimits: [
+          { Name: 'nofile', Soft: 1024, Hard: 1024 },
+          { Name: 'nproc', Soft: 1024, Hard: 1024 },
+        ],
+        ...(entry.cgroup ? { CgroupParent: entry.cgroup.path.replace(/^\/sys\/fs\/cgroup(\/memory)?/, '') } : {}),
+        ...(cpu ? { NanoCpus: cpu * 1_000_000 } : {}),
+        Runtime: 'runc',
+      },
+    } as unknown as ContainerCreateBody;
+    try {
+      entry.containerId = await this.engine.create(`kube-${entry.pod.metadata!.name}`, body);
+      await this.engine.start(entry.containerId);
+    } catch (error) {
+      return this.#waiting(entry, 'CreateContainerError', (error as Error).message);
+    }
+    const now = new Date();
+    this.#setStatus(entry, {
+      phase: 'Running',
+      startTime: now,
+      containerStatuses: [
+        {
+          name: 'agent',
+          image,
+          imageID: image,
+          ready: true,
+          restartCount: 0,
+          started: true,
+          state: { running: { startedAt: now } },
+        },
+      ],
+    });
+  }
+
+  /** Reads the container's state into the pod's status; answers whether it changed. */
+  async refresh(entry: StandInPod): Promise<boolean> {
+    if (!entry.containerId || entry.pod.status?.phase !== 'Running') return false;
+    const state = (await this.engine.inspect(entry.containerId).catch(() => undefined))?.State;
+    if (!state || state.Running) return false;
+    const exitCode = state.ExitCode;
+    const oom = exitCode === 137 && !entry.stoppedFor && entry.cgroup !== null && memoryLimitWasHit(entry.cgroup);
+    const reason = oom ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error';
+    this.#setStatus(entry, {
+      phase: exitCode === 0 && !entry.stoppedFor ? 'Succeeded' : 'Failed',
+      ...(entry.stoppedFor ?? {}),
+      containerStatuses: [
+        {
+          ...entry.pod.status!.containerStatuses![0]!,
+          ready: false,
+          state: { terminated: { exitCode, reason, finishedAt: new Date() } },
+        },
+      ],
+    });
+    return true;
+  }
+
+  /** The kubelet's stop: SIGTERM, then SIGKILL after the grace period; the status says why. */
+  async stop(entry: StandInPod, reason: string, message: string): Promise<void> {
+    entry.stoppedFor ??= { reason, message };
+    if (!entry.containerId || entry.pod.status?.phase !== 'Running') {
+      this.#setStatus(entry, { phase: 'Failed', reason, message });
+      return;
+    }
+    await this.engine.stop(entry.containerId, entry.pod.spec!.terminationGracePeriodSeconds ?? 30).catch(() => {});
+  }
+
+  async remove(entry: StandInPod): Promise<void> {
+    clearTimeout(entry.deadlineTimer);
+    if (entry.containerId) await this.engine.remove(entry.containerId).catch(() => {});
+    if (entry.cgroup) removeMemoryCgroup(entry.cgroup);
+    rmSync(entry.volumes, { recursive: true, force: true });
+  }
+}
