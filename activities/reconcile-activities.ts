@@ -8,13 +8,14 @@ import { PlanRunEntity, RunEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import { sweepEndedSandboxes } from './sandbox/container/container-sweep.ts';
+import { sweepEndedPods } from './sandbox/kubernetes/pod-sweep.ts';
 import { repairPlanRunRow, repairRunRow, type PlanRunRepair, type RunRepair } from './read-model/repair-store.ts';
 
 export interface ReconcileActivityDeps {
   readModel: ReadModel;
   temporal: Client;
   /** The container backend's engine, whose leftover containers a pass removes. */
-  sandbox?: Pick<SandboxSettings, 'mode' | 'container'>;
+  sandbox?: Pick<SandboxSettings, 'mode' | 'container' | 'kubernetes'>;
 }
 
 export interface ReconcileRequest {
@@ -30,6 +31,8 @@ export interface ReconcileReport {
   repairedPlanRuns: string[];
   /** Containers of runs that ended before the cutoff, removed (container backend). */
   sweptContainers?: string[];
+  /** Pods of ended runs deleted by this pass (Kubernetes backend). */
+  sweptPods?: string[];
 }
 
 type Closed = { status: string; result?: unknown; failure?: string };
@@ -84,6 +87,8 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
       }
       if (deps.sandbox?.mode === 'container' && !request.runIds && !request.planRunIds)
         report.sweptContainers = await sweepEndedSandboxes(deps.sandbox.container.engine, deps.readModel, cutoff);
+      if (deps.sandbox?.mode === 'kubernetes' && !request.runIds && !request.planRunIds)
+        report.sweptPods = await sweepEndedPods(deps.sandbox.kubernetes, deps.readModel, cutoff);
       return report;
     },
   };

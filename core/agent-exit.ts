@@ -57,7 +57,9 @@ export function classifyAgentExit(evidence: AgentExitEvidence): RunVerdict {
   if (evidence.unreachable) return { state: 'failed', failureReason: 'sandbox_unreachable' };
   if (evidence.lost) return { state: 'failed', failureReason: 'sandbox_run_lost' };
   if (evidence.spawnError) return { state: 'failed', failureReason: 'spawn_failed' };
-  if (evidence.notHandedBack && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'sandbox_failed' };
+  // Work that never came back is not a success, whatever the agent's exit (an OOM kill says more).
+  if (evidence.notHandedBack && !evidence.stoppedBySvc && !evidence.oomKilled)
+    return { state: 'failed', failureReason: 'sandbox_failed' };
   if (evidence.providerError && !evidence.stoppedBySvc) return { state: 'failed', failureReason: 'provider_error' };
   if (evidence.exitCode === 0) return { state: 'succeeded', failureReason: null };
   if (evidence.oomKilled) return { state: 'failed', failureReason: 'oom_killed' };

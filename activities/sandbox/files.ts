@@ -61,6 +61,8 @@ export function sandboxFiles(dir: string) {
     spec: join(dir, 'launch.json'),
     claim: join(dir, 'claim'),
     supervisor: join(dir, 'supervisor.json'),
+    /** Why a supervisor crashed, if one did. */
+    supervisorLog: join(dir, 'supervisor.log'),
     agent: join(dir, 'agent.json'),
     exit: join(dir, 'exit.json'),
     stdout: join(dir, 'stdout.log'),

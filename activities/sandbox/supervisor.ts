@@ -3,7 +3,7 @@
 // how it ended. A worker that dies loses nothing: a new one reads these files and carries on.
 //   node activities/sandbox/supervisor.ts <sandbox-dir>
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { isSameProcessAlive, processStartTime } from '../../platform/processes.ts';
 import { joinCgroupArgv, oomKillCount, removeMemoryCgroup } from './memory-cgroup.ts';
 import { startSandboxNetwork } from './sandbox-network.ts';
@@ -29,6 +29,12 @@ if (!dir) {
   process.exit(2);
 }
 const files = sandboxFiles(dir);
+// A supervisor that crashes says why (it has no terminal): the sandbox is then `lost`, and this tells the operator.
+for (const event of ['uncaughtException', 'unhandledRejection'] as const)
+  process.on(event, (error: unknown) => {
+    appendFileSync(files.supervisorLog, `${new Date().toISOString()} ${event}: ${(error as Error)?.stack ?? error}\n`);
+    process.exit(70);
+  });
 // The sandbox's own mount points are made under this umask and must be traversable by the agent's
 // uid; svc's records and logs here are created 0600 explicitly instead.
 process.umask(0o022);

@@ -5,7 +5,11 @@
 // run's gateway, the finalizer (a pod of its own) hands the branch over, svc pushes and opens the
 // PR; cancel stops the pod; OOM, eviction, a vanished pod and a silent API are the run's reasons.
 import test from 'ava';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { reconcilerScheduleId } from '../../worker/reconciler-schedule.ts';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { KubeStandIn } from '../support/kube-stand-in.ts';
@@ -18,6 +22,30 @@ const forge = new PullRequestsStandIn();
 let engine: TestContainerEngine;
 let kube: KubeStandIn;
 let svc: TestStack;
+
+const settings = mkdtempSync(join(tmpdir(), 'svc-kube-settings-'));
+const agentsFile = join(settings, 'agents.yaml');
+writeFileSync(
+  agentsFile,
+  [
+    'agents:',
+    '  - name: poller',
+    '    steering: mid-run',
+    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 150); do ' +
+      'out=$(curl -sf $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); ' +
+      'case $out in *body*) echo \\"got $out\\"; exit 0;; esac; sleep 0.2; done; exit 1"]',
+  ].join('\n'),
+);
+// What an operator fixes for every run pod: a node pool, and a model key from a Secret by reference.
+const podDefaults = join(settings, 'pod-defaults.json');
+writeFileSync(
+  podDefaults,
+  JSON.stringify({
+    nodeSelector: { 'svc.dev/pool': 'agents' },
+    tolerations: [{ key: 'svc.dev/agents', operator: 'Exists', effect: 'NoSchedule' }],
+    secretEnv: [{ name: 'MODEL_TOKEN', secret: 'model-key', key: 'token' }],
+  }),
+);
 
 test.before(async () => {
   engine = await startContainerEngine();
@@ -38,6 +66,9 @@ test.before(async () => {
       SVC_GITHUB_API_URL: forge.url,
       SVC_FINALIZE_TIMEOUT_MS: '60000',
       SVC_KUBERNETES_UNREACHABLE_MS: '3000',
+      SVC_KUBERNETES_POD_DEFAULTS: podDefaults,
+      SVC_AGENTS_FILE: agentsFile,
+      SVC_RECONCILE_STALE_AFTER_MS: '1000',
     },
   });
 });
@@ -62,6 +93,23 @@ const events = async (runId: string) =>
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { kind: string; stream?: string; payload: any });
 const podOf = (runId: string) => `svc-${runId.replace('_', '-')}`;
+/** The sandbox's own records, logged when a test fails (what the pod said, how it ended). */
+function sandboxTrace(runId: string): string {
+  const dir = join(svc.config.dataDir, 'sandboxes', runId);
+  return ['stdout.log', 'stderr.log', 'exit.json', 'gateway.json', 'supervisor.log', 'finalize/exit.json']
+    .map((file) => `${file}: ${existsSync(join(dir, file)) ? readFileSync(join(dir, file), 'utf8').slice(-1500) : '-'}`)
+    .join('\n');
+}
+
+/** One pass of the reconciler, on its Temporal Schedule's own action. */
+async function reconcilerPass() {
+  const connection = await Connection.connect({ address: svc.stack.temporalAddress });
+  try {
+    await new Client({ connection }).schedule.getHandle(reconcilerScheduleId(svc.config.taskQueue)).trigger();
+  } finally {
+    await connection.close();
+  }
+}
 
 test.serial('a run in a pod commits, hands its workspace back, and svc pushes it and opens the PR', async (t) => {
   const project = await register('podded');
@@ -70,6 +118,7 @@ test.serial('a run in a pod commits, hands its workspace back, and svc pushes it
     prompt: [
       'echo uid=$(id -u) caps=$(awk \'$1=="CapEff:" {print $2}\' /proc/self/status)',
       'echo on stderr >&2',
+      'echo model-token=$MODEL_TOKEN',
       'printf "two\\n" >> src/app.txt',
       'git add -A && git commit -q -m "work from a pod"',
     ].join('\n'),
@@ -79,7 +128,12 @@ test.serial('a run in a pod commits, hands its workspace back, and svc pushes it
   t.is(run.state, 'succeeded', JSON.stringify(run));
   t.is(run.sandboxRunId, `pod:svc-runs/${podOf(runId)}`);
   t.like(run, { commitsAhead: 1, filesChanged: 1, insertions: 1, deletions: 0, prState: 'open' });
-  t.true((await runStdout(svc, runId)).includes('uid=1000 caps=0000000000000000'));
+  const stdout = await runStdout(svc, runId);
+  t.true(stdout.includes('uid=1000 caps=0000000000000000'), stdout.join('\n'));
+  t.true(stdout.includes('model-token=sk-from-a-secret'), 'the Secret reached the pod by reference');
+  const manifest = kube.created.find((pod) => pod.metadata!.name === podOf(runId))!;
+  t.deepEqual(manifest.spec!.nodeSelector, { 'svc.dev/pool': 'agents' });
+  t.false(JSON.stringify(manifest).includes('sk-from-a-secret'), 'no secret value in the manifest');
   const all = await events(runId);
   t.true(all.some((event) => event.stream === 'stderr' && JSON.stringify(event.payload).includes('on stderr')));
   t.like(all.find((event) => event.kind === 'sandbox.started')?.payload, { isolation: 'kubernetes' });
@@ -99,3 +153,87 @@ test.serial('a run in a pod commits, hands its workspace back, and svc pushes it
     20_000,
   );
 });
+
+test.serial('cancel stops the pod; it hands its workspace back first and is deleted', async (t) => {
+  const runId = await dispatch({ prompt: 'echo started\nsleep 120' });
+  await waitForRunState(svc, runId, ['running']);
+  await waitFor(async () => (await runStdout(svc, runId)).includes('started'), 'the first line', 20_000);
+  const cancel = await svc.request('POST', `/runs/${runId}/cancel`, { body: { reason: 'enough' } });
+  t.is(cancel.status, 200);
+  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  t.is(run.state, 'cancelled');
+  await waitFor(async () => !kube.pods.has(podOf(runId)), 'pod deleted', 20_000).catch((error: Error) => {
+    throw new Error(`${error.message}\n${sandboxTrace(runId)}`);
+  });
+});
+
+test.serial("an agent that outgrows its project's memory limit is oom_killed", async (t) => {
+  const project = await register('small');
+  const runId = await dispatch({ project, prompt: 'echo filling\nexec tail /dev/zero' });
+  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  t.is(run.state, 'failed');
+  t.is(run.failureReason, 'oom_killed');
+  const manifest = kube.created.find((pod) => pod.metadata!.name === podOf(runId))!;
+  t.deepEqual(manifest.spec!.containers[0]!.resources!.limits, { memory: '64Mi' });
+});
+
+test.serial("a project's agentImage the cluster cannot pull is spawn_failed, with the reason", async (t) => {
+  const project = await register('imageless');
+  const runId = await dispatch({ project, prompt: 'echo never' });
+  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  t.is(run.state, 'failed');
+  t.is(run.failureReason, 'spawn_failed');
+  t.regex(JSON.stringify(await events(runId)), /ErrImagePull.*svc-no-such-image/, 'an event names the image');
+});
+
+test.serial('a message steered mid-run reaches the agent in its pod through its inbox', async (t) => {
+  const runId = await dispatch({ agent: 'poller', prompt: 'wait for a message' });
+  await waitForRunState(svc, runId, ['running']);
+  await waitFor(async () => (await runStdout(svc, runId)).includes('ready'), 'the poller', 20_000);
+  const steer = await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'turn left' } });
+  t.is(steer.status, 200, steer.text);
+  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  t.is(run.state, 'succeeded', sandboxTrace(runId));
+  t.true((await runStdout(svc, runId)).some((line) => line.startsWith('got ') && line.includes('turn left')));
+});
+
+test.serial("a pod the kubelet evicts is evicted, with the kubelet's message", async (t) => {
+  const runId = await dispatch({ prompt: 'echo started\nsleep 120' });
+  await waitForRunState(svc, runId, ['running']);
+  await waitFor(async () => (await runStdout(svc, runId)).includes('started'), 'the first line', 20_000);
+  await kube.evict(podOf(runId), 'The node was low on resource: ephemeral-storage.');
+  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  t.is(run.state, 'failed');
+  t.is(run.failureReason, 'evicted');
+  t.regex(JSON.stringify(await events(runId)), /evicted: The node was low on resource: ephemeral-storage/);
+});
+
+test.serial("a pod deleted behind svc's back is sandbox_run_lost", async (t) => {
+  const runId = await dispatch({ prompt: 'echo started\nsleep 120' });
+  await waitForRunState(svc, runId, ['running']);
+  await waitFor(async () => (await runStdout(svc, runId)).includes('started'), 'the first line', 20_000);
+  await kube.vanish(podOf(runId));
+  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  t.is(run.state, 'failed');
+  t.is(run.failureReason, 'sandbox_run_lost');
+});
+
+test.serial(
+  'an API server that stops answering about a live run makes it sandbox_unreachable; the reconciler deletes its pod',
+  async (t) => {
+    const runId = await dispatch({ prompt: 'echo started\nsleep 60' });
+    await waitForRunState(svc, runId, ['running']);
+    await waitFor(async () => (await runStdout(svc, runId)).includes('started'), 'the first line', 20_000);
+    await kube.halt();
+    const run = await waitForRunState(svc, runId, undefined, 60_000);
+    t.is(run.state, 'failed');
+    t.is(run.failureReason, 'sandbox_unreachable');
+    // The pod outlived the API's silence: once the API is back, a pass of the reconciler deletes it.
+    await kube.listen();
+    t.true(kube.pods.has(podOf(runId)), 'the pod is still there');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await reconcilerPass();
+    await waitFor(async () => !kube.pods.has(podOf(runId)), 'pod swept', 30_000);
+    t.pass();
+  },
+);

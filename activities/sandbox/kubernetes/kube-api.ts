@@ -2,11 +2,14 @@
 // a deadline patch (svc's stop: the kubelet stops the pod and keeps its status), delete, list by
 // label, a watch of one pod, and its log followed with timestamps. The cluster comes from the
 // usual places (KUBECONFIG, ~/.kube/config, or the in-cluster service account).
-import { CoreV1Api, KubeConfig, Log, Watch, type V1Pod } from '@kubernetes/client-node';
-import { Writable } from 'node:stream';
+import { CoreV1Api, KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
 
 /** Labels every svc pod carries: the sweep and the admission count find them by these. */
 export const POD_LABELS = { managedBy: 'app.kubernetes.io/managed-by', sandbox: 'svc.dev/sandbox' } as const;
+/** The annotation naming a pod's sandbox (`<runId>` or `<runId>-finalize`). */
+export const RUN_ANNOTATION = 'svc.dev/run';
 
 export class KubeError extends Error {
   readonly status: number;
@@ -137,49 +140,53 @@ export class KubeApi {
     };
   }
 
-  /** Follows the agent container's log, with timestamps, from `sinceTime`; each line goes to `onLine`. */
+  /**
+   * Follows the agent container's log, with timestamps, from `sinceTime`; each line goes to `onLine`.
+   * Over node:https with the kubeconfig's credentials (client-node's Log helper leaves an aborted
+   * stream's error unhandled, which would take a supervisor down).
+   */
   followLog(
     name: string,
     onLine: (line: string) => void,
     options: { sinceTime?: string; follow?: boolean } = {},
   ): { done: Promise<void>; stop(): void } {
-    let controller: AbortController | undefined;
+    let request: ClientRequest | undefined;
     let stopped = false;
-    let pending = '';
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, next) {
-        const parts = (pending + chunk.toString('utf8')).split('\n');
+    const query = new URLSearchParams({
+      container: 'agent',
+      timestamps: 'true',
+      follow: String(options.follow ?? true),
+    });
+    if (options.sinceTime) query.set('sinceTime', options.sinceTime);
+    const url = new URL(`${this.server}/api/v1/namespaces/${this.namespace}/pods/${name}/log?${query}`);
+    const done = (async () => {
+      const requestOptions: RequestOptions = { method: 'GET' };
+      await this.#config.applyToHTTPSOptions(requestOptions);
+      const response = await new Promise<IncomingMessage>((resolve, reject) => {
+        const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+        request = send(url, requestOptions, resolve);
+        request.once('error', reject);
+        request.end();
+        if (stopped) request.destroy();
+      });
+      if ((response.statusCode ?? 0) >= 400) {
+        response.resume();
+        throw new KubeError(response.statusCode ?? 0, `log of pod ${name}: ${response.statusCode}`);
+      }
+      let pending = '';
+      response.setEncoding('utf8');
+      for await (const chunk of response) {
+        const parts = (pending + (chunk as string)).split('\n');
         pending = parts.pop()!;
         for (const line of parts) onLine(line);
-        next();
-      },
-    });
-    const done = new Promise<void>((resolve, reject) => {
-      sink.once('finish', () => {
-        if (pending) onLine(pending);
-        resolve();
-      });
-      sink.once('error', reject);
-      new Log(this.#config)
-        .log(this.namespace, name, 'agent', sink, {
-          follow: options.follow ?? true,
-          timestamps: true,
-          ...(options.sinceTime ? { sinceTime: options.sinceTime } : {}),
-        })
-        .then(
-          (abort) => {
-            controller = abort;
-            if (stopped) abort.abort();
-          },
-          (error) => (stopped ? resolve() : reject(error as Error)),
-        );
-    });
+      }
+      if (pending) onLine(pending);
+    })();
     return {
-      done: done.catch((error) => (stopped ? undefined : Promise.reject(error))),
+      done: done.catch((error: unknown) => (stopped ? undefined : Promise.reject(error))),
       stop() {
         stopped = true;
-        controller?.abort();
-        sink.end();
+        request?.destroy();
       },
     };
   }

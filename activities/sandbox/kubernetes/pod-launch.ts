@@ -11,7 +11,7 @@ import { SANDBOX_PATHS, SANDBOX_INNER_ID, type SandboxLayout } from '../bubblewr
 import type { SandboxLaunchRequest } from '../sandbox-launch.ts';
 import { NETWORK_SOCKETS } from '../sandbox-network.ts';
 import type { GatewayPart } from './pod-gateway.ts';
-import { POD_LABELS } from './kube-api.ts';
+import { POD_LABELS, RUN_ANNOTATION } from './kube-api.ts';
 
 /** svc's files in the pod: programs, prompt, stdin (one volume, filled at start). */
 const RUN_DIR = '/run/svc';
@@ -142,7 +142,7 @@ export function podSandboxSpec({
       name,
       namespace: settings.namespace,
       labels: { [POD_LABELS.managedBy]: 'svc', [POD_LABELS.sandbox]: name },
-      annotations: { 'svc.dev/run': request.name },
+      annotations: { [RUN_ANNOTATION]: request.name },
     },
     spec: {
       restartPolicy: 'Never',
