@@ -28,6 +28,8 @@ export interface KubernetesSettings {
   gatewayHost: string | null;
   /** The address the gateways listen on (SVC_KUBERNETES_GATEWAY_BIND). */
   gatewayBind: string;
+  /** The ports gateways take (SVC_KUBERNETES_GATEWAY_PORTS, `first-last`): what the pods' NetworkPolicy opens. */
+  gatewayPorts: { first: number; last: number };
   /** What every run pod gets from the operator: node selector, tolerations, service account… (SVC_KUBERNETES_POD_DEFAULTS). */
   podDefaults: PodDefaults;
   /** How long the API server may not answer about a live pod before it is `sandbox_unreachable`. */
@@ -174,8 +176,17 @@ function parseKubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
     kubeconfig: env.KUBECONFIG || null,
     gatewayHost: env.SVC_KUBERNETES_GATEWAY_HOST || env.POD_IP || null,
     gatewayBind: env.SVC_KUBERNETES_GATEWAY_BIND || '0.0.0.0',
+    gatewayPorts: parsePortRange(env.SVC_KUBERNETES_GATEWAY_PORTS || '40000-40999'),
     podDefaults,
     unreachableAfterMs: positiveMs(env.SVC_KUBERNETES_UNREACHABLE_MS, 60_000, 'SVC_KUBERNETES_UNREACHABLE_MS'),
     handBackMaxMiB: handBack,
   };
+}
+
+function parsePortRange(text: string): { first: number; last: number } {
+  const match = /^(\d+)-(\d+)$/.exec(text);
+  const [first, last] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  if (!match || first < 1024 || last > 65535 || first > last)
+    throw new Error(`SVC_KUBERNETES_GATEWAY_PORTS must be first-last between 1024 and 65535, not "${text}"`);
+  return { first, last };
 }

@@ -23,6 +23,8 @@ export interface GatewayPart {
 export interface GatewaySpec {
   /** Address the gateway listens on (SVC_KUBERNETES_GATEWAY_BIND). */
   bind: string;
+  /** The ports it may take (the pods' NetworkPolicy opens these). */
+  ports: { first: number; last: number };
   token: string;
   /** The sandbox's proxy sockets. */
   socketDir: string;
@@ -162,13 +164,7 @@ export async function startPodGateway(spec: GatewaySpec, record: string): Promis
   const saved = readJsonIfExists<GatewayRecord>(record);
   // Half-open: a pod ends its upload, then waits for svc's answer on the same connection.
   const server = createServer({ allowHalfOpen: true }, (socket) => serve(socket, spec, record));
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port: saved?.port ?? 0, host: spec.bind }, () => {
-      const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : 0);
-    });
-  });
+  const port = saved ? await listenOn(server, spec.bind, saved.port) : await listenInRange(server, spec);
   if (!saved) writeJsonAtomic<GatewayRecord>(record, { port, handedBack: [] });
   return { port, server };
 }
@@ -188,4 +184,29 @@ export async function handedBack(
     if (!record || record.handedBack.includes(part) || existsSync(files.exit)) return;
     await sleep(100);
   }
+}
+
+function listenOn(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, host }, () => {
+      server.off('error', reject);
+      resolve(port);
+    });
+  });
+}
+
+/** A free port of the range, tried from a random start (many gateways per worker). */
+async function listenInRange(server: Server, spec: GatewaySpec): Promise<number> {
+  const { first, last } = spec.ports;
+  const size = last - first + 1;
+  const start = Math.floor(Math.random() * size);
+  for (let offset = 0; offset < size; offset++) {
+    try {
+      return await listenOn(server, spec.bind, first + ((start + offset) % size));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    }
+  }
+  throw new Error(`no free port in ${first}-${last} (SVC_KUBERNETES_GATEWAY_PORTS)`);
 }

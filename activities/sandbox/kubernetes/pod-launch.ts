@@ -26,6 +26,7 @@ export interface PodSpec {
   gateway: {
     host: string;
     bind: string;
+    ports: { first: number; last: number };
     token: string;
     parts: Record<string, GatewayPart>;
     syncIn: { part: string; dir: string }[];
@@ -180,6 +181,7 @@ export function podSandboxSpec({
     gateway: {
       host: settings.gatewayHost,
       bind: settings.gatewayBind,
+      ports: settings.gatewayPorts,
       token: randomBytes(24).toString('base64url'),
       parts,
       syncIn: sync('in'),
