@@ -5,7 +5,7 @@
 // run's gateway, the finalizer (a pod of its own) hands the branch over, svc pushes and opens the
 // PR; cancel stops the pod; OOM, eviction, a vanished pod and a silent API are the run's reasons.
 import test from 'ava';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -129,7 +129,10 @@ test.serial('a run in a pod commits, hands its workspace back, and svc pushes it
   t.is(run.sandboxRunId, `pod:svc-runs/${podOf(runId)}`);
   t.like(run, { commitsAhead: 1, filesChanged: 1, insertions: 1, deletions: 0, prState: 'open' });
   const stdout = await runStdout(svc, runId);
-  t.true(stdout.includes('uid=1000 caps=0000000000000000'), stdout.join('\n'));
+  // The run's own unprivileged uid, as its workspace on the worker is (a second wall between runs on a node).
+  const uid = statSync(join(svc.config.dataDir, 'workspaces', runId)).uid;
+  t.not(uid, 0);
+  t.true(stdout.includes(`uid=${uid} caps=0000000000000000`), stdout.join('\n'));
   t.true(stdout.includes('model-token=sk-from-a-secret'), 'the Secret reached the pod by reference');
   const manifest = kube.created.find((pod) => pod.metadata!.name === podOf(runId))!;
   t.deepEqual(manifest.spec!.nodeSelector, { 'svc.dev/pool': 'agents' });

@@ -14,6 +14,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import { StandInKubelet, type StandInPod } from './kube-pods.ts';
 import { restrictedViolations } from './pod-security.ts';
+import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 
 const NETWORK = 'svc-kube-stand-in';
 const SUBNET_PREFIX = '10.89.77';
@@ -53,6 +54,25 @@ export class KubeStandIn {
     this.#kubelet = new StandInKubelet(options.engine, NETWORK, options.secrets ?? {});
   }
 
+  /**
+   * deploy/kubernetes's NetworkPolicy, as a CNI would enforce it on this node: from the pods'
+   * network, the host (the workers) only on the gateway ports. Idempotent (rules checked first).
+   */
+  #enforceNetworkPolicy(): void {
+    const { first, last } = parseSandboxSettings({}).kubernetes.gatewayPorts;
+    const rules = [
+      ['-s', `${SUBNET_PREFIX}.0/24`, '-p', 'tcp', '--dport', `${first}:${last}`, '-j', 'ACCEPT'],
+      ['-s', `${SUBNET_PREFIX}.0/24`, '-j', 'DROP'],
+    ];
+    for (const [index, rule] of rules.entries()) {
+      try {
+        execFileSync('iptables', ['-C', 'INPUT', ...rule], { stdio: 'ignore' });
+      } catch {
+        execFileSync('iptables', ['-I', 'INPUT', String(index + 1), ...rule], { stdio: 'ignore' });
+      }
+    }
+  }
+
   /** A kubeconfig file for this API (KUBECONFIG). */
   get kubeconfig(): string {
     return join(this.#dir, 'kubeconfig.json');
@@ -90,6 +110,7 @@ export class KubeStandIn {
       ],
       { stdio: 'ignore' },
     );
+    this.#enforceNetworkPolicy();
     await this.listen();
     writeFileSync(
       this.kubeconfig,

@@ -153,9 +153,10 @@ export function podSandboxSpec({
       terminationGracePeriodSeconds: 30,
       securityContext: {
         runAsNonRoot: true,
-        runAsUser: SANDBOX_INNER_ID,
-        runAsGroup: SANDBOX_INNER_ID,
-        fsGroup: SANDBOX_INNER_ID,
+        // The run's own uid (as in a container): two runs on one node share no uid, as a second wall.
+        runAsUser: request.hostId ?? SANDBOX_INNER_ID,
+        runAsGroup: request.hostId ?? SANDBOX_INNER_ID,
+        fsGroup: request.hostId ?? SANDBOX_INNER_ID,
         seccompProfile: { type: 'RuntimeDefault' },
       },
       containers: [container],
