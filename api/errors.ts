@@ -38,6 +38,9 @@ export const Errors = {
       'authenticate as the operator',
       { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="insufficient_scope"` },
     ),
+  /** A capacity cap refused a new run (api/services/admission.ts): try again later. */
+  admissionRejected: (reason: string, message: string) =>
+    new ApiError(429, 'runtime_admission_rejected', `run not admitted: ${message}`, reason, { 'Retry-After': '30' }),
   notFound: (what: string, hint?: string) => new ApiError(404, 'not_found', `${what} not found`, hint),
   /** A ref that is neither a branch of the remote nor a commit of the clone. */
   refNotFound: (message: string) =>

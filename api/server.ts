@@ -1,4 +1,6 @@
 // The API process: wires services into routes and serves them over HTTP, with a clean shutdown.
+import { Admission } from './services/admission.ts';
+import type { KubernetesSettings } from '../platform/sandbox-settings.ts';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ReadModel } from '../db/orm.ts';
@@ -72,6 +74,8 @@ export interface ApiServerDeps {
   agents: AgentCatalog;
   /** GET /instance: what this instance calls itself, where it is reached, the sandbox backend. */
   instance?: { name: string; publicUrl: string | null; runtime: string };
+  /** The Kubernetes backend's settings when agents run as pods: admission counts the cluster's pods. */
+  kubernetes?: KubernetesSettings | null;
   /** The dashboard's one-time sign-in codes (`svc serve` arms one and prints its link). */
   setupCodes?: SetupCodes;
   /** Prometheus text appended to GET /metrics: the in-process worker's Temporal SDK metrics. */
@@ -110,7 +114,9 @@ export function allRoutes(
     agents: deps.agents,
     projectsRoot: deps.projectsRoot,
   });
+  const admission = new Admission({ runRows, kubernetes: deps.kubernetes ?? null });
   const runs = new RunsService({
+    admission,
     projectRows,
     runRows,
     temporal: deps.temporal,
@@ -158,6 +164,7 @@ export function allRoutes(
       authMode: deps.auth?.publicMode ? 'public' : 'token',
       dbBackend: deps.readModel?.dialect ?? 'sqlite',
       startedAt: Date.now(),
+      admission: admission.limits,
     },
     ops: new OpsRepository(deps.readModel),
     readiness: () => readinessChecks(deps),

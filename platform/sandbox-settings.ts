@@ -34,6 +34,8 @@ export interface KubernetesSettings {
   podDefaults: PodDefaults;
   /** How long the API server may not answer about a live pod before it is `sandbox_unreachable`. */
   unreachableAfterMs: number;
+  /** Admission caps (api/services/admission.ts): queued runs, and svc's pods the cluster has not started. */
+  admission: { queueDepth: number; pendingPods: number };
   /** The most a pod may hand back per part (workspace, home, outbox), in MiB (SVC_KUBERNETES_HAND_BACK_MAX_MIB). */
   handBackMaxMiB: number;
 }
@@ -180,6 +182,10 @@ function parseKubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
     podDefaults,
     unreachableAfterMs: positiveMs(env.SVC_KUBERNETES_UNREACHABLE_MS, 60_000, 'SVC_KUBERNETES_UNREACHABLE_MS'),
     handBackMaxMiB: handBack,
+    admission: {
+      queueDepth: wholeAtLeastOne(env.SVC_ADMISSION_QUEUE_DEPTH, 50, 'SVC_ADMISSION_QUEUE_DEPTH'),
+      pendingPods: wholeAtLeastOne(env.SVC_ADMISSION_PENDING_PODS, 20, 'SVC_ADMISSION_PENDING_PODS'),
+    },
   };
 }
 
@@ -189,4 +195,12 @@ function parsePortRange(text: string): { first: number; last: number } {
   if (!match || first < 1024 || last > 65535 || first > last)
     throw new Error(`SVC_KUBERNETES_GATEWAY_PORTS must be first-last between 1024 and 65535, not "${text}"`);
   return { first, last };
+}
+
+function wholeAtLeastOne(text: string | undefined, fallback: number, name: string): number {
+  if (!text) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${name} must be a whole number, at least 1, not "${text}"`);
+  return value;
 }

@@ -1,5 +1,6 @@
 // Brings the service up in one process: Temporal (embedded unless TEMPORAL_ADDRESS is set), the
 // read model (migrated), a worker and the API, and takes it down again in the reverse order.
+import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import { GitHubForge } from '../activities/forge/github-forge.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
 import { AgentCatalog } from '../platform/agent-catalog.ts';
@@ -29,6 +30,11 @@ const ISOLATION_WORDS = {
   kubernetes: 'in Kubernetes pods',
   process: 'UNSANDBOXED',
 } as const;
+
+/** GET /instance's `runtime`: where agents run (a container engine or the worker's own host are both `local`'s peers). */
+function runtimeName(mode: SandboxSettings['mode']): string {
+  return mode === 'kubernetes' || mode === 'container' ? mode : 'local';
+}
 
 export interface StackOptions {
   config: SvcConfig;
@@ -119,7 +125,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         readModel,
         temporal,
         agents,
-        instance: { name: config.instanceName, publicUrl: config.publicUrl, runtime: 'local' },
+        instance: { name: config.instanceName, publicUrl: config.publicUrl, runtime: runtimeName(config.sandbox.mode) },
+        kubernetes: config.sandbox.mode === 'kubernetes' ? config.sandbox.kubernetes : null,
         setupCodes,
         forgeCredentials: ForgeCredentials.fromConfig(config),
         githubApp: config.githubApp,

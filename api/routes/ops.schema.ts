@@ -13,7 +13,10 @@ export const instanceResponse = z.union([
   publicInstance.extend({
     dbBackend: z.enum(['sqlite', 'postgresql']),
     uptimeSeconds: z.number().int(),
-    admission: z.null().describe('Concurrency limits (not configured yet)'),
+    admission: z
+      .object({ maxQueueDepth: z.number().int(), maxPendingPods: z.number().int() })
+      .nullable()
+      .describe("The instance's admission caps (Kubernetes backend); null: only projects' own maxConcurrentRuns"),
   }),
   publicInstance.describe('What spectators see'),
 ]);

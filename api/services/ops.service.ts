@@ -4,6 +4,7 @@ import { Gauge, Registry } from 'prom-client';
 import { isTerminalRunState, RUN_STATES } from '../../core/run-states.ts';
 import type { OpsRepository, OpsScope } from '../../db/repositories/ops.repository.ts';
 import { metricsRegistry } from '../../platform/metrics.ts';
+import type { AdmissionLimits } from './admission.ts';
 
 export const OPS_WINDOWS = { '24h': 24 * 3600_000, '7d': 7 * 24 * 3600_000, '30d': 30 * 24 * 3600_000 } as const;
 export type OpsWindow = keyof typeof OPS_WINDOWS;
@@ -17,6 +18,8 @@ export interface InstanceFacts {
   authMode: 'token' | 'public';
   dbBackend: 'sqlite' | 'postgresql';
   startedAt: number;
+  /** The instance's admission caps (null: only projects' own). */
+  admission: AdmissionLimits;
 }
 
 export interface OpsServiceDeps {
@@ -42,7 +45,7 @@ export class OpsService {
 
   instance() {
     const { startedAt, ...facts } = this.#deps.instance;
-    return { ...facts, uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000), admission: null };
+    return { ...facts, uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000) };
   }
 
   /** The window's runs, spend and delivery, every non-terminal run, and the services' health. */

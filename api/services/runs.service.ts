@@ -20,6 +20,7 @@ import { resolveAgent } from './agent-resolver.ts';
 import type { DispatchRunBody, ListRunsQuery } from '../routes/runs.schema.ts';
 import type { ProjectsService } from './projects.service.ts';
 import type { TemporalGateway } from './temporal-gateway.ts';
+import type { Admission } from './admission.ts';
 
 export interface RunsServiceDeps {
   projectRows: ProjectsRepository;
@@ -30,6 +31,8 @@ export interface RunsServiceDeps {
   dataDir: string;
   runBranchPrefix: string;
   runTiming: RunTiming;
+  /** Capacity caps checked before a run is accepted (429 runtime_admission_rejected). */
+  admission?: Admission;
 }
 
 type Dispatched = { run: Run | RunSnapshot; sandbox: { id: string; workspacePath: string }; existing: boolean };
@@ -87,10 +90,14 @@ export class RunsService {
 
   async #start(
     request: Omit<RunRequest, 'runId' | 'createdAt'>,
+    admission: { projectLimit?: number },
     idempotencyKey?: string,
     requestDigest?: string,
   ): Promise<Dispatched> {
     const runId = idempotencyKey ? idempotentRunId(idempotencyKey, request.projectId) : newId('run');
+    // A repeated request for a run already accepted answers it, whatever the caps say now.
+    if (!(idempotencyKey && (await this.#deps.runRows.find(runId))))
+      await this.#deps.admission?.check(request.projectId, admission.projectLimit);
     const input = buildRunInput(
       { timing: this.#deps.runTiming, ...request, runId, createdAt: Date.now() },
       dataPaths.workspaces(this.#deps.dataDir),
@@ -156,11 +163,14 @@ export class RunsService {
       );
     let settings: Pick<RunRequest, 'project' | 'projectMaxCostUsd'> = { project: null, projectMaxCostUsd: null };
     let projectDir: string | undefined;
+    let projectLimit: number | undefined;
     if (projectId) {
       const row = await this.#deps.projectRows.find(projectId);
       if (!row) throw Errors.notFound(`project "${projectId}"`, 'GET /projects lists registered projects');
       projectDir = row.localPath;
-      settings = projectRunSettings(this.#projectDefaults(row).defaults, row.defaultBranch, this.#deps.runBranchPrefix);
+      const { defaults } = this.#projectDefaults(row);
+      settings = projectRunSettings(defaults, row.defaultBranch, this.#deps.runBranchPrefix);
+      projectLimit = defaults?.admission?.maxConcurrentRuns;
     }
     const agent = this.#agent(body.agent!, projectDir);
     const {
@@ -172,6 +182,7 @@ export class RunsService {
     } = body;
     return this.#start(
       { ...overrides, prompt: body.prompt!, agent, projectId, trigger: body.trigger ?? 'manual', ...settings, parent },
+      { projectLimit },
       idempotencyKey,
       idempotencyKey ? requestDigest(requested) : undefined,
     );
@@ -197,7 +208,7 @@ export class RunsService {
     });
     if ('problem' in request)
       throw Errors.validation(request.problem, 'give it a prompt or a seed, or set defaultPrompt in .svc/config.yaml');
-    return this.#start(request);
+    return this.#start(request, { projectLimit: config.defaults?.admission?.maxConcurrentRuns });
   }
 
   async cancel(id: string, reason: string | null) {

@@ -54,6 +54,11 @@ export class RunsRepository {
     return this.#readModel.em().count(RunEntity, { projectId, state: { $in: ACTIVE_STATES } });
   }
 
+  /** Runs queued across the instance (admission's queue depth). */
+  countQueued(): Promise<number> {
+    return this.#readModel.em().count(RunEntity, { state: 'queued' });
+  }
+
   /** One page of runs, the total that match, and the cost over all of them (not only the page). */
   async page(filter: RunFilter, page: RunPage) {
     const where = whereOf(filter);

@@ -54,6 +54,7 @@ test.before(async () => {
   await forge.start();
   github.createRepo('acme', 'podded', { files: { 'src/app.txt': 'one\n' } });
   github.createRepo('acme', 'small', { files: { '.svc/config.yaml': 'resources:\n  limits:\n    memoryMiB: 64\n' } });
+  github.createRepo('acme', 'capped', { files: { '.svc/config.yaml': 'admission:\n  maxConcurrentRuns: 1\n' } });
   github.createRepo('acme', 'imageless', {
     files: { '.svc/config.yaml': 'agentImage: localhost/svc-no-such-image:1\n' },
   });
@@ -69,6 +70,7 @@ test.before(async () => {
       SVC_KUBERNETES_POD_DEFAULTS: podDefaults,
       SVC_AGENTS_FILE: agentsFile,
       SVC_RECONCILE_STALE_AFTER_MS: '1000',
+      SVC_ADMISSION_PENDING_PODS: '2',
     },
   });
 });
@@ -240,3 +242,35 @@ test.serial(
     t.pass();
   },
 );
+
+test.serial('a project at its maxConcurrentRuns is refused with 429 and Retry-After; nothing is created', async (t) => {
+  const project = await register('capped');
+  const first = await dispatch({ project, prompt: 'echo first\nsleep 60' });
+  // Counted from the read model: a run is counted once its workflow projected it (milliseconds).
+  await waitFor(
+    async () => (await svc.request('GET', `/runs?project=${project}`)).body.runs.some((run: any) => run.id === first),
+    'the first run in the read model',
+  );
+  const before = (await svc.request('GET', '/runs?limit=100')).body.total;
+  const refused = await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'echo second' } });
+  t.is(refused.status, 429, refused.text);
+  t.is(refused.headers.get('retry-after'), '30');
+  t.like(refused.body.error, { code: 'runtime_admission_rejected', hint: 'project_concurrency_exceeded' });
+  t.is((await svc.request('GET', '/runs?limit=100')).body.total, before, 'no run was created');
+  await svc.request('POST', `/runs/${first}/cancel`, { body: { reason: 'make room' } });
+  await waitForRunState(svc, first, undefined, 60_000);
+  t.truthy(await dispatch({ project, prompt: 'echo now there is room' }));
+});
+
+test.serial('svc pods the cluster has not started count against SVC_ADMISSION_PENDING_PODS', async (t) => {
+  kube.holdScheduling();
+  t.teardown(() => kube.schedule());
+  const held = [await dispatch({ prompt: 'echo one' }), await dispatch({ prompt: 'echo two' })];
+  await waitFor(async () => kube.pods.size >= 2, 'two pending pods', 20_000);
+  const refused = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo three' } });
+  t.is(refused.status, 429, refused.text);
+  t.like(refused.body.error, { code: 'runtime_admission_rejected', hint: 'cluster_pending_saturated' });
+  t.like((await svc.request('GET', '/instance')).body, { runtime: 'kubernetes', admission: { maxPendingPods: 2 } });
+  await kube.schedule();
+  for (const runId of held) t.is((await waitForRunState(svc, runId, undefined, 60_000)).state, 'succeeded');
+});

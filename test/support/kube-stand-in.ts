@@ -48,6 +48,7 @@ export class KubeStandIn {
   #server: Server | null = null;
   #port = 0;
   #beat: NodeJS.Timeout | undefined;
+  #held: StandInPod[] | null = null;
 
   constructor(options: KubeStandInOptions) {
     this.namespace = options.namespace ?? 'svc-runs';
@@ -257,9 +258,26 @@ export class KubeStandIn {
     this.pods.set(name, entry);
     this.created.push(structuredClone(manifest));
     this.#send(response, 201, pod);
+    if (this.#held) return void this.#held.push(entry);
+    await this.#schedule(entry);
+  }
+
+  async #schedule(entry: StandInPod): Promise<void> {
     await this.#kubelet.start(entry);
     this.#notify('MODIFIED', entry);
     this.#armDeadline(entry);
+  }
+
+  /** From now on pods stay Pending (no node has room) until `schedule()`. */
+  holdScheduling(): void {
+    this.#held ??= [];
+  }
+
+  /** Schedules the held pods, and every pod from now on. */
+  async schedule(): Promise<void> {
+    const held = this.#held ?? [];
+    this.#held = null;
+    for (const entry of held) if (this.pods.get(entry.pod.metadata!.name!) === entry) await this.#schedule(entry);
   }
 
   #armDeadline(entry: StandInPod): void {

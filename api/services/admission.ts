@@ -1,0 +1,77 @@
+// Admission: whether a new run may start now, or is refused with 429 runtime_admission_rejected and
+// a Retry-After, before any workflow exists (nothing is accepted that then waits unseen). A project's
+// own cap (`admission.maxConcurrentRuns` in .svc/config.yaml) holds on every backend; on Kubernetes
+// the cluster's too: runs queued across the instance, and svc's pods the cluster has not started.
+import type { KubernetesSettings } from '../../platform/sandbox-settings.ts';
+import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
+import { KubeApi, POD_LABELS } from '../../activities/sandbox/kubernetes/kube-api.ts';
+import { Errors } from '../errors.ts';
+
+/** The cap reasons, as the hint of the 429 names them. */
+export const ADMISSION_REASONS = [
+  'project_concurrency_exceeded',
+  'cluster_pending_saturated',
+  'queue_depth_exceeded',
+] as const;
+
+export interface AdmissionDeps {
+  runRows: Pick<RunsRepository, 'countActive' | 'countQueued'>;
+  /** The Kubernetes backend's settings when SVC_SANDBOX=kubernetes, else null. */
+  kubernetes: KubernetesSettings | null;
+}
+
+/** The limits GET /instance reports (null: only projects' own caps apply). */
+export type AdmissionLimits = { maxQueueDepth: number; maxPendingPods: number } | null;
+
+export class Admission {
+  readonly #deps: AdmissionDeps;
+  #kube: KubeApi | null = null;
+
+  constructor(deps: AdmissionDeps) {
+    this.#deps = deps;
+  }
+
+  get limits(): AdmissionLimits {
+    const kubernetes = this.#deps.kubernetes;
+    return kubernetes
+      ? { maxQueueDepth: kubernetes.admission.queueDepth, maxPendingPods: kubernetes.admission.pendingPods }
+      : null;
+  }
+
+  /** Throws the 429 when a cap is reached; `projectLimit` is the project's own maxConcurrentRuns. */
+  async check(projectId: string | null, projectLimit: number | undefined): Promise<void> {
+    if (projectId && projectLimit !== undefined) {
+      const active = await this.#deps.runRows.countActive(projectId);
+      if (active >= projectLimit)
+        throw Errors.admissionRejected(
+          'project_concurrency_exceeded',
+          `project ${projectId} has ${active} runs queued or running, its limit (admission.maxConcurrentRuns)`,
+        );
+    }
+    const kubernetes = this.#deps.kubernetes;
+    if (!kubernetes) return;
+    const queued = await this.#deps.runRows.countQueued();
+    if (queued >= kubernetes.admission.queueDepth)
+      throw Errors.admissionRejected(
+        'queue_depth_exceeded',
+        `${queued} runs are queued, the instance's limit (SVC_ADMISSION_QUEUE_DEPTH)`,
+      );
+    const pending = await this.#pendingPods(kubernetes);
+    if (pending !== null && pending >= kubernetes.admission.pendingPods)
+      throw Errors.admissionRejected(
+        'cluster_pending_saturated',
+        `the cluster has ${pending} of svc's pods pending, its limit (SVC_ADMISSION_PENDING_PODS)`,
+      );
+  }
+
+  /** svc's pods the cluster has not started; null when the API server does not answer (it does not block dispatch). */
+  async #pendingPods(settings: KubernetesSettings): Promise<number | null> {
+    try {
+      this.#kube ??= new KubeApi(settings.namespace, settings.kubeconfig);
+      const pods = await this.#kube.list(`${POD_LABELS.managedBy}=svc`);
+      return pods.filter((pod) => pod.status?.phase === 'Pending').length;
+    } catch {
+      return null;
+    }
+  }
+}
