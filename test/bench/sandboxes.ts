@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
 import { startContainerEngine } from '../support/container-engine.ts';
+import { KubeStandIn } from '../support/kube-stand-in.ts';
 import { freePort } from '../support/free-port.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 export interface SandboxStartup {
-  backend: 'bubblewrap' | 'container';
+  backend: 'bubblewrap' | 'container' | 'kubernetes';
   runs: number;
   sandboxStartedMsP50: number;
   firstOutputMsP50: number;
@@ -37,7 +38,10 @@ async function measure(svc: TestStack, runs: number): Promise<{ started: number[
   return { started, output };
 }
 
-/** On a Temporal dev server of its own, both backends one after the other. */
+/**
+ * On a Temporal dev server of its own, the backends one after the other (Kubernetes: the stand-in
+ * API, so pods start on this machine's Podman without a scheduler or an image pull).
+ */
 export async function measureSandboxStartup(runs = 8): Promise<SandboxStartup[]> {
   const settings = loadTemporalDevSettings();
   settings.port = await freePort();
@@ -46,12 +50,20 @@ export async function measureSandboxStartup(runs = 8): Promise<SandboxStartup[]>
   const temporalAddress = temporal.address;
   const results: SandboxStartup[] = [];
   const engine = await startContainerEngine();
+  const kube = new KubeStandIn({ engine: engine.address });
+  await kube.start();
+  const backendEnv = {
+    bubblewrap: {},
+    container: engine.env,
+    kubernetes: {
+      SVC_SANDBOX: 'kubernetes',
+      KUBECONFIG: kube.kubeconfig,
+      SVC_KUBERNETES_GATEWAY_HOST: kube.gatewayHost,
+    },
+  };
   try {
-    for (const backend of ['bubblewrap', 'container'] as const) {
-      const svc = await startTestStack({
-        temporalAddress,
-        env: { SVC_LOG_LEVEL: 'ERROR', ...(backend === 'container' ? engine.env : {}) },
-      });
+    for (const backend of ['bubblewrap', 'container', 'kubernetes'] as const) {
+      const svc = await startTestStack({ temporalAddress, env: { SVC_LOG_LEVEL: 'ERROR', ...backendEnv[backend] } });
       try {
         await measure(svc, 1); // warm-up: first bundle load, first container of the image
         const { started, output } = await measure(svc, runs);
@@ -66,6 +78,7 @@ export async function measureSandboxStartup(runs = 8): Promise<SandboxStartup[]>
       }
     }
   } finally {
+    await kube.stop();
     await engine.stop();
     await temporal.stop();
   }
