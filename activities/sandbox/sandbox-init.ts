@@ -168,6 +168,25 @@ await Promise.all(
   process.exit(125);
 });
 
+// In a container the agent gets a process group of its own: a stop reaches all of it.
+const firstProcess = process.pid === 1;
+const ownGroup = firstProcess || process.env.SVC_INIT_GROUP === '1';
+delete process.env.SVC_INIT_GROUP;
+// As the first process (a pod), a signal without a handler is ignored: until the agent runs, a
+// stop ends the harness at once (there is nothing to hand back yet).
+let agent: ReturnType<typeof spawn> | undefined;
+for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+  process.on(name, () => {
+    if (!agent) process.exit(128 + (constants.signals[name] ?? 0));
+    try {
+      if (ownGroup && agent.pid) process.kill(-agent.pid, name);
+      else agent.kill(name);
+    } catch {
+      // already gone
+    }
+  });
+}
+
 if (pod) {
   for (const { part, dir } of pod.syncIn) if (!(await persist('in', part, dir))) process.exit(125);
   // Where the agent hands things over (the finalizer's outbox) exists before it starts.
@@ -179,11 +198,7 @@ process.umask(0o022);
 // A container has no attached stdin: the agent's input (its prompt) waits in a file.
 const stdinFile = process.env.SVC_INIT_STDIN;
 delete process.env.SVC_INIT_STDIN;
-// In a container the agent gets a process group of its own: a stop reaches all of it.
-const firstProcess = process.pid === 1;
-const ownGroup = firstProcess || process.env.SVC_INIT_GROUP === '1';
-delete process.env.SVC_INIT_GROUP;
-const agent = spawn(command, args, {
+agent = spawn(command, args, {
   stdio: [stdinFile ? openSync(stdinFile, 'r') : 'inherit', pod ? 'pipe' : 'inherit', pod ? 'pipe' : 'inherit'],
   detached: ownGroup,
 });
@@ -208,16 +223,6 @@ function lines(stream: NodeJS.ReadableStream, mark: string): Promise<void> {
   return new Promise((resolve) => stream.once('end', () => (clearTimeout(timer), flush(), resolve())));
 }
 
-for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-  process.on(name, () => {
-    try {
-      if (ownGroup && agent.pid) process.kill(-agent.pid, name);
-      else agent.kill(name);
-    } catch {
-      // already gone
-    }
-  });
-}
 agent.once('error', (error: NodeJS.ErrnoException) => {
   // Worded as Node words it ("spawn <command> ENOENT"), which svc reads as spawn_failed.
   say(error.message);

@@ -8,7 +8,7 @@ import type { ReadModel } from '../../db/orm.ts';
 import { dataPaths, type SvcConfig } from '../../platform/config.ts';
 import type { Finding } from './local-checks.ts';
 
-/** The agents' isolation as workers will choose it: bubblewrap probed, a container engine asked. */
+/** The agents' isolation as workers will choose it: bubblewrap probed, a container engine or the cluster asked. */
 export async function sandboxCheck(config: SvcConfig): Promise<Finding> {
   if (config.sandbox.mode === 'container') {
     const name = 'container_engine';
@@ -17,6 +17,20 @@ export async function sandboxCheck(config: SvcConfig): Promise<Finding> {
       return { name, level: 'ok', detail: await containerBackendReady(config.sandbox.container) };
     } catch (error) {
       return { name, level: 'fail', message: (error as Error).message, hint: 'docs/sandboxes.md, Running it' };
+    }
+  }
+  if (config.sandbox.mode === 'kubernetes') {
+    const name = 'kubernetes_api';
+    const { kubernetesBackendReady } = await import('../../activities/sandbox/kubernetes/kubernetes-backend.ts');
+    try {
+      return { name, level: 'ok', detail: await kubernetesBackendReady(config.sandbox.kubernetes) };
+    } catch (error) {
+      return {
+        name,
+        level: 'fail',
+        message: (error as Error).message,
+        hint: 'docs/sandboxes.md, The Kubernetes backend',
+      };
     }
   }
   const name = 'bwrap';

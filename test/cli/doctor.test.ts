@@ -151,6 +151,20 @@ test('--local on a data directory svc has never used: warnings, and no file crea
   t.like(check(noEngine, 'container_engine'), { ok: false, hint: 'docs/sandboxes.md, Running it' });
   t.regex(check(noEngine, 'container_engine').message, /does not answer/);
 
+  const noGateway = await svcCli(['doctor', '--local'], hostEnv(dataDir, { SVC_SANDBOX: 'kubernetes' }));
+  t.false(names(noGateway).includes('bwrap'), 'the cluster is checked instead of bubblewrap');
+  t.like(check(noGateway, 'kubernetes_api'), { ok: false, hint: 'docs/sandboxes.md, The Kubernetes backend' });
+  t.regex(check(noGateway, 'kubernetes_api').message, /SVC_KUBERNETES_GATEWAY_HOST/);
+  const noCluster = await svcCli(
+    ['doctor', '--local'],
+    hostEnv(dataDir, {
+      SVC_SANDBOX: 'kubernetes',
+      SVC_KUBERNETES_GATEWAY_HOST: '10.0.0.1',
+      KUBECONFIG: join(dataDir, 'no-such-kubeconfig'),
+    }),
+  );
+  t.regex(check(noCluster, 'kubernetes_api').message, /the Kubernetes API does not answer/);
+
   const misconfigured = await svcCli(['doctor', '--local'], hostEnv(dataDir, { SVC_AUTH: 'nonsense' }));
   t.is(misconfigured.code, 1);
   t.deepEqual(names(misconfigured), ['config'], 'nothing else can be checked without a configuration');
