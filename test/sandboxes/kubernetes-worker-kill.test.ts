@@ -2,7 +2,7 @@
 // gateway) carry on, and a new worker finishes the run exactly once. Kill -9 the supervisor
 // instead: the pod carries on, and a new supervisor takes it over, listening where the pod was
 // told its gateway is, so the pod hands its workspace back to it.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { join } from 'node:path';
 import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from '../../activities/sandbox/files.ts';
 import { startContainerEngine } from '../support/container-engine.ts';
@@ -11,7 +11,7 @@ import { startTestStack, waitForRunState } from '../support/stack.ts';
 import { assertRanExactlyOnce, startTickingRun } from '../support/ticking-run.ts';
 import { killWorkerMidRun } from '../support/worker-kill.ts';
 
-async function cluster(t: import('ava').ExecutionContext) {
+async function cluster(t: ExecutionContext) {
   const engine = await startContainerEngine();
   t.teardown(() => engine.stop());
   const kube = new KubeStandIn({ engine: engine.address });
