@@ -99,31 +99,81 @@ function tunnel(client: Socket, listener: Listener): void {
   proxy.on('data', onData);
 }
 
-/** Moves one part through the gateway with tar: `in` unpacks what svc sends, `out` sends and waits for svc's OK. */
+/** A transfer's frames (pod-frames.ts's format): a 4-byte length, at most 64 KiB; an empty one ends it. */
+const FRAME_MAX = 64 * 1024;
+function framed(chunk: Buffer): Buffer {
+  const pieces: Buffer[] = [];
+  for (let offset = 0; offset < chunk.length; offset += FRAME_MAX) {
+    const body = chunk.subarray(offset, offset + FRAME_MAX);
+    const header = Buffer.alloc(4);
+    header.writeUInt32BE(body.length);
+    pieces.push(header, body);
+  }
+  return Buffer.concat(pieces);
+}
+
+/**
+ * Moves one part through the gateway with tar, framed: `in` unpacks what svc sends and counts only
+ * a transfer that reached its end frame; `out` sends, ends with the end frame, and waits for svc's OK.
+ */
 function transfer(direction: 'in' | 'out', part: string, dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     mkdirSync(dir, { recursive: true });
     const socket = upstream({ channel: `${direction}:${part}` });
-    const tar = spawn('tar', direction === 'in' ? ['-x', '-C', dir] : ['-c', '-C', dir, '.'], {
+    const tar = spawn('tar', direction === 'in' ? ['-x', '-C', dir] : ['-c', '--sparse', '-C', dir, '.'], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     tar.stderr!.on('data', (chunk: Buffer) => say(`tar: ${chunk.toString().trim()}`));
     let answer = '';
+    let complete = false;
+    let unpacked = false;
     const closed = new Promise<void>((done) => socket.once('close', () => done()));
-    socket.once('error', (error) => {
+    const fail = (error: Error) => {
       tar.kill();
+      socket.destroy();
       reject(error);
-    });
-    tar.once('error', reject);
-    if (direction === 'in') socket.pipe(tar.stdin!);
-    else {
-      tar.stdout!.pipe(socket, { end: false });
-      tar.stdout!.once('end', () => socket.end());
+    };
+    socket.once('error', fail);
+    tar.once('error', fail);
+    tar.stdin!.once('error', () => {});
+    if (direction === 'in') {
+      let pending = Buffer.alloc(0);
+      socket.on('data', (chunk: Buffer) => {
+        pending = Buffer.concat([pending, chunk]);
+        while (!complete && pending.length >= 4) {
+          const length = pending.readUInt32BE(0);
+          if (length === 0) complete = true;
+          else if (length > FRAME_MAX) return fail(new Error('a bad frame'));
+          else if (pending.length < 4 + length) break;
+          else if (!unpacked && !tar.stdin!.write(pending.subarray(4, 4 + length))) {
+            socket.pause();
+            tar.stdin!.once('drain', () => socket.resume());
+          }
+          pending = pending.subarray(4 + length);
+        }
+        if (!complete) return;
+        tar.stdin!.end();
+        // tar may finish at its end of archive before the end frame: both must have come.
+        if (unpacked) resolve();
+      });
+      void closed.then(() => complete || fail(new Error(`${part} was cut before its end`)));
+    } else {
+      tar.stdout!.on('data', (chunk: Buffer) => {
+        if (!socket.write(framed(chunk))) {
+          tar.stdout!.pause();
+          socket.once('drain', () => tar.stdout!.resume());
+        }
+      });
       socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
     }
-    tar.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`tar ${direction} ${part} ended with ${code}`));
-      if (direction === 'in') return resolve();
+    tar.once('close', (code) => {
+      if (code !== 0) return fail(new Error(`tar ${direction} ${part} ended with ${code}`));
+      if (direction === 'in') {
+        unpacked = true;
+        if (complete) resolve();
+        return;
+      }
+      socket.end(Buffer.alloc(4));
       void closed.then(() => (answer.startsWith('OK') ? resolve() : reject(new Error(answer.trim() || 'no answer'))));
     });
   });
@@ -218,6 +268,11 @@ function lines(stream: NodeJS.ReadableStream, mark: string): Promise<void> {
     const parts = (pending + chunk).split('\n');
     pending = parts.pop()!;
     for (const line of parts) process.stdout.write(`${mark}${line}\n`);
+    // A line without end is cut into lines of at most 64 KiB (what svc reads as one line).
+    while (pending.length > FRAME_MAX) {
+      process.stdout.write(`${mark}${pending.slice(0, FRAME_MAX)}\n`);
+      pending = pending.slice(FRAME_MAX);
+    }
     timer = setTimeout(flush, 200);
   });
   return new Promise((resolve) => stream.once('end', () => (clearTimeout(timer), flush(), resolve())));

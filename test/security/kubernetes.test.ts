@@ -11,6 +11,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { readJsonIfExists } from '../../activities/sandbox/files.ts';
+import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
 import { KubeStandIn } from '../support/kube-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
@@ -126,9 +127,15 @@ test.serial("the pod reaches only its own gateway: no worker port, no other run'
     hits.push(String(socket.remoteAddress));
     socket.destroy();
   });
-  await new Promise<void>((done) => listener.listen(0, '0.0.0.0', done));
+  // Outside the gateway ports (which the policy opens), where a worker's other services are.
+  const gatewayPorts = parseSandboxSettings({}).kubernetes.gatewayPorts;
+  let port: number;
+  do {
+    if (listener.listening) await new Promise((done) => listener.close(done));
+    await new Promise<void>((done) => listener.listen(0, '0.0.0.0', done));
+    port = (listener.address() as AddressInfo).port;
+  } while (port >= gatewayPorts.first && port <= gatewayPorts.last);
   t.teardown(() => listener.close());
-  const port = (listener.address() as AddressInfo).port;
   const victim = await dispatch('echo victim at work\nsleep 60');
   t.teardown(() => svc.request('POST', `/runs/${victim}/cancel`));
   const victimGateway = join(svc.config.dataDir, 'sandboxes', victim, 'gateway.json');

@@ -291,6 +291,7 @@ export class KubeStandIn {
         .stop(entry, 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline')
         .then(() => this.#notify('MODIFIED', entry));
     }, wait);
+    entry.deadlineTimer.unref();
   }
 
   async #patch(entry: StandInPod, response: ServerResponse, body: unknown): Promise<void> {

@@ -50,6 +50,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 const REQUEST_TIMEOUT_MS = 10_000;
+/** The longest log line the supervisor takes as one (longer ones are cut). */
+const LINE_MAX = 64 * 1024;
 
 export class KubeApi {
   readonly #config: KubeConfig;
@@ -173,14 +175,32 @@ export class KubeApi {
         response.resume();
         throw new KubeError(response.statusCode ?? 0, `log of pod ${name}: ${response.statusCode}`);
       }
-      let pending = '';
-      response.setEncoding('utf8');
-      for await (const chunk of response) {
-        const parts = (pending + (chunk as string)).split('\n');
-        pending = parts.pop()!;
-        for (const line of parts) onLine(line);
+      // Each chunk is searched once, and a line is cut at LINE_MAX: a pod that writes one endless
+      // line costs the worker a bounded buffer, not a rescan of it per chunk.
+      let parts: Buffer[] = [];
+      let size = 0;
+      const emit = () => {
+        onLine(Buffer.concat(parts).toString('utf8'));
+        parts = [];
+        size = 0;
+      };
+      for await (const chunk of response as AsyncIterable<Buffer>) {
+        for (let start = 0; start <= chunk.length;) {
+          const newline = chunk.indexOf(0x0a, start);
+          let piece = chunk.subarray(start, newline < 0 ? chunk.length : newline);
+          while (size + piece.length > LINE_MAX) {
+            parts.push(piece.subarray(0, LINE_MAX - size));
+            piece = piece.subarray(LINE_MAX - size);
+            emit();
+          }
+          if (piece.length) parts.push(piece);
+          size += piece.length;
+          if (newline < 0) break;
+          emit();
+          start = newline + 1;
+        }
       }
-      if (pending) onLine(pending);
+      if (size) emit();
     })();
     return {
       done: done.catch((error: unknown) => (stopped ? undefined : Promise.reject(error))),

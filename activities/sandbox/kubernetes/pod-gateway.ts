@@ -2,16 +2,18 @@
 // supervisor. Every connection opens with `SVC1 <token> <channel>`; the token is the run's own
 // gateway secret and reaches only this run's proxies and files. Channels: the sandbox's egress and
 // callback proxies (the same unix sockets a local sandbox gets), `in:<part>` (svc's copy of a part
-// as tar) and `out:<part>` (the pod's copy back, unpacked as the run's own uid, then swapped in).
+// as tar) and `out:<part>` (the pod's copy back, unpacked as the run's own uid, then swapped in),
+// both framed (pod-frames.ts): a cut transfer is never taken for a whole one.
 import { spawn } from 'node:child_process';
 import { timingSafeEqual } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readJsonIfExists, writeJsonAtomic } from '../files.ts';
 import { NETWORK_SOCKETS } from '../sandbox-network.ts';
+import { END_FRAME, FrameDecoder, framed } from './pod-frames.ts';
 
 /** A directory a pod receives (`in`), hands back (`out`), or both. */
 export interface GatewayPart {
@@ -42,23 +44,42 @@ export interface GatewayRecord {
 }
 
 const PREAMBLE_MAX = 512;
-const PREAMBLE_TIMEOUT_MS = 10_000;
-const PROXY_CHANNELS = { http: NETWORK_SOCKETS.http, socks: NETWORK_SOCKETS.socks, callback: NETWORK_SOCKETS.callback };
+/** A connection has this long, in all, to introduce itself. */
+const PREAMBLE_DEADLINE_MS = 10_000;
+/** A transfer that moves nothing for this long is dropped (the pod retries). */
+const TRANSFER_IDLE_MS = 120_000;
+/** Connections one gateway holds at once (a pod's proxies and transfers). */
+const MAX_CONNECTIONS = 256;
+const PROXY_CHANNELS: Record<string, string> = {
+  http: NETWORK_SOCKETS.http,
+  socks: NETWORK_SOCKETS.socks,
+  callback: NETWORK_SOCKETS.callback,
+};
 
 /**
  * tar as the run's own uid, in `dir`: what it writes is the run's, and it can write nothing the run
- * could not. svc enters the directory (its parents are svc's own), then drops to the uid.
+ * could not. svc enters the directory (its parents are svc's own), then drops to the uid; a file
+ * size limit stops a sparse file that would unpack to more than a part may hold.
  */
-function tarAs(hostId: number | null, dir: string, args: string[]) {
+function tarAs(hostId: number | null, dir: string, maxBytes: number, args: string[]) {
+  const limited = ['prlimit', `--fsize=${maxBytes}`, '--', 'tar', ...args];
   const argv =
     hostId === null
-      ? ['tar', ...args]
-      : ['setpriv', '--reuid', `${hostId}`, '--regid', `${hostId}`, '--clear-groups', '--', 'tar', ...args];
-  const tar = spawn(argv[0]!, argv.slice(1), { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
-  // A failed spawn, or a kill a worker without CAP_KILL may not send to the run's uid, is the
-  // transfer's failure (its exit says so), never a crash of the supervisor that serves the gateway.
-  tar.on('error', () => {});
-  return tar;
+      ? limited
+      : ['setpriv', '--reuid', `${hostId}`, '--regid', `${hostId}`, '--clear-groups', '--', ...limited];
+  return spawn(argv[0]!, argv.slice(1), { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** Calls `settle` once, with tar's exit code or -1 when it could not run (or was killed by a signal). */
+function onTarEnd(tar: ReturnType<typeof tarAs>, settle: (code: number) => void | Promise<void>): void {
+  let settled = false;
+  const once = (code: number) => {
+    if (settled) return;
+    settled = true;
+    void settle(code);
+  };
+  tar.once('error', () => once(-1));
+  tar.once('close', (code) => once(code ?? -1));
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -78,53 +99,92 @@ function limited(maxBytes: number): Transform {
   });
 }
 
+/** svc's copy of a part, framed; a tar that fails resets the connection, so the pod retries. */
 function sendPart(socket: Socket, spec: GatewaySpec, part: GatewayPart): void {
-  const tar = tarAs(spec.hostId, part.dir, ['-c', '.']);
-  tar.stdout.pipe(socket, { end: false });
+  const tar = tarAs(spec.hostId, part.dir, spec.maxBytes, ['-c', '--sparse', '.']);
   tar.stderr.resume();
   socket.once('error', () => tar.kill());
-  // Only a whole archive ends cleanly: a failed one is reset, so the pod retries instead of unpacking half.
-  tar.once('exit', (code) => (code === 0 ? socket.end() : socket.resetAndDestroy()));
+  tar.stdout.on('data', (chunk: Buffer) => {
+    if (!socket.write(framed(chunk))) {
+      tar.stdout.pause();
+      socket.once('drain', () => tar.stdout.resume());
+    }
+  });
+  // On close, not exit: all of tar's output has been read by then.
+  onTarEnd(tar, (code) => void (code === 0 ? socket.end(END_FRAME) : socket.resetAndDestroy()));
 }
 
-/** Unpacks a part beside its directory and swaps it in only once all of it arrived. */
+/**
+ * Unpacks a part into a directory of its own beside the run's, and swaps it in only once all of it
+ * arrived (the end frame) and tar succeeded; one upload per part at a time.
+ */
 function receivePart(socket: Socket, spec: GatewaySpec, name: string, part: GatewayPart, record: string): void {
-  const incoming = `${part.dir}.incoming`;
-  rmSync(incoming, { recursive: true, force: true });
-  mkdirSync(incoming, { mode: 0o755 });
-  if (spec.hostId !== null) chownSync(incoming, spec.hostId, spec.hostId);
-  // No owners, modes or absolute names from the pod; GNU tar refuses `..` and defers symlinks.
-  const tar = tarAs(spec.hostId, incoming, ['-x', '--no-same-owner', '--no-same-permissions']);
+  const answer = (text: string) => void socket.end(`${text}\n`);
+  let incoming: string;
+  try {
+    incoming = mkdtempSync(`${part.dir}.incoming-`);
+    if (spec.hostId !== null) chownSync(incoming, spec.hostId, spec.hostId);
+  } catch (error) {
+    return answer(`FAILED ${(error as Error).message}`);
+  }
+  // No owners, modes or absolute names from the pod; GNU tar refuses `..` and makes symlinks last.
+  const tar = tarAs(spec.hostId, incoming, spec.maxBytes, ['-x', '--no-same-owner', '--no-same-permissions']);
   let failure = '';
-  tar.stderr.on('data', (chunk: Buffer) => (failure = `${failure}${chunk}`.slice(-400)));
-  const counter = limited(spec.maxBytes);
-  counter.once('error', (error) => {
-    failure = error.message;
+  let tarErrors = '';
+  tar.stderr.on('data', (chunk: Buffer) => (tarErrors = `${tarErrors}${chunk}`.slice(-400)));
+  const fail = (message: string) => {
+    failure ||= message;
     tar.kill('SIGKILL');
-  });
-  socket.once('error', () => tar.kill('SIGKILL'));
-  socket.pipe(counter).pipe(tar.stdin);
+  };
+  const frames = new FrameDecoder();
+  const counter = limited(spec.maxBytes);
+  frames.once('error', (error) => fail(error.message));
+  counter.once('error', (error) => fail(error.message));
+  socket.once('error', () => fail('the connection failed'));
   tar.stdin.once('error', () => {});
-  tar.once('exit', (code) => {
+  socket.pipe(frames).pipe(counter).pipe(tar.stdin);
+  // Whether the pod's upload reached its end frame; tar may stop reading before it arrives.
+  const whole = new Promise<boolean>((resolve) => {
+    frames.once('end', () => resolve(frames.complete));
+    frames.once('error', () => resolve(false));
+    socket.once('close', () => resolve(frames.complete));
+  });
+  onTarEnd(tar, async (code) => {
+    // Whatever follows tar's end of archive (its padding, the end frame) is read and dropped.
+    counter.unpipe(tar.stdin);
+    counter.resume();
+    if (!(await whole)) failure ||= 'the transfer was cut before its end';
     if (code !== 0 || failure) {
       rmSync(incoming, { recursive: true, force: true });
-      return socket.end(`FAILED ${failure.trim() || `tar ended with ${code}`}\n`);
+      return answer(`FAILED ${failure || tarErrors.trim() || `tar ended with ${code}`}`);
     }
-    const previous = `${part.dir}.previous`;
-    rmSync(previous, { recursive: true, force: true });
-    if (existsSync(part.dir)) renameSync(part.dir, previous);
-    renameSync(incoming, part.dir);
-    rmSync(previous, { recursive: true, force: true });
+    try {
+      swapIn(part.dir, incoming);
+    } catch (error) {
+      rmSync(incoming, { recursive: true, force: true });
+      return answer(`FAILED ${(error as Error).message}`);
+    }
     const saved = readJsonIfExists<GatewayRecord>(record)!;
     writeJsonAtomic<GatewayRecord>(record, { ...saved, handedBack: [...new Set([...saved.handedBack, name])] });
-    socket.end('OK\n');
+    answer('OK');
   });
 }
 
-function serve(socket: Socket, spec: GatewaySpec, record: string): void {
+/** Replaces `dir` by `incoming` (the old copy removed only once the new one is in place). */
+function swapIn(dir: string, incoming: string): void {
+  const previous = `${dir}.previous`;
+  rmSync(previous, { recursive: true, force: true });
+  if (existsSync(dir)) renameSync(dir, previous);
+  renameSync(incoming, dir);
+  rmSync(previous, { recursive: true, force: true });
+}
+
+function serve(socket: Socket, spec: GatewaySpec, record: string, busy: Set<string>): void {
   let buffered = Buffer.alloc(0);
-  socket.setTimeout(PREAMBLE_TIMEOUT_MS, () => socket.destroy());
+  // One deadline for the whole introduction: a byte now and then does not keep a connection.
+  const deadline = setTimeout(() => socket.destroy(), PREAMBLE_DEADLINE_MS);
   socket.on('error', () => socket.destroy());
+  socket.once('close', () => clearTimeout(deadline));
   const onData = (chunk: Buffer) => {
     buffered = Buffer.concat([buffered, chunk]);
     const end = buffered.indexOf(0x0a);
@@ -134,13 +194,12 @@ function serve(socket: Socket, spec: GatewaySpec, record: string): void {
     }
     socket.off('data', onData);
     socket.pause();
-    socket.setTimeout(0);
+    clearTimeout(deadline);
     const [magic, token = '', channel = ''] = buffered.subarray(0, end).toString('latin1').split(' ');
     const rest = buffered.subarray(end + 1);
     if (magic !== 'SVC1' || !sameSecret(token, spec.token)) return socket.destroy();
-    const proxy = PROXY_CHANNELS[channel as keyof typeof PROXY_CHANNELS];
-    if (proxy) {
-      const upstream = connect(join(spec.socketDir, proxy));
+    if (Object.hasOwn(PROXY_CHANNELS, channel)) {
+      const upstream = connect(join(spec.socketDir, PROXY_CHANNELS[channel]!));
       upstream.once('error', () => socket.destroy());
       upstream.write(rest);
       socket.pipe(upstream).pipe(socket);
@@ -150,8 +209,11 @@ function serve(socket: Socket, spec: GatewaySpec, record: string): void {
     }
     const [direction, name = ''] = channel.split(':');
     const part = Object.hasOwn(spec.parts, name) ? spec.parts[name]! : undefined;
+    socket.setTimeout(TRANSFER_IDLE_MS, () => socket.destroy());
     if (direction === 'in' && part?.in) return sendPart(socket, spec, part);
-    if (direction === 'out' && part?.out) {
+    if (direction === 'out' && part?.out && !busy.has(name)) {
+      busy.add(name);
+      socket.once('close', () => busy.delete(name));
       socket.unshift(rest);
       return receivePart(socket, spec, name, part, record);
     }
@@ -167,7 +229,9 @@ function serve(socket: Socket, spec: GatewaySpec, record: string): void {
 export async function startPodGateway(spec: GatewaySpec, record: string): Promise<{ port: number; server: Server }> {
   const saved = readJsonIfExists<GatewayRecord>(record);
   // Half-open: a pod ends its upload, then waits for svc's answer on the same connection.
-  const server = createServer({ allowHalfOpen: true }, (socket) => serve(socket, spec, record));
+  const busy = new Set<string>();
+  const server = createServer({ allowHalfOpen: true }, (socket) => serve(socket, spec, record, busy));
+  server.maxConnections = MAX_CONNECTIONS;
   const port = saved ? await listenOn(server, spec.bind, saved.port) : await listenInRange(server, spec);
   if (!saved) writeJsonAtomic<GatewayRecord>(record, { port, handedBack: [] });
   return { port, server };

@@ -44,6 +44,9 @@ export function podName(sandboxName: string): string {
   return `svc-${sandboxName.replace(/_/g, '-').toLowerCase()}`;
 }
 
+/** The longest a run pod may live: a supervisor's activity gives up after as long (7 days). */
+const POD_LIFETIME_SECONDS = 7 * 24 * 3600;
+
 /** The harness's environment variable that carries the gateway; filled in by the supervisor. */
 export const POD_CONFIG_VARIABLE = 'SVC_INIT_POD';
 
@@ -151,6 +154,8 @@ export function podSandboxSpec({
       enableServiceLinks: false,
       // Time to hand the workspace back after a stop, before the kubelet's SIGKILL.
       terminationGracePeriodSeconds: 30,
+      // A backstop: a pod whose supervisors all died ends anyway (svc's stop lowers it to 1 s).
+      activeDeadlineSeconds: POD_LIFETIME_SECONDS,
       securityContext: {
         runAsNonRoot: true,
         // The run's own uid (as in a container): two runs on one node share no uid, as a second wall.
@@ -160,7 +165,11 @@ export function podSandboxSpec({
         seccompProfile: { type: 'RuntimeDefault' },
       },
       containers: [container],
-      volumes: ['workspace', 'home', 'tmp', 'svc'].map((volume) => ({ name: volume, emptyDir: {} })),
+      // Bounded as a hand-back is: a pod cannot fill its node's disk.
+      volumes: ['workspace', 'home', 'tmp', 'svc'].map((volume) => ({
+        name: volume,
+        emptyDir: { sizeLimit: `${settings.handBackMaxMiB}Mi` },
+      })),
       ...(defaults.nodeSelector ? { nodeSelector: defaults.nodeSelector } : {}),
       ...(defaults.tolerations ? { tolerations: defaults.tolerations } : {}),
       ...(defaults.serviceAccountName ? { serviceAccountName: defaults.serviceAccountName } : {}),
