@@ -1,5 +1,6 @@
 // The I/O of a run's agent: starting it in its sandbox, following it (output, usage, the spend cap,
 // refused egress) until it exits, and stopping it.
+import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
@@ -59,6 +60,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
       network,
       image,
       cpuMillicores,
+      pod,
     }: {
       runId: string;
       agent: AgentDefinition;
@@ -69,6 +71,8 @@ export function createAgentActivities(deps: RunActivityDeps) {
       /** The project's `agentImage` and CPU limit (the container backend's). */
       image?: string | null;
       cpuMillicores?: number | null;
+      /** The project's pod settings (Kubernetes backend). */
+      pod?: ProjectPodSettings | null;
     }) {
       const adapter = runtimeFor(agent.runtime);
       const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
@@ -107,6 +111,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
           isolation === 'container' ? await engineFacts(deps.sandbox.container.engine).catch(() => null) : null,
         image,
         cpuMillicores,
+        projectPod: pod ?? null,
         memoryLimitMiB: limitMiB,
         dir,
         launch,

@@ -3,6 +3,7 @@
 import { renderAgent, type AgentDefinition } from './agents.ts';
 import { DEFAULT_RUN_TIMING, type RunTiming, type RunWorkflowInput, type SandboxNetworkSettings } from './run-model.ts';
 import type { SvcDefaults } from './svc-config.ts';
+import type { ProjectPodSettings } from './svc-config.schema.ts';
 
 export interface RunRequest {
   runId: string;
@@ -31,6 +32,7 @@ export interface RunRequest {
     network?: SandboxNetworkSettings | null;
     image?: string | null;
     cpuMillicores?: number | null;
+    pod?: ProjectPodSettings | null;
   } | null;
   timing?: Partial<RunTiming>;
   parent?: RunWorkflowInput['parent'];
@@ -51,6 +53,7 @@ export function projectRunSettings(
       memoryLimitMiB: defaults?.resources?.limits?.memoryMiB ?? null,
       image: defaults?.agentImage ?? null,
       cpuMillicores: defaults?.resources?.limits?.cpuMillicores ?? null,
+      pod: defaults?.kubernetes ?? null,
       network:
         defaults?.resources?.network || defaults?.resources?.egress
           ? { mode: defaults.resources.network ?? 'restricted', egress: defaults.resources.egress ?? [] }
@@ -88,6 +91,7 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
       ...(request.project?.network ? { network: request.project.network } : {}),
       ...(request.project?.image ? { image: request.project.image } : {}),
       ...(request.project?.cpuMillicores ? { cpuMillicores: request.project.cpuMillicores } : {}),
+      ...(request.project?.pod ? { pod: request.project.pod } : {}),
     },
     triggerFire: request.triggerFire ?? null,
     branch: request.project ? (request.targetBranch ?? `${request.project.runBranchPrefix}/${request.runId}`) : null,

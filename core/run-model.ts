@@ -4,6 +4,7 @@
 import type { AgentDefinition } from './agents.ts';
 import type { CloneKind, RunFailureReason, RunState, PrState } from './run-states.ts';
 import type { RunJson } from './run-schema.ts';
+import type { ProjectPodSettings } from './svc-config.schema.ts';
 
 /**
  * The run as its workflow holds it: the spec's Run (core/run-schema.ts, the one declaration of its
@@ -47,6 +48,8 @@ export interface RunWorkflowInput {
     network?: SandboxNetworkSettings | null;
     image?: string | null;
     cpuMillicores?: number | null;
+    /** The project's pod settings (`kubernetes` in .svc/config.yaml), for the Kubernetes backend. */
+    pod?: ProjectPodSettings | null;
   };
   /** Set when a project trigger dispatched this run: the first projection records the fire. */
   triggerFire?: { projectId: string; triggerId: string } | null;

@@ -14,6 +14,58 @@ const duration = z
   .string()
   .refine((value) => value !== '' && DURATION.test(value), 'a duration such as 30s, 5m or 1h30m');
 
+/** A Kubernetes label value or name: at most 63 characters of [A-Za-z0-9._-], or empty. */
+const labelValue = z
+  .string()
+  .regex(/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/)
+  .max(63);
+/** A DNS-1123 name (a Secret's, a service account's). */
+const dnsName = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/)
+  .max(253);
+
+/**
+ * The project's pod settings (Kubernetes backend, svc's own key): where its pods may be scheduled,
+ * and — only among what the operator allows projects (SVC_KUBERNETES_POD_DEFAULTS) — a service
+ * account and environment from Secrets by reference.
+ */
+export const projectPodSettings = z
+  .object({
+    nodeSelector: z.record(z.string().min(1).max(317), labelValue).optional(),
+    tolerations: z
+      .array(
+        z
+          .object({
+            key: z.string().max(317).optional(),
+            operator: z.enum(['Exists', 'Equal']).optional(),
+            value: labelValue.optional(),
+            effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
+            tolerationSeconds: z.number().int().min(0).optional(),
+          })
+          .strict(),
+      )
+      .max(20)
+      .optional(),
+    serviceAccountName: dnsName.optional(),
+    secretEnv: z
+      .array(
+        z
+          .object({
+            name: z
+              .string()
+              .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+              .max(128),
+            secret: dnsName,
+            key: z.string().min(1).max(253),
+          })
+          .strict(),
+      )
+      .max(50)
+      .optional(),
+  })
+  .strict();
+
 export function durationSeconds(value: string): number {
   const match = DURATION.exec(value)!;
   return (parseInt(match[1] ?? '0', 10) * 60 + parseInt(match[2] ?? '0', 10)) * 60 + parseInt(match[3] ?? '0', 10);
@@ -89,6 +141,7 @@ export const defaultsSchema = z
       .regex(/^[a-z0-9][a-z0-9-]*$/, 'a lowercase slug')
       .optional(),
     agentImage: z.string().min(1).max(512).optional(),
+    kubernetes: projectPodSettings.optional(),
     preview: previewSchema.optional(),
     agent: z.object({ skipGitHooks: z.boolean().optional() }).strict().optional(),
     interactiveAgents: z
@@ -156,6 +209,7 @@ export const defaultsSchema = z
   })
   .strict();
 export type SvcDefaults = z.infer<typeof defaultsSchema>;
+export type ProjectPodSettings = z.infer<typeof projectPodSettings>;
 
 function isTimeZone(zone: string): boolean {
   try {

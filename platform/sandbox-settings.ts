@@ -49,6 +49,8 @@ export interface PodDefaults {
   /** Environment from Secrets, by reference: the value never passes through svc. */
   secretEnv?: { name: string; secret: string; key: string }[];
   runtimeClassName?: string;
+  /** What a project's own `kubernetes` settings may name: nothing else is accepted from a repository. */
+  projectsMay?: { secrets?: string[]; serviceAccounts?: string[] };
 }
 
 /** A host path bound into the sandbox, read-only unless `writable`. */

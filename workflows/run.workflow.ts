@@ -123,6 +123,7 @@ async function start(execution: RunExecution, workspace: Workspace): Promise<End
     network: input.sandbox.network ?? null,
     ...(input.sandbox.image ? { image: input.sandbox.image } : {}),
     ...(input.sandbox.cpuMillicores ? { cpuMillicores: input.sandbox.cpuMillicores } : {}),
+    ...(input.sandbox.pod ? { pod: input.sandbox.pod } : {}),
   });
   run.sandboxRunId = launched.sandboxRunId;
   run.costBasis = launched.costBasis;

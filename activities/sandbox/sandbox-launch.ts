@@ -2,6 +2,7 @@
 // supervisor starts: under bubblewrap, the sandbox's directories, its network (proxy sockets,
 // loopback ports inside, the run's callback routes) and an environment that names only sandbox
 // paths and holds no svc credential; as a plain process (operator opt-in), the old launch.
+import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 import { chmodSync, chownSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -60,6 +61,8 @@ export interface SandboxLaunchRequest {
   memoryLimitMiB?: number | null;
   /** What the worker knows of its container engine. */
   engineFacts?: EngineFacts | null;
+  /** The project's pod settings (Kubernetes backend), within what the operator allows projects. */
+  projectPod?: ProjectPodSettings | null;
 }
 
 export interface SandboxNote {

@@ -6,6 +6,8 @@ import type { KubernetesSettings } from '../../platform/sandbox-settings.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
 import { KubeApi, POD_LABELS } from '../../activities/sandbox/kubernetes/kube-api.ts';
 import { Errors } from '../errors.ts';
+import { disallowedPodSettings } from '../../activities/sandbox/kubernetes/pod-launch.ts';
+import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 
 /** The cap reasons, as the hint of the 429 names them. */
 export const ADMISSION_REASONS = [
@@ -36,6 +38,22 @@ export class Admission {
     return kubernetes
       ? { maxQueueDepth: kubernetes.admission.queueDepth, maxPendingPods: kubernetes.admission.pendingPods }
       : null;
+  }
+
+  /**
+   * A project's pod settings may name only the Secrets and service accounts the operator lets
+   * projects name (422 otherwise: the run would otherwise start without what it asked for).
+   */
+  checkPodSettings(project: ProjectPodSettings | null | undefined): void {
+    const kubernetes = this.#deps.kubernetes;
+    if (!kubernetes) return;
+    const refused = disallowedPodSettings(kubernetes.podDefaults, project);
+    if (refused.length)
+      throw Errors.svcConfigInvalid(
+        '.svc/config.yaml',
+        `kubernetes names ${refused.join(', ')}, which the operator does not let projects use ` +
+          '(SVC_KUBERNETES_POD_DEFAULTS projectsMay)',
+      );
   }
 
   /** Throws the 429 when a cap is reached; `projectLimit` is the project's own maxConcurrentRuns. */

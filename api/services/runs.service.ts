@@ -96,8 +96,10 @@ export class RunsService {
   ): Promise<Dispatched> {
     const runId = idempotencyKey ? idempotentRunId(idempotencyKey, request.projectId) : newId('run');
     // A repeated request for a run already accepted answers it, whatever the caps say now.
-    if (!(idempotencyKey && (await this.#deps.runRows.find(runId))))
+    if (!(idempotencyKey && (await this.#deps.runRows.find(runId)))) {
+      this.#deps.admission?.checkPodSettings(request.project?.pod);
       await this.#deps.admission?.check(request.projectId, admission.projectLimit);
+    }
     const input = buildRunInput(
       { timing: this.#deps.runTiming, ...request, runId, createdAt: Date.now() },
       dataPaths.workspaces(this.#deps.dataDir),

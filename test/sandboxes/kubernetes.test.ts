@@ -44,16 +44,29 @@ writeFileSync(
     nodeSelector: { 'svc.dev/pool': 'agents' },
     tolerations: [{ key: 'svc.dev/agents', operator: 'Exists', effect: 'NoSchedule' }],
     secretEnv: [{ name: 'MODEL_TOKEN', secret: 'model-key', key: 'token' }],
+    projectsMay: { secrets: ['team-key'] },
   }),
 );
 
 test.before(async () => {
   engine = await startContainerEngine();
-  kube = new KubeStandIn({ engine: engine.address, secrets: { 'model-key': { token: 'sk-from-a-secret' } } });
+  kube = new KubeStandIn({
+    engine: engine.address,
+    secrets: { 'model-key': { token: 'sk-from-a-secret' }, 'team-key': { value: 'team-secret' } },
+  });
   await kube.start();
   await forge.start();
   github.createRepo('acme', 'podded', { files: { 'src/app.txt': 'one\n' } });
   github.createRepo('acme', 'small', { files: { '.svc/config.yaml': 'resources:\n  limits:\n    memoryMiB: 64\n' } });
+  const podConfig = (secret: string) =>
+    [
+      'kubernetes:',
+      '  nodeSelector: { svc.dev/team: search, svc.dev/pool: theirs }',
+      '  tolerations: [{ key: svc.dev/gpu, operator: Exists, effect: NoSchedule }]',
+      `  secretEnv: [{ name: TEAM_KEY, secret: ${secret}, key: value }]`,
+    ].join('\n');
+  github.createRepo('acme', 'scheduled', { files: { '.svc/config.yaml': podConfig('team-key') } });
+  github.createRepo('acme', 'overreaching', { files: { '.svc/config.yaml': podConfig('model-key') } });
   github.createRepo('acme', 'capped', { files: { '.svc/config.yaml': 'admission:\n  maxConcurrentRuns: 1\n' } });
   github.createRepo('acme', 'imageless', {
     files: { '.svc/config.yaml': 'agentImage: localhost/svc-no-such-image:1\n' },
@@ -273,4 +286,30 @@ test.serial('svc pods the cluster has not started count against SVC_ADMISSION_PE
   t.like((await svc.request('GET', '/instance')).body, { runtime: 'kubernetes', admission: { maxPendingPods: 2 } });
   await kube.schedule();
   for (const runId of held) t.is((await waitForRunState(svc, runId, undefined, 60_000)).state, 'succeeded');
+});
+
+test.serial(
+  "a project's own pod settings: its node selector and tolerations, a Secret the operator allows",
+  async (t) => {
+    const project = await register('scheduled');
+    const runId = await dispatch({ project, prompt: 'echo team=$TEAM_KEY' });
+    const run = await waitForRunState(svc, runId, undefined, 60_000);
+    t.is(run.state, 'succeeded', sandboxTrace(runId));
+    t.true((await runStdout(svc, runId)).includes('team=team-secret'));
+    const spec = kube.created.find((pod) => pod.metadata!.name === podOf(runId))!.spec!;
+    // The operator's node pool wins over the project's; the tolerations add up.
+    t.deepEqual(spec.nodeSelector, { 'svc.dev/team': 'search', 'svc.dev/pool': 'agents' });
+    t.deepEqual(
+      spec.tolerations!.map((toleration) => toleration.key),
+      ['svc.dev/agents', 'svc.dev/gpu'],
+    );
+  },
+);
+
+test.serial('a project naming a Secret the operator does not let projects use is refused at dispatch', async (t) => {
+  const project = await register('overreaching');
+  const refused = await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'echo $TEAM_KEY' } });
+  t.is(refused.status, 422, refused.text);
+  t.like(refused.body.error, { code: 'svc_config_invalid' });
+  t.regex(refused.body.error.message, /Secret "model-key"/);
 });

@@ -9,6 +9,8 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { SANDBOX_PATHS, SANDBOX_INNER_ID, type SandboxLayout } from '../bubblewrap.ts';
 import type { SandboxLaunchRequest } from '../sandbox-launch.ts';
+import type { PodDefaults } from '../../../platform/sandbox-settings.ts';
+import type { ProjectPodSettings } from '../../../core/svc-config.schema.ts';
 import { NETWORK_SOCKETS } from '../sandbox-network.ts';
 import type { GatewayPart } from './pod-gateway.ts';
 import { POD_LABELS, RUN_ANNOTATION } from './kube-api.ts';
@@ -117,7 +119,7 @@ export function podSandboxSpec({
     args: [JSON.stringify(podListeners), ...command],
     env: [
       ...Object.entries(environment).map(([key, value]): V1EnvVar => ({ name: key, value })),
-      ...(settings.podDefaults.secretEnv ?? []).map((entry): V1EnvVar => ({
+      ...(podSettings(settings.podDefaults, request.projectPod ?? null).secretEnv ?? []).map((entry): V1EnvVar => ({
         name: entry.name,
         valueFrom: { secretKeyRef: { name: entry.secret, key: entry.key } },
       })),
@@ -138,7 +140,7 @@ export function podSandboxSpec({
       { name: 'svc', mountPath: RUN_DIR },
     ],
   };
-  const defaults = settings.podDefaults;
+  const defaults = podSettings(settings.podDefaults, request.projectPod ?? null);
   const manifest: V1Pod = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -209,4 +211,47 @@ function podResources(request: SandboxLaunchRequest) {
   if (request.memoryLimitMiB) limits.memory = `${request.memoryLimitMiB}Mi`;
   if (request.cpuMillicores) limits.cpu = `${request.cpuMillicores}m`;
   return Object.keys(limits).length ? { limits, requests: { ...limits } } : {};
+}
+
+/**
+ * The operator's pod settings with the project's own: the operator's node selector keys win, the
+ * tolerations add up, and a project's service account and Secrets count only where the operator
+ * lets projects name them (`projectsMay`); anything else a repository names is dropped.
+ */
+export function podSettings(operator: PodDefaults, project: ProjectPodSettings | null): PodDefaults {
+  if (!project) return operator;
+  const secrets = new Set(operator.projectsMay?.secrets ?? []);
+  const accounts = new Set(operator.projectsMay?.serviceAccounts ?? []);
+  const nodeSelector = { ...project.nodeSelector, ...operator.nodeSelector };
+  const tolerations = [...(operator.tolerations ?? []), ...(project.tolerations ?? [])];
+  const secretEnv = [
+    ...(operator.secretEnv ?? []),
+    ...(project.secretEnv ?? []).filter((entry) => secrets.has(entry.secret)),
+  ];
+  const account =
+    project.serviceAccountName && accounts.has(project.serviceAccountName)
+      ? project.serviceAccountName
+      : operator.serviceAccountName;
+  return {
+    ...operator,
+    ...(Object.keys(nodeSelector).length ? { nodeSelector } : {}),
+    ...(tolerations.length ? { tolerations } : {}),
+    ...(secretEnv.length ? { secretEnv } : {}),
+    ...(account ? { serviceAccountName: account } : {}),
+  };
+}
+
+/** What a project's `kubernetes` settings name that the operator does not let projects name (dispatch refuses it). */
+export function disallowedPodSettings(operator: PodDefaults, project: ProjectPodSettings | null | undefined): string[] {
+  if (!project) return [];
+  const secrets = new Set(operator.projectsMay?.secrets ?? []);
+  const accounts = new Set(operator.projectsMay?.serviceAccounts ?? []);
+  return [
+    ...(project.secretEnv ?? [])
+      .filter((entry) => !secrets.has(entry.secret))
+      .map((entry) => `Secret "${entry.secret}"`),
+    ...(project.serviceAccountName && !accounts.has(project.serviceAccountName)
+      ? [`service account "${project.serviceAccountName}"`]
+      : []),
+  ];
 }
