@@ -55,6 +55,14 @@ export interface ExitRecord {
   endedAt: string;
 }
 
+/** How a backend's sandbox ended, before the supervisor adds whether svc stopped it. */
+export type BackendExit = Omit<ExitRecord, 'stoppedBySvc'>;
+
+/** The backend would not start the sandbox (a refused create, a missing image…). */
+export function startFailure(code: string, message: string): BackendExit {
+  return { exitCode: null, signal: null, spawnError: { code, message }, endedAt: new Date().toISOString() };
+}
+
 export function sandboxFiles(dir: string) {
   return {
     dir,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
 import { startContainerEngine } from '../support/container-engine.ts';
+import { kubernetesEnv } from '../support/kube-node.ts';
 import { KubeStandIn } from '../support/kube-stand-in.ts';
 import { freePort } from '../support/free-port.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
@@ -55,11 +56,7 @@ export async function measureSandboxStartup(runs = 8): Promise<SandboxStartup[]>
   const backendEnv = {
     bubblewrap: {},
     container: engine.env,
-    kubernetes: {
-      SVC_SANDBOX: 'kubernetes',
-      KUBECONFIG: kube.kubeconfig,
-      SVC_KUBERNETES_GATEWAY_HOST: kube.gatewayHost,
-    },
+    kubernetes: kubernetesEnv(kube),
   };
   try {
     for (const backend of ['bubblewrap', 'container', 'kubernetes'] as const) {

@@ -5,34 +5,20 @@
 // spawn_failed; mid-run steering reaches the agent through its callback routes.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { Client, Connection } from '@temporalio/client';
-import { reconcilerScheduleId } from '../../worker/reconciler-schedule.ts';
 import { join } from 'node:path';
 import { startContainerEngine, waitUntilRemoved, type TestContainerEngine } from '../support/container-engine.ts';
+import { backendRuns, pollerAgentsFile } from '../support/backend-runs.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
 import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 
 const github = new GitHubStandIn();
 const forge = new PullRequestsStandIn();
 let engine: TestContainerEngine;
 let svc: TestStack;
 
-const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
-writeFileSync(
-  agentsFile,
-  [
-    'agents:',
-    '  - name: poller',
-    '    steering: mid-run',
-    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 150); do ' +
-      'out=$(curl -sf $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); ' +
-      'case $out in *body*) echo \\"got $out\\"; exit 0;; esac; sleep 0.2; done; exit 1"]',
-  ].join('\n'),
-);
+const agentsFile = pollerAgentsFile();
 
 test.before(async () => {
   engine = await startContainerEngine();
@@ -60,29 +46,7 @@ test.after.always(async () => {
   await engine?.stop();
 });
 
-const register = async (name: string) =>
-  (await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/${name}` } })).body.project
-    .id as string;
-const dispatch = async (body: Record<string, unknown>) => {
-  const response = await svc.request('POST', '/runs', { body: { agent: 'shell', ...body } });
-  if (response.status !== 201) throw new Error(`dispatch: ${response.status} ${response.text}`);
-  return response.body.run.id as string;
-};
-/** One pass of the reconciler, on its Temporal Schedule's own action. */
-async function reconcilerPass() {
-  const connection = await Connection.connect({ address: svc.stack.temporalAddress });
-  try {
-    await new Client({ connection }).schedule.getHandle(reconcilerScheduleId(svc.config.taskQueue)).trigger();
-  } finally {
-    await connection.close();
-  }
-}
-
-const events = async (runId: string) =>
-  (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { kind: string; payload: any });
+const { register, dispatch, events, reconcilerPass } = backendRuns(() => svc);
 
 test.serial('a run in a container commits, hands its branch over, and svc pushes it and opens the PR', async (t) => {
   const project = await register('boxed');

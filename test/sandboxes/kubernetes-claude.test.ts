@@ -1,18 +1,12 @@
 // The real Claude Code CLI in a pod (test/support/claude-run.ts): commits, PR, cost, tokens; the
 // model server on the worker's loopback reached from the pod through the run's gateway.
 import test from 'ava';
-import { startContainerEngine } from '../support/container-engine.ts';
 import { claudeCommitsAndOpensPr } from '../support/claude-run.ts';
-import { KubeStandIn } from '../support/kube-stand-in.ts';
+import { startKubeCluster } from '../support/kube-node.ts';
 import { waitFor } from '../support/processes.ts';
 
 test('Claude Code in a pod writes and commits; svc pushes, opens the PR, records cost', async (t) => {
-  const engine = await startContainerEngine();
-  t.teardown(() => engine.stop());
-  const kube = new KubeStandIn({ engine: engine.address });
-  await kube.start();
-  t.teardown(() => kube.stop());
-  const env = { SVC_SANDBOX: 'kubernetes', KUBECONFIG: kube.kubeconfig, SVC_KUBERNETES_GATEWAY_HOST: kube.gatewayHost };
+  const { kube, env } = await startKubeCluster(t);
   const run = await claudeCommitsAndOpensPr(t, env, 'claude-podded');
   t.regex(run.sandboxRunId, /^pod:svc-runs\/svc-run-/);
   // Both pods (agent and finalizer) are deleted once their output is copied.

@@ -2,29 +2,18 @@
 // gateway) carry on, and a new worker finishes the run exactly once. Kill -9 the supervisor
 // instead: the pod carries on, and a new supervisor takes it over, listening where the pod was
 // told its gateway is, so the pod hands its workspace back to it.
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { join } from 'node:path';
 import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from '../../activities/sandbox/files.ts';
-import { startContainerEngine } from '../support/container-engine.ts';
-import { KubeStandIn } from '../support/kube-stand-in.ts';
+import { startKubeCluster } from '../support/kube-node.ts';
 import { startTestStack, waitForRunState } from '../support/stack.ts';
 import { assertRanExactlyOnce, startTickingRun } from '../support/ticking-run.ts';
 import { killWorkerMidRun } from '../support/worker-kill.ts';
 
-async function cluster(t: ExecutionContext) {
-  const engine = await startContainerEngine();
-  t.teardown(() => engine.stop());
-  const kube = new KubeStandIn({ engine: engine.address });
-  await kube.start();
-  t.teardown(() => kube.stop());
-  const env = { SVC_SANDBOX: 'kubernetes', KUBECONFIG: kube.kubeconfig, SVC_KUBERNETES_GATEWAY_HOST: kube.gatewayHost };
-  return { kube, env };
-}
-
 const podOf = (runId: string) => `svc-${runId.replace('_', '-')}`;
 
 test.serial('a run in a pod survives SIGKILL of its worker and completes exactly once', async (t) => {
-  const { kube, env } = await cluster(t);
+  const { kube, env } = await startKubeCluster(t);
   const { stack, runId, marker, firstWorker, finished } = await killWorkerMidRun(t, env, async (runId) => {
     t.is(kube.pods.get(podOf(runId))?.pod.status?.phase, 'Running', 'the pod runs on without a worker');
   });
@@ -39,7 +28,7 @@ test.serial('a run in a pod survives SIGKILL of its worker and completes exactly
 test.serial(
   'a pod whose supervisor is SIGKILLed is taken over: every line once, one agent, its work back',
   async (t) => {
-    const { kube, env } = await cluster(t);
+    const { kube, env } = await startKubeCluster(t);
     const svc = await startTestStack({ env });
     t.teardown(() => svc.stop());
     const { runId, marker } = await startTickingRun(svc, svc.stack.readModel);

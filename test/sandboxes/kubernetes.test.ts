@@ -8,10 +8,10 @@ import test from 'ava';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { reconcilerScheduleId } from '../../worker/reconciler-schedule.ts';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
+import { backendRuns, pollerAgentsFile } from '../support/backend-runs.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
+import { kubernetesEnv } from '../support/kube-node.ts';
 import { KubeStandIn } from '../support/kube-stand-in.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
@@ -24,18 +24,7 @@ let kube: KubeStandIn;
 let svc: TestStack;
 
 const settings = mkdtempSync(join(tmpdir(), 'svc-kube-settings-'));
-const agentsFile = join(settings, 'agents.yaml');
-writeFileSync(
-  agentsFile,
-  [
-    'agents:',
-    '  - name: poller',
-    '    steering: mid-run',
-    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 150); do ' +
-      'out=$(curl -sf $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); ' +
-      'case $out in *body*) echo \\"got $out\\"; exit 0;; esac; sleep 0.2; done; exit 1"]',
-  ].join('\n'),
-);
+const agentsFile = pollerAgentsFile();
 // What an operator fixes for every run pod: a node pool, and a model key from a Secret by reference.
 const podDefaults = join(settings, 'pod-defaults.json');
 writeFileSync(
@@ -73,9 +62,7 @@ test.before(async () => {
   });
   svc = await startTestStack({
     env: {
-      SVC_SANDBOX: 'kubernetes',
-      KUBECONFIG: kube.kubeconfig,
-      SVC_KUBERNETES_GATEWAY_HOST: kube.gatewayHost,
+      ...kubernetesEnv(kube),
       SVC_GIT_TOKEN: 'ghp_test',
       SVC_GITHUB_API_URL: forge.url,
       SVC_FINALIZE_TIMEOUT_MS: '60000',
@@ -94,19 +81,8 @@ test.after.always(async () => {
   await engine?.stop();
 });
 
-const register = async (name: string) =>
-  (await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/${name}` } })).body.project
-    .id as string;
-const dispatch = async (body: Record<string, unknown>) => {
-  const response = await svc.request('POST', '/runs', { body: { agent: 'shell', ...body } });
-  if (response.status !== 201) throw new Error(`dispatch: ${response.status} ${response.text}`);
-  return response.body.run.id as string;
-};
-const events = async (runId: string) =>
-  (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { kind: string; stream?: string; payload: any });
+const { register, dispatch, events, reconcilerPass } = backendRuns(() => svc);
+
 const podOf = (runId: string) => `svc-${runId.replace('_', '-')}`;
 /** The sandbox's own records, logged when a test fails (what the pod said, how it ended). */
 function sandboxTrace(runId: string): string {
@@ -114,16 +90,6 @@ function sandboxTrace(runId: string): string {
   return ['stdout.log', 'stderr.log', 'exit.json', 'gateway.json', 'supervisor.log', 'finalize/exit.json']
     .map((file) => `${file}: ${existsSync(join(dir, file)) ? readFileSync(join(dir, file), 'utf8').slice(-1500) : '-'}`)
     .join('\n');
-}
-
-/** One pass of the reconciler, on its Temporal Schedule's own action. */
-async function reconcilerPass() {
-  const connection = await Connection.connect({ address: svc.stack.temporalAddress });
-  try {
-    await new Client({ connection }).schedule.getHandle(reconcilerScheduleId(svc.config.taskQueue)).trigger();
-  } finally {
-    await connection.close();
-  }
 }
 
 test.serial('a run in a pod commits, hands its workspace back, and svc pushes it and opens the PR', async (t) => {

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { readJsonIfExists } from '../../activities/sandbox/files.ts';
 import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
+import { kubernetesEnv } from '../support/kube-node.ts';
 import { KubeStandIn } from '../support/kube-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
@@ -30,9 +31,7 @@ test.before(async () => {
   await kube.start();
   svc = await startTestStack({
     env: {
-      SVC_SANDBOX: 'kubernetes',
-      KUBECONFIG: kube.kubeconfig,
-      SVC_KUBERNETES_GATEWAY_HOST: kube.gatewayHost,
+      ...kubernetesEnv(kube),
       SVC_GIT_TOKEN: FORGE_TOKEN,
     },
   });

@@ -4,8 +4,7 @@
 // schema (npm kubernetes-models, generated from it) and the "restricted" Pod Security Standard, as
 // an API server with that admission would; each pod's container runs for real on Podman
 // (kube-pods.ts). Tests can evict a pod, make one vanish, and halt the API.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -13,8 +12,8 @@ import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import { StandInKubelet, type StandInPod } from './kube-pods.ts';
+import { podNetwork, tlsCertificate, writeKubeconfig } from './kube-node.ts';
 import { restrictedViolations } from './pod-security.ts';
-import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 
 const NETWORK = 'svc-kube-stand-in';
 const SUBNET_PREFIX = '10.89.77';
@@ -55,83 +54,21 @@ export class KubeStandIn {
     this.#kubelet = new StandInKubelet(options.engine, NETWORK, options.secrets ?? {});
   }
 
-  /**
-   * deploy/kubernetes's NetworkPolicy, as a CNI would enforce it on this node: from the pods'
-   * network, the host (the workers) only on the gateway ports. Idempotent (rules checked first).
-   */
-  #enforceNetworkPolicy(): void {
-    const { first, last } = parseSandboxSettings({}).kubernetes.gatewayPorts;
-    const rules = [
-      ['-s', `${SUBNET_PREFIX}.0/24`, '-p', 'tcp', '--dport', `${first}:${last}`, '-j', 'ACCEPT'],
-      ['-s', `${SUBNET_PREFIX}.0/24`, '-j', 'DROP'],
-    ];
-    for (const [index, rule] of rules.entries()) {
-      try {
-        execFileSync('iptables', ['-C', 'INPUT', ...rule], { stdio: 'ignore' });
-      } catch {
-        execFileSync('iptables', ['-I', 'INPUT', String(index + 1), ...rule], { stdio: 'ignore' });
-      }
-    }
-  }
-
   /** A kubeconfig file for this API (KUBECONFIG). */
   get kubeconfig(): string {
     return join(this.#dir, 'kubeconfig.json');
   }
 
   async start(): Promise<void> {
-    try {
-      execFileSync('podman', ['network', 'exists', NETWORK], { stdio: 'ignore' });
-    } catch {
-      execFileSync('podman', ['network', 'create', '--internal', '--subnet', `${SUBNET_PREFIX}.0/24`, NETWORK], {
-        stdio: 'ignore',
-      });
-    }
-    // An API server speaks TLS (client-node refuses plain HTTP): a certificate of its own for 127.0.0.1.
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=kube-stand-in',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(this.#dir, 'key.pem'),
-        '-out',
-        join(this.#dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    this.#enforceNetworkPolicy();
+    podNetwork(NETWORK, SUBNET_PREFIX);
+    tlsCertificate(this.#dir);
     await this.listen();
-    writeFileSync(
-      this.kubeconfig,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [
-          {
-            name: 'stand-in',
-            cluster: {
-              server: `https://127.0.0.1:${this.#port}`,
-              'certificate-authority-data': readFileSync(join(this.#dir, 'cert.pem')).toString('base64'),
-            },
-          },
-        ],
-        users: [{ name: 'svc', user: { token: this.token } }],
-        contexts: [{ name: 'stand-in', context: { cluster: 'stand-in', user: 'svc', namespace: this.namespace } }],
-        'current-context': 'stand-in',
-      }),
-    );
+    writeKubeconfig(this.kubeconfig, {
+      port: this.#port,
+      dir: this.#dir,
+      token: this.token,
+      namespace: this.namespace,
+    });
     this.#beat = setInterval(() => void this.#refresh(), 250);
   }
 

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { processStartTime } from '../../../platform/processes.ts';
-import type { AgentRecord, ExitRecord } from '../files.ts';
+import { startFailure, type AgentRecord, type BackendExit } from '../files.ts';
 import { memoryLimitWasHit, type MemoryCgroup } from '../memory-cgroup.ts';
 import { DockerEngine, EngineError, type ContainerCreateBody } from './docker-engine.ts';
 import { copyContainerOutput, type OutputFiles } from './container-output.ts';
@@ -22,7 +22,7 @@ const REMOVAL_SETTLE_MS = 1000;
 /** Seconds between SIGTERM and SIGKILL when svc stops a container. */
 const STOP_GRACE_SECONDS = 5;
 
-type Exit = Omit<ExitRecord, 'stoppedBySvc'>;
+type Exit = BackendExit;
 
 export interface ContainerRun {
   /** Resolves with the container's exit once it has ended (its output copied). */
@@ -32,12 +32,6 @@ export interface ContainerRun {
   remove(): Promise<void>;
 }
 
-const failure = (code: string, message: string): Exit => ({
-  exitCode: null,
-  signal: null,
-  spawnError: { code, message },
-  endedAt: new Date().toISOString(),
-});
 const lost = (loss: 'vanished' | 'unreachable'): Exit => ({
   exitCode: null,
   signal: null,
@@ -101,14 +95,14 @@ export function runContainer(
         // A create that lost a race finds the winner's (Docker answers 409 for a name in use, Podman 500).
         const winner = await engine.inspect(spec.name).catch(() => null);
         if (!winner)
-          return failure('CONTAINER_CREATE', `the container could not be created: ${(error as Error).message}`);
+          return startFailure('CONTAINER_CREATE', `the container could not be created: ${(error as Error).message}`);
         containerId = winner.Id;
       }
     }
     const state = await startedState(engine, containerId);
     if ('error' in state) {
       await engine.remove(containerId).catch(() => {});
-      return failure('CONTAINER_START', `the container could not start: ${state.error}`);
+      return startFailure('CONTAINER_START', `the container could not start: ${state.error}`);
     }
     onSpawn({
       pid: state.Pid,

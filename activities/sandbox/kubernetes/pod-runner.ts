@@ -5,12 +5,12 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { processStartTime } from '../../../platform/processes.ts';
 import { copySandboxOutput, type OutputFiles } from '../container/container-output.ts';
-import type { AgentRecord, ExitRecord } from '../files.ts';
+import { startFailure, type AgentRecord, type BackendExit } from '../files.ts';
 import { KubeApi, KubeError } from './kube-api.ts';
 import { POD_CONFIG_VARIABLE, type PodSpec } from './pod-launch.ts';
 import { watchPod, type PodEnd } from './pod-watch.ts';
 
-type Exit = Omit<ExitRecord, 'stoppedBySvc'>;
+type Exit = BackendExit;
 
 /** Marks a stderr line in the pod's log (sandbox-init.ts writes it). */
 const STDERR_MARK = '\u001e';
@@ -21,13 +21,6 @@ export interface PodRun {
   /** Deletes the pod, once its exit is recorded. */
   remove(): Promise<void>;
 }
-
-const failure = (code: string, message: string): Exit => ({
-  exitCode: null,
-  signal: null,
-  spawnError: { code, message },
-  endedAt: new Date().toISOString(),
-});
 
 /** The manifest with the harness told where the run's gateway listens. */
 function withGateway(spec: PodSpec, gateway: string): V1Pod {
@@ -47,7 +40,7 @@ function exitOf(end: PodEnd, stopRequested: boolean): Exit {
     case 'lost':
       return { exitCode: null, signal: null, spawnError: null, loss: end.loss, detail: end.detail, endedAt };
     case 'refused':
-      return failure('POD_START', end.message);
+      return startFailure('POD_START', end.message);
     case 'terminated':
       return {
         exitCode: end.exitCode,
@@ -84,7 +77,7 @@ export function runPod(
       } catch (error) {
         // A create that lost a race (or was retried) finds the pod there: it is this sandbox's.
         if (!(error instanceof KubeError && error.status === 409))
-          return failure('POD_CREATE', `the pod could not be created: ${(error as Error).message}`);
+          return startFailure('POD_CREATE', `the pod could not be created: ${(error as Error).message}`);
       }
     }
     exists = true;
