@@ -10,8 +10,6 @@ import { startSandboxNetwork } from './sandbox-network.ts';
 import type { ContainerSpec } from './container/container-launch.ts';
 import { runContainer } from './container/container-runner.ts';
 import type { PodSpec } from './kubernetes/pod-launch.ts';
-import { runPod } from './kubernetes/pod-runner.ts';
-import { startPodGateway } from './kubernetes/pod-gateway.ts';
 import {
   readJsonIfExists,
   sandboxFiles,
@@ -187,6 +185,11 @@ function runAgentContainer(container: ContainerSpec): () => void {
 
 /** Runs the agent's pod (Kubernetes backend) behind the run's gateway on this worker. */
 async function runAgentPod(pod: PodSpec): Promise<() => void> {
+  // Loaded only for a pod: the Kubernetes client takes a few hundred ms to load, in every supervisor.
+  const [{ runPod }, { startPodGateway }] = await Promise.all([
+    import('./kubernetes/pod-runner.ts'),
+    import('./kubernetes/pod-gateway.ts'),
+  ]);
   let gateway: string;
   try {
     const { port } = await startPodGateway({ ...pod.gateway, socketDir: files.net }, files.gateway);
