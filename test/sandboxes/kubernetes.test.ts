@@ -251,7 +251,8 @@ test.serial('svc pods the cluster has not started count against SVC_ADMISSION_PE
   t.like(refused.body.error, { code: 'runtime_admission_rejected', hint: 'cluster_pending_saturated' });
   t.like((await svc.request('GET', '/instance')).body, { runtime: 'kubernetes', admission: { maxPendingPods: 2 } });
   await kube.schedule();
-  for (const runId of held) t.is((await waitForRunState(svc, runId, undefined, 60_000)).state, 'succeeded');
+  for (const runId of held)
+    t.is((await waitForRunState(svc, runId, undefined, 120_000)).state, 'succeeded', sandboxTrace(runId));
 });
 
 test.serial(

@@ -171,18 +171,29 @@ export class StandInKubelet {
   }
 
   /** The kubelet's stop: SIGTERM, then SIGKILL after the grace period; the status says why. */
-  async stop(entry: StandInPod, reason: string, message: string): Promise<void> {
+  async stop(entry: StandInPod, reason: string, message: string, graceSeconds?: number): Promise<void> {
     entry.stoppedFor ??= { reason, message };
     if (!entry.containerId || entry.pod.status?.phase !== 'Running') {
       this.#setStatus(entry, { phase: 'Failed', reason, message });
       return;
     }
-    await this.engine.stop(entry.containerId, entry.pod.spec!.terminationGracePeriodSeconds ?? 30).catch(() => {});
+    const grace = graceSeconds ?? entry.pod.spec!.terminationGracePeriodSeconds ?? 30;
+    await this.engine.stop(entry.containerId, grace).catch(() => {});
   }
 
   async remove(entry: StandInPod): Promise<void> {
     clearTimeout(entry.deadlineTimer);
-    if (entry.containerId) await this.engine.remove(entry.containerId).catch(() => {});
+    // Podman answers 500 while a container is still stopping: asked again until it is gone.
+    for (let attempt = 0; entry.containerId && attempt < 20; attempt++) {
+      if (
+        await this.engine.remove(entry.containerId).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
     if (entry.cgroup) removeMemoryCgroup(entry.cgroup);
     rmSync(entry.volumes, { recursive: true, force: true });
   }

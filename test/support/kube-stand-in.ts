@@ -154,7 +154,9 @@ export class KubeStandIn {
     if (request.method === 'PATCH') return this.#patch(entry, response, await this.#body(request));
     if (request.method === 'DELETE') {
       this.pods.delete(name!);
-      await this.#kubelet.stop(entry, 'Deleted', 'deleted');
+      // A delete's grace period (svc deletes with 0, once the pod has ended) bounds the kubelet's stop.
+      const grace = url.searchParams.get('gracePeriodSeconds');
+      await this.#kubelet.stop(entry, 'Deleted', 'deleted', grace === null ? undefined : Number(grace));
       await this.#kubelet.remove(entry);
       this.#notify('DELETED', entry);
       return this.#send(response, 200, entry.pod);
