@@ -47,10 +47,12 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
   builtin({
     name: 'claude-code',
     description:
-      'Claude Code (@anthropic-ai/claude-code) in print mode; needs `claude` on PATH and ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
+      'Claude Code (@anthropic-ai/claude-code) in print mode, steerable while it works; needs `claude` on PATH and ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
     runtime: 'claude-code',
     command: ['claude'],
     provider: 'anthropic',
+    // svc's steering relay writes messages into its stream-json input (activities/sandbox/steering-relay.ts).
+    steering: 'mid-run',
   }),
   builtin({
     name: 'codex',

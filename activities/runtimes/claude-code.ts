@@ -1,6 +1,7 @@
 // Claude Code (`@anthropic-ai/claude-code`) in print mode with stream-json output: the prompt on
 // stdin, the model and the spend cap as flags, and its own JSON lines parsed into events, with the
-// terminal `result` envelope giving cost and tokens.
+// `result` envelope giving cost and tokens. A steerable agent reads stream-json input through svc's
+// steering relay, which writes steering messages into it while it works (one `result` per turn).
 import { jsonLine, sandboxEnv, type RuntimeAdapter } from './types.ts';
 
 /** Model credentials and endpoints Claude Code reads; only these reach its sandbox. */
@@ -11,6 +12,9 @@ const CLAUDE_ENV = [
   'CLAUDE_CODE_OAUTH_TOKEN',
   'ANTHROPIC_MODEL',
 ];
+
+/** How much of a replayed input message an event keeps. */
+const REPLAY_TEXT_MAX = 4000;
 
 interface ContentBlock {
   type: string;
@@ -32,6 +36,9 @@ export const claudeCodeRuntime: RuntimeAdapter = {
     if (agent.model) argv.push('--model', agent.model);
     if (agent.maxCostUsd) argv.push('--max-budget-usd', String(agent.maxCostUsd));
     if (agent.systemPrompt) argv.push('--append-system-prompt', agent.systemPrompt);
+    // Claude Code takes input while it works: mid-turn (with the next tool result) or as a new turn.
+    const steerable = agent.steering !== 'spawn-only' && agent.steering !== 'none';
+    if (steerable) argv.push('--input-format', 'stream-json', '--replay-user-messages');
     const env = sandboxEnv(agent, context, CLAUDE_ENV);
     // The sandbox is the isolation boundary; Claude Code refuses to skip permissions as root otherwise.
     Object.assign(env, {
@@ -40,7 +47,13 @@ export const claudeCodeRuntime: RuntimeAdapter = {
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',
     });
-    return { argv, cwd: context.workspacePath, env, stdin: context.prompt };
+    return {
+      argv,
+      cwd: context.workspacePath,
+      env,
+      stdin: context.prompt,
+      steering: steerable ? 'claude-stream-json' : null,
+    };
   },
 
   /** An OAuth (subscription) credential without an API key makes the reported cost an estimate. */
@@ -68,13 +81,17 @@ export const claudeCodeRuntime: RuntimeAdapter = {
       };
     }
     if (line.type === 'result') {
+      // Each turn's result: its own tokens (summed over turns) and the session's cost so far.
       const usage = line.usage ?? {};
+      const before = state.usage;
+      const add = (earlier: number | null | undefined, turn: unknown) =>
+        typeof turn === 'number' ? (earlier ?? 0) + turn : (earlier ?? null);
       state.usage = {
-        costUsd: typeof line.total_cost_usd === 'number' ? line.total_cost_usd : null,
-        tokensInput: usage.input_tokens ?? null,
-        tokensOutput: usage.output_tokens ?? null,
-        tokensCacheRead: usage.cache_read_input_tokens ?? null,
-        tokensCacheWrite: usage.cache_creation_input_tokens ?? null,
+        costUsd: typeof line.total_cost_usd === 'number' ? line.total_cost_usd : (before?.costUsd ?? null),
+        tokensInput: add(before?.tokensInput, usage.input_tokens),
+        tokensOutput: add(before?.tokensOutput, usage.output_tokens),
+        tokensCacheRead: add(before?.tokensCacheRead, usage.cache_read_input_tokens),
+        tokensCacheWrite: add(before?.tokensCacheWrite, usage.cache_creation_input_tokens),
       };
       if (line.is_error && (line.api_error_status || /api|overloaded|rate|error/i.test(String(line.result ?? ''))))
         state.providerError = String(line.result ?? `API error ${line.api_error_status}`);
@@ -90,6 +107,8 @@ export const claudeCodeRuntime: RuntimeAdapter = {
         },
       };
     }
+    // Input it took (the prompt, a steering message), replayed by --replay-user-messages.
+    if (line.type === 'user' && line.isReplay) return { kind: 'agent.user_message', payload: replayed(line) };
     if (line.type === 'user') return { kind: 'tool_result', payload: { content: line.message?.content } };
     return {
       kind: `agent.${line.type ?? 'line'}${line.subtype ? `.${line.subtype}` : ''}`,
@@ -97,3 +116,15 @@ export const claudeCodeRuntime: RuntimeAdapter = {
     };
   },
 };
+
+/** A replayed input message as an event: its text, cut (the prompt may be long). */
+function replayed(line: Record<string, any>): { text: string; truncated?: true } {
+  const content = line.message?.content;
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((block: ContentBlock) => block.text ?? '').join('')
+        : '';
+  return text.length > REPLAY_TEXT_MAX ? { text: text.slice(0, REPLAY_TEXT_MAX), truncated: true } : { text };
+}

@@ -5,12 +5,15 @@ import type { MemoryCgroup } from './memory-cgroup.ts';
 import type { NetworkSpec } from './sandbox-network.ts';
 import type { ContainerSpec } from './container/container-launch.ts';
 import type { PodSpec } from './kubernetes/pod-launch.ts';
+import type { SteeringFormat } from './steering-relay.ts';
 
 export interface LaunchSpec {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
   stdin: string | null;
+  /** The agent takes steering on its input in this format: svc's relay holds its stdin (steering-relay.ts). */
+  steering?: SteeringFormat | null;
   /** The memory cgroup the agent runs in (the supervisor joins it before exec). */
   memoryCgroup?: MemoryCgroup | null;
   /** The sandbox's proxies, started by the supervisor before the launch (bubblewrap only). */

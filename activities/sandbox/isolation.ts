@@ -56,6 +56,14 @@ export function chooseIsolation(settings: SandboxSettings): Isolation {
   return 'process';
 }
 
+function isolationOrNull(settings: SandboxSettings): Isolation | null {
+  try {
+    return chooseIsolation(settings);
+  } catch {
+    return null;
+  }
+}
+
 /** The warning every unsandboxed run carries on its sandbox.started event, and start-up prints. */
 export const UNSANDBOXED_WARNING =
   "agents run as plain processes with svc's own rights (SVC_ALLOW_UNSANDBOXED=1): nothing isolates them";
@@ -67,8 +75,11 @@ const UID_RANGE = 2 ** 30;
  * The host uid (and gid) a run's sandbox becomes when svc runs as root: one per run (hashed from
  * its id), from a range no account uses. Two runs sharing one is rare, and even then their mount,
  * PID and network namespaces keep them apart; the uid is a second wall, not the only one.
+ * An unsandboxed agent is svc's own process: it keeps svc's uid, and so does its workspace (git
+ * refuses to work in a tree another uid owns).
  */
-export function sandboxHostId(runId: string, settings: Pick<SandboxSettings, 'uidBase'>): number | null {
+export function sandboxHostId(runId: string, settings: SandboxSettings): number | null {
   if (process.getuid?.() !== 0) return null;
+  if (isolationOrNull(settings) === 'process') return null;
   return settings.uidBase + (createHash('sha256').update(runId).digest().readUInt32BE(0) % UID_RANGE);
 }

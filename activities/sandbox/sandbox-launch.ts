@@ -25,7 +25,13 @@ const SVC_CHECKOUT = join(HERE, '..', '..');
 export const SANDBOX_PROGRAMS = {
   init: { source: join(HERE, 'sandbox-init.ts'), target: `${SANDBOX_PATHS.bin}/init.mts` },
   finalizer: { source: join(HERE, 'finalizer.ts'), target: `${SANDBOX_PATHS.bin}/finalizer.mts` },
+  steering: { source: join(HERE, 'steering-relay.ts'), target: `${SANDBOX_PATHS.bin}/steer.mts` },
 } as const;
+
+/** The agent's argv behind the steering relay when it takes steering on its input (node: the relay's Node). */
+function relayed(launch: LaunchSpec, node: string, relay: string, argv: string[]): string[] {
+  return launch.steering ? [node, '--no-warnings', relay, launch.steering, ...argv] : argv;
+}
 
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
 const SOCKS_VARIABLES = ['ALL_PROXY', 'all_proxy'];
@@ -129,7 +135,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     promptAsFile(env, join(dir, 'prompt'), join(dir, 'prompt'));
     const argv = request.program
       ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].source]
-      : launch.argv;
+      : relayed(launch, process.execPath, SANDBOX_PROGRAMS.steering.source, launch.argv);
     return { spec: { ...launch, argv, env }, note: { isolation: 'process', warning: UNSANDBOXED_WARNING } };
   }
   const files = sandboxFiles(dir);
@@ -161,6 +167,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   const programs: { source: string; target: string }[] = [
     SANDBOX_PROGRAMS.init,
     ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : []),
+    ...(!request.program && launch.steering ? [SANDBOX_PROGRAMS.steering] : []),
   ].map((program) => {
     const copy = join(etcDir, basename(program.target));
     copyFileSync(program.source, copy);
@@ -201,7 +208,9 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   };
   if (!toolchain) {
     // The image's Node runs svc's programs; the agent's command is resolved on the image's PATH.
-    const command = request.program ? ['node', '--no-warnings', SANDBOX_PROGRAMS[request.program].target] : launch.argv;
+    const command = request.program
+      ? ['node', '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
+      : relayed(launch, 'node', SANDBOX_PROGRAMS.steering.target, launch.argv);
     if (request.isolation === 'kubernetes') {
       const harnessSource = SANDBOX_PROGRAMS.init.source;
       const pod = podSandboxSpec({ request, layout, command, env, listeners, harnessSource });
@@ -215,7 +224,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   }
   const command = request.program
     ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
-    : [toolchain.command, ...launch.argv.slice(1)];
+    : relayed(launch, process.execPath, SANDBOX_PROGRAMS.steering.target, [toolchain.command, ...launch.argv.slice(1)]);
   const argv = bubblewrapArgv(
     layout,
     [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command],

@@ -33,9 +33,15 @@ export class SandboxCallbacksService {
     this.#deps = deps;
   }
 
-  /** GET …/inbox: claims every unread message (or, with peek, lists them). A terminal run has nothing to claim. */
+  /**
+   * GET …/inbox: claims every unread message (or, with peek, lists them). A terminal run has nothing
+   * to claim. Agents poll this every half second: a claim is a workflow update (history events), so
+   * it is made only when the projection shows an unread message; one steered an instant ago (not yet
+   * projected) is claimed by the next poll.
+   */
   async inbox(id: string, peek: boolean) {
     const run = await this.#deps.runs.get(id);
+    if (!peek && !isTerminalRunState(run.state) && !(await this.#deps.inboxRows.hasUnread(id))) return [];
     const live = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.inbox(id, !peek);
     if (live) return live.map(presentInboxItem);
     if (!peek) return [];

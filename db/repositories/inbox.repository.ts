@@ -11,6 +11,11 @@ export class InboxRepository {
     this.#readModel = readModel;
   }
 
+  /** Whether any message addressed to the run is unclaimed (one indexed lookup). */
+  async hasUnread(runId: string): Promise<boolean> {
+    return (await this.#readModel.em().count(InboxMessageEntity, { targetRunId: runId, state: 'unread' })) > 0;
+  }
+
   /** The messages addressed to the run that nobody has claimed, oldest first. */
   unreadFor(runId: string): Promise<InboxMessage[]> {
     return this.#readModel

@@ -2,6 +2,7 @@
 // started, claimed mid-run by the agent itself with its per-run token, each delivered once; and
 // the per-run token reaching nothing but its own run's callback routes while the run lives.
 import test from 'ava';
+import { Client, Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,9 @@ writeFileSync(
     '  - name: poller',
     '    steering: mid-run',
     '    command: ["bash", "-c", "echo ready; for i in $(seq 1 100); do out=$(curl -sf -H \\"Authorization: Bearer $SVC_API_TOKEN\\" $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); case $out in *body*) echo \\"got $out\\"; exit 0;; esac; sleep 0.2; done; exit 1"]',
+    '  - name: sleeper',
+    '    steering: mid-run',
+    '    command: ["sleep", "60"]',
     '  - name: deaf',
     '    command: ["sleep", "30"]',
     '    steering: none',
@@ -118,6 +122,36 @@ test.serial('a mid-run agent claims its messages itself with its per-run token, 
   t.regex(events, /"kind":"steer.sent"/);
   t.regex(events, /"kind":"steer.delivered"/);
 });
+
+test.serial(
+  'a claim with nothing unread leaves no trace in the workflow history; one with a message does',
+  async (t) => {
+    // `sleeper` is mid-run steerable and never claims: every claim here is the test's.
+    const runId = (await svc.request('POST', '/runs', { body: { agent: 'sleeper', project: projectId, prompt: 'x' } }))
+      .body.run.id;
+    await waitForRunState(svc, runId, ['running']);
+    const token = mintRunToken(svc.token, runId);
+    const connection = await Connection.connect({ address: svc.stack.temporalAddress });
+    t.teardown(() => connection.close());
+    const handle = new Client({ connection }).workflow.getHandle(runId);
+    const historyLength = async () => (await handle.fetchHistory()).events?.length ?? 0;
+    const before = await historyLength();
+    for (let poll = 0; poll < 10; poll++) {
+      const claim = await svc.request('GET', `/runs/${runId}/inbox`, { token });
+      t.deepEqual(claim.body, { messages: [] });
+    }
+    t.is(await historyLength(), before, 'ten empty polls: not one history event');
+    await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'now there is one' } });
+    // Claimed once the projection shows it unread (a poll an instant earlier answers nothing).
+    const claimed = await waitFor(async () => {
+      const { messages } = (await svc.request('GET', `/runs/${runId}/inbox`, { token })).body;
+      return messages.length ? messages : undefined;
+    }, 'the message claimed');
+    t.like(claimed, [{ body: 'now there is one', state: 'delivered' }]);
+    t.true((await historyLength()) > before);
+    await svc.request('POST', `/runs/${runId}/cancel`);
+  },
+);
 
 test.serial('steering capability: none is refused; spawn-only is refused once running', async (t) => {
   const deaf = (await svc.request('POST', '/runs', { body: { agent: 'deaf', prompt: 'x' } })).body.run.id;

@@ -1,9 +1,9 @@
-// The real Claude Code CLI in a container (test/support/claude-run.ts): commits, PR, cost, tokens.
+// The real Claude Code CLI in a container (test/support/claude-run.ts): steered mid-run, commits, PR, cost, tokens.
 import test from 'ava';
 import { startContainerEngine, waitUntilRemoved } from '../support/container-engine.ts';
 import { claudeCommitsAndOpensPr } from '../support/claude-run.ts';
 
-test('Claude Code in a container writes and commits; svc pushes, opens the PR, records cost', async (t) => {
+test('Claude Code in a container is steered while it works; svc pushes, opens the PR, records cost', async (t) => {
   const engine = await startContainerEngine();
   t.teardown(() => engine.stop());
   const run = await claudeCommitsAndOpensPr(t, engine.env, 'claude-boxed');

@@ -1,7 +1,9 @@
-// The real Claude Code CLI, as installed in svc's agent image, run in an image-backed sandbox
-// (a container, a pod) against the scripted model server, reached through the sandbox's proxies:
-// it writes and commits through its Bash tool, svc pushes and opens the PR, and cost and tokens
-// come from its own result envelope. One scenario, every backend.
+// The real Claude Code CLI in a sandbox of any backend (in an image: as the image has it) against
+// the scripted model server, reached through the sandbox's proxies: it writes and commits through
+// its Bash tool, is steered while that runs (svc's relay writes the message into its input, Claude
+// Code hands it to the model with the tool's result), svc pushes and opens the PR, and cost and
+// tokens come from its own result envelope. One scenario, every backend: dispatch, watch, steer,
+// finalize, PR.
 import type { ExecutionContext } from 'ava';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,13 +11,17 @@ import { join } from 'node:path';
 import { GitHubStandIn } from './github-stand-in.ts';
 import { PullRequestsStandIn } from './pull-requests-stand-in.ts';
 import { ScriptedModel } from './scripted-model.ts';
-import { startTestStack, waitForRunState } from './stack.ts';
+import { waitFor } from './processes.ts';
+import { runEvents, startTestStack, waitForRunState } from './stack.ts';
 
-/** Runs the scenario on a stack with `backendEnv`; answers the finished run. */
+const STEER = 'Also add a farewell file, please.';
+
+/** Runs the scenario on a stack with `backendEnv`, the agent's command `claude`; answers the finished run. */
 export async function claudeCommitsAndOpensPr(
   t: ExecutionContext,
   backendEnv: Record<string, string>,
   repo: string,
+  claude = 'claude',
 ): Promise<Record<string, any>> {
   const github = new GitHubStandIn();
   const forge = new PullRequestsStandIn();
@@ -28,7 +34,7 @@ export async function claudeCommitsAndOpensPr(
   // `claude` as the image has it on its PATH: nothing of the host's toolchain is in an image sandbox.
   writeFileSync(
     agentsFile,
-    'agents:\n  - name: claude\n    runtime: claude-code\n    command: ["claude"]\n    model: claude-sonnet-4-5\n',
+    `agents:\n  - name: claude\n    runtime: claude-code\n    command: ["${claude}"]\n    model: claude-sonnet-4-5\n`,
   );
   github.createRepo('acme', repo);
   model.setScript([
@@ -36,9 +42,19 @@ export async function claudeCommitsAndOpensPr(
       toolUse: {
         name: 'Bash',
         input: {
+          // Long enough to be steered while it runs.
           command:
-            'printf "hello from a sandbox\\n" > greeting.txt && git add greeting.txt && git commit -q -m "Add greeting"',
+            'sleep 4 && printf "hello from a sandbox\\n" > greeting.txt && git add greeting.txt && git commit -q -m "Add greeting"',
           description: 'write and commit',
+        },
+      },
+    },
+    {
+      toolUse: {
+        name: 'Bash',
+        input: {
+          command: 'echo bye > farewell.txt && git add farewell.txt && git commit -q -m "Add farewell"',
+          description: 'as steered',
         },
       },
     },
@@ -61,10 +77,32 @@ export async function claudeCommitsAndOpensPr(
   const gitUrl = `https://github.com/acme/${repo}`;
   const project = (await svc.request('POST', '/projects', { body: { gitUrl } })).body.project.id;
   const { body } = await svc.request('POST', '/runs', { body: { agent: 'claude', project, prompt: 'Add a greeting' } });
-  const run = await waitForRunState(svc, body.run.id, undefined, 120_000);
-  t.is(run.state, 'succeeded', JSON.stringify(run));
-  t.like(run, { commitsAhead: 1, filesChanged: 1, prState: 'open', model: 'claude-sonnet-4-5' });
-  t.like(run, { tokensInput: 240, tokensOutput: 60 });
+  const runId = body.run.id;
+  // Watch until the agent works (its first tool call runs for 4 s), then steer it.
+  await waitFor(
+    async () => (await runEvents(svc, runId)).some((event) => event.kind === 'tool_use'),
+    'the agent at work',
+    120_000,
+  );
+  t.is((await svc.request('POST', `/runs/${runId}/steer`, { body: { body: STEER, priority: 'high' } })).status, 200);
+  const run = await waitForRunState(svc, runId, undefined, 120_000);
+  const ended = (await runEvents(svc, runId)).filter((event) => /^(finalize|reap|run\.|log\.stderr)/.test(event.kind));
+  t.is(run.state, 'succeeded', JSON.stringify({ run, ended }));
+  t.like(run, { commitsAhead: 2, filesChanged: 2, prState: 'open', model: 'claude-sonnet-4-5' });
+  // The message reached the model inside the running turn, with the tool's result.
+  const calls = model.requests.filter((request) => request.tools.includes('Bash'));
+  const steered = calls.findIndex((request) => request.lastMessage.includes(STEER));
+  t.is(steered, 1, JSON.stringify(calls.map((request) => request.lastMessage.slice(0, 300))));
+  t.true(calls[steered]!.lastMessage.includes('tool_result'));
+  const events = await runEvents(svc, runId);
+  t.is(
+    events.find((event) => event.kind === 'sandbox.started')?.payload.isolation,
+    backendEnv.SVC_SANDBOX ?? 'bubblewrap',
+  );
+  t.true(events.some((event) => event.kind === 'steer.delivered'));
+  t.true(events.some((event) => event.kind === 'agent.user_message' && event.payload.text.includes(STEER)));
+  // Three model calls in one turn: Claude Code's own sums.
+  t.like(run, { tokensInput: 360, tokensOutput: 90 });
   t.true(run.costUsd > 0);
   t.is(
     github.git(join(github.root, 'acme', `${repo}.git`), 'show', `svc/${run.id}:greeting.txt`),

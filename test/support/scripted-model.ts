@@ -14,6 +14,8 @@ export interface ModelRequest {
   model: string;
   messages: number;
   tools: string[];
+  /** The conversation's last message as JSON (where Claude Code puts input it took mid-turn). */
+  lastMessage: string;
 }
 
 const USAGE = { input_tokens: 120, output_tokens: 30, cache_read_input_tokens: 8, cache_creation_input_tokens: 4 };
@@ -62,6 +64,7 @@ export class ScriptedModel {
         model: body.model,
         messages: body.messages?.length ?? 0,
         tools: (body.tools ?? []).map((tool: { name: string }) => tool.name),
+        lastMessage: JSON.stringify(body.messages?.at(-1) ?? null),
       });
       const step = this.#stepFor(body);
       if ('error' in step) {
@@ -161,6 +164,7 @@ export class ScriptedModel {
       model: body.model,
       messages: body.input?.length ?? 0,
       tools: (body.tools ?? []).map((tool) => tool.name ?? ''),
+      lastMessage: JSON.stringify(body.input?.at(-1) ?? null),
     });
     const turn = (body.input ?? []).filter((item) => item.type === 'function_call_output').length;
     const step = this.#script[turn] ?? { text: 'Done.' };
