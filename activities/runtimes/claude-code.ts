@@ -87,13 +87,19 @@ export const claudeCodeRuntime: RuntimeAdapter = {
       const add = (earlier: number | null | undefined, turn: unknown) =>
         typeof turn === 'number' ? (earlier ?? 0) + turn : (earlier ?? null);
       state.usage = {
-        costUsd: typeof line.total_cost_usd === 'number' ? line.total_cost_usd : (before?.costUsd ?? null),
+        // The session's running total; a crash's result may carry zero, which must not lower it.
+        costUsd:
+          typeof line.total_cost_usd === 'number'
+            ? Math.max(line.total_cost_usd, before?.costUsd ?? 0)
+            : (before?.costUsd ?? null),
         tokensInput: add(before?.tokensInput, usage.input_tokens),
         tokensOutput: add(before?.tokensOutput, usage.output_tokens),
         tokensCacheRead: add(before?.tokensCacheRead, usage.cache_read_input_tokens),
         tokensCacheWrite: add(before?.tokensCacheWrite, usage.cache_creation_input_tokens),
       };
-      if (line.is_error && (line.api_error_status || /api|overloaded|rate|error/i.test(String(line.result ?? ''))))
+      // A later turn that succeeded (a steered one) outweighs a provider error an earlier turn ended in.
+      if (!line.is_error) state.providerError = null;
+      else if (line.api_error_status || /api|overloaded|rate|error/i.test(String(line.result ?? '')))
         state.providerError = String(line.result ?? `API error ${line.api_error_status}`);
       return {
         kind: 'state_change',

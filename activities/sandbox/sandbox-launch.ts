@@ -30,7 +30,8 @@ export const SANDBOX_PROGRAMS = {
 
 /** The agent's argv behind the steering relay when it takes steering on its input (node: the relay's Node). */
 function relayed(launch: LaunchSpec, node: string, relay: string, argv: string[]): string[] {
-  return launch.steering ? [node, '--no-warnings', relay, launch.steering, ...argv] : argv;
+  // No inspector on SIGUSR1: the agent may signal the relay (its own uid).
+  return launch.steering ? [node, '--no-warnings', '--disable-sigusr1', relay, launch.steering, ...argv] : argv;
 }
 
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];

@@ -57,6 +57,8 @@ const PROTOCOLS: Record<SteeringFormat, Protocol> = {
 
 /** How often the inbox is asked while the agent works (the issue's bound: at most a second). */
 const POLL_MS = Math.max(100, Number(process.env.SVC_INBOX_POLL_INTERVAL_MS) || 500);
+/** Between the two empty claims that let the relay close an idle agent's input. */
+const CLOSE_CONFIRM_MS = 1000;
 /** A claim that hangs is given up (the next one asks again). */
 const CLAIM_TIMEOUT_MS = 10_000;
 
@@ -87,14 +89,24 @@ const agent = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
 let inputOpen = true;
 /** Messages written that the agent has not yet taken. */
 let untaken = 0;
+/** Claimed (so marked delivered by svc) but never written: the agent had ended. */
+let unwritten = 0;
+let steersWritten = 0;
 /** The agent finished a turn and has taken everything written: only an empty inbox is left to learn. */
 let idle = false;
 let wake: (() => void) | undefined;
+/** A turn ended with input untaken and no sign of the agent taking it since: after this, it is idle anyway. */
+const UNTAKEN_GRACE_MS = Number(process.env.SVC_STEERING_GRACE_MS) || 15_000;
+let graceTimer: NodeJS.Timeout | undefined;
 
 function write(text: string): void {
-  if (!inputOpen) return;
+  if (!inputOpen) {
+    unwritten += 1;
+    return;
+  }
   untaken += 1;
   idle = false;
+  clearTimeout(graceTimer);
   agent.stdin!.write(protocol.encode(text));
 }
 
@@ -119,26 +131,36 @@ agent.once('exit', async (code, signal) => {
   wake?.();
   // Its last lines (the result) still in the pipe go out first; a child holding the pipe is not waited for.
   await Promise.race([outputEnded, new Promise((resolve) => setTimeout(resolve, 2000))]);
+  // A claim under way may bring messages svc now counts delivered: they are counted below.
+  await claiming;
+  await new Promise((resolve) => setImmediate(resolve));
+  // svc recorded these delivered when they were claimed: the run's log says they never got in.
+  // Input is taken in order: what is left untaken is the latest written (the prompt is the first).
+  const lost = Math.min(untaken, steersWritten) + unwritten;
+  if (lost > 0) say(`${lost} steering message(s) claimed for the agent never reached it: it ended first`);
   if (signal) {
+    // Die of the same signal; one Node ignores or handles (SIGPIPE, SIGXFSZ) ends the shell's way.
     process.removeAllListeners(signal);
+    setTimeout(() => process.exit(128 + (constants.signals[signal] ?? 0)), 1000);
     process.kill(process.pid, signal);
-    setTimeout(() => process.exit(128 + (constants.signals[signal] ?? 0)), 1000).unref();
     return;
   }
   process.exit(code ?? 1);
 });
 
-/** A turn that ended with input untaken, and no output since: after this long the agent is idle anyway. */
-const UNTAKEN_GRACE_MS = 15_000;
-let graceTimer: NodeJS.Timeout | undefined;
+function armGrace(): void {
+  clearTimeout(graceTimer);
+  graceTimer = setTimeout(() => {
+    untaken = 0;
+    turnEnded();
+  }, UNTAKEN_GRACE_MS);
+}
 
 function turnEnded(): void {
+  // Claude Code starts a turn for input it holds at once, and replays it first.
+  if (untaken > 0) return armGrace();
   clearTimeout(graceTimer);
-  if (untaken > 0) {
-    // Claude Code starts a turn for input it holds at once (and says so): silence means it never will.
-    graceTimer = setTimeout(() => ((untaken = 0), turnEnded()), UNTAKEN_GRACE_MS);
-    return;
-  }
+  graceTimer = undefined;
   idle = true;
   wake?.();
 }
@@ -151,10 +173,14 @@ let head = '';
 let overflowed = false;
 
 function judge(text: string): void {
-  clearTimeout(graceTimer);
   const seen = overflowed ? protocol.judgeCut(head, text.slice(-256)) : protocol.read(text);
-  if (seen === 'taken') untaken = Math.max(0, untaken - 1);
-  if (seen === 'turn_ended') turnEnded();
+  if (seen === 'turn_ended') return turnEnded();
+  if (seen === 'taken') {
+    untaken = Math.max(0, untaken - 1);
+    // Taken: a turn is under way, and its end will say whether all is in.
+    clearTimeout(graceTimer);
+    graceTimer = undefined;
+  } else if (graceTimer) armGrace();
 }
 
 // Output goes on as it came; a copy is read line by line for what the agent took and when it idles.
@@ -179,8 +205,17 @@ agent.stdout!.on('data', (chunk: Buffer) => {
   }
 });
 
+/** The claim under way, if any (settles within CLAIM_TIMEOUT_MS). */
+let claiming: Promise<unknown> = Promise.resolve();
+
 /** Claims the unread messages; none when svc cannot be asked (the next poll asks again). */
-async function claim(): Promise<InboxMessage[]> {
+function claim(): Promise<InboxMessage[]> {
+  const claimed = ask();
+  claiming = claimed;
+  return claimed;
+}
+
+async function ask(): Promise<InboxMessage[]> {
   try {
     const response = await fetch(inboxUrl, {
       headers: token ? { authorization: `Bearer ${token}` } : {},
@@ -194,21 +229,34 @@ async function claim(): Promise<InboxMessage[]> {
   }
 }
 
+/** Waits the poll interval, or less when the agent ends a turn (or ends). */
+function pause(ms: number, wakeable: boolean): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (wakeable) wake = resolve;
+    setTimeout(resolve, ms);
+  }).then(() => void (wake = undefined));
+}
+
 write(prompt);
+/** Empty claims in a row while the agent idled. */
+let quietClaims = 0;
 while (inputOpen) {
   // Read before the claim: a turn that ends while it is under way is seen by the next round.
   const wasIdle = idle;
   const messages = await claim();
-  for (const message of messages) write(steeringText(message));
-  if (wasIdle && idle && messages.length === 0) {
-    closeInput();
-    break;
+  for (const message of messages) {
+    write(steeringText(message));
+    if (inputOpen) steersWritten += 1;
   }
-  // The turn ended during the claim: ask once more at once, then close.
+  if (wasIdle && idle && messages.length === 0) {
+    // svc answers an empty claim from its read model, a projection behind the run's inbox: a
+    // second look a while later catches a message steered just before the first.
+    if (++quietClaims >= 2) closeInput();
+    else await pause(CLOSE_CONFIRM_MS, false);
+    continue;
+  }
+  quietClaims = 0;
+  // The turn ended during the claim: ask again at once.
   if (!wasIdle && idle) continue;
-  await new Promise<void>((resolve) => {
-    wake = resolve;
-    setTimeout(resolve, POLL_MS);
-  });
-  wake = undefined;
+  await pause(POLL_MS, true);
 }

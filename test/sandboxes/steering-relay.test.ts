@@ -36,6 +36,10 @@ async function turn(message) {
 let chain = Promise.resolve();
 createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line);
+  if (process.env.CRASH) { take(message); process.exit(1); }
+  // DROP: input arriving mid-turn is lost (never taken), and the agent goes on talking.
+  if (working && process.env.DROP)
+    return void setTimeout(() => say({ type: 'system', subtype: 'status' }), Number(process.env.TURN_MS) + 500);
   if (working) return void queue.push(message);
   working = true;
   chain = chain.then(() => turn(message));
@@ -47,6 +51,8 @@ interface Inbox {
   url: string;
   claims: number;
   queue: unknown[];
+  /** Called before each claim is answered. */
+  onClaim?: () => void;
 }
 
 async function fakeInbox(t: ExecutionContext): Promise<Inbox> {
@@ -54,6 +60,7 @@ async function fakeInbox(t: ExecutionContext): Promise<Inbox> {
   const server = createServer((request, response) => {
     if (request.url !== '/runs/run_relay/inbox') return void response.writeHead(404).end();
     inbox.claims += 1;
+    inbox.onClaim?.();
     const messages = inbox.queue.splice(0);
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ messages }));
   });
@@ -67,6 +74,7 @@ const message = (body: string) => ({ body, priority: 'high', fromActor: 'operato
 interface Relayed {
   lines: Record<string, any>[];
   raw: string;
+  stderr: string;
   code: number | null;
   signal: NodeJS.Signals | null;
 }
@@ -81,16 +89,19 @@ function relay(
   writeFileSync(agent, FAKE_AGENT);
   const child = spawn(process.execPath, ['--no-warnings', RELAY, 'claude-stream-json', process.execPath, agent], {
     env: { PATH: process.env.PATH, SVC_BASE_URL: baseUrl, SVC_RUN_ID: 'run_relay', TURN_MS: '1500', ...env },
-    stdio: ['pipe', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   child.stdin!.end(prompt);
   let raw = '';
+  let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   during?.(child);
   return new Promise((done) =>
     child.once('close', (code, signal) =>
       done({
         raw,
+        stderr,
         code,
         signal,
         lines: raw
@@ -175,4 +186,40 @@ test('a prompt longer than a line the relay keeps whole is still seen taken', as
   t.deepEqual(kinds(run), ['taken', 'assistant', 'result', 'exit']);
   // Output passes through as the agent wrote it.
   t.true(run.raw.endsWith('{"type":"exit"}\n'));
+});
+
+test('a message svc projects late, after the first idle claim, still gets in before the input closes', async (t) => {
+  const inbox = await fakeInbox(t);
+  let resultSeen = false;
+  let lateSent = false;
+  inbox.onClaim = () => {
+    // The first claim after the turn ended finds nothing; the message lands just after it.
+    if (resultSeen && !lateSent) {
+      lateSent = true;
+      setTimeout(() => inbox.queue.push(message('late but steered')), 50);
+    }
+  };
+  const run = await relay(inbox.url, 'first', { TURN_MS: '200' }, (child) =>
+    child.stdout!.on('data', (chunk: Buffer) => (resultSeen ||= chunk.toString().includes('"result"'))),
+  );
+  t.is(run.code, 0);
+  t.true(lateSent);
+  t.deepEqual(kinds(run), ['taken', 'assistant', 'result', 'taken', 'assistant', 'result', 'exit']);
+});
+
+test('input the agent never takes does not hold it open for ever, whatever else it prints', async (t) => {
+  const inbox = await fakeInbox(t);
+  const run = await relay(inbox.url, 'first', { DROP: '1', SVC_STEERING_GRACE_MS: '1500' }, (child) =>
+    child.stdout!.once('data', () => inbox.queue.push(message('dropped by the agent'))),
+  );
+  t.is(run.code, 0);
+  t.deepEqual(kinds(run).slice(-3), ['result', 'system', 'exit']);
+});
+
+test('messages claimed for an agent that ended first are reported, not silently lost', async (t) => {
+  const inbox = await fakeInbox(t);
+  inbox.queue.push(message('too late'));
+  const run = await relay(inbox.url, 'crash', { CRASH: '1' });
+  t.is(run.code, 1);
+  t.regex(run.stderr, /svc steering: 1 steering message\(s\) claimed for the agent never reached it/);
 });
