@@ -92,6 +92,17 @@ function sandboxTrace(runId: string): string {
     .join('\n');
 }
 
+/** The run once it ended; one still going after `ms` fails the test with its sandbox's trace and its pod. */
+async function ended(runId: string, ms = 120_000) {
+  try {
+    return await waitForRunState(svc, runId, undefined, ms);
+  } catch (error) {
+    const pod = kube.pods.get(podOf(runId));
+    const seen = pod ? JSON.stringify({ status: pod.pod.status, container: pod.containerId }) : 'gone';
+    throw new Error(`${(error as Error).message}\n${sandboxTrace(runId)}\npod: ${seen}`);
+  }
+}
+
 test.serial('a run in a pod commits, hands its workspace back, and svc pushes it and opens the PR', async (t) => {
   const project = await register('podded');
   const runId = await dispatch({
@@ -104,7 +115,7 @@ test.serial('a run in a pod commits, hands its workspace back, and svc pushes it
       'git add -A && git commit -q -m "work from a pod"',
     ].join('\n'),
   });
-  const run = await waitForRunState(svc, runId, undefined, 120_000);
+  const run = await ended(runId);
   if (run.state !== 'succeeded') t.log(JSON.stringify(await events(runId), null, 1).slice(0, 6000));
   t.is(run.state, 'succeeded', JSON.stringify(run));
   t.is(run.sandboxRunId, `pod:svc-runs/${podOf(runId)}`);
@@ -144,7 +155,7 @@ test.serial('cancel stops the pod; it hands its workspace back first and is dele
   await waitFor(async () => (await runStdout(svc, runId)).includes('started'), 'the first line', 20_000);
   const cancel = await svc.request('POST', `/runs/${runId}/cancel`, { body: { reason: 'enough' } });
   t.is(cancel.status, 200);
-  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  const run = await ended(runId);
   t.is(run.state, 'cancelled');
   await waitFor(async () => !kube.pods.has(podOf(runId)), 'pod deleted', 20_000).catch((error: Error) => {
     throw new Error(`${error.message}\n${sandboxTrace(runId)}`);
@@ -154,7 +165,7 @@ test.serial('cancel stops the pod; it hands its workspace back first and is dele
 test.serial("an agent that outgrows its project's memory limit is oom_killed", async (t) => {
   const project = await register('small');
   const runId = await dispatch({ project, prompt: 'echo filling\nexec tail /dev/zero' });
-  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  const run = await ended(runId);
   t.is(run.state, 'failed');
   t.is(run.failureReason, 'oom_killed');
   const manifest = kube.created.find((pod) => pod.metadata!.name === podOf(runId))!;
@@ -164,7 +175,7 @@ test.serial("an agent that outgrows its project's memory limit is oom_killed", a
 test.serial("a project's agentImage the cluster cannot pull is spawn_failed, with the reason", async (t) => {
   const project = await register('imageless');
   const runId = await dispatch({ project, prompt: 'echo never' });
-  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  const run = await ended(runId);
   t.is(run.state, 'failed');
   t.is(run.failureReason, 'spawn_failed');
   t.regex(JSON.stringify(await events(runId)), /ErrImagePull.*svc-no-such-image/, 'an event names the image');
@@ -176,7 +187,7 @@ test.serial('a message steered mid-run reaches the agent in its pod through its 
   await waitFor(async () => (await runStdout(svc, runId)).includes('ready'), 'the poller', 20_000);
   const steer = await svc.request('POST', `/runs/${runId}/steer`, { body: { body: 'turn left' } });
   t.is(steer.status, 200, steer.text);
-  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  const run = await ended(runId);
   t.is(run.state, 'succeeded', sandboxTrace(runId));
   t.true((await runStdout(svc, runId)).some((line) => line.startsWith('got ') && line.includes('turn left')));
 });
@@ -186,7 +197,7 @@ test.serial("a pod the kubelet evicts is evicted, with the kubelet's message", a
   await waitForRunState(svc, runId, ['running']);
   await waitFor(async () => (await runStdout(svc, runId)).includes('started'), 'the first line', 20_000);
   await kube.evict(podOf(runId), 'The node was low on resource: ephemeral-storage.');
-  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  const run = await ended(runId);
   t.is(run.state, 'failed');
   t.is(run.failureReason, 'evicted');
   t.regex(JSON.stringify(await events(runId)), /evicted: The node was low on resource: ephemeral-storage/);
@@ -197,7 +208,7 @@ test.serial("a pod deleted behind svc's back is sandbox_run_lost", async (t) => 
   await waitForRunState(svc, runId, ['running']);
   await waitFor(async () => (await runStdout(svc, runId)).includes('started'), 'the first line', 20_000);
   await kube.vanish(podOf(runId));
-  const run = await waitForRunState(svc, runId, undefined, 60_000);
+  const run = await ended(runId);
   t.is(run.state, 'failed');
   t.is(run.failureReason, 'sandbox_run_lost');
 });
@@ -209,7 +220,7 @@ test.serial(
     await waitForRunState(svc, runId, ['running']);
     await waitFor(async () => (await runStdout(svc, runId)).includes('started'), 'the first line', 20_000);
     await kube.halt();
-    const run = await waitForRunState(svc, runId, undefined, 60_000);
+    const run = await ended(runId);
     t.is(run.state, 'failed');
     t.is(run.failureReason, 'sandbox_unreachable');
     // The pod outlived the API's silence: once the API is back, a pass of the reconciler deletes it.
@@ -237,7 +248,7 @@ test.serial('a project at its maxConcurrentRuns is refused with 429 and Retry-Af
   t.like(refused.body.error, { code: 'runtime_admission_rejected', hint: 'project_concurrency_exceeded' });
   t.is((await svc.request('GET', '/runs?limit=100')).body.total, before, 'no run was created');
   await svc.request('POST', `/runs/${first}/cancel`, { body: { reason: 'make room' } });
-  await waitForRunState(svc, first, undefined, 60_000);
+  await ended(first);
   t.truthy(await dispatch({ project, prompt: 'echo now there is room' }));
 });
 
@@ -252,7 +263,7 @@ test.serial('svc pods the cluster has not started count against SVC_ADMISSION_PE
   t.like((await svc.request('GET', '/instance')).body, { runtime: 'kubernetes', admission: { maxPendingPods: 2 } });
   await kube.schedule();
   for (const runId of held)
-    t.is((await waitForRunState(svc, runId, undefined, 120_000)).state, 'succeeded', sandboxTrace(runId));
+    t.is((await ended(runId)).state, 'succeeded', sandboxTrace(runId));
 });
 
 test.serial(
@@ -260,7 +271,7 @@ test.serial(
   async (t) => {
     const project = await register('scheduled');
     const runId = await dispatch({ project, prompt: 'echo team=$TEAM_KEY' });
-    const run = await waitForRunState(svc, runId, undefined, 60_000);
+    const run = await ended(runId);
     t.is(run.state, 'succeeded', sandboxTrace(runId));
     t.true((await runStdout(svc, runId)).includes('team=team-secret'));
     const spec = kube.created.find((pod) => pod.metadata!.name === podOf(runId))!.spec!;
