@@ -262,8 +262,7 @@ test.serial('svc pods the cluster has not started count against SVC_ADMISSION_PE
   t.like(refused.body.error, { code: 'runtime_admission_rejected', hint: 'cluster_pending_saturated' });
   t.like((await svc.request('GET', '/instance')).body, { runtime: 'kubernetes', admission: { maxPendingPods: 2 } });
   await kube.schedule();
-  for (const runId of held)
-    t.is((await ended(runId)).state, 'succeeded', sandboxTrace(runId));
+  for (const runId of held) t.is((await ended(runId)).state, 'succeeded', sandboxTrace(runId));
 });
 
 test.serial(
