@@ -2,6 +2,7 @@
 import { createAgentActivities } from './agent-activities.ts';
 import { createFinalizeActivities, type FinalizeActivityDeps } from './finalize-activities.ts';
 import { withHeartbeats } from './keep-alive.ts';
+import { createPreviewActivities, type PreviewActivityDeps } from './preview-activities.ts';
 import { createPlanActivities, type PlanActivityDeps } from './plan-activities.ts';
 import { createProjectActivities, type ProjectActivityDeps } from './project-activities.ts';
 import { createReconcileActivities } from './reconcile-activities.ts';
@@ -11,7 +12,11 @@ export type { RunEventInput } from './read-model/run-projection.ts';
 
 export type { PlanEventInput } from './read-model/plan-run-projection.ts';
 
-export type ActivityDeps = RunActivityDeps & ProjectActivityDeps & FinalizeActivityDeps & PlanActivityDeps;
+export type ActivityDeps = RunActivityDeps &
+  ProjectActivityDeps &
+  FinalizeActivityDeps &
+  PlanActivityDeps &
+  PreviewActivityDeps;
 
 /**
  * Every activity the worker registers, built from its dependencies (read model, Temporal client,
@@ -26,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFinalizeActivities(deps),
     ...createReconcileActivities(deps),
     ...createPlanActivities(deps, projects),
+    ...createPreviewActivities(deps),
   });
 }
 

@@ -33,6 +33,8 @@ export const HEARTBEATING_ACTIVITIES = [
   'checkPullRequest',
   'preparePlanChild',
   'describeRun',
+  'startPreview',
+  'stopPreview',
 ] as const;
 
 /** The same activities, those named in HEARTBEATING_ACTIVITIES heartbeating while they work. */

@@ -111,6 +111,21 @@ export const Errors = {
     ),
   agentSchemaError: (message: string) =>
     new ApiError(422, 'agent_schema_error', message, 'fix the file in the repository and refresh the project'),
+  previewRedirectInvalid: (runId: string) =>
+    new ApiError(
+      400,
+      'preview_redirect_invalid',
+      `the redirect is outside run ${runId}'s preview`,
+      "give a path or URL inside the run's preview (GET /preview/config says where previews live)",
+    ),
+  previewTeardownUnavailable: (detail: string) =>
+    new ApiError(
+      503,
+      'preview_teardown_unavailable',
+      `the preview cannot be torn down now: ${detail}`,
+      undefined,
+      RETRY_SOON,
+    ),
   runtimeConflict: (runId: string) => new ApiError(409, 'runtime_conflict', `run ${runId} already exists`),
   idempotencyKeyReused: () =>
     new ApiError(

@@ -49,6 +49,11 @@ import { RunEventsService } from './services/run-events.service.ts';
 import type { GitHubForge } from '../activities/forge/github-forge.ts';
 import type { AgentCatalog } from '../platform/agent-catalog.ts';
 import { RunsService } from './services/runs.service.ts';
+import { PreviewService } from './services/preview.service.ts';
+import { previewRoutes } from './routes/preview.router.ts';
+import { PreviewCookies } from './preview/preview-cookie.ts';
+import { startPreviewProxy } from './preview/preview-proxy.ts';
+import { parsePreviewSettings, type PreviewSettings } from '../platform/preview-settings.ts';
 import type { TemporalGateway } from './services/temporal-gateway.ts';
 
 export interface ApiServerDeps {
@@ -86,6 +91,8 @@ export interface ApiServerDeps {
   githubApp?: GitHubAppSettings;
   /** The built web dashboard (default: web/dist of this checkout). */
   webDir?: string;
+  /** Where previews are served (SVC_PREVIEW_*); the proxy listens on the API's host. */
+  preview?: PreviewSettings;
 }
 
 /** Where `npm run build:web` (run by the install step) puts the dashboard. */
@@ -93,6 +100,8 @@ export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../web/dist', import.meta.
 
 export interface RunningApi {
   url: string;
+  /** The preview proxy's origin (path mode: previews at /p/<runId>/ there). */
+  previewUrl: string;
   server: Server;
   close(): Promise<void>;
 }
@@ -102,6 +111,7 @@ export function allRoutes(
   events: RunEventsService,
   lifecycle: LifecycleHub,
   secrets: string[] = [],
+  previewProxyPort: () => number = () => 0,
 ) {
   const runRows = new RunsRepository(deps.readModel);
   const planRunRows = new PlanRunsRepository(deps.readModel);
@@ -179,6 +189,15 @@ export function allRoutes(
     ...projectsRoutes(projects, runs, links, spectators),
     ...catalogRoutes(deps.agents, deps.forge),
     ...eventsRoutes(lifecycle),
+    ...previewRoutes(
+      new PreviewService({
+        settings: deps.preview ?? parsePreviewSettings({}, 0),
+        cookies: new PreviewCookies(deps.auth?.operatorToken ?? ''),
+        runs,
+        temporal: deps.temporal,
+        proxyPort: previewProxyPort,
+      }),
+    ),
     ...opsRoutes(ops, spectators, setup),
     ...githubAppRoutes(
       new GitHubAppService({
@@ -243,10 +262,17 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   const dashboard = await loadDashboard(deps.webDir ?? DEFAULT_WEB_DIR);
   if (!dashboard)
     logger({ component: 'api' }).warn('the web dashboard is not built (npm run build:web): the API serves no pages');
+  const preview = await startPreviewProxy({
+    settings: deps.preview ?? parsePreviewSettings({}, 0),
+    cookies: new PreviewCookies(deps.auth.operatorToken),
+    host: deps.host,
+    runs: new RunsRepository(deps.readModel),
+    hit: (runId, at) => void deps.temporal.previewHit(runId, at),
+  });
   const app = createApiApp({
     dashboard,
     auth: { ...deps.auth, isRunActive },
-    routes: allRoutes(deps, events, lifecycle, [deps.auth.operatorToken]),
+    routes: allRoutes(deps, events, lifecycle, [deps.auth.operatorToken], () => preview.port),
     logger: { error: (message, meta) => logger({ component: 'api' }).error(meta, message) },
   });
   const server = createServer(app.callback());
@@ -264,8 +290,10 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   const host = deps.host.includes(':') ? `[${deps.host}]` : deps.host;
   return {
     url: `http://${host}:${port}`,
+    previewUrl: `http://${host}:${preview.port}`,
     server,
     async close() {
+      await preview.close();
       // Held-open event streams end first, so their clients see a clean end of stream.
       events.streams.closeAll();
       await lifecycle.close();

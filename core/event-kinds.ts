@@ -35,6 +35,11 @@ export const RUN_EVENT_KINDS = [
   'reap.workspace_salvage_failed',
   'reap.workspace_salvage_recorded',
   'pr.state_changed',
+  // A run's preview (workflows/run-preview.ts).
+  'preview.starting',
+  'preview.live',
+  'preview.failed',
+  'preview.torn_down',
   // svc's own failures and repairs.
   'run.internal_failure',
   'run.reconciled',

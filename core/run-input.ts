@@ -1,9 +1,10 @@
 // Building the input of one runWorkflow from a dispatch request: the same rules whether the run
 // comes from POST /runs, a trigger fired by hand, or a Temporal Schedule.
+import type { PreviewPlan } from './preview.ts';
 import { renderAgent, type AgentDefinition } from './agents.ts';
 import { DEFAULT_RUN_TIMING, type RunTiming, type RunWorkflowInput, type SandboxNetworkSettings } from './run-model.ts';
 import type { SvcDefaults } from './svc-config.ts';
-import type { ProjectPodSettings } from './svc-config.schema.ts';
+import { durationSeconds, type ProjectPodSettings } from './svc-config.schema.ts';
 
 export interface RunRequest {
   runId: string;
@@ -33,6 +34,7 @@ export interface RunRequest {
     image?: string | null;
     cpuMillicores?: number | null;
     pod?: ProjectPodSettings | null;
+    preview?: PreviewPlan | null;
   } | null;
   timing?: Partial<RunTiming>;
   parent?: RunWorkflowInput['parent'];
@@ -54,6 +56,7 @@ export function projectRunSettings(
       image: defaults?.agentImage ?? null,
       cpuMillicores: defaults?.resources?.limits?.cpuMillicores ?? null,
       pod: defaults?.kubernetes ?? null,
+      preview: previewPlan(defaults),
       network:
         defaults?.resources?.network || defaults?.resources?.egress
           ? { mode: defaults.resources.network ?? 'restricted', egress: defaults.resources.egress ?? [] }
@@ -100,5 +103,27 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     parent: request.parent ?? null,
     ...(request.planRun ? { planRun: request.planRun } : {}),
     ...(request.metadata ? { metadata: request.metadata } : {}),
+    ...(request.project?.preview ? { preview: request.project.preview } : {}),
+  };
+}
+
+const ms = (value: string | undefined, fallback: number): number =>
+  value === undefined ? fallback : durationSeconds(value) * 1000;
+
+/** The project's preview, with svc's defaults filled in (notes/plans.md §6). */
+export function previewPlan(defaults: SvcDefaults | null | undefined): PreviewPlan | null {
+  const preview = defaults?.preview;
+  if (!preview) return null;
+  return {
+    type: preview.type,
+    command: preview.command,
+    setup: preview.setup ?? null,
+    port: preview.port,
+    readinessPath: preview.readiness_path ?? '/',
+    setupTimeoutMs: ms(preview.setup_timeout, 10 * 60_000),
+    connectTimeoutMs: ms(preview.connect_timeout, 5 * 60_000),
+    readinessTimeoutMs: ms(preview.readiness_timeout, 10 * 60_000),
+    idleTtlMs: preview.idle_ttl ? ms(preview.idle_ttl, 0) : null,
+    maxLifetimeMs: preview.max_lifetime ? ms(preview.max_lifetime, 0) : null,
   };
 }

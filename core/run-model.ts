@@ -1,6 +1,7 @@
 // The run as runWorkflow holds it. The workflow is the source of truth; this snapshot is what it
 // projects into the read model and what the API presents. Timestamps are ISO-8601 UTC strings
 // except createdAt, which the spec makes epoch milliseconds.
+import type { PreviewPlan } from './preview.ts';
 import type { AgentDefinition } from './agents.ts';
 import type { CloneKind, RunFailureReason, RunState, PrState } from './run-states.ts';
 import type { RunJson } from './run-schema.ts';
@@ -64,6 +65,8 @@ export interface RunWorkflowInput {
   planRun?: { planRunId: string; seq: number } | null;
   /** The dispatcher's own labels, stored with the run (absent in histories from before it existed). */
   metadata?: Record<string, unknown> | null;
+  /** The project's preview (`.svc/preview.yaml`), started once the run opened its PR. */
+  preview?: PreviewPlan | null;
 }
 
 /** A project's say on its agents' network: `none` (model endpoints only), `restricted`, `open` (any public host). */

@@ -3,6 +3,7 @@
 import { resolve, join } from 'node:path';
 import { DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
 import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
+import { parsePreviewSettings, type PreviewSettings } from './preview-settings.ts';
 import { parseSandboxSettings, type SandboxSettings } from './sandbox-settings.ts';
 import { parseLogLevel, type LogLevelName } from './logger.ts';
 
@@ -47,6 +48,7 @@ export interface SvcConfig {
   /** SVC_AUTH: token (default) or public (credential-less spectators), with the projects they may see. */
   auth: { mode: 'token' | 'public'; publicAllowlist: string[] };
   sandbox: SandboxSettings;
+  preview: PreviewSettings;
   /** How often the reconciler looks for rows whose workflow has closed (SVC_RECONCILE_INTERVAL_MS). */
   reconcileIntervalMs: number;
   /** Rows untouched for this long are the ones a scheduled pass checks (SVC_RECONCILE_STALE_AFTER_MS). */
@@ -170,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
       keepAliveMs: Math.max(1000, intFromEnv(env, 'SVC_EVENT_STREAM_KEEPALIVE_MS', 15_000)),
     },
     sandbox: parseSandboxSettings(env),
+    preview: parsePreviewSettings(env, intFromEnv(env, 'SVC_PORT', 8080)),
     runTiming: {
       finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),
       silenceTimeoutMs:

@@ -130,6 +130,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         setupCodes,
         forgeCredentials: ForgeCredentials.fromConfig(config),
         githubApp: config.githubApp,
+        preview: config.preview,
         // The in-process worker's Temporal SDK metrics, on the API's one /metrics.
         extraMetrics:
           options.worker && config.temporalMetricsAddress

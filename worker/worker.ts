@@ -94,6 +94,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
       runTiming: config.runTiming,
       githubApiUrl: config.githubApiUrl,
       sandbox: config.sandbox,
+      preview: config.preview,
     }),
     // Bounded, so a worker's memory stays flat however many runs it has seen (docs/operations.md).
     maxCachedWorkflows: config.workerCapacity.maxCachedWorkflows,

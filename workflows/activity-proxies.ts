@@ -91,3 +91,17 @@ export const maintenance = proxyActivities<Pick<Activities, 'reconcileReadModel'
   heartbeatTimeout: '30s',
   retry: { initialInterval: '5s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 3 },
 });
+
+/** A preview's start (a spawn and a port), its readiness probe (up to its timeouts) and its stop. */
+export const previewIo = proxyActivities<Pick<Activities, 'startPreview' | 'awaitPreviewReady' | 'stopPreview'>>({
+  startToCloseTimeout: '30m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
+
+/** Watching a live preview: as long as it lives (its eviction limits), kept alive by heartbeats. */
+export const previewWatch = proxyActivities<Pick<Activities, 'watchPreview'>>({
+  startToCloseTimeout: '30d',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
+});

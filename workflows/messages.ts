@@ -3,6 +3,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { FinalizeIntent, FinalizeResult } from '../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../core/inbox.ts';
 import type { ChildRunProgress, PlanRunSnapshot } from '../core/plan-model.ts';
+import type { TeardownAnswer } from '../core/preview.ts';
 import type { RunSnapshot } from '../core/run-model.ts';
 import type { HealAlertRequest, HealDecision } from '../core/healer-policy.ts';
 
@@ -63,3 +64,9 @@ export const healerRunStartedSignal = defineSignal<[{ attempt: number; runId: st
 
 /** The API could not dispatch an attempt (a business error): it is forgotten, as if never made. */
 export const healerDispatchFailedSignal = defineSignal<[{ attempt: number }]>('healerDispatchFailed');
+
+/** Someone used the run's preview (the proxy, at most every 30 s per run): its idle clock restarts. */
+export const previewHitSignal = defineSignal<[{ at: string }]>('previewHit');
+
+/** Tear the run's preview down now (POST /runs/{id}/preview/teardown): answers once it is down. */
+export const previewTeardownUpdate = defineUpdate<TeardownAnswer, [{ actor: string }]>('previewTeardown');

@@ -7,4 +7,6 @@ export const PATCHES = {
   svcPushesHandedOverBranch: 'svc-pushes-handed-over-branch',
   /** A plan child that succeeds with nothing to push is merged at once (a trivial merge). */
   emptyChildMerges: 'empty-child-trivial-merge',
+  /** A successful run with an open PR starts its project's preview. */
+  previews: 'previews',
 } as const;

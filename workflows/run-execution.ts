@@ -6,6 +6,7 @@ import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
+  patched,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
@@ -29,6 +30,8 @@ import {
   finalizeResultSignal,
   finalizeStateQuery,
   inboxQuery,
+  previewHitSignal,
+  previewTeardownUpdate,
   runAcceptedUpdate,
   runSnapshotQuery,
   salvageSignal,
@@ -36,6 +39,9 @@ import {
   type CancelRequest,
 } from './messages.ts';
 import { watchPullRequest, type FinalizeChannel } from './run-tail.ts';
+import { runPreview, type PreviewChannel } from './run-preview.ts';
+import { teardownAnswerFor, type TeardownAnswer } from '../core/preview.ts';
+import { PATCHES } from './patches.ts';
 import { childProgressOf } from '../core/plan-model.ts';
 
 /** Workflow time as an ISO-8601 string (deterministic: the SDK's Date). */
@@ -54,6 +60,8 @@ export class RunExecution {
   /** The steering inbox: the API validates a message and signals it; claims are updates. */
   readonly #inbox: InboxItem[] = [];
   #accepted = false;
+  /** The preview's messages from the API (workflows/run-preview.ts). */
+  readonly preview: PreviewChannel = { lastHitAt: null, teardown: null, answer: null };
   /** The state/PR-state last told to the parent plan-run. */
   #toldPlan = '';
 
@@ -72,6 +80,11 @@ export class RunExecution {
     setHandler(steerSignal, (message) => this.#receiveSteer(message));
     setHandler(inboxQuery, () => unreadInClaimOrder(this.#inbox));
     setHandler(claimInboxUpdate, () => this.claimInbox());
+    setHandler(previewHitSignal, ({ at }) => {
+      const ms = Date.parse(at);
+      if (this.run.previewState === 'live' && Number.isFinite(ms)) this.preview.lastHitAt = ms;
+    });
+    setHandler(previewTeardownUpdate, (request) => this.#tearDownPreview(request));
     setHandler(finalizeStateQuery, () => ({
       intent: this.finalize.intent,
       received: this.finalize.result !== null,
@@ -181,9 +194,26 @@ export class RunExecution {
     });
     await this.publish(events, { inbox: undelivered.map((item) => ({ ...item })) });
     await condition(allHandlersFinished);
-    // A terminal run still follows its pull request until it is merged or closed.
-    await watchPullRequest(run, this.timing, (more) => this.publish(more));
+    // A terminal run still follows its pull request until it is merged or closed; a successful
+    // one with an open PR shows its preview meanwhile.
+    const publish = (more: RunEventInput[]) => this.publish(more);
+    const { preview } = this.input;
+    const previewing = preview && state === 'succeeded' && run.prState === 'open' && patched(PATCHES.previews);
+    await Promise.all([
+      watchPullRequest(run, this.timing, publish),
+      previewing ? runPreview(run, preview, this.input.sandbox, this.preview, publish) : undefined,
+    ]);
+    await condition(allHandlersFinished);
     return { runId: run.id, state, failureReason, prUrl: run.prUrl, prState: run.prState };
+  }
+
+  /** A teardown asked of a preview that is starting or live waits until it is down. */
+  async #tearDownPreview(request: { actor: string }): Promise<TeardownAnswer> {
+    const { previewState, previewPort } = this.run;
+    if (previewState !== 'starting' && previewState !== 'live') return teardownAnswerFor(previewState, previewPort);
+    this.preview.teardown ??= request;
+    await condition(() => this.preview.answer !== null);
+    return this.preview.answer!;
   }
 
   /** Ends the run cancelled, with the cancel's reason. */

@@ -6,6 +6,7 @@ import type { NetworkSpec } from './sandbox-network.ts';
 import type { ContainerSpec } from './container/container-launch.ts';
 import type { PodSpec } from './kubernetes/pod-launch.ts';
 import type { SteeringFormat } from './steering-relay.ts';
+import type { ExposeSpec } from './preview-expose.ts';
 
 export interface LaunchSpec {
   argv: string[];
@@ -24,6 +25,9 @@ export interface LaunchSpec {
   container?: ContainerSpec | null;
   /** Set for the Kubernetes backend: the supervisor runs this pod, and the run's gateway for it. */
   pod?: PodSpec | null;
+  /** A preview: the port its door (preview-door.ts) listens behind; the supervisor serves it (preview-expose.ts). */
+  door?: { port: number } | null;
+  expose?: ExposeSpec | null;
 }
 
 export interface SupervisorRecord {
@@ -88,6 +92,8 @@ export function sandboxFiles(dir: string) {
     gateway: join(dir, 'gateway.json'),
     /** The proxies' unix sockets. */
     net: join(dir, 'net'),
+    /** A preview's port on this worker (preview-expose.ts). */
+    exposed: join(dir, 'preview.json'),
   };
 }
 

@@ -18,21 +18,11 @@ import { resolveToolchain } from './toolchain.ts';
 import { CONTAINER_PATH, containerSandboxSpec } from './container/container-launch.ts';
 import type { EngineFacts } from './container/engine-facts.ts';
 import { podSandboxSpec } from './kubernetes/pod-launch.ts';
+import { fronted, SANDBOX_PROGRAMS } from './sandbox-programs.ts';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const SVC_CHECKOUT = join(HERE, '..', '..');
-/** svc's in-sandbox programs: self-contained files, bound read-only (as .mts: ESM without a package.json). */
-export const SANDBOX_PROGRAMS = {
-  init: { source: join(HERE, 'sandbox-init.ts'), target: `${SANDBOX_PATHS.bin}/init.mts` },
-  finalizer: { source: join(HERE, 'finalizer.ts'), target: `${SANDBOX_PATHS.bin}/finalizer.mts` },
-  steering: { source: join(HERE, 'steering-relay.ts'), target: `${SANDBOX_PATHS.bin}/steer.mts` },
-} as const;
+export { DOOR_SOCKET, SANDBOX_PROGRAMS } from './sandbox-programs.ts';
 
-/** The agent's argv behind the steering relay when it takes steering on its input (node: the relay's Node). */
-function relayed(launch: LaunchSpec, node: string, relay: string, argv: string[]): string[] {
-  // No inspector on SIGUSR1: the agent may signal the relay (its own uid).
-  return launch.steering ? [node, '--no-warnings', '--disable-sigusr1', relay, launch.steering, ...argv] : argv;
-}
+const SVC_CHECKOUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
 const SOCKS_VARIABLES = ['ALL_PROXY', 'all_proxy'];
@@ -136,7 +126,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     promptAsFile(env, join(dir, 'prompt'), join(dir, 'prompt'));
     const argv = request.program
       ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].source]
-      : relayed(launch, process.execPath, SANDBOX_PROGRAMS.steering.source, launch.argv);
+      : fronted(launch, process.execPath, 'source', request.outbox ?? dir, launch.argv);
     return { spec: { ...launch, argv, env }, note: { isolation: 'process', warning: UNSANDBOXED_WARNING } };
   }
   const files = sandboxFiles(dir);
@@ -169,6 +159,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     SANDBOX_PROGRAMS.init,
     ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : []),
     ...(!request.program && launch.steering ? [SANDBOX_PROGRAMS.steering] : []),
+    ...(!request.program && launch.door ? [SANDBOX_PROGRAMS.door] : []),
   ].map((program) => {
     const copy = join(etcDir, basename(program.target));
     copyFileSync(program.source, copy);
@@ -211,7 +202,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     // The image's Node runs svc's programs; the agent's command is resolved on the image's PATH.
     const command = request.program
       ? ['node', '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
-      : relayed(launch, 'node', SANDBOX_PROGRAMS.steering.target, launch.argv);
+      : fronted(launch, 'node', 'target', SANDBOX_PATHS.outbox, launch.argv);
     if (request.isolation === 'kubernetes') {
       const harnessSource = SANDBOX_PROGRAMS.init.source;
       const pod = podSandboxSpec({ request, layout, command, env, listeners, harnessSource });
@@ -225,7 +216,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   }
   const command = request.program
     ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
-    : relayed(launch, process.execPath, SANDBOX_PROGRAMS.steering.target, [toolchain.command, ...launch.argv.slice(1)]);
+    : fronted(launch, process.execPath, 'target', SANDBOX_PATHS.outbox, [toolchain.command, ...launch.argv.slice(1)]);
   const argv = bubblewrapArgv(
     layout,
     [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command],

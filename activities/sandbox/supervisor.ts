@@ -10,6 +10,7 @@ import { startSandboxNetwork } from './sandbox-network.ts';
 import type { ContainerSpec } from './container/container-launch.ts';
 import { runContainer } from './container/container-runner.ts';
 import type { PodSpec } from './kubernetes/pod-launch.ts';
+import { exposePreview } from './preview-expose.ts';
 import {
   readJsonIfExists,
   sandboxFiles,
@@ -231,6 +232,8 @@ const stopAgent = spec.pod
   : spec.container
     ? runAgentContainer(spec.container)
     : spawnAgent();
+// A preview is served on a port of this worker as long as its sandbox lives.
+if (spec.expose && !reattach) await exposePreview(spec.expose, dir);
 // A stop asked while no supervisor was there to hear it (a container or pod between two supervisors).
 if ((spec.container || spec.pod) && existsSync(files.stopRequested)) stopAgentGroup();
 

@@ -14,12 +14,15 @@ import {
   finalizeResultSignal,
   finalizeStateQuery,
   inboxQuery,
+  previewHitSignal,
+  previewTeardownUpdate,
   salvageSignal,
   steerSignal,
   type CancelRequest,
 } from '../../workflows/messages.ts';
 import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
 import type { InboxItem, NewInboxItem } from '../../core/inbox.ts';
+import type { TeardownAnswer } from '../../core/preview.ts';
 import { Errors } from '../errors.ts';
 import { awaitResult, isClosed, isNotFound, toApiError, wrapConnectionError } from './temporal-errors.ts';
 
@@ -213,6 +216,26 @@ export class TemporalGateway {
       await this.call(() => this.client.workflow.getHandle(runId).signal(steerSignal, message));
     } catch (error) {
       throw toApiError(error);
+    }
+  }
+
+  /** Tells a run's workflow its preview was used (the proxy, debounced); a closed workflow is left alone. */
+  async previewHit(runId: string, at: string): Promise<void> {
+    await this.client.workflow
+      .getHandle(runId)
+      .signal(previewHitSignal, { at })
+      .catch(() => {});
+  }
+
+  /** Tears a run's preview down and answers how it went; undefined when the workflow has ended. */
+  async previewTeardown(runId: string, actor: string): Promise<TeardownAnswer | undefined> {
+    const handle = this.client.workflow.getHandle(runId);
+    try {
+      return await this.call(() => handle.executeUpdate(previewTeardownUpdate, { args: [{ actor }] }));
+    } catch (error) {
+      if (isNotFound(error) || /completed|already finished|not found/i.test(String((error as Error)?.message)))
+        return undefined;
+      throw Errors.previewTeardownUnavailable((error as Error).message);
     }
   }
 

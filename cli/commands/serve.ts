@@ -48,6 +48,7 @@ export class ServeCommand extends Command {
     log('svc is up');
     log(`  Dashboard:      ${stack.api!.url}/`);
     log(`  API:            ${stack.api!.url}`);
+    log(`  Previews:       ${stack.api!.previewUrl}/p/<run id>/ (after POST /runs/{id}/preview/login)`);
     log(
       `  operator token: ${!this.auth ? 'not required (--no-auth)' : stack.token.source === 'environment' ? 'from SVC_API_TOKEN' : stack.token.path}`,
     );

@@ -154,6 +154,11 @@ function calls(ids: PopulatedIds, setupCode: string, app: { code: string; state:
       },
     },
     { method: 'POST', path: `/runs/${run}/git-credential`, token: 'run' },
+    { method: 'GET', path: '/preview/config' },
+    { method: 'POST', path: `/runs/${ids.previewRun}/preview/login`, body: {} },
+    { method: 'POST', path: `/runs/${ids.previewRun}/preview/login`, body: { redirect: 'https://elsewhere.example/' } },
+    { method: 'POST', path: `/runs/${runs.failed}/preview/login`, body: {} },
+    { method: 'POST', path: `/runs/${runs.failed}/preview/teardown`, body: {} },
     { method: 'POST', path: `/runs/${runs.succeeded}/cancel`, body: {} },
     { method: 'POST', path: '/runs', body: { agent: 'shell', prompt: 'echo contract', project } },
     {

@@ -25,6 +25,8 @@ export interface PopulatedIds {
   planRuns: { succeeded: string; failed: string; cancelled: string };
   /** The held run's own token (the sandbox callback routes). */
   runToken: string;
+  /** A succeeded run of a project with `.svc/preview.yaml`, its preview live. */
+  previewRun: string;
 }
 
 export interface PopulatedStack {
@@ -62,6 +64,14 @@ export async function populatedStack(
   fixture.github.createRepo(owner, 'spare');
   fixture.github.createRepo(owner, 'legacy', { files: { '.svc/defaults.json': '{"defaultRole": "shell"}\n' } });
   fixture.github.createRepo(owner, 'unregistered');
+  fixture.github.createRepo(owner, 'previewed', {
+    files: {
+      '.svc/preview.yaml': 'preview:\n  type: server\n  command: node server.mjs\n  port: 4173\n',
+      'server.mjs':
+        "import { createServer } from 'node:http';\n" +
+        "createServer((_q, s) => s.end('preview')).listen(Number(process.env.PORT), process.env.HOST);\n",
+    },
+  });
   // A judge for the proxy to reach, so its route answers 200 rather than 501 (not configured).
   const judge = createServer((_req, res) =>
     res.writeHead(200, { 'content-type': 'application/x-ndjson', 'x-verdicts-max-id': '0' }).end(''),
@@ -80,6 +90,7 @@ export async function populatedStack(
   const spareProject = (await post('/projects', { gitUrl: `https://github.com/${owner}/spare` })).project.id as string;
   const legacyProject = (await post('/projects', { gitUrl: `https://github.com/${owner}/legacy` })).project
     .id as string;
+  const previewed = (await post('/projects', { gitUrl: `https://github.com/${owner}/previewed` })).project.id as string;
   const dispatch = async (prompt: string, withProject = true) =>
     (await post('/runs', { agent: 'shell', prompt, ...(withProject ? { project } : {}) })).run.id as string;
 
@@ -91,10 +102,23 @@ export async function populatedStack(
   setSwitch(fixture, 'slow', 'hold-running');
   const running = (await post('/runs', { agent: 'holder', project, prompt: 'hold' })).run.id as string;
   await waitForRunState(svc, running, ['running']);
+  const previewRun = (
+    await post('/runs', {
+      agent: 'shell',
+      project: previewed,
+      prompt: 'echo x > x.txt && git add x.txt && git commit -qm x',
+    })
+  ).run.id as string;
   for (const id of [succeeded, failed, cancelled]) await waitForRunState(svc, id);
   await waitFor(
     async () => ((await svc.request('GET', `/runs/${succeeded}`)).body.run.prState === 'merged' ? true : undefined),
     'the succeeded run to have its PR merged',
+    60_000,
+  );
+
+  await waitFor(
+    async () => (await svc.request('GET', `/runs/${previewRun}`)).body.run.previewState === 'live',
+    'the preview run to be live',
     60_000,
   );
 
@@ -141,6 +165,7 @@ export async function populatedStack(
       runs: { succeeded, failed, cancelled, running },
       planRuns: { succeeded: planSucceeded, failed: planFailed, cancelled: planCancelled },
       runToken: mintRunToken(svc.token, running),
+      previewRun,
     },
     async stop() {
       setSwitch(fixture, 'slow', 'hold-running', false);

@@ -1,0 +1,196 @@
+// The I/O of a run's preview: starting its server in a sandbox like the agent's (same workspace,
+// uid, memory limit and egress rules), behind the door the worker serves on a port of its range;
+// probing it until it is ready; watching it while it lives; stopping it.
+import { Context, heartbeat } from '@temporalio/activity';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PreviewPlan } from '../core/preview.ts';
+import type { SandboxNetworkSettings } from '../core/run-model.ts';
+import { dataPaths } from '../platform/config.ts';
+import type { PreviewSettings } from '../platform/preview-settings.ts';
+import type { RunActivityDeps } from './run-activities.ts';
+import { agentEgressRules } from './sandbox/egress-allowlist.ts';
+import { readJsonIfExists, sandboxFiles } from './sandbox/files.ts';
+import { chooseIsolation, sandboxHostId } from './sandbox/isolation.ts';
+import { inspectSandbox, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
+import type { ExposeRecord } from './sandbox/preview-expose.ts';
+import { DOOR_SOCKET, sandboxLaunch } from './sandbox/sandbox-launch.ts';
+
+export interface PreviewActivityDeps extends RunActivityDeps {
+  preview: PreviewSettings;
+}
+
+/** Started: the worker port, and the eviction limits (the project's, else the operator's). */
+type Started = { ok: true; port: number; idleTtlMs: number; maxLifetimeMs: number } | { ok: false; message: string };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** The preview's setup (bounded by its timeout), then its command in the setup's place. */
+function previewScript(plan: PreviewPlan): string {
+  const lines = ['set -u'];
+  if (plan.setup) {
+    const seconds = Math.max(1, Math.round(plan.setupTimeoutMs / 1000));
+    lines.push(
+      `timeout --kill-after=10 ${seconds} bash -c ${quote(plan.setup)} || ` +
+        `{ code=$?; echo "svc preview: the setup failed (exit $code)" >&2; exit 97; }`,
+    );
+  }
+  lines.push(`exec bash -c ${quote(plan.command)}`);
+  return lines.join('\n');
+}
+
+export function createPreviewActivities(deps: PreviewActivityDeps) {
+  const previewDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId, 'preview');
+  const stderrTail = (runId: string) => {
+    const path = sandboxFiles(previewDir(runId)).stderr;
+    return existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').slice(-5).join('\n').slice(-1500) : '';
+  };
+  const ended = (runId: string, what: string) => {
+    const tail = stderrTail(runId);
+    return `${what}${tail ? `: ${tail}` : ''}`;
+  };
+  const origin = (port: number) =>
+    `http://${deps.preview.workerHost.includes(':') ? `[${deps.preview.workerHost}]` : deps.preview.workerHost}:${port}`;
+
+  return {
+    /** Starts the preview's sandbox once (a retry finds it), and answers the worker port it is served on. */
+    async startPreview({
+      runId,
+      plan,
+      workspacePath,
+      network,
+      memoryLimitMiB,
+    }: {
+      runId: string;
+      plan: PreviewPlan;
+      workspacePath: string;
+      network?: SandboxNetworkSettings | null;
+      memoryLimitMiB?: number | null;
+    }): Promise<Started> {
+      if (plan.type !== 'server') return { ok: false, message: 'static previews are not supported: use type: server' };
+      const isolation = chooseIsolation(deps.sandbox);
+      if (isolation === 'kubernetes')
+        return { ok: false, message: 'previews are not available on the Kubernetes backend yet' };
+      const dir = previewDir(runId);
+      const files = sandboxFiles(dir);
+      if (!existsSync(files.claim)) {
+        const outbox = join(dir, 'door');
+        const { spec } = sandboxLaunch({
+          name: `${runId}-preview`,
+          dir,
+          launch: {
+            argv: ['bash', '-c', previewScript(plan)],
+            cwd: workspacePath,
+            env: {
+              PATH: process.env.PATH ?? '/usr/bin:/bin',
+              LANG: 'C.UTF-8',
+              PORT: String(plan.port),
+              HOST: '127.0.0.1',
+            },
+            stdin: null,
+            door: { port: plan.port },
+          },
+          isolation,
+          settings: deps.sandbox,
+          hostId: sandboxHostId(runId, deps.sandbox),
+          egress: agentEgressRules({
+            modelEndpoints: [],
+            githubApiUrl: deps.githubApiUrl,
+            operator: deps.sandbox.egress,
+            project: network ?? null,
+          }),
+          callback: null,
+          outbox,
+          memoryLimitMiB: memoryLimitMiB ?? deps.sandbox.memoryLimitMiB,
+          // The preview outlives the worker that starts it, like the agent.
+          dieWithParent: false,
+          forbidden: [deps.dataDir, deps.projectsRoot],
+          trustCommand: false,
+        });
+        spec.expose = {
+          socket: join(outbox, DOOR_SOCKET),
+          bind: deps.preview.bind,
+          firstPort: deps.preview.firstPort,
+          lastPort: deps.preview.lastPort,
+          record: files.exposed,
+        };
+        const status = await startSandbox(dir, spec);
+        if (status.kind === 'exited') return { ok: false, message: ended(runId, 'the preview ended at once') };
+        if (status.kind === 'lost')
+          return { ok: false, message: `the preview's sandbox did not start: ${status.reason}` };
+      }
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(50)) {
+        const record = readJsonIfExists<ExposeRecord>(files.exposed);
+        if (record && 'error' in record) return { ok: false, message: record.message };
+        if (record)
+          return {
+            ok: true,
+            port: record.port,
+            idleTtlMs: plan.idleTtlMs ?? deps.preview.idleTtlMs,
+            maxLifetimeMs: plan.maxLifetimeMs ?? deps.preview.maxLifetimeMs,
+          };
+        if (inspectSandbox(files).kind === 'exited') return { ok: false, message: ended(runId, 'the preview ended') };
+      }
+      return { ok: false, message: 'the preview was given no port in time' };
+    },
+
+    /**
+     * Two-phase readiness: any HTTP answer within the connect timeout, then a 2xx or 3xx on the
+     * readiness path within the readiness timeout; a preview that ends meanwhile has failed.
+     */
+    async awaitPreviewReady({ runId, plan, port }: { runId: string; plan: PreviewPlan; port: number }) {
+      const files = sandboxFiles(previewDir(runId));
+      const started = Date.now();
+      let answered: number | null = null;
+      for (;;) {
+        heartbeat();
+        if (inspectSandbox(files).kind !== 'running') return { ok: false, message: ended(runId, 'the preview ended') };
+        const status = await fetch(`${origin(port)}${answered === null ? '/' : plan.readinessPath}`, {
+          redirect: 'manual',
+          signal: AbortSignal.timeout(5000),
+        }).then(
+          (response) => (void response.body?.cancel(), response.status),
+          () => null,
+        );
+        if (status !== null) answered ??= Date.now();
+        if (answered !== null && status !== null && status >= 200 && status < 400) return { ok: true, message: null };
+        if (answered === null && Date.now() - started > plan.connectTimeoutMs)
+          return {
+            ok: false,
+            message: `the preview did not answer on port ${plan.port} within ${plan.connectTimeoutMs / 1000} s`,
+          };
+        if (answered !== null && Date.now() - answered > plan.readinessTimeoutMs)
+          return {
+            ok: false,
+            message: `${plan.readinessPath} did not answer 2xx or 3xx within ${plan.readinessTimeoutMs / 1000} s (last ${status})`,
+          };
+        await sleep(250);
+      }
+    },
+
+    /** Returns when the preview's sandbox ends by itself (or when the workflow stops watching). */
+    async watchPreview({ runId }: { runId: string }): Promise<{ message: string }> {
+      const files = sandboxFiles(previewDir(runId));
+      const cancelled = Context.current().cancellationSignal;
+      while (!cancelled.aborted) {
+        heartbeat();
+        if (inspectSandbox(files).kind !== 'running') return { message: ended(runId, 'the preview ended') };
+        await sleep(1000);
+      }
+      return { message: 'no longer watched' };
+    },
+
+    /** Stops the preview's sandbox (its server, its door, its port) and waits for it to end. */
+    async stopPreview({ runId }: { runId: string }): Promise<{ stopped: boolean }> {
+      const files = sandboxFiles(previewDir(runId));
+      if (!existsSync(files.claim)) return { stopped: true };
+      stopSandbox(files);
+      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(100))
+        if (inspectSandbox(files).kind !== 'running') return { stopped: true };
+      return { stopped: false };
+    },
+  };
+}
+
+export type PreviewActivities = ReturnType<typeof createPreviewActivities>;

@@ -1,0 +1,39 @@
+// svc's programs inside a sandbox, and the argv that puts one in front of an agent: each is a
+// self-contained file, bound read-only at the sandbox's bin (as .mts: ESM without a package.json).
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SANDBOX_PATHS } from './bubblewrap.ts';
+import type { LaunchSpec } from './files.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** svc's in-sandbox programs: self-contained files, bound read-only (as .mts: ESM without a package.json). */
+export const SANDBOX_PROGRAMS = {
+  init: { source: join(HERE, 'sandbox-init.ts'), target: `${SANDBOX_PATHS.bin}/init.mts` },
+  finalizer: { source: join(HERE, 'finalizer.ts'), target: `${SANDBOX_PATHS.bin}/finalizer.mts` },
+  steering: { source: join(HERE, 'steering-relay.ts'), target: `${SANDBOX_PATHS.bin}/steer.mts` },
+  door: { source: join(HERE, 'preview-door.ts'), target: `${SANDBOX_PATHS.bin}/door.mts` },
+} as const;
+
+/** The door's socket, in the launch's hand-over directory. */
+export const DOOR_SOCKET = 'preview.sock';
+
+/**
+ * The agent's argv behind svc's program in front of it, if any: the steering relay (an agent that
+ * takes steering on its input) or a preview's door. `at` is where programs are (source: svc's
+ * checkout, unsandboxed; target: the sandbox's bin), `outbox` the hand-over directory as seen there.
+ */
+export function fronted(launch: LaunchSpec, node: string, at: 'source' | 'target', outbox: string, argv: string[]) {
+  // No inspector on SIGUSR1: the agent may signal the relay (its own uid).
+  if (launch.steering)
+    return [node, '--no-warnings', '--disable-sigusr1', SANDBOX_PROGRAMS.steering[at], launch.steering, ...argv];
+  if (launch.door)
+    return [
+      node,
+      '--no-warnings',
+      SANDBOX_PROGRAMS.door[at],
+      join(outbox, DOOR_SOCKET),
+      String(launch.door.port),
+      ...argv,
+    ];
+  return argv;
+}

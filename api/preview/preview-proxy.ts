@@ -1,0 +1,194 @@
+// svc's preview proxy, on its own port (SVC_PREVIEW_PORT): a browser with a run's preview cookie
+// reaches that run's live preview, HTTP and WebSocket (dev servers' hot reload), through the port
+// its worker serves it on. Path mode: /p/<runId>/… (the prefix is cut before the preview sees the
+// request); subdomain mode: run-<id>.<host>. Nothing else gets through: no cookie, another run's
+// cookie, a preview that is not live. svc's cookies never reach the preview.
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { previewCookieName } from '../../core/preview.ts';
+import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
+import type { PreviewSettings } from '../../platform/preview-settings.ts';
+import { parseCookies, type PreviewCookies } from './preview-cookie.ts';
+
+export interface PreviewProxyDeps {
+  settings: PreviewSettings;
+  cookies: PreviewCookies;
+  /** The worker port of the run's live preview, or null when it has none. */
+  livePort: (runId: string) => Promise<number | null>;
+  /** Someone used the run's preview (called at most every HIT_DEBOUNCE_MS per run). */
+  hit: (runId: string, at: string) => void;
+}
+
+/** How often a run's workflow hears that its preview is in use (its idle clock). */
+export const HIT_DEBOUNCE_MS = 30_000;
+const RUN_ID = /^run_[0-9a-z]{12}$/;
+/** Request headers the preview does not see: svc's own credentials. */
+const WITHHELD = ['authorization', 'proxy-authorization'];
+
+type Target = { runId: string; path: string } | { redirect: string } | null;
+
+function refuse(response: ServerResponse, status: number, code: string, message: string, hint?: string): void {
+  response
+    .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+    .end(JSON.stringify({ error: { code, message, ...(hint ? { hint } : {}) } }));
+}
+
+export function createPreviewProxy(deps: PreviewProxyDeps): Server {
+  const { settings } = deps;
+  const lastHits = new Map<string, number>();
+
+  /** Which run a request is for, and the path the preview sees. */
+  function targetOf(request: IncomingMessage): Target {
+    const url = request.url ?? '/';
+    if (settings.mode === 'subdomain') {
+      const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+      const label = host.endsWith(`.${settings.host}`) ? host.slice(0, -settings.host!.length - 1) : '';
+      const runId = label.startsWith('run-') ? label.slice(4) : '';
+      return RUN_ID.test(runId) ? { runId, path: url } : null;
+    }
+    const match = /^\/p\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/.exec(url);
+    if (!match || !RUN_ID.test(match[1]!)) return null;
+    if (match[2] === undefined) return { redirect: `/p/${match[1]}/${match[3] ?? ''}` };
+    return { runId: match[1]!, path: `${match[2]}${match[3] ?? ''}` };
+  }
+
+  /** The preview's headers: svc's cookies and credentials taken out, the original host and prefix told. */
+  function forwardedHeaders(request: IncomingMessage, runId: string): Record<string, string | string[]> {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(request.headers))
+      if (value !== undefined && !WITHHELD.includes(name) && name !== 'cookie') headers[name] = value;
+    const kept = [...parseCookies(request.headers.cookie)].filter(([name]) => !name.startsWith('svc_preview'));
+    if (kept.length) headers.cookie = kept.map(([name, value]) => `${name}=${value}`).join('; ');
+    headers['x-forwarded-host'] = request.headers.host ?? '';
+    headers['x-forwarded-proto'] = 'http';
+    if (settings.mode === 'path') headers['x-forwarded-prefix'] = `/p/${runId}`;
+    return headers;
+  }
+
+  /** Admits the request (cookie, live preview) and answers the preview's port, or refuses it. */
+  async function admit(request: IncomingMessage, deny: (status: number, code: string, message: string) => void) {
+    const target = targetOf(request);
+    if (!target) return void deny(404, 'not_found', 'no preview here');
+    if ('redirect' in target) return target;
+    const cookie = parseCookies(request.headers.cookie).get(previewCookieName(settings.mode, target.runId));
+    if (!deps.cookies.admits(cookie, target.runId))
+      return void deny(401, 'unauthorized', `log in to run ${target.runId}'s preview first`);
+    const port = await deps.livePort(target.runId).catch(() => null);
+    if (port === null) return void deny(404, 'not_found', `run ${target.runId} has no live preview`);
+    const now = Date.now();
+    if (now - (lastHits.get(target.runId) ?? 0) >= HIT_DEBOUNCE_MS) {
+      lastHits.set(target.runId, now);
+      deps.hit(target.runId, new Date(now).toISOString());
+    }
+    return { ...target, port };
+  }
+
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    const admitted = await admit(request, (status, code, message) =>
+      refuse(response, status, code, message, status === 401 ? 'POST /runs/{id}/preview/login sets it' : undefined),
+    );
+    if (!admitted) return;
+    if ('redirect' in admitted) return void response.writeHead(308, { location: admitted.redirect }).end();
+    const upstream = httpRequest(
+      {
+        host: settings.workerHost,
+        port: admitted.port,
+        method: request.method,
+        path: admitted.path,
+        headers: forwardedHeaders(request, admitted.runId),
+      },
+      (answer) => {
+        // A preview may not set (or clear) svc's own cookies.
+        const setCookie = [answer.headers['set-cookie'] ?? []].flat().filter((line) => !/^\s*svc_preview/i.test(line));
+        const headers = { ...answer.headers, 'set-cookie': setCookie };
+        if (!setCookie.length) delete (headers as Record<string, unknown>)['set-cookie'];
+        response.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(response);
+      },
+    );
+    upstream.once('error', (error) =>
+      response.headersSent
+        ? response.destroy()
+        : refuse(response, 502, 'preview_unreachable', `the preview did not answer: ${error.message}`),
+    );
+    request.pipe(upstream);
+  });
+
+  // WebSockets: the same admission, then the upgrade request goes to the preview as it came, byte for byte after.
+  server.on('upgrade', async (request: IncomingMessage, client: Socket, head: Buffer) => {
+    client.on('error', () => client.destroy());
+    const deny = (status: number, _code: string, message: string) =>
+      client.end(
+        `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Not Found'}\r\nconnection: close\r\n\r\n${message}`,
+      );
+    const admitted = await admit(request, deny);
+    if (!admitted || 'redirect' in admitted) return void (admitted && deny(404, 'not_found', 'no preview here'));
+    const upstream = connect(admitted.port, settings.workerHost);
+    upstream.once('error', () => client.destroy());
+    upstream.once('connect', () => {
+      const headers = forwardedHeaders(request, admitted.runId);
+      const lines = Object.entries(headers).flatMap(([name, value]) =>
+        [value].flat().map((item) => `${name}: ${String(item).replace(/[\r\n]/g, '')}`),
+      );
+      upstream.write(`${request.method} ${admitted.path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length) upstream.write(head);
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    for (const socket of [client, upstream]) socket.once('close', () => (client.destroy(), upstream.destroy()));
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+  return server;
+}
+
+export interface RunningPreviewProxy {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Listens; the live port of a run is read from the read model (cached a second: the proxy's hot path). */
+export async function startPreviewProxy(
+  deps: Omit<PreviewProxyDeps, 'livePort'> & { host: string; runs: Pick<RunsRepository, 'find'> },
+): Promise<RunningPreviewProxy> {
+  const cache = new Map<string, { port: number | null; until: number }>();
+  const livePort = async (runId: string) => {
+    const cached = cache.get(runId);
+    if (cached && cached.until > Date.now()) return cached.port;
+    const row = await deps.runs.find(runId);
+    const port = row?.previewState === 'live' ? (row.previewPort ?? null) : null;
+    if (cache.size > 10_000) cache.clear();
+    cache.set(runId, { port, until: Date.now() + 1000 });
+    return port;
+  };
+  const server = createPreviewProxy({ ...deps, livePort });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, deps.host, () => resolve());
+    });
+  // The port next to the API's is a default, not a promise: when it is taken, any free one (svc serve prints it).
+  await listen(deps.settings.proxyPort).catch((error: NodeJS.ErrnoException) => {
+    if (deps.settings.proxyPortExplicit || error.code !== 'EADDRINUSE') throw error;
+    return listen(0);
+  });
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : deps.settings.proxyPort,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}

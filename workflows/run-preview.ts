@@ -1,0 +1,113 @@
+// A run's preview, after the run succeeded with an open PR: starting → live | failed, then
+// torn-down. Its eviction limits (idle, lifetime) are workflow timers, so a restart of anything
+// loses none; a teardown asked through the API, or the preview's own end, cut them short.
+import { ActivityFailure, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import type { RunEventInput } from '../activities/index.ts';
+import type { PreviewEndReason, PreviewPlan, TeardownAnswer } from '../core/preview.ts';
+import type { RunSnapshot, SandboxNetworkSettings } from '../core/run-model.ts';
+import { previewIo, previewWatch } from './activity-proxies.ts';
+
+/** What the API tells a live preview: someone used it; tear it down. */
+export interface PreviewChannel {
+  lastHitAt: number | null;
+  teardown: { actor: string } | null;
+  /** Set once the preview is down (or never came up): what a teardown asked then answers. */
+  answer: TeardownAnswer | null;
+}
+
+type Publish = (events: RunEventInput[]) => Promise<void>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export async function runPreview(
+  run: RunSnapshot,
+  plan: PreviewPlan,
+  sandbox: { network?: SandboxNetworkSettings | null; memoryLimitMiB?: number | null },
+  channel: PreviewChannel,
+  publish: Publish,
+): Promise<void> {
+  const event = (kind: RunEventInput['kind'], payload: Record<string, unknown>): RunEventInput => ({
+    dedupeKey: kind,
+    kind,
+    stream: 'system',
+    ts: iso(Date.now()),
+    payload,
+  });
+  const fail = async (message: string) => {
+    Object.assign(run, { previewState: 'failed', previewFailureMessage: message.slice(0, 2000) });
+    channel.answer = { status: 'already-failed', tornDown: false, previousState: 'failed', port: run.previewPort };
+    await publish([event('preview.failed', { message: run.previewFailureMessage, port: run.previewPort })]);
+  };
+
+  run.previewState = 'starting';
+  await publish([event('preview.starting', { port: plan.port, command: plan.command.slice(0, 500) })]);
+  const started = await previewIo.startPreview({
+    runId: run.id,
+    plan,
+    workspacePath: run.workspacePath!,
+    network: sandbox.network ?? null,
+    memoryLimitMiB: sandbox.memoryLimitMiB ?? null,
+  });
+  if (!started.ok) return fail(started.message);
+  run.previewPort = started.port;
+  const ready = await previewIo.awaitPreviewReady({ runId: run.id, plan, port: started.port });
+  if (!ready.ok) {
+    await previewIo.stopPreview({ runId: run.id });
+    return fail(ready.message ?? 'the preview did not become ready');
+  }
+  const liveAt = Date.now();
+  Object.assign(run, { previewState: 'live', previewStartedAt: iso(liveAt) });
+  await publish([event('preview.live', { port: started.port })]);
+
+  const { reason, message } = await untilEvicted(run, channel, liveAt, started, publish);
+  await previewIo.stopPreview({ runId: run.id });
+  if (reason === 'exited') return fail(message ?? 'the preview ended');
+  run.previewState = 'torn-down';
+  channel.answer = { status: 'torn-down', tornDown: true, previousState: 'live', port: run.previewPort };
+  await publish([
+    event('preview.torn_down', { reason, actor: channel.teardown?.actor ?? null, port: run.previewPort }),
+  ]);
+}
+
+/** Waits while the preview lives: until a teardown, its idle or lifetime limit, or its own end. */
+async function untilEvicted(
+  run: RunSnapshot,
+  channel: PreviewChannel,
+  liveAt: number,
+  limits: { idleTtlMs: number; maxLifetimeMs: number },
+  publish: Publish,
+): Promise<{ reason: PreviewEndReason; message?: string }> {
+  let exited: string | null = null;
+  const watching = new CancellationScope();
+  const watch = watching
+    .run(() => previewWatch.watchPreview({ runId: run.id }))
+    .then(
+      (ended) => void (exited = ended.message),
+      (error: unknown) => {
+        // Cancelled when the preview is evicted; a watch that failed for good leaves the timers to decide.
+        if (!isCancellation(error) && !(error instanceof ActivityFailure)) throw error;
+      },
+    );
+  let reason: PreviewEndReason | null = null;
+  while (reason === null) {
+    const lastUse = Math.max(liveAt, channel.lastHitAt ?? 0);
+    const idleAt = lastUse + limits.idleTtlMs;
+    const endOfLife = liveAt + limits.maxLifetimeMs;
+    const hitBefore = channel.lastHitAt;
+    const wait = Math.min(idleAt, endOfLife) - Date.now();
+    if (wait > 0)
+      await condition(() => channel.teardown !== null || exited !== null || channel.lastHitAt !== hitBefore, wait);
+    if (channel.lastHitAt !== hitBefore && channel.lastHitAt !== null) {
+      // The proxy says so at most every 30 s: the read model shows when the preview was last used.
+      run.previewLastHitAt = iso(channel.lastHitAt);
+      await publish([]);
+    }
+    if (channel.teardown) reason = 'teardown';
+    else if (exited !== null) reason = 'exited';
+    else if (Date.now() >= endOfLife) reason = 'max_lifetime';
+    else if (Date.now() >= Math.max(liveAt, channel.lastHitAt ?? 0) + limits.idleTtlMs) reason = 'idle';
+  }
+  watching.cancel();
+  await watch;
+  return { reason, ...(exited !== null ? { message: exited } : {}) };
+}
