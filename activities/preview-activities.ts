@@ -2,7 +2,7 @@
 // uid, memory limit and egress rules), behind the door the worker serves on a port of its range;
 // probing it until it is ready; watching it while it lives; stopping it.
 import { Context, heartbeat } from '@temporalio/activity';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PreviewPlan } from '../core/preview.ts';
 import type { SandboxNetworkSettings } from '../core/run-model.ts';
@@ -42,9 +42,19 @@ function previewScript(plan: PreviewPlan): string {
 
 export function createPreviewActivities(deps: PreviewActivityDeps) {
   const previewDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId, 'preview');
+  /** The last lines the preview wrote on stderr (its last 4 KiB read, however much it wrote). */
   const stderrTail = (runId: string) => {
     const path = sandboxFiles(previewDir(runId)).stderr;
-    return existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').slice(-5).join('\n').slice(-1500) : '';
+    if (!existsSync(path)) return '';
+    const fd = openSync(path, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const buffer = Buffer.alloc(Math.min(size, 4096));
+      readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+      return buffer.toString('utf8').trim().split('\n').slice(-5).join('\n').slice(-1500);
+    } finally {
+      closeSync(fd);
+    }
   };
   const ended = (runId: string, what: string) => {
     const tail = stderrTail(runId);
@@ -75,7 +85,6 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
       const dir = previewDir(runId);
       const files = sandboxFiles(dir);
       if (!existsSync(files.claim)) {
-        const outbox = join(dir, 'door');
         const { spec } = sandboxLaunch({
           name: `${runId}-preview`,
           dir,
@@ -101,7 +110,6 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
             project: network ?? null,
           }),
           callback: null,
-          outbox,
           memoryLimitMiB: memoryLimitMiB ?? deps.sandbox.memoryLimitMiB,
           // The preview outlives the worker that starts it, like the agent.
           dieWithParent: false,
@@ -109,7 +117,7 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
           trustCommand: false,
         });
         spec.expose = {
-          socket: join(outbox, DOOR_SOCKET),
+          doorSocket: join(files.net, DOOR_SOCKET),
           bind: deps.preview.bind,
           firstPort: deps.preview.firstPort,
           lastPort: deps.preview.lastPort,
@@ -127,8 +135,9 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
           return {
             ok: true,
             port: record.port,
-            idleTtlMs: plan.idleTtlMs ?? deps.preview.idleTtlMs,
-            maxLifetimeMs: plan.maxLifetimeMs ?? deps.preview.maxLifetimeMs,
+            // A project may keep its previews shorter than the operator allows, never longer.
+            idleTtlMs: Math.min(plan.idleTtlMs ?? Infinity, deps.preview.idleTtlMs),
+            maxLifetimeMs: Math.min(plan.maxLifetimeMs ?? Infinity, deps.preview.maxLifetimeMs),
           };
         if (inspectSandbox(files).kind === 'exited') return { ok: false, message: ended(runId, 'the preview ended') };
       }

@@ -21,14 +21,7 @@ export interface PreviewPlan {
 }
 
 /** Why a live preview ended. */
-export const PREVIEW_END_REASONS = [
-  'teardown',
-  'idle',
-  'max_lifetime',
-  'evicted_lru',
-  'exited',
-  'run_cancelled',
-] as const;
+export const PREVIEW_END_REASONS = ['teardown', 'idle', 'max_lifetime', 'pr_closed', 'exited'] as const;
 export type PreviewEndReason = (typeof PREVIEW_END_REASONS)[number];
 
 /** POST /runs/{id}/preview/teardown's answers (notes/plans.md §6). */

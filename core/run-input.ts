@@ -107,6 +107,7 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
   };
 }
 
+const HOUR = 60 * 60_000;
 const ms = (value: string | undefined, fallback: number): number =>
   value === undefined ? fallback : durationSeconds(value) * 1000;
 
@@ -120,9 +121,10 @@ export function previewPlan(defaults: SvcDefaults | null | undefined): PreviewPl
     setup: preview.setup ?? null,
     port: preview.port,
     readinessPath: preview.readiness_path ?? '/',
-    setupTimeoutMs: ms(preview.setup_timeout, 10 * 60_000),
+    // Bounded: the readiness probe is one activity of at most two hours.
+    setupTimeoutMs: Math.min(ms(preview.setup_timeout, 10 * 60_000), HOUR),
     connectTimeoutMs: ms(preview.connect_timeout, 5 * 60_000),
-    readinessTimeoutMs: ms(preview.readiness_timeout, 10 * 60_000),
+    readinessTimeoutMs: Math.min(ms(preview.readiness_timeout, 10 * 60_000), HOUR),
     idleTtlMs: preview.idle_ttl ? ms(preview.idle_ttl, 0) : null,
     maxLifetimeMs: preview.max_lifetime ? ms(preview.max_lifetime, 0) : null,
   };

@@ -94,7 +94,8 @@ export const maintenance = proxyActivities<Pick<Activities, 'reconcileReadModel'
 
 /** A preview's start (a spawn and a port), its readiness probe (up to its timeouts) and its stop. */
 export const previewIo = proxyActivities<Pick<Activities, 'startPreview' | 'awaitPreviewReady' | 'stopPreview'>>({
-  startToCloseTimeout: '30m',
+  // The probe's connect and readiness timeouts are an hour each at most (core/run-input.ts).
+  startToCloseTimeout: '135m',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });

@@ -44,6 +44,9 @@ import { teardownAnswerFor, type TeardownAnswer } from '../core/preview.ts';
 import { PATCHES } from './patches.ts';
 import { childProgressOf } from '../core/plan-model.ts';
 
+/** How long a teardown waits to answer with the preview down (the API gives Temporal calls 5 s). */
+const TEARDOWN_ANSWER_MS = 3000;
+
 /** Workflow time as an ISO-8601 string (deterministic: the SDK's Date). */
 export const now = () => new Date(Date.now()).toISOString();
 
@@ -207,13 +210,16 @@ export class RunExecution {
     return { runId: run.id, state, failureReason, prUrl: run.prUrl, prState: run.prState };
   }
 
-  /** A teardown asked of a preview that is starting or live waits until it is down. */
+  /**
+   * A teardown asked of a preview that is starting or live: answered once it is down, or after a few
+   * seconds as accepted (a starting preview is torn down as soon as it is up; the flag is durable).
+   */
   async #tearDownPreview(request: { actor: string }): Promise<TeardownAnswer> {
     const { previewState, previewPort } = this.run;
     if (previewState !== 'starting' && previewState !== 'live') return teardownAnswerFor(previewState, previewPort);
     this.preview.teardown ??= request;
-    await condition(() => this.preview.answer !== null);
-    return this.preview.answer!;
+    if (await condition(() => this.preview.answer !== null, TEARDOWN_ANSWER_MS)) return this.preview.answer!;
+    return { status: 'torn-down', tornDown: true, previousState: previewState, port: previewPort };
   }
 
   /** Ends the run cancelled, with the cancel's reason. */

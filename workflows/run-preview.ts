@@ -1,6 +1,7 @@
 // A run's preview, after the run succeeded with an open PR: starting → live | failed, then
 // torn-down. Its eviction limits (idle, lifetime) are workflow timers, so a restart of anything
-// loses none; a teardown asked through the API, or the preview's own end, cut them short.
+// loses none; a teardown asked through the API, the PR's merge or close, or the preview's own end
+// cut them short. Whatever happens, its sandbox is stopped before the phase ends.
 import { ActivityFailure, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import type { PreviewEndReason, PreviewPlan, TeardownAnswer } from '../core/preview.ts';
@@ -41,35 +42,46 @@ export async function runPreview(
 
   run.previewState = 'starting';
   await publish([event('preview.starting', { port: plan.port, command: plan.command.slice(0, 500) })]);
-  const started = await previewIo.startPreview({
-    runId: run.id,
-    plan,
-    workspacePath: run.workspacePath!,
-    network: sandbox.network ?? null,
-    memoryLimitMiB: sandbox.memoryLimitMiB ?? null,
-  });
-  if (!started.ok) return fail(started.message);
-  run.previewPort = started.port;
-  const ready = await previewIo.awaitPreviewReady({ runId: run.id, plan, port: started.port });
-  if (!ready.ok) {
-    await previewIo.stopPreview({ runId: run.id });
-    return fail(ready.message ?? 'the preview did not become ready');
-  }
-  const liveAt = Date.now();
-  Object.assign(run, { previewState: 'live', previewStartedAt: iso(liveAt) });
-  await publish([event('preview.live', { port: started.port })]);
+  try {
+    const started = await previewIo.startPreview({
+      runId: run.id,
+      plan,
+      workspacePath: run.workspacePath!,
+      network: sandbox.network ?? null,
+      memoryLimitMiB: sandbox.memoryLimitMiB ?? null,
+    });
+    if (!started.ok) return await fail(started.message);
+    run.previewPort = started.port;
+    const ready = await previewIo.awaitPreviewReady({ runId: run.id, plan, port: started.port });
+    if (!ready.ok) return await fail(ready.message ?? 'the preview did not become ready');
+    const liveAt = Date.now();
+    Object.assign(run, { previewState: 'live', previewStartedAt: iso(liveAt) });
+    await publish([event('preview.live', { port: started.port })]);
 
-  const { reason, message } = await untilEvicted(run, channel, liveAt, started, publish);
-  await previewIo.stopPreview({ runId: run.id });
-  if (reason === 'exited') return fail(message ?? 'the preview ended');
-  run.previewState = 'torn-down';
-  channel.answer = { status: 'torn-down', tornDown: true, previousState: 'live', port: run.previewPort };
-  await publish([
-    event('preview.torn_down', { reason, actor: channel.teardown?.actor ?? null, port: run.previewPort }),
-  ]);
+    const { reason, message } = await untilEvicted(run, channel, liveAt, started, publish);
+    if (reason === 'exited') return await fail(message ?? 'the preview ended');
+    // Not live in the read model before its port is freed: the proxy stops sending browsers to it.
+    run.previewState = 'torn-down';
+    channel.answer = { status: 'torn-down', tornDown: true, previousState: 'live', port: run.previewPort };
+    await publish([
+      event('preview.torn_down', {
+        reason,
+        actor: reason === 'teardown' ? (channel.teardown?.actor ?? null) : null,
+        port: run.previewPort,
+      }),
+    ]);
+  } catch (error) {
+    // An activity out of retries fails the preview, never the run (already ended) or its PR watch.
+    if (!(error instanceof ActivityFailure)) throw error;
+    await fail(error.cause?.message ?? error.message);
+  } finally {
+    await CancellationScope.nonCancellable(() => previewIo.stopPreview({ runId: run.id })).catch((error: unknown) => {
+      if (!(error instanceof ActivityFailure)) throw error;
+    });
+  }
 }
 
-/** Waits while the preview lives: until a teardown, its idle or lifetime limit, or its own end. */
+/** Waits while the preview lives: until a teardown, the PR's end, its idle or lifetime limit, or its own end. */
 async function untilEvicted(
   run: RunSnapshot,
   channel: PreviewChannel,
@@ -91,12 +103,14 @@ async function untilEvicted(
   let reason: PreviewEndReason | null = null;
   while (reason === null) {
     const lastUse = Math.max(liveAt, channel.lastHitAt ?? 0);
-    const idleAt = lastUse + limits.idleTtlMs;
     const endOfLife = liveAt + limits.maxLifetimeMs;
     const hitBefore = channel.lastHitAt;
-    const wait = Math.min(idleAt, endOfLife) - Date.now();
+    const wait = Math.min(lastUse + limits.idleTtlMs, endOfLife) - Date.now();
     if (wait > 0)
-      await condition(() => channel.teardown !== null || exited !== null || channel.lastHitAt !== hitBefore, wait);
+      await condition(
+        () => channel.teardown !== null || exited !== null || run.prState !== 'open' || channel.lastHitAt !== hitBefore,
+        wait,
+      );
     if (channel.lastHitAt !== hitBefore && channel.lastHitAt !== null) {
       // The proxy says so at most every 30 s: the read model shows when the preview was last used.
       run.previewLastHitAt = iso(channel.lastHitAt);
@@ -104,6 +118,7 @@ async function untilEvicted(
     }
     if (channel.teardown) reason = 'teardown';
     else if (exited !== null) reason = 'exited';
+    else if (run.prState !== 'open') reason = 'pr_closed';
     else if (Date.now() >= endOfLife) reason = 'max_lifetime';
     else if (Date.now() >= Math.max(liveAt, channel.lastHitAt ?? 0) + limits.idleTtlMs) reason = 'idle';
   }

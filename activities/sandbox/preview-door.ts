@@ -1,21 +1,24 @@
 // The preview's door: run inside a run's sandbox in front of its preview server (bound read-only at
-// /run/svc/bin/door.mts). A sandbox has a network of its own, so nothing outside reaches the port
-// the preview listens on; the door listens on a unix socket in the sandbox's hand-over directory,
-// which the supervisor outside sees, and joins each connection to the preview's port on the
-// sandbox's loopback. It then runs the preview's command and ends as it ends. Self-contained on
-// purpose (node: imports only).
-//   node door.mts <socket path> <port> <command> [args…]
+// /run/svc/bin/door.mts). A sandbox has a network of its own, so nothing outside can connect to
+// the port the preview listens on; instead the door connects out, to a unix socket its supervisor
+// listens on (in the sandbox's read-only socket directory, like the proxies'), and keeps a few such
+// connections waiting. When a browser's connection arrives, the supervisor sends one byte, `G`, on
+// a waiting one, and the door joins it to the preview's port on the sandbox's loopback. The
+// supervisor never connects to anything the sandbox made. Self-contained on purpose (node: imports).
+//   node door.mts <door socket> <port> <command> [args…]
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { constants } from 'node:os';
 
 const [socketPath, portText, command, ...args] = process.argv.slice(2);
 const port = Number(portText);
 if (!socketPath || !command || !Number.isInteger(port) || port < 1 || port > 65535) {
-  process.stderr.write('usage: door.mts <socket path> <port> <command> [args…]\n');
+  process.stderr.write('usage: door.mts <door socket> <port> <command> [args…]\n');
   process.exit(2);
 }
+/** Connections kept waiting for a browser's. */
+const WAITING = 4;
+let ended = false;
 
 function splice(left: Socket, right: Socket): void {
   left.pipe(right);
@@ -30,19 +33,30 @@ function splice(left: Socket, right: Socket): void {
   }
 }
 
-rmSync(socketPath, { force: true });
-const door = createServer((client) => {
-  client.on('error', () => client.destroy());
-  splice(client, connect(port, '127.0.0.1'));
-});
-door.maxConnections = 512;
-await new Promise<void>((resolve, reject) => {
-  door.once('error', reject);
-  door.listen(socketPath, () => resolve());
-}).catch((error: Error) => {
-  process.stderr.write(`svc preview: cannot open the preview's door: ${error.message}\n`);
-  process.exit(125);
-});
+/** One waiting connection; once used (or lost), another takes its place. */
+function wait(delayMs = 0): void {
+  if (ended) return;
+  setTimeout(() => {
+    const door = connect(socketPath);
+    let used = false;
+    door.once('error', () => door.destroy());
+    door.once('close', () => used || wait(200));
+    door.once('data', (chunk: Buffer) => {
+      used = true;
+      wait();
+      door.pause();
+      if (chunk[0] !== 0x47) return void door.destroy();
+      const preview = connect(port, '127.0.0.1');
+      preview.once('error', () => door.destroy());
+      preview.once('connect', () => {
+        if (chunk.length > 1) preview.write(chunk.subarray(1));
+        splice(door, preview);
+        door.resume();
+      });
+    });
+  }, delayMs).unref();
+}
+for (let index = 0; index < WAITING; index++) wait();
 
 const server = spawn(command, args, { stdio: 'inherit' });
 for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(name, () => server.kill(name));
@@ -51,7 +65,6 @@ server.once('error', (error: NodeJS.ErrnoException) => {
   process.exit(error.code === 'ENOENT' ? 127 : 126);
 });
 server.once('exit', (code, signal) => {
-  door.close();
-  rmSync(socketPath, { force: true });
+  ended = true;
   process.exit(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 1));
 });

@@ -126,7 +126,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     promptAsFile(env, join(dir, 'prompt'), join(dir, 'prompt'));
     const argv = request.program
       ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].source]
-      : fronted(launch, process.execPath, 'source', request.outbox ?? dir, launch.argv);
+      : fronted(launch, process.execPath, 'source', sandboxFiles(dir).net, launch.argv);
     return { spec: { ...launch, argv, env }, note: { isolation: 'process', warning: UNSANDBOXED_WARNING } };
   }
   const files = sandboxFiles(dir);
@@ -202,7 +202,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     // The image's Node runs svc's programs; the agent's command is resolved on the image's PATH.
     const command = request.program
       ? ['node', '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
-      : fronted(launch, 'node', 'target', SANDBOX_PATHS.outbox, launch.argv);
+      : fronted(launch, 'node', 'target', SANDBOX_PATHS.net, launch.argv);
     if (request.isolation === 'kubernetes') {
       const harnessSource = SANDBOX_PROGRAMS.init.source;
       const pod = podSandboxSpec({ request, layout, command, env, listeners, harnessSource });
@@ -216,7 +216,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   }
   const command = request.program
     ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
-    : fronted(launch, process.execPath, 'target', SANDBOX_PATHS.outbox, [toolchain.command, ...launch.argv.slice(1)]);
+    : fronted(launch, process.execPath, 'target', SANDBOX_PATHS.net, [toolchain.command, ...launch.argv.slice(1)]);
   const argv = bubblewrapArgv(
     layout,
     [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command],

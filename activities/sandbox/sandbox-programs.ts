@@ -14,15 +14,15 @@ export const SANDBOX_PROGRAMS = {
   door: { source: join(HERE, 'preview-door.ts'), target: `${SANDBOX_PATHS.bin}/door.mts` },
 } as const;
 
-/** The door's socket, in the launch's hand-over directory. */
-export const DOOR_SOCKET = 'preview.sock';
+/** The socket a preview's door connects to, in the sandbox's socket directory (preview-expose.ts). */
+export const DOOR_SOCKET = 'door.sock';
 
 /**
  * The agent's argv behind svc's program in front of it, if any: the steering relay (an agent that
  * takes steering on its input) or a preview's door. `at` is where programs are (source: svc's
- * checkout, unsandboxed; target: the sandbox's bin), `outbox` the hand-over directory as seen there.
+ * checkout, unsandboxed; target: the sandbox's bin), `netDir` the socket directory as seen there.
  */
-export function fronted(launch: LaunchSpec, node: string, at: 'source' | 'target', outbox: string, argv: string[]) {
+export function fronted(launch: LaunchSpec, node: string, at: 'source' | 'target', netDir: string, argv: string[]) {
   // No inspector on SIGUSR1: the agent may signal the relay (its own uid).
   if (launch.steering)
     return [node, '--no-warnings', '--disable-sigusr1', SANDBOX_PROGRAMS.steering[at], launch.steering, ...argv];
@@ -30,8 +30,9 @@ export function fronted(launch: LaunchSpec, node: string, at: 'source' | 'target
     return [
       node,
       '--no-warnings',
+      '--disable-sigusr1',
       SANDBOX_PROGRAMS.door[at],
-      join(outbox, DOOR_SOCKET),
+      join(netDir, DOOR_SOCKET),
       String(launch.door.port),
       ...argv,
     ];

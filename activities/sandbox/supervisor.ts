@@ -227,13 +227,13 @@ function failToStart(code: string, message: string): void {
   });
 }
 
+// A preview is served on a port of this worker as long as its sandbox lives (its door connects in).
+if (spec.expose && !reattach) await exposePreview(spec.expose, dir);
 const stopAgent = spec.pod
   ? await runAgentPod(spec.pod)
   : spec.container
     ? runAgentContainer(spec.container)
     : spawnAgent();
-// A preview is served on a port of this worker as long as its sandbox lives.
-if (spec.expose && !reattach) await exposePreview(spec.expose, dir);
 // A stop asked while no supervisor was there to hear it (a container or pod between two supervisors).
 if ((spec.container || spec.pod) && existsSync(files.stopRequested)) stopAgentGroup();
 

@@ -33,14 +33,13 @@ export class PreviewCookies {
   }
 }
 
-/** The cookies of a Cookie header, by name (the first of a name wins). */
-export function parseCookies(header: string | undefined): Map<string, string> {
-  const cookies = new Map<string, string>();
+/** The cookies of a Cookie header, in order, name and value (a name may come more than once). */
+export function parseCookies(header: string | undefined): [string, string][] {
+  const cookies: [string, string][] = [];
   for (const part of (header ?? '').split(';')) {
     const index = part.indexOf('=');
     if (index <= 0) continue;
-    const name = part.slice(0, index).trim();
-    if (!cookies.has(name)) cookies.set(name, part.slice(index + 1).trim());
+    cookies.push([part.slice(0, index).trim(), part.slice(index + 1).trim()]);
   }
   return cookies;
 }

@@ -33,6 +33,22 @@ const WITHHELD = ['authorization', 'proxy-authorization'];
 
 type Target = { runId: string; path: string } | { redirect: string } | null;
 
+/**
+ * The preview's response headers as the browser gets them: no cookie of svc's name (nor a nameless
+ * one) and no `Service-Worker-Allowed`, which would let a preview's worker govern the whole origin.
+ */
+function answerHeaders(headers: IncomingMessage['headers']): Record<string, string | string[]> {
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && name !== 'set-cookie' && name !== 'service-worker-allowed') kept[name] = value;
+  const cookies = (headers['set-cookie'] ?? []).filter((line) => {
+    const name = line.split(';')[0]!.split('=')[0]!.trim();
+    return line.includes('=') && name !== '' && !name.toLowerCase().startsWith('svc_preview');
+  });
+  if (cookies.length) kept['set-cookie'] = cookies;
+  return kept;
+}
+
 function refuse(response: ServerResponse, status: number, code: string, message: string, hint?: string): void {
   response
     .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
@@ -63,7 +79,7 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(request.headers))
       if (value !== undefined && !WITHHELD.includes(name) && name !== 'cookie') headers[name] = value;
-    const kept = [...parseCookies(request.headers.cookie)].filter(([name]) => !name.startsWith('svc_preview'));
+    const kept = parseCookies(request.headers.cookie).filter(([name]) => !name.startsWith('svc_preview'));
     if (kept.length) headers.cookie = kept.map(([name, value]) => `${name}=${value}`).join('; ');
     headers['x-forwarded-host'] = request.headers.host ?? '';
     headers['x-forwarded-proto'] = 'http';
@@ -76,13 +92,16 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
     const target = targetOf(request);
     if (!target) return void deny(404, 'not_found', 'no preview here');
     if ('redirect' in target) return target;
-    const cookie = parseCookies(request.headers.cookie).get(previewCookieName(settings.mode, target.runId));
-    if (!deps.cookies.admits(cookie, target.runId))
+    // Any of the name's values (a page of the same origin can add a decoy of that name in front).
+    const name = previewCookieName(settings.mode, target.runId);
+    const values = parseCookies(request.headers.cookie).filter(([cookie]) => cookie === name);
+    if (!values.some(([, value]) => deps.cookies.admits(value, target.runId)))
       return void deny(401, 'unauthorized', `log in to run ${target.runId}'s preview first`);
     const port = await deps.livePort(target.runId).catch(() => null);
     if (port === null) return void deny(404, 'not_found', `run ${target.runId} has no live preview`);
     const now = Date.now();
     if (now - (lastHits.get(target.runId) ?? 0) >= HIT_DEBOUNCE_MS) {
+      if (lastHits.size > 10_000) lastHits.clear();
       lastHits.set(target.runId, now);
       deps.hit(target.runId, new Date(now).toISOString());
     }
@@ -104,14 +123,23 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
         headers: forwardedHeaders(request, admitted.runId),
       },
       (answer) => {
-        // A preview may not set (or clear) svc's own cookies.
-        const setCookie = [answer.headers['set-cookie'] ?? []].flat().filter((line) => !/^\s*svc_preview/i.test(line));
-        const headers = { ...answer.headers, 'set-cookie': setCookie };
-        if (!setCookie.length) delete (headers as Record<string, unknown>)['set-cookie'];
-        response.writeHead(answer.statusCode ?? 502, headers);
+        const status = answer.statusCode ?? 0;
+        // A preview's answer the HTTP layer would refuse to repeat (status 0, 099) is a bad gateway, not a crash.
+        if (status < 200 || status > 599) {
+          answer.destroy();
+          return refuse(response, 502, 'preview_unreachable', `the preview answered status ${status}`);
+        }
+        try {
+          response.writeHead(status, answerHeaders(answer.headers));
+        } catch (error) {
+          answer.destroy();
+          return refuse(response, 502, 'preview_unreachable', `the preview's answer: ${(error as Error).message}`);
+        }
         answer.pipe(response);
       },
     );
+    // A browser that goes away takes its request to the preview with it (streams would pile up).
+    response.once('close', () => upstream.destroy());
     upstream.once('error', (error) =>
       response.headersSent
         ? response.destroy()
@@ -129,6 +157,7 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
       );
     const admitted = await admit(request, deny);
     if (!admitted || 'redirect' in admitted) return void (admitted && deny(404, 'not_found', 'no preview here'));
+    if (client.destroyed) return;
     const upstream = connect(admitted.port, settings.workerHost);
     upstream.once('error', () => client.destroy());
     upstream.once('connect', () => {

@@ -45,6 +45,14 @@ export class PreviewService {
         `run ${runId} has no preview`,
         'a preview starts when a run of a project with .svc/preview.yaml succeeds and opens its PR',
       );
+    const { mode, host } = this.#deps.settings;
+    // The API sets the cookie for the previews' domain: a browser keeps it only if the API is in it.
+    const apiHost = request.hostname.toLowerCase();
+    if (mode === 'subdomain' && apiHost !== host && !apiHost.endsWith(`.${host}`))
+      throw Errors.validation(
+        `this API (${apiHost}) cannot set a cookie for ${host}`,
+        'reach the API at SVC_PREVIEW_HOST or a name under it, or use path mode',
+      );
     const base = this.previewUrl(runId, request.hostname, request.secure);
     let target = base;
     if (request.redirect !== undefined) {
@@ -56,7 +64,6 @@ export class PreviewService {
       const inside = this.#deps.settings.mode === 'path' ? target.pathname.startsWith(base.pathname) : true;
       if (target.origin !== base.origin || !inside) throw Errors.previewRedirectInvalid(runId);
     }
-    const { mode, host } = this.#deps.settings;
     const attributes = [
       mode === 'path' ? `Path=${previewPathPrefix(runId)}` : `Path=/; Domain=${host}`,
       `Max-Age=${PREVIEW_LOGIN_MS / 1000}`,

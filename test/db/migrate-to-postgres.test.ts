@@ -80,7 +80,7 @@ test.serial('an svc on SQLite with real runs moves to PostgreSQL and reads the s
     t.like(report, { ok: true, from: sqlite, replacedNulCharacters: 0 });
     const rows = Object.fromEntries(report.tables.map((table: any) => [table.table, table.rows]));
     t.is(rows.runs, runs.length);
-    t.is(rows.projects, 3);
+    t.is(rows.projects, 4);
     t.is(rows.plan_runs, 3);
     t.true(rows.run_events > 5, 'more events than one batch');
     t.true(rows.lifecycle_events > 0);

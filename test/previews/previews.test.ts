@@ -18,7 +18,9 @@ import { createHash } from 'node:crypto';
 const server = createServer((request, response) => {
   if (request.url === '/health') return response.end('ok');
   if (request.url === '/cookies') return response.end('cookies: ' + (request.headers.cookie ?? ''));
-  response.setHeader('set-cookie', ['app=1; Path=/', 'svc_preview_run_000000000000=forged; Path=/']);
+  if (request.url === '/odd-status') return response.socket.end('HTTP/1.1 099 Odd\\r\\ncontent-length: 0\\r\\n\\r\\n');
+  if (request.url === '/worker') response.setHeader('service-worker-allowed', '/');
+  response.setHeader('set-cookie', ['app=1; Path=/', 'svc_preview_run_000000000000=forged; Path=/', '=svc_preview_x=1']);
   response.end('page: ' + readFileSync('page.txt', 'utf8').trim() + ' at ' + request.url);
 });
 server.on('upgrade', (request, socket) => {
@@ -129,6 +131,12 @@ test.serial('a run opens its PR, its preview goes live, and only its own cookie 
   t.deepEqual(page.headers.getSetCookie(), ['app=1; Path=/']);
   t.is(await (await fetchPreview(`/p/${run.id}/cookies`, `${cookie}; theme=dark`)).text(), 'cookies: theme=dark');
   t.is((await fetchPreview(`/p/${run.id}`, cookie)).headers.get('location'), `/p/${run.id}/`);
+  // A decoy of the cookie's name in front does not lock the browser out; svc's cookies stay svc's.
+  t.is((await fetchPreview(`/p/${run.id}/`, `svc_preview_${run.id}=decoy; ${cookie}`)).status, 200);
+  t.is((await fetchPreview(`/p/${run.id}/worker`, cookie)).headers.get('service-worker-allowed'), null);
+  // A status the HTTP layer would refuse to repeat is a bad gateway, and the proxy lives on.
+  t.is((await fetchPreview(`/p/${run.id}/odd-status`, cookie)).status, 502);
+  t.is((await fetchPreview(`/p/${run.id}/`, cookie)).status, 200);
   t.is(await (await fetchPreview(`/p/${other.id}/`, otherCookie)).text(), 'page: other at /');
   const frames = await webSocket(`/p/${run.id}/hmr`, cookie);
   t.regex(frames, /^HTTP\/1\.1 101 Switching Protocols/);

@@ -17,12 +17,22 @@ test('a hostile preview sees no secret, no svc data, no API; it is not root', as
   // What the preview finds out about its world, served as its page.
   const server = `
 import { createServer } from 'node:http';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 const api = await fetch(${JSON.stringify(`${svc.url}/runs`)}, { signal: AbortSignal.timeout(3000) }).then(
   (response) => response.status,
   () => 'unreachable',
 );
+// Where its door meets svc: a root-owned directory it can neither empty nor plant a link in.
+let plant;
+try {
+  rmSync('/run/svc/net/door.sock');
+  symlinkSync('/run/podman/podman.sock', '/run/svc/net/door.sock');
+  plant = 'planted';
+} catch (error) {
+  plant = error.code || String(error.message).slice(0, 100) || 'refused';
+}
 const seen = {
+  plant,
   uid: process.getuid(),
   secrets: Object.keys(process.env).filter((name) => /TOKEN|KEY|SECRET|DATABASE|TEMPORAL/i.test(name)),
   dataDir: existsSync(${JSON.stringify(svc.config.dataDir)}),
@@ -55,6 +65,8 @@ createServer((_request, response) => response.end(JSON.stringify(seen))).listen(
   t.deepEqual(seen.secrets, [], 'no credential in its environment');
   t.false(seen.dataDir, "svc's data directory is not there");
   t.is(seen.api, 'unreachable', "svc's API is not on its network");
+  t.not(seen.plant, 'planted', JSON.stringify(seen));
+  t.truthy(seen.plant, `the attempt was made and refused: ${JSON.stringify(seen)}`);
   // Its own process namespace: only the sandbox's few processes.
   t.true(seen.processes > 0 && seen.processes < 20, JSON.stringify(seen));
   await svc.request('POST', `/runs/${runId}/preview/teardown`, { body: {} });

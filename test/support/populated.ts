@@ -25,7 +25,7 @@ export interface PopulatedIds {
   planRuns: { succeeded: string; failed: string; cancelled: string };
   /** The held run's own token (the sandbox callback routes). */
   runToken: string;
-  /** A succeeded run of a project with `.svc/preview.yaml`, its preview live. */
+  /** A succeeded run of a project with `.svc/preview.yaml`, its preview torn down after it was live. */
   previewRun: string;
 }
 
@@ -121,6 +121,9 @@ export async function populatedStack(
     'the preview run to be live',
     60_000,
   );
+  // Down again at once: a preview outlives its stack (its supervisor is detached), and a run that
+  // had one is all the routes need.
+  await post(`/runs/${previewRun}/preview/teardown`, {});
 
   const planRun = async (issues: string[]) =>
     (await post('/plan-runs', { project, agent: 'shell', issues, promptTemplate: fixture.template })).planRun

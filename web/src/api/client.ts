@@ -29,7 +29,8 @@ async function failure(response: Response): Promise<ApiError> {
 
 async function send(path: string, init: RequestInit): Promise<Response> {
   try {
-    return await fetch(path, { ...init, credentials: 'omit', cache: 'no-store' });
+    // No cookie goes to the API (the token is the credential); the preview login keeps the one it is given.
+    return await fetch(path, { credentials: 'omit', ...init, cache: 'no-store' });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiError(0, 'network_error', 'svc did not answer', 'check that the server is running');
@@ -49,8 +50,13 @@ export async function sendJson<T>(
   path: string,
   body?: unknown,
   extraHeaders: Record<string, string> = {},
+  keepCookies = false,
 ): Promise<T> {
-  const init: RequestInit = { method, headers: headers(extraHeaders) };
+  const init: RequestInit = {
+    method,
+    headers: headers(extraHeaders),
+    ...(keepCookies ? { credentials: 'same-origin' } : {}),
+  };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers = headers({ 'Content-Type': 'application/json', ...extraHeaders });

@@ -33,6 +33,7 @@ import type {
   triggersResponse,
 } from '../../../api/routes/projects.schema.ts';
 import type { agentsResponse } from '../../../api/routes/catalog.schema.ts';
+import type { previewLoginResponse } from '../../../api/routes/preview.schema.ts';
 import type { lifecycleLine } from '../../../api/routes/events.schema.ts';
 import type { whoamiResponse } from '../../../api/routes/meta.schema.ts';
 import type { instanceResponse, overviewResponse } from '../../../api/routes/ops.schema.ts';
@@ -52,6 +53,7 @@ export type DispatchRunResult = z.output<typeof dispatchRunResponse>;
 export type CancelRunResult = z.output<typeof cancelRunResponse>;
 export type RunEvent = z.output<typeof eventLineSchema>;
 export type SteerResult = z.output<typeof steerResponse>;
+export type PreviewLogin = z.output<typeof previewLoginResponse>;
 export type InboxMessage = SteerResult['message'];
 
 export type PlanRunList = z.output<typeof listPlanRunsResponse>;

@@ -9,6 +9,7 @@ import { pollTick } from '../api/lifecycle.ts';
 import type { CancelRunResult, RunDetail, RunEvent } from '../api/types.ts';
 import { EventTail, useRunEvents } from '../components/event-tail.tsx';
 import { SteerBox } from '../components/steer-box.tsx';
+import { OpenPreview, PreviewFact } from '../components/preview-control.tsx';
 import { ErrorBox, Facts, Loading, PageHeader, StateBadge } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
 import { count, money, span, when, httpUrl } from '../format.ts';
@@ -84,6 +85,7 @@ export function RunPage() {
             Cancel run
           </button>
         ) : null}
+        {operator && run.previewState === 'live' ? <OpenPreview runId={run.id} /> : null}
         {operator && run.projectId ? (
           <a class="button" href={`/ui/dispatch?continue=${encodeURIComponent(run.id)}`}>
             Continue
@@ -158,6 +160,7 @@ export function RunPage() {
                   '—'
                 ),
               ],
+              ['Preview', <PreviewFact run={run} />],
               ['Salvaged to', run.salvageRef ? <code>{run.salvageRef}</code> : '—'],
             ]}
           />
