@@ -69,7 +69,7 @@ function splitHostPort(authority: string): { host: string; port: number } | null
 }
 
 /** Pipes two sockets together until either side ends. */
-function splice(left: Socket, right: Socket): void {
+export function splice(left: Socket, right: Socket): void {
   left.pipe(right);
   right.pipe(left);
   const close = () => {

@@ -20,6 +20,7 @@ if (!socketPath || !command || !Number.isInteger(port) || port < 1 || port > 655
 const WAITING = 4;
 let ended = false;
 
+/** The same as egress-proxy.ts's: this file runs alone in the sandbox and can import nothing of svc. */
 function splice(left: Socket, right: Socket): void {
   left.pipe(right);
   right.pipe(left);

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
+import { splice } from './egress-proxy.ts';
 import { writeJsonAtomic } from './files.ts';
 
 export interface ExposeSpec {
@@ -25,19 +26,6 @@ export type ExposeRecord = { port: number } | { error: 'port_exhausted'; message
 
 /** How long a browser's connection waits for the door (a preview under load, or gone). */
 const DOOR_WAIT_MS = 10_000;
-
-function splice(left: Socket, right: Socket): void {
-  left.pipe(right);
-  right.pipe(left);
-  const close = () => {
-    left.destroy();
-    right.destroy();
-  };
-  for (const socket of [left, right]) {
-    socket.once('error', close);
-    socket.once('close', close);
-  }
-}
 
 function listen(server: Server, port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
