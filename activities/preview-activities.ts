@@ -4,7 +4,10 @@
 import { Context, heartbeat } from '@temporalio/activity';
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PreviewPlan } from '../core/preview.ts';
+import type { Client } from '@temporalio/client';
+import { LRU_ACTOR, type PreviewPlan } from '../core/preview.ts';
+import { RunEntity } from '../db/entities/index.ts';
+import { previewTeardownUpdate } from '../workflows/messages.ts';
 import type { SandboxNetworkSettings } from '../core/run-model.ts';
 import { dataPaths } from '../platform/config.ts';
 import type { PreviewSettings } from '../platform/preview-settings.ts';
@@ -18,6 +21,7 @@ import { DOOR_SOCKET, sandboxLaunch } from './sandbox/sandbox-launch.ts';
 
 export interface PreviewActivityDeps extends RunActivityDeps {
   preview: PreviewSettings;
+  temporal: Client;
 }
 
 /** Started: the worker port, and the eviction limits (the project's, else the operator's). */
@@ -64,6 +68,27 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
     `http://${deps.preview.workerHost.includes(':') ? `[${deps.preview.workerHost}]` : deps.preview.workerHost}:${port}`;
 
   return {
+    /**
+     * Keeps the live previews under SVC_PREVIEW_MAX_LIVE: the least recently used make room for a
+     * new one (torn down through their own workflows, so each ends as a teardown would).
+     */
+    async makeRoomForPreview({ runId }: { runId: string }): Promise<{ evicted: string[] }> {
+      const others = await deps.readModel
+        .em()
+        .find(RunEntity, { previewState: { $in: ['starting', 'live'] }, id: { $ne: runId } });
+      const lastUse = (run: (typeof others)[number]) =>
+        (run.previewLastHitAt ?? run.previewStartedAt ?? new Date(run.createdAt)).getTime();
+      const victims = others
+        .sort((a, b) => lastUse(a) - lastUse(b))
+        .slice(0, Math.max(0, others.length - deps.preview.maxLive + 1));
+      for (const victim of victims)
+        await deps.temporal.workflow
+          .getHandle(victim.id)
+          .executeUpdate(previewTeardownUpdate, { args: [{ actor: LRU_ACTOR }] })
+          .catch(() => undefined);
+      return { evicted: victims.map((victim) => victim.id) };
+    },
+
     /** Starts the preview's sandbox once (a retry finds it), and answers the worker port it is served on. */
     async startPreview({
       runId,

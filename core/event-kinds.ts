@@ -37,6 +37,7 @@ export const RUN_EVENT_KINDS = [
   'pr.state_changed',
   // A run's preview (workflows/run-preview.ts).
   'preview.starting',
+  'preview.made_room',
   'preview.live',
   'preview.failed',
   'preview.torn_down',

@@ -21,8 +21,11 @@ export interface PreviewPlan {
 }
 
 /** Why a live preview ended. */
-export const PREVIEW_END_REASONS = ['teardown', 'idle', 'max_lifetime', 'pr_closed', 'exited'] as const;
+export const PREVIEW_END_REASONS = ['teardown', 'evicted_lru', 'idle', 'max_lifetime', 'pr_closed', 'exited'] as const;
 export type PreviewEndReason = (typeof PREVIEW_END_REASONS)[number];
+
+/** Who tears a preview down to keep the live ones under SVC_PREVIEW_MAX_LIVE. */
+export const LRU_ACTOR = 'svc:lru';
 
 /** POST /runs/{id}/preview/teardown's answers (notes/plans.md §6). */
 export const TEARDOWN_STATUSES = ['torn-down', 'already-torn-down', 'already-failed', 'never-launched'] as const;

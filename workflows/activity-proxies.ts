@@ -93,7 +93,9 @@ export const maintenance = proxyActivities<Pick<Activities, 'reconcileReadModel'
 });
 
 /** A preview's start (a spawn and a port), its readiness probe (up to its timeouts) and its stop. */
-export const previewIo = proxyActivities<Pick<Activities, 'startPreview' | 'awaitPreviewReady' | 'stopPreview'>>({
+export const previewIo = proxyActivities<
+  Pick<Activities, 'makeRoomForPreview' | 'startPreview' | 'awaitPreviewReady' | 'stopPreview'>
+>({
   // The probe's connect and readiness timeouts are an hour each at most (core/run-input.ts).
   startToCloseTimeout: '135m',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,

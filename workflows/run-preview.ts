@@ -4,7 +4,7 @@
 // cut them short. Whatever happens, its sandbox is stopped before the phase ends.
 import { ActivityFailure, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
-import type { PreviewEndReason, PreviewPlan, TeardownAnswer } from '../core/preview.ts';
+import { LRU_ACTOR, type PreviewEndReason, type PreviewPlan, type TeardownAnswer } from '../core/preview.ts';
 import type { RunSnapshot, SandboxNetworkSettings } from '../core/run-model.ts';
 import { previewIo, previewWatch } from './activity-proxies.ts';
 
@@ -43,6 +43,8 @@ export async function runPreview(
   run.previewState = 'starting';
   await publish([event('preview.starting', { port: plan.port, command: plan.command.slice(0, 500) })]);
   try {
+    const { evicted } = await previewIo.makeRoomForPreview({ runId: run.id });
+    if (evicted.length) await publish([event('preview.made_room', { evicted })]);
     const started = await previewIo.startPreview({
       runId: run.id,
       plan,
@@ -66,7 +68,7 @@ export async function runPreview(
     await publish([
       event('preview.torn_down', {
         reason,
-        actor: reason === 'teardown' ? (channel.teardown?.actor ?? null) : null,
+        actor: channel.teardown?.actor ?? null,
         port: run.previewPort,
       }),
     ]);
@@ -116,7 +118,7 @@ async function untilEvicted(
       run.previewLastHitAt = iso(channel.lastHitAt);
       await publish([]);
     }
-    if (channel.teardown) reason = 'teardown';
+    if (channel.teardown) reason = channel.teardown.actor === LRU_ACTOR ? 'evicted_lru' : 'teardown';
     else if (exited !== null) reason = 'exited';
     else if (run.prState !== 'open') reason = 'pr_closed';
     else if (Date.now() >= endOfLife) reason = 'max_lifetime';

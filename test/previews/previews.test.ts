@@ -209,3 +209,38 @@ test.serial(
     t.regex(failed.previewFailureMessage, /no server here/);
   },
 );
+
+test.serial('at SVC_PREVIEW_MAX_LIVE, the least recently used preview makes room for a new one', async (t) => {
+  const capped = await startTestStack({
+    env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_PREVIEW_MAX_LIVE: '1' },
+  });
+  t.teardown(() => capped.stop());
+  github.createRepo('acme', 'capped', {
+    files: { '.svc/preview.yaml': previewYaml(), 'server.mjs': SERVER, 'page.txt': 'capped\n' },
+  });
+  const project = (await capped.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/capped' } }))
+    .body.project.id;
+  const previewOf = async (runId: string, state: string) =>
+    waitFor(
+      async () => {
+        const run = (await capped.request('GET', `/runs/${runId}`)).body.run;
+        return run.previewState === state ? run : undefined;
+      },
+      `run ${runId}'s preview ${state}`,
+      60_000,
+    );
+  const dispatch = async (page: string) => {
+    const prompt = `printf '${page}\\n' > page.txt && git add -A && git commit -qm 'page'`;
+    return (await capped.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id;
+  };
+  const first = await dispatch('first');
+  await previewOf(first, 'live');
+  const second = await dispatch('second');
+  await previewOf(second, 'live');
+  await previewOf(first, 'torn-down');
+  const ended = (await runEvents(capped, first)).find((event) => event.kind === 'preview.torn_down');
+  t.like(ended?.payload, { reason: 'evicted_lru', actor: 'svc:lru' });
+  const madeRoom = (await runEvents(capped, second)).find((event) => event.kind === 'preview.made_room');
+  t.deepEqual(madeRoom?.payload, { evicted: [first] });
+  await capped.request('POST', `/runs/${second}/preview/teardown`, { body: {} });
+});
