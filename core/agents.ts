@@ -47,7 +47,8 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
   builtin({
     name: 'claude-code',
     description:
-      'Claude Code (@anthropic-ai/claude-code) in print mode, steerable while it works; needs `claude` on PATH and ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
+      'Claude Code (@anthropic-ai/claude-code) in print mode, steerable while it works; ' +
+      'needs `claude` on PATH and ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
     runtime: 'claude-code',
     command: ['claude'],
     provider: 'anthropic',

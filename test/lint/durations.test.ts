@@ -6,8 +6,19 @@ import { msToNumber } from '@temporalio/common/lib/time.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const DURATION_KEYS =
-  /\b(startToCloseTimeout|scheduleToCloseTimeout|scheduleToStartTimeout|heartbeatTimeout|initialInterval|maximumInterval|localRetryThreshold|workflowRunTimeout|workflowExecutionTimeout|workflowTaskTimeout)\s*:\s*'([^']*)'/g;
+const KEYS = [
+  'startToCloseTimeout',
+  'scheduleToCloseTimeout',
+  'scheduleToStartTimeout',
+  'heartbeatTimeout',
+  'initialInterval',
+  'maximumInterval',
+  'localRetryThreshold',
+  'workflowRunTimeout',
+  'workflowExecutionTimeout',
+  'workflowTaskTimeout',
+];
+const DURATION_KEYS = new RegExp(`\\b(${KEYS.join('|')})\\s*:\\s*'([^']*)'`, 'g');
 
 test('every duration string the workflows give Temporal parses', (t) => {
   const found: string[] = [];
