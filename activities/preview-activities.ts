@@ -1,6 +1,6 @@
 // The I/O of a run's preview: starting its server in a sandbox like the agent's (same workspace,
-// uid, memory limit and egress rules), behind the door the worker serves on a port of its range;
-// probing it until it is ready; watching it while it lives; stopping it.
+// uid, memory limit and egress rules), behind the door the worker serves on a port of its range (a
+// pod: behind its own Service); probing it until it is ready; watching it while it lives; stopping it.
 import { Context, heartbeat } from '@temporalio/activity';
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,12 +9,15 @@ import { LRU_ACTOR, type PreviewPlan } from '../core/preview.ts';
 import { RunEntity } from '../db/entities/index.ts';
 import { previewTeardownUpdate } from '../workflows/messages.ts';
 import type { SandboxNetworkSettings } from '../core/run-model.ts';
+import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 import { dataPaths } from '../platform/config.ts';
 import type { PreviewSettings } from '../platform/preview-settings.ts';
 import type { RunActivityDeps } from './run-activities.ts';
+import { engineFacts } from './sandbox/container/engine-facts.ts';
 import { agentEgressRules } from './sandbox/egress-allowlist.ts';
 import { readJsonIfExists, sandboxFiles } from './sandbox/files.ts';
 import { chooseIsolation, sandboxHostId } from './sandbox/isolation.ts';
+import { exposePreviewPod, removePreviewService } from './sandbox/kubernetes/preview-service.ts';
 import { inspectSandbox, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
 import type { ExposeRecord } from './sandbox/preview-expose.ts';
 import { DOOR_SOCKET, sandboxLaunch } from './sandbox/sandbox-launch.ts';
@@ -24,8 +27,15 @@ export interface PreviewActivityDeps extends RunActivityDeps {
   temporal: Client;
 }
 
-/** Started: the worker port, and the eviction limits (the project's, else the operator's). */
-type Started = { ok: true; port: number; idleTtlMs: number; maxLifetimeMs: number } | { ok: false; message: string };
+/**
+ * Started: where the proxy reaches the preview (this worker's SVC_PREVIEW_WORKER_HOST and a port of
+ * its range, or a pod's Service), and the eviction limits (the project's, else the operator's).
+ */
+type Started =
+  { ok: true; host: string; port: number; idleTtlMs: number; maxLifetimeMs: number } | { ok: false; message: string };
+
+/** What a preview's supervisor allows beyond its lifetime: start-up (3 h at most) and a day of outages. */
+const BACKSTOP_SLACK_MS = 27 * 3600 * 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
@@ -44,8 +54,13 @@ function previewScript(plan: PreviewPlan): string {
   return lines.join('\n');
 }
 
+/** Where a run's preview sandbox keeps its records, on the worker that started it. */
+export function previewSandboxDir(dataDir: string, runId: string): string {
+  return join(dataPaths.sandboxes(dataDir), runId, 'preview');
+}
+
 export function createPreviewActivities(deps: PreviewActivityDeps) {
-  const previewDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId, 'preview');
+  const previewDir = (runId: string) => previewSandboxDir(deps.dataDir, runId);
   /** The last lines the preview wrote on stderr (its last 4 KiB read, however much it wrote). */
   const stderrTail = (runId: string) => {
     const path = sandboxFiles(previewDir(runId)).stderr;
@@ -64,8 +79,12 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
     const tail = stderrTail(runId);
     return `${what}${tail ? `: ${tail}` : ''}`;
   };
-  const origin = (port: number) =>
-    `http://${deps.preview.workerHost.includes(':') ? `[${deps.preview.workerHost}]` : deps.preview.workerHost}:${port}`;
+  const origin = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const limits = (plan: PreviewPlan) => ({
+    // A project may keep its previews shorter than the operator allows, never longer.
+    idleTtlMs: Math.min(plan.idleTtlMs ?? Infinity, deps.preview.idleTtlMs),
+    maxLifetimeMs: Math.min(plan.maxLifetimeMs ?? Infinity, deps.preview.maxLifetimeMs),
+  });
 
   return {
     /**
@@ -96,22 +115,32 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
       workspacePath,
       network,
       memoryLimitMiB,
+      image,
+      cpuMillicores,
+      pod,
     }: {
       runId: string;
       plan: PreviewPlan;
       workspacePath: string;
       network?: SandboxNetworkSettings | null;
       memoryLimitMiB?: number | null;
+      image?: string | null;
+      cpuMillicores?: number | null;
+      pod?: ProjectPodSettings | null;
     }): Promise<Started> {
       if (plan.type !== 'server') return { ok: false, message: 'static previews are not supported: use type: server' };
       const isolation = chooseIsolation(deps.sandbox);
-      if (isolation === 'kubernetes')
-        return { ok: false, message: 'previews are not available on the Kubernetes backend yet' };
+      const inPod = isolation === 'kubernetes';
       const dir = previewDir(runId);
       const files = sandboxFiles(dir);
       if (!existsSync(files.claim)) {
         const { spec } = sandboxLaunch({
           name: `${runId}-preview`,
+          image,
+          cpuMillicores: cpuMillicores ?? deps.sandbox.cpuMillicores,
+          projectPod: pod ?? null,
+          engineFacts:
+            isolation === 'container' ? await engineFacts(deps.sandbox.container.engine).catch(() => null) : null,
           dir,
           launch: {
             argv: ['bash', '-c', previewScript(plan)],
@@ -120,7 +149,8 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
               PATH: process.env.PATH ?? '/usr/bin:/bin',
               LANG: 'C.UTF-8',
               PORT: String(plan.port),
-              HOST: '127.0.0.1',
+              // A pod's server is reached on the pod's address (through its Service); a door's on loopback.
+              HOST: inPod ? '0.0.0.0' : '127.0.0.1',
             },
             stdin: null,
             door: { port: plan.port },
@@ -141,29 +171,31 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
           forbidden: [deps.dataDir, deps.projectsRoot],
           trustCommand: false,
         });
-        spec.expose = {
-          doorSocket: join(files.net, DOOR_SOCKET),
-          bind: deps.preview.bind,
-          firstPort: deps.preview.firstPort,
-          lastPort: deps.preview.lastPort,
-          record: files.exposed,
-        };
+        // A backstop should its workflow be gone (terminated): generous, as the supervisor's clock
+        // starts now and the workflow's at live (a worker outage between the two, retries).
+        spec.maxLifetimeMs = limits(plan).maxLifetimeMs + BACKSTOP_SLACK_MS;
+        if (!inPod)
+          spec.expose = {
+            doorSocket: join(files.net, DOOR_SOCKET),
+            bind: deps.preview.bind,
+            firstPort: deps.preview.firstPort,
+            lastPort: deps.preview.lastPort,
+            record: files.exposed,
+          };
         const status = await startSandbox(dir, spec);
         if (status.kind === 'exited') return { ok: false, message: ended(runId, 'the preview ended at once') };
         if (status.kind === 'lost')
           return { ok: false, message: `the preview's sandbox did not start: ${status.reason}` };
       }
+      if (inPod) {
+        const exposed = await exposePreviewPod(deps.sandbox.kubernetes, `${runId}-preview`, plan.port);
+        if ('error' in exposed) return { ok: false, message: exposed.error };
+        return { ok: true, host: exposed.host, port: plan.port, ...limits(plan) };
+      }
       for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(50)) {
         const record = readJsonIfExists<ExposeRecord>(files.exposed);
         if (record && 'error' in record) return { ok: false, message: record.message };
-        if (record)
-          return {
-            ok: true,
-            port: record.port,
-            // A project may keep its previews shorter than the operator allows, never longer.
-            idleTtlMs: Math.min(plan.idleTtlMs ?? Infinity, deps.preview.idleTtlMs),
-            maxLifetimeMs: Math.min(plan.maxLifetimeMs ?? Infinity, deps.preview.maxLifetimeMs),
-          };
+        if (record) return { ok: true, host: deps.preview.workerHost, port: record.port, ...limits(plan) };
         if (inspectSandbox(files).kind === 'exited') return { ok: false, message: ended(runId, 'the preview ended') };
       }
       return { ok: false, message: 'the preview was given no port in time' };
@@ -173,17 +205,31 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
      * Two-phase readiness: any HTTP answer within the connect timeout, then a 2xx or 3xx on the
      * readiness path within the readiness timeout; a preview that ends meanwhile has failed.
      */
-    async awaitPreviewReady({ runId, plan, port }: { runId: string; plan: PreviewPlan; port: number }) {
+    async awaitPreviewReady({
+      runId,
+      plan,
+      host,
+      port,
+    }: {
+      runId: string;
+      plan: PreviewPlan;
+      /** Absent in histories from before previews had hosts: this worker's. */
+      host?: string;
+      port: number;
+    }) {
       const files = sandboxFiles(previewDir(runId));
       const started = Date.now();
       let answered: number | null = null;
       for (;;) {
         heartbeat();
         if (inspectSandbox(files).kind !== 'running') return { ok: false, message: ended(runId, 'the preview ended') };
-        const status = await fetch(`${origin(port)}${answered === null ? '/' : plan.readinessPath}`, {
-          redirect: 'manual',
-          signal: AbortSignal.timeout(5000),
-        }).then(
+        const status = await fetch(
+          `${origin(host ?? deps.preview.workerHost, port)}${answered === null ? '/' : plan.readinessPath}`,
+          {
+            redirect: 'manual',
+            signal: AbortSignal.timeout(5000),
+          },
+        ).then(
           (response) => (void response.body?.cancel(), response.status),
           () => null,
         );
@@ -197,7 +243,9 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
         if (answered !== null && Date.now() - answered > plan.readinessTimeoutMs)
           return {
             ok: false,
-            message: `${plan.readinessPath} did not answer 2xx or 3xx within ${plan.readinessTimeoutMs / 1000} s (last ${status})`,
+            message:
+              `${plan.readinessPath} did not answer 2xx or 3xx ` +
+              `within ${plan.readinessTimeoutMs / 1000} s (last ${status})`,
           };
         await sleep(250);
       }
@@ -220,9 +268,13 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
       const files = sandboxFiles(previewDir(runId));
       if (!existsSync(files.claim)) return { stopped: true };
       stopSandbox(files);
-      for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(100))
-        if (inspectSandbox(files).kind !== 'running') return { stopped: true };
-      return { stopped: false };
+      let stopped = false;
+      for (const deadline = Date.now() + 15_000; !stopped && Date.now() < deadline; await sleep(100))
+        stopped = inspectSandbox(files).kind !== 'running';
+      // The pod's deletion takes its Service along; deleting it too is tidy, not essential.
+      if (chooseIsolation(deps.sandbox) === 'kubernetes')
+        await removePreviewService(deps.sandbox.kubernetes, `${runId}-preview`).catch(() => undefined);
+      return { stopped };
     },
   };
 }

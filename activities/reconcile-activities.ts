@@ -7,7 +7,10 @@ import type { RunOutcome } from '../core/run-model.ts';
 import { PlanRunEntity, RunEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
+import { previewSandboxDir } from './preview-activities.ts';
 import { sweepEndedSandboxes } from './sandbox/container/container-sweep.ts';
+import { sandboxFiles } from './sandbox/files.ts';
+import { stopSandbox } from './sandbox/local-sandbox.ts';
 import { sweepEndedPods } from './sandbox/kubernetes/pod-sweep.ts';
 import { repairPlanRunRow, repairRunRow, type PlanRunRepair, type RunRepair } from './read-model/repair-store.ts';
 
@@ -16,6 +19,8 @@ export interface ReconcileActivityDeps {
   temporal: Client;
   /** The container backend's engine, whose leftover containers a pass removes. */
   sandbox?: Pick<SandboxSettings, 'mode' | 'container' | 'kubernetes'>;
+  /** Where this worker's sandboxes keep their records (an orphaned preview's is stopped). */
+  dataDir?: string;
 }
 
 export interface ReconcileRequest {
@@ -33,6 +38,8 @@ export interface ReconcileReport {
   sweptContainers?: string[];
   /** Pods of ended runs deleted by this pass (Kubernetes backend). */
   sweptPods?: string[];
+  /** Runs whose preview was starting or live when their workflow was already closed: now `failed`. */
+  orphanedPreviews?: string[];
 }
 
 type Closed = { status: string; result?: unknown; failure?: string };
@@ -53,6 +60,35 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
       if (error instanceof WorkflowNotFoundError) return { status: 'NOT_FOUND' };
       throw error;
     }
+  };
+
+  /**
+   * A preview is its run workflow's to end; one whose workflow was closed under it (terminated)
+   * is marked failed, so the proxy stops sending browsers there, then stopped (else the
+   * sweep, or its supervisor's lifetime, ends it) and its port can serve another run.
+   */
+  const failOrphanedPreviews = async (): Promise<string[]> => {
+    const em = deps.readModel.em();
+    const up = { $in: ['starting', 'live'] as const };
+    const rows = await em.find(RunEntity, { previewState: up }, { fields: ['id'], limit: BATCH });
+    const failed: string[] = [];
+    for (const row of rows) {
+      heartbeat();
+      const end = await closed(row.id);
+      if (!end) continue;
+      const message = `the run's workflow ended (${end.status}) while its preview was up`;
+      const changed = await em.nativeUpdate(
+        RunEntity,
+        { id: row.id, previewState: up },
+        { previewState: 'failed', previewFailureMessage: message, updatedAt: new Date() },
+      );
+      if (!changed) continue;
+      failed.push(row.id);
+      // Its sandbox, if in this worker's data directory (a pod or container goes with it); else the
+      // container or pod sweep takes it, or (unsandboxed, bubblewrap) its supervisor's lifetime.
+      if (deps.dataDir) stopSandbox(sandboxFiles(previewSandboxDir(deps.dataDir, row.id)));
+    }
+    return failed;
   };
 
   return {
@@ -85,6 +121,7 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
         const end = await closed(row.id);
         if (end && (await repairPlanRunRow(em, row.id, planRunRepair(end)))) report.repairedPlanRuns.push(row.id);
       }
+      if (!request.runIds && !request.planRunIds) report.orphanedPreviews = await failOrphanedPreviews();
       if (deps.sandbox?.mode === 'container' && !request.runIds && !request.planRunIds)
         report.sweptContainers = await sweepEndedSandboxes(deps.sandbox.container.engine, deps.readModel, cutoff);
       if (deps.sandbox?.mode === 'kubernetes' && !request.runIds && !request.planRunIds)

@@ -20,6 +20,8 @@ export type RunSnapshot = Omit<RunJson, 'renderedAgentJson' | 'createdAt' | 'met
   branch: string | null;
   maxCostUsd: number | null;
   workspacePath: string | null;
+  /** Where the proxy reaches a live preview at `previewPort`: its worker, or its pod's Service. */
+  previewHost?: string | null;
   dispatcherHandle: string | null;
   /** Grows with every projection, so a late retry of an older projection never wins. */
   projectionVersion: number;

@@ -195,6 +195,8 @@ export const dataPaths = {
   temporalPidFile: (dataDir: string) => join(dataDir, 'temporal', 'dev.pid'),
   temporalLog: (dataDir: string) => join(dataDir, 'logs', 'temporal.log'),
   sandboxes: (dataDir: string) => join(dataDir, 'sandboxes'),
+  /** svc's own programs prepared to run (the supervisor stripped of its types). */
+  programs: (dataDir: string) => join(dataDir, 'programs'),
   salvage: (dataDir: string) => join(dataDir, 'salvage'),
   workspaces: (dataDir: string) => join(dataDir, 'workspaces'),
   /** A GitHub App registered through /github-app/* with SVC_APP_CRED_STORE=data-dir (0600). */

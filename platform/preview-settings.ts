@@ -27,6 +27,9 @@ export interface PreviewSettings {
   maxLive: number;
 }
 
+/** The longest an operator may keep a preview alive. */
+export const MAX_PREVIEW_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+
 function durationMs(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
   const value = env[name] || fallback;
   if (!/^(\d+h)?(\d+m)?(\d+s)?$/.test(value) || value === '')
@@ -51,6 +54,10 @@ export function parsePreviewSettings(env: NodeJS.ProcessEnv, apiPort: number): P
   if (!Number.isInteger(maxLive) || maxLive < 1)
     throw new Error(`SVC_PREVIEW_MAX_LIVE must be a positive integer, not "${env.SVC_PREVIEW_MAX_LIVE}"`);
   const bind = env.SVC_PREVIEW_BIND || '127.0.0.1';
+  const maxLifetimeMs = durationMs(env, 'SVC_PREVIEW_MAX_LIFETIME', '8h');
+  // A week at most: the supervisor's backstop timer (and the watch activity) must stay well in range.
+  if (maxLifetimeMs > MAX_PREVIEW_LIFETIME_MS)
+    throw new Error(`SVC_PREVIEW_MAX_LIFETIME must be at most 168h, not "${env.SVC_PREVIEW_MAX_LIFETIME}"`);
   return {
     mode,
     host,
@@ -61,7 +68,7 @@ export function parsePreviewSettings(env: NodeJS.ProcessEnv, apiPort: number): P
     firstPort,
     lastPort,
     idleTtlMs: durationMs(env, 'SVC_PREVIEW_IDLE_TTL', '30m'),
-    maxLifetimeMs: durationMs(env, 'SVC_PREVIEW_MAX_LIFETIME', '8h'),
+    maxLifetimeMs,
     maxLive,
   };
 }

@@ -5,7 +5,7 @@
 import { ActivityFailure, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import { LRU_ACTOR, type PreviewEndReason, type PreviewPlan, type TeardownAnswer } from '../core/preview.ts';
-import type { RunSnapshot, SandboxNetworkSettings } from '../core/run-model.ts';
+import type { RunSnapshot, RunWorkflowInput } from '../core/run-model.ts';
 import { previewIo, previewWatch } from './activity-proxies.ts';
 
 /** What the API tells a live preview: someone used it; tear it down. */
@@ -23,7 +23,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export async function runPreview(
   run: RunSnapshot,
   plan: PreviewPlan,
-  sandbox: { network?: SandboxNetworkSettings | null; memoryLimitMiB?: number | null },
+  sandbox: Pick<RunWorkflowInput['sandbox'], 'network' | 'memoryLimitMiB' | 'image' | 'cpuMillicores' | 'pod'>,
   channel: PreviewChannel,
   publish: Publish,
 ): Promise<void> {
@@ -51,10 +51,14 @@ export async function runPreview(
       workspacePath: run.workspacePath!,
       network: sandbox.network ?? null,
       memoryLimitMiB: sandbox.memoryLimitMiB ?? null,
+      // The agent's image and pod settings: the project's toolchain is there.
+      ...(sandbox.image ? { image: sandbox.image } : {}),
+      ...(sandbox.cpuMillicores ? { cpuMillicores: sandbox.cpuMillicores } : {}),
+      ...(sandbox.pod ? { pod: sandbox.pod } : {}),
     });
     if (!started.ok) return await fail(started.message);
-    run.previewPort = started.port;
-    const ready = await previewIo.awaitPreviewReady({ runId: run.id, plan, port: started.port });
+    Object.assign(run, { previewPort: started.port, previewHost: started.host ?? null });
+    const ready = await previewIo.awaitPreviewReady({ runId: run.id, plan, host: started.host, port: started.port });
     if (!ready.ok) return await fail(ready.message ?? 'the preview did not become ready');
     const liveAt = Date.now();
     Object.assign(run, { previewState: 'live', previewStartedAt: iso(liveAt) });

@@ -5,7 +5,7 @@ import { RunEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { isTerminalRunState } from '../../core/run-states.ts';
 
-/** A sandbox the backend still has: its backend id and its sandbox name (`<runId>` or `<runId>-finalize`). */
+/** A sandbox the backend still has: its backend id and sandbox name (`<runId>`, `<runId>-finalize|-preview`). */
 export interface LeftoverSandbox {
   id: string;
   sandbox: string;
@@ -24,18 +24,25 @@ export async function sweepLeftovers(
   } catch {
     return []; // a backend that does not answer is swept at a later pass
   }
-  const runOf = (sandbox: string) => sandbox.replace(/-finalize$/, '');
+  const runOf = (sandbox: string) => sandbox.replace(/-(finalize|preview)$/, '');
   const runIds = [...new Set(leftovers.map((leftover) => runOf(leftover.sandbox)))];
   if (!runIds.length) return [];
-  const ended = await readModel.em().find(RunEntity, { id: { $in: runIds } }, { fields: ['id', 'state', 'endedAt'] });
+  const ended = await readModel
+    .em()
+    .find(RunEntity, { id: { $in: runIds } }, { fields: ['id', 'state', 'endedAt', 'previewState'] });
   const done = new Set(
     ended
       .filter((run) => isTerminalRunState(run.state) && run.endedAt && new Date(run.endedAt) < cutoff)
       .map((run) => run.id),
   );
+  // A preview's sandbox lives on after its run ended, for as long as the preview does.
+  const previewing = new Set(
+    ended.filter((run) => run.previewState === 'starting' || run.previewState === 'live').map((run) => run.id),
+  );
   const swept: string[] = [];
   for (const leftover of leftovers) {
-    if (!done.has(runOf(leftover.sandbox))) continue;
+    const runId = runOf(leftover.sandbox);
+    if (!done.has(runId) || (leftover.sandbox.endsWith('-preview') && previewing.has(runId))) continue;
     await remove(leftover.id).catch(() => {});
     swept.push(leftover.id);
   }

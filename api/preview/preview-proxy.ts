@@ -1,8 +1,9 @@
 // svc's preview proxy, on its own port (SVC_PREVIEW_PORT): a browser with a run's preview cookie
 // reaches that run's live preview, HTTP and WebSocket (dev servers' hot reload), through the port
-// its worker serves it on. Path mode: /p/<runId>/… (the prefix is cut before the preview sees the
-// request); subdomain mode: run-<id>.<host>. Nothing else gets through: no cookie, another run's
-// cookie, a preview that is not live. svc's cookies never reach the preview.
+// its worker serves it on (or its pod's Service). Path mode: /p/<runId>/… (the prefix is cut
+// before the preview sees the request); subdomain mode: run-<id>.<host>. Nothing else gets
+// through: no cookie, another run's cookie, a preview that is not live. svc's cookies never reach
+// the preview.
 import {
   createServer,
   request as httpRequest,
@@ -19,8 +20,8 @@ import { parseCookies, type PreviewCookies } from './preview-cookie.ts';
 export interface PreviewProxyDeps {
   settings: PreviewSettings;
   cookies: PreviewCookies;
-  /** The worker port of the run's live preview, or null when it has none. */
-  livePort: (runId: string) => Promise<number | null>;
+  /** Where the run's live preview is (its worker's address, or its pod's Service), or null. */
+  liveUpstream: (runId: string) => Promise<Upstream | null>;
   /** Someone used the run's preview (called at most every HIT_DEBOUNCE_MS per run). */
   hit: (runId: string, at: string) => void;
 }
@@ -30,6 +31,12 @@ export const HIT_DEBOUNCE_MS = 30_000;
 const RUN_ID = /^run_[0-9a-z]{12}$/;
 /** Request headers the preview does not see: svc's own credentials. */
 const WITHHELD = ['authorization', 'proxy-authorization'];
+
+/** A live preview's address. */
+export interface Upstream {
+  host: string;
+  port: number;
+}
 
 type Target = { runId: string; path: string } | { redirect: string } | null;
 
@@ -97,15 +104,15 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
     const values = parseCookies(request.headers.cookie).filter(([cookie]) => cookie === name);
     if (!values.some(([, value]) => deps.cookies.admits(value, target.runId)))
       return void deny(401, 'unauthorized', `log in to run ${target.runId}'s preview first`);
-    const port = await deps.livePort(target.runId).catch(() => null);
-    if (port === null) return void deny(404, 'not_found', `run ${target.runId} has no live preview`);
+    const upstream = await deps.liveUpstream(target.runId).catch(() => null);
+    if (upstream === null) return void deny(404, 'not_found', `run ${target.runId} has no live preview`);
     const now = Date.now();
     if (now - (lastHits.get(target.runId) ?? 0) >= HIT_DEBOUNCE_MS) {
       if (lastHits.size > 10_000) lastHits.clear();
       lastHits.set(target.runId, now);
       deps.hit(target.runId, new Date(now).toISOString());
     }
-    return { ...target, port };
+    return { ...target, upstream };
   }
 
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
@@ -116,8 +123,8 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
     if ('redirect' in admitted) return void response.writeHead(308, { location: admitted.redirect }).end();
     const upstream = httpRequest(
       {
-        host: settings.workerHost,
-        port: admitted.port,
+        host: admitted.upstream.host,
+        port: admitted.upstream.port,
         method: request.method,
         path: admitted.path,
         headers: forwardedHeaders(request, admitted.runId),
@@ -158,7 +165,7 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
     const admitted = await admit(request, deny);
     if (!admitted || 'redirect' in admitted) return void (admitted && deny(404, 'not_found', 'no preview here'));
     if (client.destroyed) return;
-    const upstream = connect(admitted.port, settings.workerHost);
+    const upstream = connect(admitted.upstream.port, admitted.upstream.host);
     upstream.once('error', () => client.destroy());
     upstream.once('connect', () => {
       const headers = forwardedHeaders(request, admitted.runId);
@@ -181,21 +188,26 @@ export interface RunningPreviewProxy {
   close(): Promise<void>;
 }
 
-/** Listens; the live port of a run is read from the read model (cached a second: the proxy's hot path). */
+/** Listens; where a run's live preview is, is read from the read model (cached a second: the proxy's hot path). */
 export async function startPreviewProxy(
-  deps: Omit<PreviewProxyDeps, 'livePort'> & { host: string; runs: Pick<RunsRepository, 'find'> },
+  deps: Omit<PreviewProxyDeps, 'liveUpstream'> & { host: string; runs: Pick<RunsRepository, 'find'> },
 ): Promise<RunningPreviewProxy> {
-  const cache = new Map<string, { port: number | null; until: number }>();
-  const livePort = async (runId: string) => {
+  const cache = new Map<string, { upstream: Upstream | null; until: number }>();
+  const liveUpstream = async (runId: string) => {
     const cached = cache.get(runId);
-    if (cached && cached.until > Date.now()) return cached.port;
+    if (cached && cached.until > Date.now()) return cached.upstream;
     const row = await deps.runs.find(runId);
+    const { firstPort, lastPort, workerHost } = deps.settings;
     const port = row?.previewState === 'live' ? (row.previewPort ?? null) : null;
+    // A preview started before hosts were recorded is on the one worker host there was, on a port
+    // of its range (never a port a project named).
+    const host = row?.previewHost ?? (port !== null && port >= firstPort && port <= lastPort ? workerHost : null);
+    const upstream = port !== null && host !== null ? { host, port } : null;
     if (cache.size > 10_000) cache.clear();
-    cache.set(runId, { port, until: Date.now() + 1000 });
-    return port;
+    cache.set(runId, { upstream, until: Date.now() + 1000 });
+    return upstream;
   };
-  const server = createPreviewProxy({ ...deps, livePort });
+  const server = createPreviewProxy({ ...deps, liveUpstream });
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);

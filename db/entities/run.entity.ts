@@ -92,6 +92,8 @@ export const RunEntity = defineEntity({
     previewStartedAt: p.datetime().nullable(),
     previewLastHitAt: p.datetime().nullable(),
     previewFailureMessage: p.text().nullable(),
+    // Where the proxy reaches the preview: its worker's SVC_PREVIEW_WORKER_HOST, or its Service's IP.
+    previewHost: p.string().length(255).nullable(),
     costBasis: p.string().$type<CostBasis>().length(32).default('api'),
     workspacePath: p.text().nullable(),
     dispatcherHandle: p.string().length(FIELD_LIMITS.name).nullable(),

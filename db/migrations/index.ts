@@ -16,6 +16,8 @@ import { Migration20261123161113_runs_created_at as SqliteRunsCreatedAt } from '
 import { Migration20261123161113_runs_created_at as PostgresRunsCreatedAt } from './postgresql/Migration20261123161113_runs_created_at.ts';
 import { Migration20261123173744_runs_analytics_indexes as SqliteRunsAnalytics } from './sqlite/Migration20261123173744_runs_analytics_indexes.ts';
 import { Migration20261123173744_runs_analytics_indexes as PostgresRunsAnalytics } from './postgresql/Migration20261123173744_runs_analytics_indexes.ts';
+import { Migration20261124221059_run_preview_host as SqliteRunPreviewHost } from './sqlite/Migration20261124221059_run_preview_host.ts';
+import { Migration20261124221059_run_preview_host as PostgresRunPreviewHost } from './postgresql/Migration20261124221059_run_preview_host.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
@@ -29,6 +31,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261123130934_run_metadata', class: SqliteRunMetadata },
     { name: 'Migration20261123161113_runs_created_at', class: SqliteRunsCreatedAt },
     { name: 'Migration20261123173744_runs_analytics_indexes', class: SqliteRunsAnalytics },
+    { name: 'Migration20261124221059_run_preview_host', class: SqliteRunPreviewHost },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
@@ -39,6 +42,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261123130934_run_metadata', class: PostgresRunMetadata },
     { name: 'Migration20261123161113_runs_created_at', class: PostgresRunsCreatedAt },
     { name: 'Migration20261123173744_runs_analytics_indexes', class: PostgresRunsAnalytics },
+    { name: 'Migration20261124221059_run_preview_host', class: PostgresRunPreviewHost },
   ],
 };
 

@@ -67,15 +67,16 @@ export class RunsRepository {
       page.sort === 'cost'
         ? { costUsd: page.dir, createdAt: page.dir, id: page.dir }
         : { createdAt: page.dir, id: page.dir };
-    const [runs, total] = await em.findAndCount(RunEntity, where, { orderBy, limit: page.limit, offset: page.offset });
-    const cost = await em
+    const runs = await em.find(RunEntity, where, { orderBy, limit: page.limit, offset: page.offset });
+    // The total and the cost over every matching run, in one pass over them (not a count, then a sum).
+    const totals = await em
       .createQueryBuilder(RunEntity)
-      .select([raw('count(cost_usd) as priced'), raw('sum(cost_usd) as total')])
+      .select([raw('count(*) as matched'), raw('count(cost_usd) as priced'), raw('sum(cost_usd) as cost')])
       .where(where)
-      .execute<{ priced: number | string; total: number | string | null }>('get');
-    const costPricedCount = Number(cost?.priced ?? 0);
-    const costTotalUsd = costPricedCount > 0 ? Number(cost!.total) : null;
-    return { runs, total, costTotalUsd, costPricedCount };
+      .execute<{ matched: number | string; priced: number | string; cost: number | string | null }>('get');
+    const costPricedCount = Number(totals?.priced ?? 0);
+    const costTotalUsd = costPricedCount > 0 ? Number(totals!.cost) : null;
+    return { runs, total: Number(totals?.matched ?? 0), costTotalUsd, costPricedCount };
   }
 }
 

@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendRunEvents, projectRunRow } from '../../activities/read-model/run-projection.ts';
+import { sweepLeftovers } from '../../activities/sandbox/sandbox-sweep.ts';
 import { BUILTIN_AGENTS } from '../../core/agents.ts';
 import { newId } from '../../core/ids.ts';
 import { initialRunSnapshot } from '../../core/run-model.ts';
@@ -181,5 +182,34 @@ for (const leg of DATABASE_LEGS) {
       await second!.close();
       await scratch?.drop();
     }
+  });
+
+  test(`${leg}: the sweep removes ended runs' sandboxes but a live preview's, which outlives its run`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      const longAgo = '2026-11-01T00:00:00.000Z';
+      const ended = { state: 'succeeded' as const, endedAt: longAgo, projectionVersion: 1 };
+      const previewing = snapshot({ ...ended, previewState: 'live', previewPort: 8080, previewHost: '10.0.0.7' });
+      const previewed = snapshot({ ...ended, previewState: 'torn-down' });
+      const running = snapshot({ state: 'running', projectionVersion: 1 });
+      for (const run of [previewing, previewed, running]) await projectRunRow(readModel.em(), run);
+      t.is((await readModel.em().findOneOrFail(RunEntity, { id: previewing.id })).previewHost, '10.0.0.7');
+      const sandboxes = [
+        previewing.id,
+        `${previewing.id}-finalize`,
+        `${previewing.id}-preview`,
+        `${previewed.id}-preview`,
+        running.id,
+      ];
+      const removed: string[] = [];
+      const swept = await sweepLeftovers(
+        async () => sandboxes.map((sandbox) => ({ id: `c-${sandbox}`, sandbox })),
+        async (id) => void removed.push(id),
+        readModel,
+        new Date(),
+      );
+      t.deepEqual(swept, [`c-${previewing.id}`, `c-${previewing.id}-finalize`, `c-${previewed.id}-preview`]);
+      t.deepEqual(removed, swept);
+    });
   });
 }

@@ -2,120 +2,36 @@
 // labels, gateway ports and environment variables the manifests name must be the ones svc uses, or
 // a cluster applies them cleanly and runs fail (or run pods are less isolated than they look).
 import test from 'ava';
-import * as kube from '@kubernetes/client-node';
+import type { IContainer } from 'kubernetes-models/v1/Container';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
-import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
-import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
-import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
-import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
-import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import type { IContainer } from 'kubernetes-models/v1/Container';
-import { Namespace } from 'kubernetes-models/v1/Namespace';
-import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
-import { Service } from 'kubernetes-models/v1/Service';
-import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
-import { POD_LABELS } from '../../activities/sandbox/kubernetes/kube-api.ts';
-import { podName } from '../../activities/sandbox/kubernetes/pod-launch.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
-
-const DIR = 'deploy/kubernetes';
-const MODELS = {
-  Namespace,
-  ServiceAccount,
-  Role,
-  RoleBinding,
-  ConfigMap,
-  PersistentVolumeClaim,
-  NetworkPolicy,
-  Service,
-  Deployment,
-  StatefulSet,
-};
-type Kind = keyof typeof MODELS;
-type Doc = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
-type Selector = { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } | undefined;
-
-const files = readdirSync(DIR)
-  .filter((name) => name.endsWith('.yaml'))
-  .sort();
-const parseErrors: string[] = [];
-const docs = files.flatMap((file) =>
-  parseAllDocuments(readFileSync(join(DIR, file), 'utf8')).map((document) => {
-    parseErrors.push(...document.errors.map((error) => `${file}: ${error.message}`));
-    return { file, doc: document.toJS() as Doc };
-  }),
-);
-
-/** The one object of that kind and name, as its model (undefined fields stay undefined). */
-function the<K extends Kind>(kind: K, name: string): InstanceType<(typeof MODELS)[K]> {
-  const found = docs.filter(({ doc }) => doc.kind === kind && doc.metadata?.name === name);
-  if (found.length !== 1) throw new Error(`${found.length} ${kind} named ${name} in ${DIR}`);
-  return new MODELS[kind](found[0]!.doc as never) as InstanceType<(typeof MODELS)[K]>;
-}
-const all = <K extends Kind>(kind: K) =>
-  docs
-    .filter(({ doc }) => doc.kind === kind)
-    .map(({ doc }) => new MODELS[kind](doc as never) as InstanceType<(typeof MODELS)[K]>);
-
-/** A selector as the API server applies it; matchExpressions are not used here, so they never match. */
-function selects(selector: Selector, labels: Record<string, string> | undefined): boolean {
-  if (!selector || selector.matchExpressions?.length) return false;
-  return Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels?.[key] === value);
-}
-
-/** Fields the API server would drop (a typo: `endport`), by client-node's models of each type. */
-function unknownFields(value: unknown, type: string, path: string): string[] {
-  const array = /^Array<(.+)>$/.exec(type);
-  if (array)
-    return Array.isArray(value) ? value.flatMap((item, i) => unknownFields(item, array[1]!, `${path}[${i}]`)) : [];
-  const model = (kube as Record<string, unknown>)[type] as {
-    getAttributeTypeMap?: () => { baseName: string; type: string }[];
-  };
-  if (!model?.getAttributeTypeMap || typeof value !== 'object' || value === null) return [];
-  const attributes = model.getAttributeTypeMap();
-  return Object.entries(value).flatMap(([key, child]) => {
-    const attribute = attributes.find((entry) => entry.baseName === key);
-    return attribute ? unknownFields(child, attribute.type, `${path}.${key}`) : [`${path}.${key}`];
-  });
-}
-
-const worker = the('StatefulSet', 'svc-worker');
-const api = the('Deployment', 'svc-api');
-const workerPod = worker.spec!.template;
-const apiPod = api.spec!.template;
-const workerContainer = workerPod.spec!.containers[0]!;
-const apiContainer = apiPod.spec!.containers[0]!;
-const defaults = parseSandboxSettings({}).kubernetes;
-const runNamespace = the('Namespace', defaults.namespace);
-const namespaceLabels = (name: string): Record<string, string> => ({
-  ...the('Namespace', name).metadata?.labels,
-  'kubernetes.io/metadata.name': name,
-});
-/** The labels svc puts on a run's pod (pod-launch.ts). */
-const runPodLabels = { [POD_LABELS.managedBy]: 'svc', [POD_LABELS.sandbox]: podName('run_0123456789ab') };
-const WORKER_FIELDS: Record<string, string> = { 'metadata.name': 'svc-worker-0', 'status.podIP': '10.1.2.3' };
-
-/** A container's environment as the kubelet builds it; required Secret keys become placeholders. */
-function envOf(container: IContainer, fields: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const source of container.envFrom ?? [])
-    if (source.configMapRef) Object.assign(env, the('ConfigMap', source.configMapRef.name!).data);
-  for (const variable of container.env ?? []) {
-    const from = variable.valueFrom;
-    if (variable.value !== undefined)
-      env[variable.name] = variable.value.replace(/\$\((\w+)\)/g, (whole, name: string) => env[name] ?? whole);
-    else if (from?.fieldRef) env[variable.name] = fields[from.fieldRef.fieldPath] ?? '';
-    else if (from?.configMapKeyRef)
-      env[variable.name] = the('ConfigMap', from.configMapKeyRef.name!).data![from.configMapKeyRef.key]!;
-    else if (from?.secretKeyRef && !from.secretKeyRef.optional) env[variable.name] = `secret-${from.secretKeyRef.key}`;
-  }
-  return env;
-}
-const variable = (container: IContainer, name: string) => container.env?.find((entry) => entry.name === name);
+import {
+  DIR,
+  MODELS,
+  type Kind,
+  parseErrors,
+  docs,
+  the,
+  all,
+  selects,
+  unknownFields,
+  worker,
+  api,
+  workerPod,
+  apiPod,
+  workerContainer,
+  apiContainer,
+  defaults,
+  runNamespace,
+  namespaceLabels,
+  runPodLabels,
+  WORKER_FIELDS,
+  envOf,
+  variable,
+  files,
+} from './manifests.ts';
 
 test('every manifest parses and is valid against the Kubernetes API schema, with no unknown field', (t) => {
   t.deepEqual(parseErrors, []);
@@ -130,7 +46,9 @@ test('every manifest parses and is valid against the Kubernetes API schema, with
     t.is(doc.apiVersion, Model.apiVersion, `${file}: ${doc.kind}`);
     t.notThrows(() => new Model(doc as never).validate(), `${file}: ${doc.kind} ${doc.metadata?.name}`);
     t.deepEqual(unknownFields(doc, `V1${doc.kind}`, `${file}: ${doc.kind}`), []);
-    if (doc.kind !== 'Namespace') t.truthy(doc.metadata.namespace, `${file}: ${doc.kind} ${doc.metadata.name}`);
+    const clusterScoped = ['Namespace', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'];
+    if (!clusterScoped.includes(doc.kind))
+      t.truthy(doc.metadata.namespace, `${file}: ${doc.kind} ${doc.metadata.name}`);
     const key = `${doc.kind}/${doc.metadata.namespace}/${doc.metadata.name}`;
     t.false(seen.has(key), `${key} twice`);
     seen.add(key);
@@ -159,6 +77,7 @@ test('the worker manages pods in the run namespace and nothing else; the API has
   t.deepEqual(rules, [
     { apiGroups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
     { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+    { apiGroups: [''], resources: ['services'], verbs: ['create', 'delete', 'get'] },
   ]);
   const bindings = all('RoleBinding');
   t.is(bindings.length, 1);
@@ -207,7 +126,12 @@ test('run pods reach only the workers on the gateway ports, and DNS', (t) => {
   const deny = policies.find((policy) => policy.metadata?.name === 'default-deny')!;
   t.deepEqual(deny.spec, { podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
   const applying = policies.filter((policy) => selects(policy.spec!.podSelector, runPodLabels));
-  t.is(applying.length, policies.length, 'a policy of the run namespace misses run pods');
+  const previewOnly = policies.filter((policy) => !applying.includes(policy));
+  t.deepEqual(
+    previewOnly.map((policy) => policy.metadata?.name),
+    ['preview-ingress'],
+    'a policy of the run namespace misses run pods',
+  );
   t.deepEqual(
     applying.flatMap((policy) => policy.spec!.ingress ?? []),
     [],
@@ -235,7 +159,7 @@ test('run pods reach only the workers on the gateway ports, and DNS', (t) => {
   ]);
 });
 
-test('workers admit run pods on the gateway ports only; the API admits its HTTP port', (t) => {
+test('workers admit run pods on the gateway ports only; the API admits its HTTP and preview ports', (t) => {
   const { first, last } = defaults.gatewayPorts;
   const namespace = worker.metadata!.namespace!;
   const policies = all('NetworkPolicy').filter((policy) => policy.metadata?.namespace === namespace);
@@ -254,12 +178,17 @@ test('workers admit run pods on the gateway ports only; the API admits its HTTP 
   }
   const port = apiContainer.ports!.find((entry) => entry.name === 'http')!.containerPort;
   t.is(Number(envOf(apiContainer).SVC_PORT), port);
+  const previewPort = apiContainer.ports!.find((entry) => entry.name === 'preview')!.containerPort;
+  t.is(Number(envOf(apiContainer).SVC_PREVIEW_PORT), previewPort);
   const toApi = policies
     .filter((policy) => selects(policy.spec!.podSelector, apiPod.metadata?.labels))
     .flatMap((policy) => policy.spec!.ingress ?? []);
   t.deepEqual(
     toApi.flatMap((rule) => rule.ports),
-    [{ protocol: 'TCP', port }],
+    [
+      { protocol: 'TCP', port },
+      { protocol: 'TCP', port: previewPort },
+    ],
   );
   // The workers' callback proxies reach the API through its Service.
   const service = the('Service', 'svc-api');
@@ -269,6 +198,7 @@ test('workers admit run pods on the gateway ports only; the API admits its HTTP 
     envOf(workerContainer, WORKER_FIELDS).SVC_API_URL,
     `http://${service.metadata!.name}:${service.spec!.ports![0]!.port}`,
   );
+  t.like(service.spec!.ports![1], { name: 'preview', targetPort: 'preview' }, 'browsers reach the preview proxy too');
 });
 
 test('the worker is root with only the capabilities setpriv, chown and tar of run files need', (t) => {
@@ -311,7 +241,7 @@ test('each worker keeps its data on a claim of its own and shares the project cl
 
 test('every variable the manifests set is one svc reads, and the required ones cannot be left out', (t) => {
   const runtimes = readdirSync('activities/runtimes').map((file) => join('activities/runtimes', file));
-  const sources = ['platform/config.ts', 'platform/sandbox-settings.ts', ...runtimes]
+  const sources = ['platform/config.ts', 'platform/sandbox-settings.ts', 'platform/preview-settings.ts', ...runtimes]
     .map((file) => readFileSync(file, 'utf8'))
     .join('\n');
   const containers = [apiContainer, workerContainer];
@@ -337,4 +267,5 @@ test('every variable the manifests set is one svc reads, and the required ones c
     t.is(config.databaseUrl, 'secret-DATABASE_URL');
   }
   t.is(loadConfig(envOf(apiContainer)).host, '0.0.0.0');
+  t.is(loadConfig(envOf(apiContainer)).preview.proxyPort, 8081);
 });

@@ -1,22 +1,13 @@
-// A real Chromium opens a run's preview from the dashboard: the run page shows the preview live,
-// "Open preview" logs the browser in (the run's HttpOnly cookie, no token in any URL) and opens
-// the preview in a new tab, which shows the run's own work; a browser that did not log in is refused.
+// A real Chromium opens a run's preview from the dashboard: the run page, open since dispatch,
+// shows the preview go live without a reload; "Open preview" logs the browser in (the run's
+// HttpOnly cookie, no token in any URL) and opens the preview in a new tab, which shows the run's
+// own work; a browser that did not log in is refused.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, screenshot } from '../support/browser.ts';
-import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { waitFor } from '../support/processes.ts';
+import { documentIsMarked, launchBrowser, markDocument, screenshot } from '../support/browser.ts';
+import { createHtmlPreviewRepo } from '../support/preview-fixture.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
-
-const SERVER = `
-import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
-createServer((_request, response) => {
-  response.setHeader('content-type', 'text/html');
-  response.end('<h1>' + readFileSync('page.txt', 'utf8').trim() + '</h1>');
-}).listen(Number(process.env.PORT), process.env.HOST);
-`;
 
 let svc: TestStack;
 let browser: Browser;
@@ -34,28 +25,19 @@ test.after.always(async () => {
 });
 
 test('the dashboard opens a live preview in a new tab; a browser without its cookie is refused', async (t) => {
-  new GitHubStandIn().createRepo('acme', 'shown', {
-    files: {
-      '.svc/preview.yaml': 'preview:\n  type: server\n  command: node server.mjs\n  port: 3000\n',
-      'server.mjs': SERVER,
-      'page.txt': 'before\n',
-    },
-  });
-  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/shown' } })).body
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: createHtmlPreviewRepo('shown') } })).body
     .project.id;
   const prompt = "printf 'Built by the agent\\n' > page.txt && git commit -qam 'the page'";
   const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id;
-  await waitForRunState(svc, runId, undefined, 60_000);
-  await waitFor(
-    async () => (await svc.request('GET', `/runs/${runId}`)).body.run.previewState === 'live',
-    'the preview to go live',
-    60_000,
-  );
 
+  // The page is open before the run ends: the preview, which comes after, shows without a reload.
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(`${svc.url}/ui/runs/${runId}`);
-  await page.getByTestId('preview-state').getByText('live').waitFor();
+  await markDocument(page);
+  await waitForRunState(svc, runId, undefined, 60_000);
+  await page.getByTestId('preview-state').getByText('live').waitFor({ timeout: 60_000 });
+  t.true(await documentIsMarked(page), 'the page was not reloaded');
   const [tab] = await Promise.all([
     context.waitForEvent('page'),
     page.getByRole('button', { name: 'Open preview' }).click(),

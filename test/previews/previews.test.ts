@@ -2,13 +2,16 @@
 // real HTTP server (with a WebSocket); a run commits and opens its PR; its preview starts in a
 // sandbox on the run's workspace and goes live; svc's proxy lets in only a browser holding that
 // run's cookie (set by POST /runs/{id}/preview/login), HTTP and WebSocket, without svc's cookies
-// reaching the preview; teardown frees the port; an idle preview is evicted by its workflow timer.
+// reaching the preview; teardown frees the port; an idle preview is evicted by its workflow timer;
+// one orphaned by its workflow's termination is failed and stopped by the reconciler.
 import test from 'ava';
+import { Client, Connection } from '@temporalio/client';
 import { connect } from 'node:net';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { reconcilerScheduleId } from '../../worker/reconciler-schedule.ts';
 
 /** The project's preview: `page.txt` of the workspace, the request's cookies, and a WebSocket that greets and echoes. */
 const SERVER = `
@@ -243,4 +246,32 @@ test.serial('at SVC_PREVIEW_MAX_LIVE, the least recently used preview makes room
   const madeRoom = (await runEvents(capped, second)).find((event) => event.kind === 'preview.made_room');
   t.deepEqual(madeRoom?.payload, { evicted: [first] });
   await capped.request('POST', `/runs/${second}/preview/teardown`, { body: {} });
+});
+
+test.serial('a preview whose workflow is terminated under it is failed by the reconciler and stopped', async (t) => {
+  const run = await runWithPreview(await projectWithPreview('orphan', previewYaml()), 'orphaned');
+  t.is(run.previewState, 'live');
+  const { cookie } = await login(run.id);
+  t.is((await fetchPreview(`/p/${run.id}/`, cookie)).status, 200);
+  const connection = await Connection.connect({ address: svc.stack.temporalAddress });
+  t.teardown(() => connection.close());
+  const client = new Client({ connection });
+  await client.workflow.getHandle(run.id).terminate('an operator');
+  await client.schedule.getHandle(reconcilerScheduleId(svc.config.taskQueue)).trigger();
+  const failed = await waitFor(
+    async () => {
+      const current = (await svc.request('GET', `/runs/${run.id}`)).body.run;
+      return current.previewState === 'failed' ? current : undefined;
+    },
+    'the reconciler to fail the orphaned preview',
+    60_000,
+  );
+  t.regex(failed.previewFailureMessage, /workflow ended \(TERMINATED\)/);
+  await waitFor(async () => (await fetchPreview(`/p/${run.id}/`, cookie)).status === 404, 'the proxy to stop', 5000);
+  const answers = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(run.previewPort, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(true))).once('error', () => resolve(false));
+    });
+  await waitFor(async () => !(await answers()), 'the orphaned preview stopped, its port freed', 30_000);
 });

@@ -22,6 +22,8 @@ export function podNetwork(network: string, subnetPrefix: string): void {
   }
   const { first, last } = parseSandboxSettings({}).kubernetes.gatewayPorts;
   const rules = [
+    // Answers to what the host opened (svc's proxy to a preview's Service), as a policy allows them.
+    ['-s', `${subnetPrefix}.0/24`, '-m', 'conntrack', '--ctstate', 'ESTABLISHED,RELATED', '-j', 'ACCEPT'],
     ['-s', `${subnetPrefix}.0/24`, '-p', 'tcp', '--dport', `${first}:${last}`, '-j', 'ACCEPT'],
     ['-s', `${subnetPrefix}.0/24`, '-j', 'DROP'],
   ];

@@ -131,9 +131,15 @@ export class StandInKubelet {
       return this.#waiting(entry, 'CreateContainerError', (error as Error).message);
     }
     const now = new Date();
+    // The pod's address on the pods' network (what a Service forwards to).
+    const inspected = (await this.engine.inspect(entry.containerId).catch(() => null)) as {
+      NetworkSettings?: { Networks?: Record<string, { IPAddress?: string }> };
+    } | null;
+    const podIP = inspected?.NetworkSettings?.Networks?.[this.network]?.IPAddress;
     this.#setStatus(entry, {
       phase: 'Running',
       startTime: now,
+      ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
       containerStatuses: [
         {
           name: 'agent',

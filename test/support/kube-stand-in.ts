@@ -1,9 +1,9 @@
 // A stand-in for the few Kubernetes API endpoints svc calls (no API server can be installed here):
 // Pods in one namespace — create, read, list by label, watch, a JSON patch of activeDeadlineSeconds,
-// delete, and the log with timestamps. Every manifest is validated against the official OpenAPI
-// schema (npm kubernetes-models, generated from it) and the "restricted" Pod Security Standard, as
-// an API server with that admission would; each pod's container runs for real on Podman
-// (kube-pods.ts). Tests can evict a pod, make one vanish, and halt the API.
+// delete, and the log with timestamps — and ClusterIP Services (kube-services.ts). Every manifest
+// is validated against the official OpenAPI schema (npm kubernetes-models, generated from it) and
+// the "restricted" Pod Security Standard, as an API server with that admission would; each pod's
+// container runs for real on Podman (kube-pods.ts). Tests can evict a pod, make one vanish, and halt the API.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import { StandInKubelet, type StandInPod } from './kube-pods.ts';
+import { StandInServices } from './kube-services.ts';
 import { podNetwork, tlsCertificate, writeKubeconfig } from './kube-node.ts';
 import { restrictedViolations } from './pod-security.ts';
 
@@ -43,6 +44,7 @@ export class KubeStandIn {
   readonly created: V1Pod[] = [];
   readonly #dir = mkdtempSync(join(tmpdir(), 'svc-kube-'));
   readonly #kubelet: StandInKubelet;
+  readonly services: StandInServices;
   readonly #watchers = new Set<{ name: string | null; send: (type: string, pod: V1Pod) => void }>();
   #server: Server | null = null;
   #port = 0;
@@ -52,6 +54,7 @@ export class KubeStandIn {
   constructor(options: KubeStandInOptions) {
     this.namespace = options.namespace ?? 'svc-runs';
     this.#kubelet = new StandInKubelet(options.engine, NETWORK, options.secrets ?? {});
+    this.services = new StandInServices(this.namespace, () => [...this.pods.values()].map((entry) => entry.pod));
   }
 
   /** A kubeconfig file for this API (KUBECONFIG). */
@@ -97,6 +100,7 @@ export class KubeStandIn {
     clearInterval(this.#beat);
     await this.halt();
     for (const entry of this.pods.values()) await this.#kubelet.remove(entry);
+    await this.services.stop();
     rmSync(this.#dir, { recursive: true, force: true });
   }
 
@@ -114,6 +118,7 @@ export class KubeStandIn {
     if (!entry) throw new Error(`no pod ${name}`);
     this.pods.delete(name);
     await this.#kubelet.remove(entry);
+    await this.services.collect(entry.pod);
     this.#notify('DELETED', entry);
   }
 
@@ -141,6 +146,15 @@ export class KubeStandIn {
     if (request.headers.authorization !== `Bearer ${this.token}`)
       return this.#send(response, 401, status(401, 'Unauthorized', 'Unauthorized'));
     const url = new URL(request.url ?? '/', 'http://stand-in');
+    const service = /^\/api\/v1\/namespaces\/([^/]+)\/services(?:\/([^/]+))?$/.exec(url.pathname);
+    if (service && service[1] === this.namespace)
+      return this.services.handle(
+        request.method ?? 'GET',
+        service[2],
+        () => this.#body(request),
+        (code, body) => this.#send(response, code, body),
+        status,
+      );
     const match = /^\/api\/v1\/namespaces\/([^/]+)\/pods(?:\/([^/]+))?(\/log)?$/.exec(url.pathname);
     if (!match || match[1] !== this.namespace)
       return this.#send(response, 404, status(404, 'NotFound', `${url.pathname} is not served by the stand-in`));
@@ -158,6 +172,7 @@ export class KubeStandIn {
       const grace = url.searchParams.get('gracePeriodSeconds');
       await this.#kubelet.stop(entry, 'Deleted', 'deleted', grace === null ? undefined : Number(grace));
       await this.#kubelet.remove(entry);
+      await this.services.collect(entry.pod);
       this.#notify('DELETED', entry);
       return this.#send(response, 200, entry.pod);
     }

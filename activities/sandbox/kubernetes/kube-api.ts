@@ -1,13 +1,19 @@
-// The few Pod endpoints the Kubernetes backend calls, over @kubernetes/client-node: create, read,
-// a deadline patch (svc's stop: the kubelet stops the pod and keeps its status), delete, list by
-// label, a watch of one pod, and its log followed with timestamps. The cluster comes from the
+// The few endpoints the Kubernetes backend calls, over @kubernetes/client-node: a Pod's create, read,
+// deadline patch (svc's stop: the kubelet stops the pod and keeps its status), delete, list by
+// label, a watch of one pod, and its log followed with timestamps; a preview's Service: create,
+// read, delete. The cluster comes from the
 // usual places (KUBECONFIG, ~/.kube/config, or the in-cluster service account).
-import { CoreV1Api, KubeConfig, Watch, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, Watch, type V1Pod, type V1Service } from '@kubernetes/client-node';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 
 /** Labels every svc pod carries: the sweep and the admission count find them by these. */
-export const POD_LABELS = { managedBy: 'app.kubernetes.io/managed-by', sandbox: 'svc.dev/sandbox' } as const;
+export const POD_LABELS = {
+  managedBy: 'app.kubernetes.io/managed-by',
+  sandbox: 'svc.dev/sandbox',
+  /** A preview's pod: the one kind of run pod the API may connect to (40-network-policies.yaml). */
+  preview: 'svc.dev/preview',
+} as const;
 /** The annotation naming a pod's sandbox (`<runId>` or `<runId>-finalize`). */
 export const RUN_ANNOTATION = 'svc.dev/run';
 
@@ -114,6 +120,32 @@ export class KubeApi {
       explain(error, 'listing pods'),
     );
     return list.items;
+  }
+
+  /** Creates a Service; one of that name already there (a retried create) is answered instead. */
+  async createService(service: V1Service): Promise<V1Service> {
+    const name = service.metadata!.name!;
+    const what = `creating service ${name}`;
+    const request = this.#core.createNamespacedService({ namespace: this.namespace, body: service });
+    try {
+      return await withTimeout(request, REQUEST_TIMEOUT_MS, what);
+    } catch (error) {
+      if (statusOf(error) !== 409) return explain(error, what);
+    }
+    const existing = await withTimeout(
+      this.#core.readNamespacedService({ name, namespace: this.namespace }),
+      REQUEST_TIMEOUT_MS,
+      `reading service ${name}`,
+    ).catch((error) => explain(error, `reading service ${name}`));
+    return existing;
+  }
+
+  async removeService(name: string): Promise<void> {
+    await withTimeout(
+      this.#core.deleteNamespacedService({ name, namespace: this.namespace }),
+      REQUEST_TIMEOUT_MS,
+      `deleting service ${name}`,
+    ).catch((error) => (statusOf(error) === 404 ? undefined : explain(error, `deleting service ${name}`)));
   }
 
   /** Watches one pod: `onChange` gets every version; `done` settles when the API ends the watch. */

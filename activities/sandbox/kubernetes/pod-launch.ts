@@ -125,6 +125,8 @@ export function podSandboxSpec({
       })),
     ],
     workingDir: SANDBOX_PATHS.workspace,
+    // A preview's server listens on the pod's address; its Service (preview-service.ts) leads there.
+    ...(request.launch.door ? { ports: [{ name: 'preview', containerPort: request.launch.door.port }] } : {}),
     resources: podResources(request),
     securityContext: {
       allowPrivilegeEscalation: false,
@@ -147,7 +149,11 @@ export function podSandboxSpec({
     metadata: {
       name,
       namespace: settings.namespace,
-      labels: { [POD_LABELS.managedBy]: 'svc', [POD_LABELS.sandbox]: name },
+      labels: {
+        [POD_LABELS.managedBy]: 'svc',
+        [POD_LABELS.sandbox]: name,
+        ...(request.launch.door ? { [POD_LABELS.preview]: 'true' } : {}),
+      },
       annotations: { [RUN_ANNOTATION]: request.name },
     },
     spec: {

@@ -9,7 +9,7 @@ import { pollTick } from '../api/lifecycle.ts';
 import type { CancelRunResult, RunDetail, RunEvent } from '../api/types.ts';
 import { EventTail, useRunEvents } from '../components/event-tail.tsx';
 import { SteerBox } from '../components/steer-box.tsx';
-import { OpenPreview, PreviewFact } from '../components/preview-control.tsx';
+import { OpenPreview, PreviewFact, usePreviewFollow } from '../components/preview-control.tsx';
 import { ErrorBox, Facts, Loading, PageHeader, StateBadge } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
 import { count, money, span, when, httpUrl } from '../format.ts';
@@ -39,6 +39,7 @@ export function RunPage() {
   // Spectators hold no streams (the server never follows for them): they re-read on each poll.
   const tail = useRunEvents(id, run ? active && !spectator : null, spectator ? pollTick.value : 0);
   const now = useNow(active);
+  usePreviewFollow(run, detail.reload);
   const operator = identity.value.kind === 'operator';
   const [cancelError, setCancelError] = useState<ApiError>();
   const [cancelling, setCancelling] = useState(false);
