@@ -30,6 +30,7 @@ import { createMemoryCgroup, type MemoryLimitOutcome } from './sandbox/memory-cg
 import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
 import { launchOutcome } from './sandbox/launch-outcome.ts';
 import { engineFacts } from './sandbox/container/engine-facts.ts';
+import { watchForExit } from './sandbox/exit-watch.ts';
 
 export function createAgentActivities(deps: RunActivityDeps) {
   const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);
@@ -172,72 +173,87 @@ export function createAgentActivities(deps: RunActivityDeps) {
         costCap: progress.costCap ?? null,
         oomKilled: false,
       });
-      for (;;) {
-        const status = inspectSandbox(files);
-        // A container or pod whose supervisor died is taken over by a new one (a bounded number of times).
-        if (status.kind === 'lost' && (progress.reattachments ?? 0) < MAX_REATTACHMENTS && outlivesSupervisor(files)) {
-          progress.reattachments = (progress.reattachments ?? 0) + 1;
-          heartbeat(progress);
-          if (await reattachSandbox(files.dir)) continue;
-        }
-        const done = status.kind === 'exited' || status.kind === 'lost';
-        await ingestOutput(runId, adapter, progress, done);
-        const costUsd = progress.runtime.usage?.costUsd ?? null;
-        if (maxCostUsd && costUsd !== null && costUsd > maxCostUsd && !progress.costCap) {
-          // Strict: the first report above the cap stops the agent, whatever the runtime.
-          progress.costCap = { costUsd, maxCostUsd };
-          if (!done) stopSandbox(files);
-          await appendRunEvents(deps.readModel.em(), runId, [
-            {
-              dedupeKey: 'cost:cap_exceeded',
-              kind: 'cost.cap_exceeded',
-              stream: 'system',
-              ts: new Date().toISOString(),
-              payload: progress.costCap,
-            },
-          ]);
-        }
-        heartbeat(progress);
-        if (status.kind === 'exited') {
-          const { exit } = status;
-          if (exit.oomKilled) {
-            // Recorded even when the agent survived it (a build it ran was killed, say).
+      const exitWatch = watchForExit(files.exit);
+      try {
+        return await supervise();
+      } finally {
+        exitWatch.close();
+      }
+
+      async function supervise() {
+        for (;;) {
+          const status = inspectSandbox(files);
+          // A container or pod whose supervisor died is taken over by a new one (a bounded number of times).
+          if (
+            status.kind === 'lost' &&
+            (progress.reattachments ?? 0) < MAX_REATTACHMENTS &&
+            outlivesSupervisor(files)
+          ) {
+            progress.reattachments = (progress.reattachments ?? 0) + 1;
+            heartbeat(progress);
+            if (await reattachSandbox(files.dir)) continue;
+          }
+          const done = status.kind === 'exited' || status.kind === 'lost';
+          await ingestOutput(runId, adapter, progress, done);
+          const costUsd = progress.runtime.usage?.costUsd ?? null;
+          if (maxCostUsd && costUsd !== null && costUsd > maxCostUsd && !progress.costCap) {
+            // Strict: the first report above the cap stops the agent, whatever the runtime.
+            progress.costCap = { costUsd, maxCostUsd };
+            if (!done) stopSandbox(files);
             await appendRunEvents(deps.readModel.em(), runId, [
               {
-                dedupeKey: 'sandbox:oom_kill',
-                kind: 'sandbox.oom_kill',
+                dedupeKey: 'cost:cap_exceeded',
+                kind: 'cost.cap_exceeded',
                 stream: 'system',
-                ts: exit.endedAt,
-                payload: { agentExitCode: exit.exitCode, agentSignal: exit.signal },
+                ts: new Date().toISOString(),
+                payload: progress.costCap,
               },
             ]);
           }
-          return {
-            ...seen(),
-            spawnError: exit.spawnError,
-            exitCode: exit.exitCode,
-            signal: exit.signal,
-            stoppedBySvc: exit.stoppedBySvc,
-            oomKilled: exit.oomKilled ?? false,
-            lost: exit.loss === 'vanished',
-            unreachable: exit.loss === 'unreachable',
-            evicted: exit.loss === 'evicted',
-            notHandedBack: exit.notHandedBack ?? false,
-            endedAt: exit.endedAt,
-          };
+          heartbeat(progress);
+          if (status.kind === 'exited') {
+            const { exit } = status;
+            if (exit.oomKilled) {
+              // Recorded even when the agent survived it (a build it ran was killed, say).
+              await appendRunEvents(deps.readModel.em(), runId, [
+                {
+                  dedupeKey: 'sandbox:oom_kill',
+                  kind: 'sandbox.oom_kill',
+                  stream: 'system',
+                  ts: exit.endedAt,
+                  payload: { agentExitCode: exit.exitCode, agentSignal: exit.signal },
+                },
+              ]);
+            }
+            return {
+              ...seen(),
+              spawnError: exit.spawnError,
+              exitCode: exit.exitCode,
+              signal: exit.signal,
+              stoppedBySvc: exit.stoppedBySvc,
+              oomKilled: exit.oomKilled ?? false,
+              lost: exit.loss === 'vanished',
+              unreachable: exit.loss === 'unreachable',
+              evicted: exit.loss === 'evicted',
+              notHandedBack: exit.notHandedBack ?? false,
+              endedAt: exit.endedAt,
+            };
+          }
+          if (status.kind === 'lost') {
+            return {
+              ...seen(),
+              spawnError: null,
+              exitCode: null,
+              signal: null,
+              stoppedBySvc: false,
+              lost: true,
+              endedAt: null,
+            };
+          }
+          // Not context.sleep: each of those leaves a handler on the activity's cancellation for good.
+          await exitWatch.wait(pollIntervalMs, context.cancellationSignal);
+          if (context.cancellationSignal.aborted) await context.cancelled;
         }
-        if (status.kind === 'lost') {
-          return {
-            ...seen(),
-            spawnError: null,
-            exitCode: null,
-            signal: null,
-            stoppedBySvc: false,
-            lost: true,
-            endedAt: null,
-          };
-        }
-        await context.sleep(pollIntervalMs);
       }
     },
 

@@ -8,7 +8,7 @@ import { TemporalGateway } from '../api/services/temporal-gateway.ts';
 import { initORM, migrate, type ReadModel } from '../db/orm.ts';
 import { startWorker, type RunningWorker } from '../worker/worker.ts';
 import { startWorkerMetricsServer } from '../worker/metrics-server.ts';
-import { dataPaths, type SvcConfig } from '../platform/config.ts';
+import { dataPaths, isLoopbackHost, type SvcConfig } from '../platform/config.ts';
 import { chooseIsolation, UNSANDBOXED_WARNING } from '../activities/sandbox/isolation.ts';
 import { containerBackendReady } from '../activities/sandbox/container/container-backend.ts';
 import { kubernetesBackendReady } from '../activities/sandbox/kubernetes/kubernetes-backend.ts';
@@ -147,6 +147,12 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       if (isolation === 'process') log(`WARNING: ${UNSANDBOXED_WARNING}`);
       if (isolation === 'container') log(await containerBackendReady(config.sandbox.container));
       if (isolation === 'kubernetes') log(await kubernetesBackendReady(config.sandbox.kubernetes));
+      // Each preview is reached where its worker says it is: a worker apart from the API must say an address.
+      if (!options.api && isolation !== 'kubernetes' && isLoopbackHost(config.preview.workerHost))
+        log(
+          `worker: previews are reached at ${config.preview.workerHost}, which an API on another host cannot ` +
+            'reach: set SVC_PREVIEW_BIND and SVC_PREVIEW_WORKER_HOST to an address it can (docs/previews.md)',
+        );
       const baseUrl = config.apiUrl ?? api?.url;
       worker = await startWorker({
         config,

@@ -4,10 +4,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readSync, closeSync, fstatSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcessAlive } from '../../platform/processes.ts';
+import { supervisorProgram } from './supervisor-program.ts';
 import {
   readJsonIfExists,
   sandboxFiles,
@@ -18,8 +17,6 @@ import {
   type SandboxFiles,
   type SupervisorRecord,
 } from './files.ts';
-
-const SUPERVISOR_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'supervisor.ts');
 
 export type SandboxStatus =
   | { kind: 'starting' }
@@ -63,7 +60,7 @@ export async function startSandbox(
   mkdirSync(dir, { recursive: true });
   if (!existsSync(files.claim)) {
     writeJsonAtomic(files.spec, spec);
-    const child = spawn(process.execPath, ['--no-warnings', SUPERVISOR_SCRIPT, dir], {
+    const child = spawn(process.execPath, ['--no-warnings', supervisorProgram(), dir], {
       detached: true,
       stdio: 'ignore',
     });
@@ -101,7 +98,7 @@ export const MAX_REATTACHMENTS = 3;
 export async function reattachSandbox(dir: string, timeoutMs = 10_000): Promise<boolean> {
   const files = sandboxFiles(dir);
   if (!outlivesSupervisor(files)) return false;
-  const child = spawn(process.execPath, ['--no-warnings', SUPERVISOR_SCRIPT, dir, '--reattach'], {
+  const child = spawn(process.execPath, ['--no-warnings', supervisorProgram(), dir, '--reattach'], {
     detached: true,
     stdio: 'ignore',
   });

@@ -159,7 +159,8 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     SANDBOX_PROGRAMS.init,
     ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : []),
     ...(!request.program && launch.steering ? [SANDBOX_PROGRAMS.steering] : []),
-    ...(!request.program && launch.door ? [SANDBOX_PROGRAMS.door] : []),
+    // A pod's preview needs no door: its Service reaches the server on the pod's address.
+    ...(!request.program && launch.door && request.isolation !== 'kubernetes' ? [SANDBOX_PROGRAMS.door] : []),
   ].map((program) => {
     const copy = join(etcDir, basename(program.target));
     copyFileSync(program.source, copy);
@@ -202,7 +203,13 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     // The image's Node runs svc's programs; the agent's command is resolved on the image's PATH.
     const command = request.program
       ? ['node', '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
-      : fronted(launch, 'node', 'target', SANDBOX_PATHS.net, launch.argv);
+      : fronted(
+          request.isolation === 'kubernetes' ? { ...launch, door: null } : launch,
+          'node',
+          'target',
+          SANDBOX_PATHS.net,
+          launch.argv,
+        );
     if (request.isolation === 'kubernetes') {
       const harnessSource = SANDBOX_PROGRAMS.init.source;
       const pod = podSandboxSpec({ request, layout, command, env, listeners, harnessSource });
@@ -232,7 +239,8 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
 function sandboxNetworkEnv(request: SandboxLaunchRequest) {
   // Loopback endpoints on the allowlist (a local model server) keep their address inside: a port
   // there tunnels to them through the proxy, so a client that skips proxies for loopback works too.
-  const taken = new Set<number>();
+  // A preview's own port is its server's: the proxies take others.
+  const taken = new Set<number>(request.launch.door ? [request.launch.door.port] : []);
   const forwards = request.egress.flatMap((rule) =>
     LOOPBACK_HOSTS.includes(rule.host) && rule.source !== 'project' && rule.ports !== '*'
       ? rule.ports.map((port) => ({ rule, port }))

@@ -8,9 +8,7 @@ import { isSameProcessAlive, processStartTime } from '../../platform/processes.t
 import { joinCgroupArgv, oomKillCount, removeMemoryCgroup } from './memory-cgroup.ts';
 import { startSandboxNetwork } from './sandbox-network.ts';
 import type { ContainerSpec } from './container/container-launch.ts';
-import { runContainer } from './container/container-runner.ts';
 import type { PodSpec } from './kubernetes/pod-launch.ts';
-import { exposePreview } from './preview-expose.ts';
 import {
   readJsonIfExists,
   sandboxFiles,
@@ -164,7 +162,10 @@ function spawnAgent(): () => void {
 }
 
 /** Runs the agent's container (container backend): the engine owns the process, this its output. */
-function runAgentContainer(container: ContainerSpec): () => void {
+async function runAgentContainer(container: ContainerSpec): Promise<() => void> {
+  // Loaded only for a container (as the pod's runner, the preview's door): a supervisor starts on
+  // every run's critical path, and each module it loads costs it time and memory.
+  const { runContainer } = await import('./container/container-runner.ts');
   const output = { stdoutFd, stderrFd, cursorFile: files.logCursor };
   const run = runContainer(container, spec.memoryCgroup, output, { reattach }, (record) => {
     // A reattached container keeps the record of its first start.
@@ -228,11 +229,11 @@ function failToStart(code: string, message: string): void {
 }
 
 // A preview is served on a port of this worker as long as its sandbox lives (its door connects in).
-if (spec.expose && !reattach) await exposePreview(spec.expose, dir);
+if (spec.expose && !reattach) await (await import('./preview-expose.ts')).exposePreview(spec.expose, dir);
 const stopAgent = spec.pod
   ? await runAgentPod(spec.pod)
   : spec.container
-    ? runAgentContainer(spec.container)
+    ? await runAgentContainer(spec.container)
     : spawnAgent();
 // A stop asked while no supervisor was there to hear it (a container or pod between two supervisors).
 if ((spec.container || spec.pod) && existsSync(files.stopRequested)) stopAgentGroup();
@@ -246,4 +247,5 @@ function stopAgentGroup(): void {
 // A stop request from svc (cancel, cap, watchdog): pass it to the agent's whole group.
 for (const name of ['SIGTERM', 'SIGINT'] as const) process.on(name, stopAgentGroup);
 // A launch with a lifetime (the finalizer) is stopped when it runs out, whatever it is doing.
-if (spec.maxLifetimeMs) setTimeout(stopAgentGroup, spec.maxLifetimeMs).unref();
+// Node fires a longer timer at once: a lifetime past 24.8 days is cut there.
+if (spec.maxLifetimeMs) setTimeout(stopAgentGroup, Math.min(spec.maxLifetimeMs, 2 ** 31 - 1)).unref();

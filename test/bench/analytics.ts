@@ -4,7 +4,7 @@
 import { AnalyticsRepository } from '../../db/repositories/analytics.repository.ts';
 import { AnalyticsService } from '../../api/services/analytics.service.ts';
 import { RunEntity, type Run } from '../../db/entities/index.ts';
-import { initORM, migrate } from '../../db/orm.ts';
+import { initORM, migrate, type ReadModel } from '../../db/orm.ts';
 
 const DAY = 86_400_000;
 const STATES = ['succeeded', 'succeeded', 'succeeded', 'failed', 'cancelled'] as const;
@@ -49,6 +49,26 @@ export function benchRunRow(i: number, now: number) {
   };
 }
 
+/** Seeds `count` of the bench's runs (a migrated, empty read model); answers the seconds it took. */
+export async function seedBenchRuns(readModel: ReadModel, count: number): Promise<number> {
+  const now = Date.now();
+  const seedStarted = performance.now();
+  const batch = 2000;
+  for (let start = 0; start < count; start += batch)
+    await readModel.em().insertMany(
+      RunEntity,
+      // The columns analytics reads; every other one is nullable and left out.
+      Array.from({ length: Math.min(batch, count - start) }, (_, i) => benchRunRow(start + i, now)) as unknown as Run[],
+    );
+  // More realistic, not easier: a production read model is never read seconds after a bulk load.
+  // Autovacuum (insert-triggered since PostgreSQL 13, one-minute naptime) will have vacuumed and
+  // analyzed it, and a 30-day window is mostly finished, unchanging runs. Without statistics the
+  // planner takes these 100k rows for a dozen and sorts where an index is walked (~770 ms p50);
+  // with statistics but no visibility map every index entry walked costs a heap visit.
+  if (readModel.dialect === 'postgresql') await readModel.em().getConnection().execute('vacuum analyze runs');
+  return (performance.now() - seedStarted) / 1000;
+}
+
 /** Seeds `count` runs into a fresh database and times the route's answer (after two warm-ups). */
 export async function measureRunAnalytics(
   databaseUrl: string,
@@ -58,24 +78,7 @@ export async function measureRunAnalytics(
   const readModel = await initORM({ databaseUrl });
   try {
     await migrate(readModel);
-    const now = Date.now();
-    const seedStarted = performance.now();
-    const batch = 2000;
-    for (let start = 0; start < count; start += batch)
-      await readModel.em().insertMany(
-        RunEntity,
-        // The columns analytics reads; every other one is nullable and left out.
-        Array.from({ length: Math.min(batch, count - start) }, (_, i) =>
-          benchRunRow(start + i, now),
-        ) as unknown as Run[],
-      );
-    const seedSeconds = (performance.now() - seedStarted) / 1000;
-    // More realistic, not easier: a production read model is never read seconds after a bulk load.
-    // Autovacuum (insert-triggered since PostgreSQL 13, one-minute naptime) will have vacuumed and
-    // analyzed it, and a 30-day window is mostly finished, unchanging runs. Without statistics the
-    // planner takes these 100k rows for a dozen and sorts where an index is walked (~770 ms p50);
-    // with statistics but no visibility map every index entry walked costs a heap visit.
-    if (readModel.dialect === 'postgresql') await readModel.em().getConnection().execute('vacuum analyze runs');
+    const seedSeconds = await seedBenchRuns(readModel, count);
     const analytics = new AnalyticsService(new AnalyticsRepository(readModel));
     const first = await analytics.runs({});
     if (first.totals.runs !== count) throw new Error(`expected ${count} runs in the window, got ${first.totals.runs}`);

@@ -173,7 +173,7 @@ export async function startIsolatedStack(options: { worker?: boolean } = {}) {
 export async function runEvents(
   stack: Pick<TestStack, 'request'>,
   runId: string,
-): Promise<{ kind: string; stream: string | null; payload: any }[]> {
+): Promise<{ kind: string; stream: string | null; ts: string; payload: any }[]> {
   return (await stack.request('GET', `/runs/${runId}/events?follow=0`)).text
     .split('\n')
     .filter(Boolean)

@@ -1,0 +1,59 @@
+// Wakes a supervising loop the moment a sandbox's exit record lands (inotify on its directory),
+// rather than at its next poll: a short agent's run ends a poll interval sooner. The poll stays
+// the rule (a watch can miss events on some filesystems); the watch only cuts a wait short. The
+// agent's own output files are in the same directory: a chatty (or hostile) agent turns the watch
+// off after a few hundred events, so its writes never cost the worker a callback each.
+import { watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
+
+/** Events for other files a watch takes before it closes (the loop then only polls). */
+const FOREIGN_EVENTS_MAX = 256;
+
+export interface ExitWatch {
+  /**
+   * Waits `ms`, or less: until the exit record appears (or appeared since the last wait), or
+   * `cancelled` fires. A plain timer, so a long loop of waits retains nothing.
+   */
+  wait(ms: number, cancelled: AbortSignal): Promise<void>;
+  close(): void;
+}
+
+export function watchForExit(exitPath: string): ExitWatch {
+  let wake: (() => void) | null = null;
+  let landed = false;
+  let foreign = 0;
+  let watcher: FSWatcher | null = null;
+  const close = () => {
+    watcher?.close();
+    watcher = null;
+  };
+  try {
+    // The record is renamed into place (writeJsonAtomic): its name is the event's.
+    watcher = watch(dirname(exitPath), (_event, name) => {
+      if (name === basename(exitPath)) {
+        landed = true;
+        wake?.();
+      } else if (++foreign > FOREIGN_EVENTS_MAX) close();
+    });
+    watcher.on('error', close);
+  } catch {
+    watcher = null;
+  }
+  return {
+    wait(ms, cancelled) {
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          cancelled.removeEventListener('abort', done);
+          wake = null;
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        cancelled.addEventListener('abort', done, { once: true });
+        if (cancelled.aborted || landed) return done();
+        wake = done;
+      });
+    },
+    close,
+  };
+}

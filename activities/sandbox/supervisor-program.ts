@@ -1,0 +1,95 @@
+// The supervisor as plain JavaScript. A supervisor is a Node process per run, on every run's critical
+// path and alive as long as its agent; loading TypeScript costs each one a WebAssembly type stripper
+// (~30 ms, ~19 MiB). So a worker strips the types of the supervisor's own module graph once, with
+// Node's own stripper (what `node supervisor.ts` would do), into a fresh directory of its own, and
+// starts supervisors from there. Modules the supervisor imports lazily (a container's or a pod's
+// runner, a preview's door) stay TypeScript, loaded from the checkout when a sandbox needs them
+// (so those supervisors still load the stripper). Anything unexpected falls back to the
+// TypeScript entry point, and says so.
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { stripTypeScriptTypes } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { logger } from '../../platform/logger.ts';
+
+const CHECKOUT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ENTRY = join(CHECKOUT, 'activities', 'sandbox', 'supervisor.ts');
+/** A relative TypeScript specifier in stripped code: `from './x.ts'` (static) or `import('./x.ts')` (lazy). */
+const SPECIFIER = /(from\s+|import\(\s*)['"](\.{1,2}\/[^'"]+\.ts)['"]/g;
+
+/** The supervisor's eagerly loaded modules, each stripped of its types. */
+function strippedGraph(): Map<string, string> {
+  const graph = new Map<string, string>();
+  const pending = [ENTRY];
+  while (pending.length) {
+    const file = pending.pop()!;
+    if (graph.has(file)) continue;
+    const code = stripTypeScriptTypes(readFileSync(file, 'utf8'), { mode: 'strip' });
+    graph.set(file, code);
+    for (const [, how, specifier] of code.matchAll(SPECIFIER))
+      if (how!.startsWith('from')) pending.push(resolve(dirname(file), specifier!));
+  }
+  return graph;
+}
+
+/** A module's code with its specifiers pointing at the stripped copies, or (the rest) the checkout. */
+function relinked(file: string, code: string, graph: Map<string, string>): string {
+  return code.replace(SPECIFIER, (_whole, how: string, specifier: string) => {
+    const target = resolve(dirname(file), specifier);
+    const linked = graph.has(target) ? specifier.replace(/\.ts$/, '.mjs') : pathToFileURL(target).href;
+    return `${how}${JSON.stringify(linked)}`;
+  });
+}
+
+/** What the stripped copy could not load: paths relative to itself, packages, unlinked TypeScript. */
+function unportable(code: string): boolean {
+  return /import\.meta|from\s+['"](?!node:|\.{1,2}\/)|import\s+['"]|from\s+['"][^'"]+\.ts['"]/.test(code);
+}
+
+let prepared: string | null = null;
+
+/** The supervisor's entry point to start: the stripped copy once prepared, else the TypeScript file. */
+export function supervisorProgram(): string {
+  return prepared && existsSync(prepared) ? prepared : ENTRY;
+}
+
+/**
+ * Writes a fresh stripped copy into a new private directory under `cacheDir` (in the data
+ * directory, which only svc can write) and, once a trial start of it reaches its usage check,
+ * starts supervisors from it. Never reuses a copy it did not write itself: what the root
+ * supervisor runs is what this worker made from its own checkout. Answers the entry point.
+ */
+export function prepareSupervisorProgram(cacheDir: string): string {
+  try {
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    const held = lstatSync(cacheDir);
+    if (held.isSymbolicLink() || held.uid !== process.getuid?.() || (held.mode & 0o022) !== 0)
+      throw new Error(`${cacheDir} is not svc's own directory`);
+    const graph = strippedGraph();
+    const dir = mkdtempSync(join(cacheDir, 'supervisor-'));
+    for (const [file, code] of graph) {
+      const target = join(dir, relative(CHECKOUT, file).replace(/\.ts$/, '.mjs'));
+      const linked = relinked(file, code, graph);
+      if (unportable(linked)) throw new Error(`${relative(CHECKOUT, file)} cannot run from a copy`);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, linked);
+    }
+    const entry = join(dir, relative(CHECKOUT, ENTRY).replace(/\.ts$/, '.mjs'));
+    // Started with no argument, a supervisor that loaded every module says how it is used (exit 2).
+    const trial = spawnSync(process.execPath, ['--no-warnings', '--no-experimental-strip-types', entry], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    if (trial.status !== 2 || !trial.stderr.includes('usage: supervisor.ts'))
+      throw new Error(`the stripped supervisor does not start: ${trial.stderr.slice(0, 500)}`);
+    prepared = entry;
+  } catch (error) {
+    logger({ component: 'worker' }).warn(
+      { error: (error as Error).message },
+      'supervisors start from TypeScript (slower, more memory): no stripped copy',
+    );
+    prepared = ENTRY;
+  }
+  return prepared;
+}

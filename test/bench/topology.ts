@@ -1,0 +1,54 @@
+// The production topology the benches measure: one Temporal dev server, an API process
+// (`svc serve --no-worker`) and, when asked, a worker process (`svc worker`), real `svc` processes
+// sharing one data directory and task queue.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
+import { freePort } from '../support/free-port.ts';
+import { spawnSvc, waitForOutput, type ChildHandle } from '../support/processes.ts';
+import { request, testEnvironment } from '../support/stack.ts';
+
+const TOKEN = 'bench-operator-token';
+
+export type BenchTopology = Awaited<ReturnType<typeof startBenchTopology>>;
+
+export async function startBenchTopology() {
+  const settings = loadTemporalDevSettings();
+  settings.port = await freePort();
+  settings.ui.enabled = false;
+  const temporal = await startTemporalDev(mkdtempSync(join(tmpdir(), 'svc-bench-t-')), settings);
+  const environment = await testEnvironment({
+    temporalAddress: temporal.address,
+    env: { SVC_API_TOKEN: TOKEN, SVC_LOG_LEVEL: 'ERROR' },
+  });
+  const server = spawnSvc(['serve', '--no-worker'], environment.env);
+  let worker: ChildHandle | undefined;
+  const apiUrl = (await waitForOutput(server, /API: +(http:\/\/\S+)/, 60_000))[1]!;
+  return {
+    temporal,
+    environment,
+    server,
+    api: {
+      request: (method: string, path: string, options?: Parameters<typeof request>[4]) =>
+        request(apiUrl, TOKEN, method, path, options),
+    },
+    get worker() {
+      return worker;
+    },
+    /** Starts the worker process; answers once it polls. */
+    async startWorker(): Promise<ChildHandle> {
+      worker = spawnSvc(['worker'], environment.env);
+      await waitForOutput(worker, /worker: polling/, 60_000);
+      return worker;
+    },
+    async stop(): Promise<void> {
+      for (const child of [server, worker]) {
+        if (!child) continue;
+        child.child.kill('SIGTERM');
+        await child.exited;
+      }
+      await temporal.stop();
+    },
+  };
+}

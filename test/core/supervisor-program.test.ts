@@ -1,0 +1,39 @@
+// The supervisor as plain JavaScript (activities/sandbox/supervisor-program.ts): its module graph
+// stripped of types into a fresh private directory, loadable by a Node that strips nothing, its
+// lazy imports pointing at the checkout's TypeScript; never a copy it did not write; a directory
+// that is not svc's own falls back to the TypeScript entry.
+import test from 'ava';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { prepareSupervisorProgram, supervisorProgram } from '../../activities/sandbox/supervisor-program.ts';
+
+const TYPESCRIPT_ENTRY = resolve('activities/sandbox/supervisor.ts');
+
+test.serial('the supervisor runs from a fresh stripped copy that needs no TypeScript', (t) => {
+  t.is(supervisorProgram(), TYPESCRIPT_ENTRY, 'before it is prepared: the TypeScript file');
+  const cache = join(mkdtempSync(join(tmpdir(), 'svc-data-')), 'programs');
+  const entry = prepareSupervisorProgram(cache);
+  t.true(entry.startsWith(cache) && entry.endsWith('activities/sandbox/supervisor.mjs'), entry);
+  t.is(supervisorProgram(), entry);
+  t.not(prepareSupervisorProgram(cache), entry, 'each start writes its own copy, never reusing one');
+  const code = readFileSync(entry, 'utf8');
+  t.regex(code, /from "\.\/sandbox-network\.mjs"/);
+  t.regex(code, new RegExp(`import\\("file://${resolve('activities/sandbox/container/container-runner.ts')}"\\)`));
+  // A Node that strips no types gets through every import to the supervisor's own usage check.
+  const run = spawnSync(process.execPath, ['--no-experimental-strip-types', entry], { encoding: 'utf8' });
+  t.is(run.status, 2, run.stderr);
+  t.regex(run.stderr, /usage: supervisor\.ts <sandbox-dir>/);
+});
+
+test.serial('a programs directory that is not svc own (a symlink, writable by others) is not used', (t) => {
+  const data = mkdtempSync(join(tmpdir(), 'svc-data-'));
+  const elsewhere = mkdtempSync(join(tmpdir(), 'svc-elsewhere-'));
+  symlinkSync(elsewhere, join(data, 'linked'));
+  t.is(prepareSupervisorProgram(join(data, 'linked')), TYPESCRIPT_ENTRY);
+  const open = join(data, 'open');
+  mkdirSync(open);
+  chmodSync(open, 0o777);
+  t.is(prepareSupervisorProgram(open), TYPESCRIPT_ENTRY);
+});
