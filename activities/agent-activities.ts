@@ -111,7 +111,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         engineFacts:
           isolation === 'container' ? await engineFacts(deps.sandbox.container.engine).catch(() => null) : null,
         image,
-        cpuMillicores,
+        cpuMillicores: cpuMillicores ?? deps.sandbox.cpuMillicores,
         projectPod: pod ?? null,
         memoryLimitMiB: limitMiB,
         dir,

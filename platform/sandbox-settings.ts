@@ -68,6 +68,8 @@ export interface SandboxSettings {
   binds: Bind[];
   /** Default memory limit of an agent's sandbox (SVC_SANDBOX_MEMORY_MIB); a project's own wins. */
   memoryLimitMiB: number | null;
+  /** Default CPU limit of a container or pod sandbox (SVC_SANDBOX_CPU_MILLICORES); a project's own wins. */
+  cpuMillicores: number | null;
   /** The operator's egress allowlist entries (SVC_SANDBOX_EGRESS). */
   egress: EgressRule[];
   /** Extra read-only toolchain directories (SVC_SANDBOX_TOOLCHAIN, colon-separated). */
@@ -123,6 +125,11 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     throw new Error(
       `SVC_SANDBOX_MEMORY_MIB must be a whole number of MiB, at least 16, not "${env.SVC_SANDBOX_MEMORY_MIB}"`,
     );
+  const cpu = env.SVC_SANDBOX_CPU_MILLICORES ? Number(env.SVC_SANDBOX_CPU_MILLICORES) : null;
+  if (cpu !== null && !(Number.isInteger(cpu) && cpu >= 10 && cpu <= 64_000))
+    throw new Error(
+      `SVC_SANDBOX_CPU_MILLICORES must be a whole number of millicores from 10 to 64000, not "${env.SVC_SANDBOX_CPU_MILLICORES}"`,
+    );
   let egress: EgressRule[];
   try {
     egress = parseEgressList(env.SVC_SANDBOX_EGRESS, 'operator');
@@ -145,6 +152,7 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     allowUnsandboxed,
     binds: parseBinds(env.SVC_SANDBOX_BINDS),
     memoryLimitMiB: memory,
+    cpuMillicores: cpu,
     egress,
     toolchain,
     uidBase,

@@ -14,6 +14,10 @@ test('SVC_AUTH is token or public; public mode needs an allowlist', (t) => {
 
 test('limits and timings reject nonsense', (t) => {
   t.throws(() => loadConfig({ SVC_SANDBOX_MEMORY_MIB: '8' }), { message: /SVC_SANDBOX_MEMORY_MIB/ });
+  for (const cpu of ['5', '1.5', 'lots', '64001'])
+    t.throws(() => loadConfig({ SVC_SANDBOX_CPU_MILLICORES: cpu }), { message: /SVC_SANDBOX_CPU_MILLICORES/ });
+  t.is(loadConfig({ SVC_SANDBOX_CPU_MILLICORES: '1500' }).sandbox.cpuMillicores, 1500);
+  t.is(loadConfig({}).sandbox.cpuMillicores, null);
   t.throws(() => loadConfig({ SVC_PLAN_RUN_MERGE_TIMEOUT_MS: '-5' }), { message: /non-negative integer/ });
   t.is(loadConfig({ SVC_PLAN_RUN_MERGE_POLL_MS: '10' }).planTiming.mergePollMs, 1000);
 });

@@ -19,6 +19,8 @@ import { runStdout, startTestStack, waitForRunState, type TestStack } from '../s
 import { assertPathsHidden, eventsOf, hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
 
 const MAX_PROCESSES = 64;
+/** The operator's CPU limit: a bomb (or any spinning agent) gets half a core, the other runs the rest. */
+const CPU_MILLICORES = 500;
 /**
  * The engine's namespaces; the user namespace is the host's (the uid is the run's own host uid).
  * Not cgroup: svc asks for a private one, which Docker and newer Podman give, but Podman 4.3's
@@ -33,7 +35,12 @@ let svc: TestStack;
 test.before(async () => {
   engine = await startContainerEngine();
   svc = await startTestStack({
-    env: { ...engine.env, SVC_SANDBOX_MAX_PROCESSES: String(MAX_PROCESSES), SVC_GIT_TOKEN: FORGE_TOKEN },
+    env: {
+      ...engine.env,
+      SVC_SANDBOX_MAX_PROCESSES: String(MAX_PROCESSES),
+      SVC_SANDBOX_CPU_MILLICORES: String(CPU_MILLICORES),
+      SVC_GIT_TOKEN: FORGE_TOKEN,
+    },
   });
 });
 test.after.always(async () => {
@@ -243,7 +250,7 @@ test.serial("the network is loopback alone: svc's proxies, refusals as events, t
 });
 
 test.serial(
-  'a fork bomb stays inside its container, at SVC_SANDBOX_MAX_PROCESSES, and the host keeps up',
+  'a fork bomb stays inside its container, at SVC_SANDBOX_MAX_PROCESSES and its CPU limit; the host keeps up',
   async (t) => {
     // The bomb in a shell of its own (bash reads this script from fd 0: forked copies of it would move
     // its offset), then only builtins: at the limit not even a $(…) can fork.
@@ -258,6 +265,8 @@ test.serial(
       ].join('\n'),
     );
     await waitFor(async () => (await runStdout(svc, runId)).includes('bombing'), 'the bomb to go off');
+    const container = (await engine.engine.inspect(`svc-${runId}`)) as { HostConfig?: { NanoCpus?: number } } | null;
+    t.is(container?.HostConfig?.NanoCpus, CPU_MILLICORES * 1_000_000, "the operator's CPU limit applies");
     const uid = statSync(workspaceOf(runId)).uid;
     await new Promise((done) => setTimeout(done, 6000));
     // Seen from the host, while it rages: the run's uid holds no more than its limit.

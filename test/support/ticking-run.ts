@@ -3,7 +3,8 @@
 import type { ExecutionContext } from 'ava';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunEventEntity } from '../../db/entities/index.ts';
+import { isTerminalRunState } from '../../core/run-states.ts';
+import { RunEntity, RunEventEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { waitFor } from './processes.ts';
 import type { TestResponse } from './stack.ts';
@@ -18,9 +19,17 @@ export async function startTickingRun(api: Api, readModel: ReadModel): Promise<{
   const { body } = await api.request('POST', '/runs', { body: { agent: 'shell', prompt } });
   const runId = body.run.id as string;
   const marker = join(body.sandbox.workspacePath as string, 'agent-starts.log');
+  // Generous (a loaded CI machine starts pods slowly), and a run that ends before printing says how.
   await waitFor(
-    async () => (await readModel.em().count(RunEventEntity, { runId, kind: 'log.stdout' })) >= 2,
+    async () => {
+      if ((await readModel.em().count(RunEventEntity, { runId, kind: 'log.stdout' })) >= 2) return true;
+      const run = await readModel.em().findOne(RunEntity, { id: runId });
+      if (run && isTerminalRunState(run.state))
+        throw new Error(`the run ended before printing: ${JSON.stringify(run)}`);
+      return false;
+    },
     'the agent to print',
+    120_000,
   );
   return { runId, marker };
 }
