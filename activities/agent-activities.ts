@@ -132,9 +132,10 @@ export function createAgentActivities(deps: RunActivityDeps) {
         ...spec,
         memoryCgroup: memoryLimit?.enforced ? memoryLimit.cgroup : null,
       });
-      // A retried start finds the sandbox already there: only a fresh launch is a measurement.
-      if (launchedFresh && status.kind === 'running')
-        svcMetrics.sandboxReadySeconds.observe((performance.now() - launchStarted) / 1000);
+      // A retried start finds the sandbox already there: only a fresh launch is a measurement. An
+      // agent that started and already ended (a fast one, a fast machine) had its sandbox ready too.
+      const started = status.kind === 'running' || (status.kind === 'exited' && status.agent !== undefined);
+      if (launchedFresh && started) svcMetrics.sandboxReadySeconds.observe((performance.now() - launchStarted) / 1000);
       const memory =
         memoryLimit &&
         (memoryLimit.enforced

@@ -69,8 +69,8 @@ export interface ApiServerDeps {
   /** Where operators debug workflows: responses about a run or a plan-run link to its page there. */
   temporalUi?: { url: string | undefined; namespace: string };
   judge?: JudgeSettings;
-  /** Lifecycle stream limits (SVC_EVENT_STREAM_MAX, SVC_EVENT_STREAM_KEEPALIVE_MS). */
-  lifecycle?: { maxStreams?: number; keepAliveMs?: number };
+  /** Lifecycle stream limits (SVC_EVENT_STREAM_MAX, _KEEPALIVE_MS, _POLL_MS). */
+  lifecycle?: { maxStreams?: number; keepAliveMs?: number; pollMs?: number };
   auth: Pick<AuthSettings, 'operatorToken' | 'noAuth' | 'publicMode'>;
   /** Public mode: the owners or owner/repo whose projects spectators may see. */
   publicAllowlist?: string[];
@@ -253,7 +253,11 @@ async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal
 
 export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   const events = new RunEventsService(deps.readModel, { maxFollowing: deps.lifecycle?.maxStreams });
-  const lifecycle = new LifecycleHub(deps.readModel, { ...DEFAULT_LIFECYCLE_SETTINGS, pollMs: 250, ...deps.lifecycle });
+  const lifecycle = new LifecycleHub(deps.readModel, {
+    ...DEFAULT_LIFECYCLE_SETTINGS,
+    pollMs: 1000,
+    ...deps.lifecycle,
+  });
   await lifecycle.start();
   const isRunActive = async (runId: string) => {
     const state = await new RunsRepository(deps.readModel).stateOf(runId);

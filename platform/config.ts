@@ -44,7 +44,7 @@ export interface SvcConfig {
   temporalUiUrl: string | undefined;
   /** The judge extension's export, proxied for operators (both or nothing). */
   judge: { baseUrl: string | undefined; exportToken: string | undefined };
-  lifecycleStreams: { maxStreams: number; keepAliveMs: number };
+  lifecycleStreams: { maxStreams: number; keepAliveMs: number; pollMs: number };
   /** SVC_AUTH: token (default) or public (credential-less spectators), with the projects they may see. */
   auth: { mode: 'token' | 'public'; publicAllowlist: string[] };
   sandbox: SandboxSettings;
@@ -170,6 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     lifecycleStreams: {
       maxStreams: Math.max(1, intFromEnv(env, 'SVC_EVENT_STREAM_MAX', 64)),
       keepAliveMs: Math.max(1000, intFromEnv(env, 'SVC_EVENT_STREAM_KEEPALIVE_MS', 15_000)),
+      // SQLite's safety poll behind the write-ahead log's watch (PostgreSQL's is at least 5 s).
+      pollMs: Math.max(50, intFromEnv(env, 'SVC_EVENT_STREAM_POLL_MS', 1000)),
     },
     sandbox: parseSandboxSettings(env),
     preview: parsePreviewSettings(env, intFromEnv(env, 'SVC_PORT', 8080)),

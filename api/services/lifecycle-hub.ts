@@ -1,10 +1,12 @@
 // Run lifecycle transitions for GET /events/stream. The projection writes each transition to
 // lifecycle_events in the run row's transaction; each API process has ONE source that finds new
 // rows and fans them out to its subscribers: on PostgreSQL a LISTEN connection woken by the
-// projection's NOTIFY (so every API process on the database sees every transition), on SQLite one
-// shared poller. Never a query per client. Each subscriber holds at most 512 lines, dropping the
+// projection's NOTIFY (so every API process on the database sees every transition), on SQLite a
+// watch on the database's write-ahead log, which every commit of any process on this machine
+// writes (inotify), with a poll behind it. Never a query per client. Each subscriber holds at most 512 lines, dropping the
 // oldest. No replay: a stream starts at "now", the newest row committed when it subscribed. Every
 // line is a JSON object (no blank keep-alive lines); TCP keep-alive holds an idle stream open.
+import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import type { LifecycleEvent } from '../../db/entities/index.ts';
@@ -28,6 +30,8 @@ export interface LifecycleHubSettings {
 }
 
 const REREAD_WINDOW = 200;
+/** A busy log is read at most this often: a burst of commits makes one drain, not hundreds. */
+const WAL_WAKE_MS = 15;
 
 export const DEFAULT_LIFECYCLE_SETTINGS = { maxStreams: 64, bufferLines: 512, keepAliveMs: 15_000 };
 /** Lines that arrive while a new subscriber's starting point is still being read. */
@@ -60,6 +64,8 @@ export class LifecycleHub {
   #again = false;
   #listener: pg.Client | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #walWatch: FSWatcher | undefined;
+  #walWake: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(readModel: ReadModel, settings: LifecycleHubSettings) {
@@ -87,7 +93,7 @@ export class LifecycleHub {
       this.#listener.on('error', () => undefined);
       await this.#listener.connect();
       await this.#listener.query('LISTEN svc_lifecycle');
-    }
+    } else this.#watchWriteAheadLog();
     const interval =
       this.#readModel.dialect === 'postgresql' ? Math.max(this.#settings.pollMs, 5000) : this.#settings.pollMs;
     this.#timer = setInterval(() => this.#subscribers.size > 0 && this.#wake(), interval);
@@ -153,6 +159,8 @@ export class LifecycleHub {
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#walWake);
+    this.#walWatch?.close();
     for (const subscriber of [...this.#subscribers]) subscriber.end();
     await this.#listener?.end().catch(() => undefined);
   }
@@ -161,6 +169,29 @@ export class LifecycleHub {
   async recent(since: number | undefined, limit: number) {
     const rows = since === undefined ? await this.#events.latest(limit) : await this.#events.after(since, limit);
     return rows.map(presentLifecycleEvent);
+  }
+
+  /**
+   * SQLite in WAL mode: every commit, whichever process makes it, appends to `<db>-wal`, which
+   * exists while this process holds the database open. Its changes wake a drain (throttled); the
+   * poll stays for what a watch can miss (a log replaced by a checkpoint, a file system without
+   * inotify).
+   */
+  #watchWriteAheadLog(): void {
+    const log = `${this.#readModel.databaseUrl}-wal`;
+    if (this.#readModel.databaseUrl === ':memory:' || !existsSync(log)) return;
+    try {
+      this.#walWatch = watch(log, { persistent: false }, () => {
+        if (this.#walWake || this.#subscribers.size === 0) return;
+        this.#walWake = setTimeout(() => {
+          this.#walWake = undefined;
+          this.#wake();
+        }, WAL_WAKE_MS);
+      });
+      this.#walWatch.on('error', () => this.#walWatch?.close());
+    } catch {
+      // No inotify here: the poll alone.
+    }
   }
 
   /** One drain at a time; a wake-up during a drain runs one more. */

@@ -13,14 +13,15 @@ const TOKEN = 'bench-operator-token';
 
 export type BenchTopology = Awaited<ReturnType<typeof startBenchTopology>>;
 
-export async function startBenchTopology() {
+/** `env`: settings for both processes on top of the bench's own (SVC_EVENT_STREAM_MAX, say). */
+export async function startBenchTopology(env: Record<string, string> = {}) {
   const settings = loadTemporalDevSettings();
   settings.port = await freePort();
   settings.ui.enabled = false;
   const temporal = await startTemporalDev(mkdtempSync(join(tmpdir(), 'svc-bench-t-')), settings);
   const environment = await testEnvironment({
     temporalAddress: temporal.address,
-    env: { SVC_API_TOKEN: TOKEN, SVC_LOG_LEVEL: 'ERROR' },
+    env: { SVC_API_TOKEN: TOKEN, SVC_LOG_LEVEL: 'ERROR', ...env },
   });
   const server = spawnSvc(['serve', '--no-worker'], environment.env);
   let worker: ChildHandle | undefined;
@@ -29,6 +30,8 @@ export async function startBenchTopology() {
     temporal,
     environment,
     server,
+    apiUrl,
+    token: TOKEN,
     api: {
       request: (method: string, path: string, options?: Parameters<typeof request>[4]) =>
         request(apiUrl, TOKEN, method, path, options),

@@ -100,6 +100,18 @@ test.serial(
   },
 );
 
+test.serial('on SQLite, a commit wakes the streams through the write-ahead log, not the poll', async (t) => {
+  // The safety poll is ten minutes away: lines that arrive came by the log's watch.
+  const svc = await startTestStack({ env: { SVC_EVENT_STREAM_POLL_MS: '600000' } });
+  t.teardown(() => svc.stop());
+  const stream = await openStream(svc.url, svc.token);
+  const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo hi' } })).body.run.id;
+  await waitForRunState(svc, runId);
+  const lines = await stream.until((seen) => seen.some((line) => line.runId === runId && line.hook === 'post_reap'));
+  t.deepEqual(transitionsOf(lines, runId), EXPECTED);
+  stream.close();
+});
+
 test.serial(
   'a stream starts at now: transitions written while no stream was open never arrive, and every line is JSON',
   async (t) => {

@@ -1,0 +1,107 @@
+// 1,000 held /events/stream clients (issue 17 §3): the production topology (an API process, a
+// worker process) with 1,000 NDJSON lifecycle streams open on the API; trivial runs go through
+// their states, and every line is timed from its transition (the row's `ts`, written by the worker's
+// projection on this machine's clock) to its arrival at each client. Also the API's RSS with the
+// streams held, against the same process before they opened.
+import { request as httpRequest, Agent, type IncomingMessage } from 'node:http';
+import { waitFor } from '../support/processes.ts';
+import { waitForRunState } from '../support/stack.ts';
+import { percentile, rssMiB } from './measure.ts';
+import { startBenchTopology } from './topology.ts';
+
+export interface EventStreamsFigures {
+  clients: number;
+  runs: number;
+  lines: number;
+  /** Deliveries that never came: a line some client did not get. */
+  missing: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  apiRssIdleMiB: number;
+  apiRssHeldMiB: number;
+}
+
+/** Opens one stream; each line's delay is handed to `seen`. Answers once the response has begun. */
+function openStream(
+  url: string,
+  token: string,
+  agent: Agent,
+  seen: (key: string, delayMs: number) => void,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/events/stream`, { agent, headers: { authorization: `Bearer ${token}` } });
+    req.once('error', reject);
+    req.once('response', (response) => {
+      if (response.statusCode !== 200) return reject(new Error(`stream: ${response.statusCode}`));
+      let pending = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        const now = Date.now();
+        pending += chunk;
+        const lines = pending.split('\n');
+        pending = lines.pop()!;
+        for (const line of lines) {
+          const { runId, hook, ts } = JSON.parse(line) as { runId: string; hook: string; ts: string };
+          seen(`${runId} ${hook}`, now - Date.parse(ts));
+        }
+      });
+      resolve(response);
+    });
+    req.end();
+  });
+}
+
+export async function measureEventStreams(clients = 1000, runs = 20): Promise<EventStreamsFigures> {
+  const topology = await startBenchTopology({ SVC_EVENT_STREAM_MAX: String(clients + 16) });
+  const { api, server } = topology;
+  await topology.startWorker();
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const responses: IncomingMessage[] = [];
+  try {
+    // Warm: one run before anything is measured.
+    const warm = await api.request('POST', '/runs', { body: { agent: 'shell', prompt: 'true' } });
+    await waitForRunState(api, warm.body.run.id);
+    const apiRssIdleMiB = Math.round(rssMiB(server.child.pid!));
+
+    const deliveries = new Map<string, number[]>();
+    const seen = (key: string, delayMs: number) => {
+      const list = deliveries.get(key) ?? [];
+      list.push(delayMs);
+      deliveries.set(key, list);
+    };
+    for (let i = 0; i < clients; i++) responses.push(await openStream(topology.apiUrl, topology.token, agent, seen));
+    // Each stream's starting point is one query after it subscribes: let the last ones settle.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const apiRssHeldMiB = Math.round(rssMiB(server.child.pid!));
+
+    for (let i = 0; i < runs; i++) {
+      const response = await api.request('POST', '/runs', { body: { agent: 'shell', prompt: 'true' } });
+      await waitForRunState(api, response.body.run.id);
+    }
+    // The last lines on their way.
+    await waitFor(
+      async () => [...deliveries.values()].every((list) => list.length >= clients),
+      'every line at every client',
+      10_000,
+    ).catch(() => undefined);
+
+    const delays = [...deliveries.values()].flat();
+    const missing = [...deliveries.values()].reduce((sum, list) => sum + Math.max(0, clients - list.length), 0);
+    return {
+      clients,
+      runs,
+      lines: deliveries.size,
+      missing,
+      p50Ms: percentile(delays, 50),
+      p99Ms: percentile(delays, 99),
+      maxMs: delays.reduce((max, delay) => Math.max(max, delay), 0),
+      apiRssIdleMiB,
+      apiRssHeldMiB,
+    };
+  } finally {
+    for (const response of responses) response.destroy();
+    agent.destroy();
+    await topology.stop();
+  }
+}
