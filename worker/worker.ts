@@ -1,9 +1,7 @@
 // The worker: runs svc's workflows and activities on one task queue. Many of these, on many
 // machines, against one Temporal cluster and one Postgres, is how svc scales out.
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { ensureReconcilerSchedule } from './reconciler-schedule.ts';
@@ -14,8 +12,7 @@ import { prepareSupervisorProgram } from '../activities/sandbox/supervisor-progr
 import { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { logger, type LogLevelName } from '../platform/logger.ts';
 import { sdkLogger, sdkLogLevel } from './sdk-logging.ts';
-
-export const WORKFLOWS_ENTRY = join(dirname(fileURLToPath(import.meta.url)), '..', 'workflows', 'index.ts');
+import { buildWorkflowBundleApart } from './workflow-bundle.ts';
 
 export interface WorkerSettings {
   config: SvcConfig;
@@ -24,19 +21,6 @@ export interface WorkerSettings {
   agents: AgentCatalog;
   agentApi: { baseUrl: string; operatorToken: string } | undefined;
 }
-
-export async function buildWorkflowBundle(): Promise<WorkflowBundle> {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_ENTRY, logger: quietBundlerLogger });
-}
-
-const quietBundlerLogger = {
-  log: () => {},
-  trace: () => {},
-  debug: () => {},
-  info: () => {},
-  warn: (message: string, meta?: unknown) => logger({ component: 'workflow-bundler' }).warn({ meta }, message),
-  error: (message: string, meta?: unknown) => logger({ component: 'workflow-bundler' }).error({ meta }, message),
-};
 
 export interface RunningWorker {
   worker: Worker;
@@ -78,7 +62,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
   prepareSupervisorProgram(dataPaths.programs(config.dataDir));
   const workflowBundle = config.workflowBundlePath
     ? { code: readFileSync(config.workflowBundlePath, 'utf8') }
-    : await buildWorkflowBundle();
+    : await buildWorkflowBundleApart(dataPaths.programs(config.dataDir));
   const worker = await Worker.create({
     connection,
     namespace: config.temporalNamespace,

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { buildWorkflowBundle } from '../../worker/worker.ts';
+import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
 import { runChaos } from './chaos.ts';
 
 const option = (name: string, fallback: number) => {

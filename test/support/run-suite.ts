@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startTemporalDev, loadTemporalDevSettings } from '../../stack/temporal-dev.ts';
-import { buildWorkflowBundle } from '../../worker/worker.ts';
+import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
 import { freePort } from './free-port.ts';
 
 const postgresUrl = process.env.SVC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

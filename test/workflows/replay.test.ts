@@ -5,7 +5,7 @@ import test from 'ava';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { buildWorkflowBundle } from '../../worker/worker.ts';
+import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
 
 const HISTORIES = join('test', 'fixtures', 'histories');
 // Replays log every workflow task at INFO: only warnings and errors are worth reading here.

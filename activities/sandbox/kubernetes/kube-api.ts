@@ -3,7 +3,9 @@
 // label, a watch of one pod, and its log followed with timestamps; a preview's Service: create,
 // read, delete. The cluster comes from the
 // usual places (KUBECONFIG, ~/.kube/config, or the in-cluster service account).
-import { CoreV1Api, KubeConfig, Watch, type V1Pod, type V1Service } from '@kubernetes/client-node';
+import type * as KubeClient from '@kubernetes/client-node';
+import type { V1Pod, V1Service } from '@kubernetes/client-node';
+import { createRequire } from 'node:module';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 
@@ -55,19 +57,27 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   ]);
 }
 
+/**
+ * The client, loaded on first use (synchronously: Node requires ES modules): it is ~25 MiB of an
+ * API's or worker's heap, and only the Kubernetes backend needs it.
+ */
+let client: typeof KubeClient | undefined;
+const kubeClient = () => (client ??= createRequire(import.meta.url)('@kubernetes/client-node') as typeof KubeClient);
+
 const REQUEST_TIMEOUT_MS = 10_000;
 /** The longest log line the supervisor takes as one (longer ones are cut). */
 const LINE_MAX = 64 * 1024;
 
 export class KubeApi {
-  readonly #config: KubeConfig;
-  readonly #core: CoreV1Api;
+  readonly #config: KubeClient.KubeConfig;
+  readonly #core: KubeClient.CoreV1Api;
 
   readonly namespace: string;
 
   /** `kubeconfig`: a file (KUBECONFIG as svc was configured); else ~/.kube/config or the in-cluster account. */
   constructor(namespace: string, kubeconfig: string | null) {
     this.namespace = namespace;
+    const { KubeConfig, CoreV1Api } = kubeClient();
     this.#config = new KubeConfig();
     if (kubeconfig) this.#config.loadFromFile(kubeconfig);
     else this.#config.loadFromDefault();
@@ -153,7 +163,7 @@ export class KubeApi {
     let controller: AbortController | undefined;
     let stopped = false;
     const done = new Promise<void>((resolve, reject) => {
-      new Watch(this.#config)
+      new (kubeClient().Watch)(this.#config)
         .watch(
           `/api/v1/namespaces/${this.namespace}/pods`,
           { fieldSelector: `metadata.name=${name}` },
