@@ -63,7 +63,11 @@ export async function runWithTextPreview(
   const prompt = `printf '${text}\\n' > page.txt && git commit -qam 'the page'`;
   const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id;
   const ended = await waitForRunState(svc, runId, undefined, timeoutMs);
-  if (ended.state !== 'succeeded') throw new Error(`run ${runId} ended ${ended.state}: ${JSON.stringify(ended)}`);
+  if (ended.state !== 'succeeded') {
+    // What went wrong is in the run's own log: its last events, with the run.
+    const events = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text.trim().split('\n').slice(-12);
+    throw new Error(`run ${runId} ended ${ended.state}: ${JSON.stringify(ended)}\n${events.join('\n')}`);
+  }
   const run = await waitFor(
     async () => {
       const current = (await svc.request('GET', `/runs/${runId}`)).body.run;
