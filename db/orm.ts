@@ -55,6 +55,9 @@ export function ormOptions(settings: OrmSettings, overrides: Partial<Options> = 
       snapshot: false,
       silent: true,
     },
+    // svc's triggers and their functions (run_totals) are written by hand in the migrations, the
+    // schema's one source: the entity diff must not take them for something to drop.
+    schemaGenerator: { ignoreTriggers: true, ignoreRoutines: true },
     debug: settings.debug ?? false,
     allowGlobalContext: false,
     forceUtcTimezone: true,

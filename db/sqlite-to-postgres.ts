@@ -55,6 +55,9 @@ export interface MigrationReport {
   replacedNulCharacters: number;
 }
 
+/** Tables the target's own triggers build as the rows they derive from arrive: never copied. */
+const DERIVED_TABLES = new Set(['run_totals']);
+
 interface ColumnPlan {
   name: string;
   convert(value: unknown): unknown;
@@ -108,7 +111,9 @@ export async function migrateSqliteToPostgres(options: MigrationOptions): Promis
         await target.query(`lock table ${plans.map((plan) => quote(plan.table)).join(', ')} in exclusive mode`);
         await refuseNonEmptyTarget(target, plans);
         const tables = [];
-        for (const plan of plans) tables.push(await copyTable(em, target, plan, batchSize, options.onProgress));
+        for (const plan of plans)
+          if (!DERIVED_TABLES.has(plan.table))
+            tables.push(await copyTable(em, target, plan, batchSize, options.onProgress));
         const sequences = await resetSequences(target, plans);
         await target.query('commit');
         // A bulk-loaded table has no planner statistics until autovacuum comes by: without them

@@ -6,6 +6,7 @@ export { PlanRunChildEntity, type PlanRunChild } from './plan-run-child.entity.t
 export { InboxMessageEntity, type InboxMessage } from './inbox-message.entity.ts';
 export { ProjectTriggerEntity, type ProjectTrigger } from './project-trigger.entity.ts';
 export { LifecycleEventEntity, type LifecycleEvent } from './lifecycle-event.entity.ts';
+export { RunTotalEntity, type RunTotal } from './run-total.entity.ts';
 
 import { ProjectEntity } from './project.entity.ts';
 import { RunEntity } from './run.entity.ts';
@@ -15,6 +16,7 @@ import { PlanRunChildEntity } from './plan-run-child.entity.ts';
 import { InboxMessageEntity } from './inbox-message.entity.ts';
 import { ProjectTriggerEntity } from './project-trigger.entity.ts';
 import { LifecycleEventEntity } from './lifecycle-event.entity.ts';
+import { RunTotalEntity } from './run-total.entity.ts';
 
 export const ALL_ENTITIES = [
   ProjectEntity,
@@ -25,4 +27,5 @@ export const ALL_ENTITIES = [
   InboxMessageEntity,
   ProjectTriggerEntity,
   LifecycleEventEntity,
+  RunTotalEntity,
 ];

@@ -37,7 +37,10 @@ export const RunEntity = defineEntity({
   indexes: [
     { properties: ['projectId', 'createdAt'] },
     { properties: ['agentName', 'createdAt'] },
-    { properties: ['state'] },
+    // GET /runs by state, newest first, walks this instead of sorting every run in the state.
+    { properties: ['state', 'createdAt'] },
+    // GET /runs?sort=cost: the page is the index's end, not a sort of every run.
+    { properties: ['costUsd', 'createdAt'] },
     // The analytics windows (all projects) are created_at ranges: without this, every one is a full scan.
     { properties: ['createdAt'] },
     // GET /analytics/runs (db/repositories/analytics-runs-sql.ts): every column it groups and sums,

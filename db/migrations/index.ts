@@ -18,6 +18,10 @@ import { Migration20261123173744_runs_analytics_indexes as SqliteRunsAnalytics }
 import { Migration20261123173744_runs_analytics_indexes as PostgresRunsAnalytics } from './postgresql/Migration20261123173744_runs_analytics_indexes.ts';
 import { Migration20261124221059_run_preview_host as SqliteRunPreviewHost } from './sqlite/Migration20261124221059_run_preview_host.ts';
 import { Migration20261124221059_run_preview_host as PostgresRunPreviewHost } from './postgresql/Migration20261124221059_run_preview_host.ts';
+import { Migration20261125015719_run_totals as SqliteRunTotals } from './sqlite/Migration20261125015719_run_totals.ts';
+import { Migration20261125015719_run_totals as PostgresRunTotals } from './postgresql/Migration20261125015719_run_totals.ts';
+import { Migration20261125020145_runs_list_indexes as SqliteRunsListIndexes } from './sqlite/Migration20261125020145_runs_list_indexes.ts';
+import { Migration20261125020145_runs_list_indexes as PostgresRunsListIndexes } from './postgresql/Migration20261125020145_runs_list_indexes.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
@@ -32,6 +36,8 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261123161113_runs_created_at', class: SqliteRunsCreatedAt },
     { name: 'Migration20261123173744_runs_analytics_indexes', class: SqliteRunsAnalytics },
     { name: 'Migration20261124221059_run_preview_host', class: SqliteRunPreviewHost },
+    { name: 'Migration20261125015719_run_totals', class: SqliteRunTotals },
+    { name: 'Migration20261125020145_runs_list_indexes', class: SqliteRunsListIndexes },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
@@ -43,6 +49,8 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261123161113_runs_created_at', class: PostgresRunsCreatedAt },
     { name: 'Migration20261123173744_runs_analytics_indexes', class: PostgresRunsAnalytics },
     { name: 'Migration20261124221059_run_preview_host', class: PostgresRunPreviewHost },
+    { name: 'Migration20261125015719_run_totals', class: PostgresRunTotals },
+    { name: 'Migration20261125020145_runs_list_indexes', class: PostgresRunsListIndexes },
   ],
 };
 

@@ -3,7 +3,7 @@
 // Writes are the activities' (activities/read-model/).
 import { raw } from '@mikro-orm/core';
 import type { RunState } from '../../core/run-states.ts';
-import { RunEntity, type Run } from '../entities/index.ts';
+import { RunEntity, RunTotalEntity, type Run } from '../entities/index.ts';
 import type { ReadModel } from '../orm.ts';
 
 /** Which runs a page shows: a project's, an agent's, or (a spectator's view) only those of some projects. */
@@ -68,14 +68,16 @@ export class RunsRepository {
         ? { costUsd: page.dir, createdAt: page.dir, id: page.dir }
         : { createdAt: page.dir, id: page.dir };
     const runs = await em.find(RunEntity, where, { orderBy, limit: page.limit, offset: page.offset });
-    // The total and the cost over every matching run, in one pass over them (not a count, then a sum).
+    // The total and the cost over every matching run, from the per-group totals the database keeps.
     const totals = await em
-      .createQueryBuilder(RunEntity)
-      .select([raw('count(*) as matched'), raw('count(cost_usd) as priced'), raw('sum(cost_usd) as cost')])
-      .where(where)
-      .execute<{ matched: number | string; priced: number | string; cost: number | string | null }>('get');
+      .createQueryBuilder(RunTotalEntity)
+      .select([raw('sum(runs) as matched'), raw('sum(priced) as priced'), raw('sum(cost_nanos) as cost')])
+      .where(totalsWhereOf(filter))
+      .execute<{ matched: number | string | null; priced: number | string | null; cost: number | string | null }>(
+        'get',
+      );
     const costPricedCount = Number(totals?.priced ?? 0);
-    const costTotalUsd = costPricedCount > 0 ? Number(totals!.cost) : null;
+    const costTotalUsd = costPricedCount > 0 ? Number(totals!.cost) / 1e9 : null;
     return { runs, total: Number(totals?.matched ?? 0), costTotalUsd, costPricedCount };
   }
 }
@@ -91,5 +93,17 @@ function whereOf(filter: RunFilter) {
           projectId: projectId && onlyProjects.has(projectId) ? projectId : { $in: projectId ? [] : [...onlyProjects] },
         }
       : {}),
+  };
+}
+
+/** The same filter over run_totals, whose project key is '' for a run without a project. */
+function totalsWhereOf(filter: RunFilter) {
+  const { projectId, agentName, states, onlyProjects } = filter;
+  const visible = onlyProjects ? [...onlyProjects].filter((id) => !projectId || id === projectId) : undefined;
+  return {
+    ...(projectId ? { projectKey: projectId } : {}),
+    ...(agentName ? { agentName } : {}),
+    ...(states?.length ? { state: { $in: states } } : {}),
+    ...(visible ? { projectKey: { $in: visible } } : {}),
   };
 }

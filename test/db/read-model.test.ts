@@ -7,47 +7,11 @@ import { join } from 'node:path';
 import { appendRunEvents, projectRunRow } from '../../activities/read-model/run-projection.ts';
 import { sweepLeftovers } from '../../activities/sandbox/sandbox-sweep.ts';
 import { BUILTIN_AGENTS } from '../../core/agents.ts';
-import { newId } from '../../core/ids.ts';
-import { initialRunSnapshot } from '../../core/run-model.ts';
 import { RunEntity, RunEventEntity } from '../../db/entities/index.ts';
-import { initORM, migrate, type ReadModel } from '../../db/orm.ts';
+import { initORM, migrate } from '../../db/orm.ts';
 import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
-import { DATABASE_LEGS, postgresOrSkip, suitePostgresUrl, type DatabaseLeg } from '../support/env.ts';
-
-async function withReadModel(leg: DatabaseLeg, work: (readModel: ReadModel) => Promise<void>): Promise<void> {
-  const scratch = leg === 'postgresql' ? await createScratchPostgresDatabase(suitePostgresUrl()!) : undefined;
-  const readModel = await initORM({
-    databaseUrl: scratch?.url ?? join(mkdtempSync(join(tmpdir(), 'svc-db-')), 'svc.sqlite'),
-  });
-  try {
-    await migrate(readModel);
-    await work(readModel);
-  } finally {
-    await readModel.close();
-    await scratch?.drop();
-  }
-}
-
-function snapshot(overrides: Partial<ReturnType<typeof initialRunSnapshot>> = {}) {
-  const runId = newId('run');
-  return {
-    ...initialRunSnapshot({
-      runId,
-      createdAt: 1_795_000_000_123,
-      agent: BUILTIN_AGENTS[0]!,
-      projectId: null,
-      prompt: 'echo hi',
-      trigger: 'cli',
-      seedId: null,
-      ref: null,
-      baseCommit: null,
-      targetBranch: null,
-      dispatcherHandle: null,
-      sandbox: { id: `sbx-${runId}`, workspacePath: '/tmp/w' },
-    }),
-    ...overrides,
-  };
-}
+import { DATABASE_LEGS, postgresOrSkip, suitePostgresUrl } from '../support/env.ts';
+import { snapshot, withReadModel } from '../support/read-model-fixture.ts';
 
 for (const leg of DATABASE_LEGS) {
   test(`${leg}: migrations apply from empty, are idempotent and match the entities`, async (t) => {
