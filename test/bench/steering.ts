@@ -27,7 +27,7 @@ const AGENT_SCRIPT = [
   'done',
 ].join('\n');
 
-function agentsFile(): string {
+export function agentsFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'svc-bench-agents-')), 'agents.yaml');
   const command = JSON.stringify(['bash', '-c', AGENT_SCRIPT]);
   writeFileSync(

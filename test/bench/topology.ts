@@ -41,7 +41,8 @@ export async function startBenchTopology(env: Record<string, string> = {}) {
     },
     /** Starts the worker process; answers once it polls. */
     async startWorker(): Promise<ChildHandle> {
-      worker = spawnSvc(['worker'], environment.env);
+      // The worker tells its sandboxes where the API is (their callback routes: inbox, results).
+      worker = spawnSvc(['worker'], { ...environment.env, SVC_API_URL: apiUrl });
       await waitForOutput(worker, /worker: polling/, 60_000);
       return worker;
     },
