@@ -9,11 +9,12 @@ import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { SandboxNetworkSettings } from '../core/run-model.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { dataPaths } from '../platform/config.ts';
+import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
 import { secondsBetween, svcMetrics } from '../platform/metrics.ts';
 import { appendRunEvents } from './read-model/run-projection.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import { runtimeFor } from './runtimes/index.ts';
-import { initialRuntimeState, type RuntimeAdapter, type Usage } from './runtimes/types.ts';
+import { boundedUsage, initialRuntimeState, type RuntimeAdapter, type Usage } from './runtimes/types.ts';
 import { agentEgressRules } from './sandbox/egress-allowlist.ts';
 import { readJsonIfExists, sandboxFiles, type AgentRecord } from './sandbox/files.ts';
 import { chooseIsolation, sandboxHostId } from './sandbox/isolation.ts';
@@ -111,7 +112,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         engineFacts:
           isolation === 'container' ? await engineFacts(deps.sandbox.container.engine).catch(() => null) : null,
         image,
-        cpuMillicores: cpuMillicores ?? deps.sandbox.cpuMillicores,
+        cpuMillicores: sandboxCpuLimit(cpuMillicores, deps.sandbox),
         projectPod: pod ?? null,
         memoryLimitMiB: limitMiB,
         dir,
@@ -170,7 +171,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         sawOutput: progress.runtime.modelOutput,
         stderrHead: progress.stderrHead,
         providerError: progress.runtime.providerError,
-        usage: progress.runtime.usage,
+        usage: boundedUsage(progress.runtime.usage),
         costCap: progress.costCap ?? null,
         oomKilled: false,
       });

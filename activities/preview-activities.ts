@@ -11,6 +11,7 @@ import { previewTeardownUpdate } from '../workflows/messages.ts';
 import type { SandboxNetworkSettings } from '../core/run-model.ts';
 import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 import { dataPaths } from '../platform/config.ts';
+import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
 import type { PreviewSettings } from '../platform/preview-settings.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import { engineFacts } from './sandbox/container/engine-facts.ts';
@@ -137,7 +138,7 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
         const { spec } = sandboxLaunch({
           name: `${runId}-preview`,
           image,
-          cpuMillicores: cpuMillicores ?? deps.sandbox.cpuMillicores,
+          cpuMillicores: sandboxCpuLimit(cpuMillicores, deps.sandbox),
           projectPod: pod ?? null,
           engineFacts:
             isolation === 'container' ? await engineFacts(deps.sandbox.container.engine).catch(() => null) : null,

@@ -68,7 +68,7 @@ export interface SandboxSettings {
   binds: Bind[];
   /** Default memory limit of an agent's sandbox (SVC_SANDBOX_MEMORY_MIB); a project's own wins. */
   memoryLimitMiB: number | null;
-  /** Default CPU limit of a container or pod sandbox (SVC_SANDBOX_CPU_MILLICORES); a project's own wins. */
+  /** CPU limit of a container or pod sandbox (SVC_SANDBOX_CPU_MILLICORES): the default and the ceiling. */
   cpuMillicores: number | null;
   /** The operator's egress allowlist entries (SVC_SANDBOX_EGRESS). */
   egress: EgressRule[];
@@ -108,6 +108,16 @@ function parseBinds(text: string | undefined): Bind[] {
         throw new Error(`SVC_SANDBOX_BINDS: "${entry}" is not src[:dst][:ro|rw] with absolute paths`);
       return { source, target: target || source, writable };
     });
+}
+
+/**
+ * A sandbox's CPU limit: the project's `resources.limits.cpuMillicores`, never above the operator's
+ * SVC_SANDBOX_CPU_MILLICORES (a project's config is written by whoever can push to it), else the
+ * operator's.
+ */
+export function sandboxCpuLimit(project: number | null | undefined, settings: SandboxSettings): number | null {
+  if (!project) return settings.cpuMillicores;
+  return settings.cpuMillicores ? Math.min(project, settings.cpuMillicores) : project;
 }
 
 export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {

@@ -8,7 +8,7 @@ import { ensureReconcilerSchedule } from './reconciler-schedule.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { AgentCatalog } from '../platform/agent-catalog.ts';
 import { dataPaths, type SvcConfig } from '../platform/config.ts';
-import { prepareSupervisorProgram } from '../activities/sandbox/supervisor-program.ts';
+import { prepareSupervisorProgram, pruneStalePrograms } from '../activities/sandbox/supervisor-program.ts';
 import { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { logger, type LogLevelName } from '../platform/logger.ts';
 import { sdkLogger, sdkLogLevel } from './sdk-logging.ts';
@@ -59,6 +59,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
   const clientConnection = await Connection.connect({ address: settings.temporalAddress });
   const temporal = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
   // Every run's supervisor starts from plain JavaScript (activities/sandbox/supervisor-program.ts).
+  pruneStalePrograms(dataPaths.programs(config.dataDir));
   prepareSupervisorProgram(dataPaths.programs(config.dataDir));
   const workflowBundle = config.workflowBundlePath
     ? { code: readFileSync(config.workflowBundlePath, 'utf8') }

@@ -20,6 +20,8 @@ const quietBundlerLogger = {
   error: (message: string, meta?: unknown) => logger({ component: 'workflow-bundler' }).error({ meta }, message),
 };
 
+const BUNDLE_TIMEOUT_MS = 5 * 60_000;
+
 /** Builds the bundle in this process (the test harness and tools, which build it once). */
 export async function buildWorkflowBundle(): Promise<WorkflowBundle> {
   return bundleWorkflowCode({ workflowsPath: WORKFLOWS_ENTRY, logger: quietBundlerLogger });
@@ -33,6 +35,9 @@ export async function buildWorkflowBundleApart(scratchDir: string): Promise<Work
     const out = join(dir, 'bundle.js');
     await promisify(execFile)(process.execPath, ['--no-warnings', fileURLToPath(import.meta.url), out], {
       maxBuffer: 16 * 1024 * 1024,
+      // A bundler that hangs must not hold the worker's start for ever.
+      timeout: BUNDLE_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
     });
     return { code: readFileSync(out, 'utf8') };
   } finally {
@@ -40,7 +45,8 @@ export async function buildWorkflowBundleApart(scratchDir: string): Promise<Work
   }
 }
 
-if (import.meta.main) {
+// Run as a program (not imported): what `import.meta.main` says, on every Node 24.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const out = process.argv[2];
   if (!out) {
     process.stderr.write('usage: node worker/workflow-bundle.ts <out.js>\n');

@@ -21,6 +21,36 @@ export interface Usage {
   tokensCacheWrite: number | null;
 }
 
+/** The most a run may claim to have cost: agents report their own usage, and are hostile. */
+export const MAX_REPORTED_COST_USD = 1_000_000;
+/** The most tokens of a kind a run may claim. */
+export const MAX_REPORTED_TOKENS = 1_000_000_000_000;
+
+/** Within [0, max]; a non-finite claim (NaN, Infinity) counts as the most. */
+function within(value: number | null, max: number): number | null {
+  if (value === null) return null;
+  return Number.isFinite(value) ? Math.min(Math.max(value, 0), max) : max;
+}
+const tokens = (value: number | null) => {
+  const bounded = within(value, MAX_REPORTED_TOKENS);
+  return bounded === null ? null : Math.round(bounded);
+};
+
+/**
+ * Usage as svc records it: what the agent claimed, held within bounds, so that no claim breaks a
+ * total it is added to (the read model's run_totals, analytics sums).
+ */
+export function boundedUsage(usage: Usage | null): Usage | null {
+  if (!usage) return null;
+  return {
+    costUsd: within(usage.costUsd, MAX_REPORTED_COST_USD),
+    tokensInput: tokens(usage.tokensInput),
+    tokensOutput: tokens(usage.tokensOutput),
+    tokensCacheRead: tokens(usage.tokensCacheRead),
+    tokensCacheWrite: tokens(usage.tokensCacheWrite),
+  };
+}
+
 export interface RuntimeState {
   /** The model said something (text, thinking or a tool call). */
   modelOutput: boolean;

@@ -7,7 +7,16 @@
 // (so those supervisors still load the stripper). Anything unexpected falls back to the
 // TypeScript entry point, and says so.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -45,6 +54,27 @@ function relinked(file: string, code: string, graph: Map<string, string>): strin
 /** What the stripped copy could not load: paths relative to itself, packages, unlinked TypeScript. */
 function unportable(code: string): boolean {
   return /import\.meta|from\s+['"](?!node:|\.{1,2}\/)|import\s+['"]|from\s+['"][^'"]+\.ts['"]/.test(code);
+}
+
+/** Copies and scratch directories a worker left in `programs/` are removed after this long. */
+const STALE_PROGRAM_MS = 24 * 3600_000;
+
+/**
+ * Removes what workers that have since stopped left in `cacheDir`: their supervisor copies and
+ * bundling scratch directories, a day after they were made. A running worker whose copy is gone
+ * starts its supervisors from the TypeScript entry point instead (`supervisorProgram`).
+ */
+export function pruneStalePrograms(cacheDir: string, now = Date.now()): string[] {
+  const removed: string[] = [];
+  for (const entry of existsSync(cacheDir) ? readdirSync(cacheDir) : []) {
+    if (!/^(supervisor|workflow-bundle)-/.test(entry)) continue;
+    const path = join(cacheDir, entry);
+    const held = lstatSync(path);
+    if (!held.isDirectory() || now - held.mtimeMs < STALE_PROGRAM_MS) continue;
+    rmSync(path, { recursive: true, force: true });
+    removed.push(entry);
+  }
+  return removed;
 }
 
 let prepared: string | null = null;

@@ -32,6 +32,7 @@ export interface LifecycleHubSettings {
 const REREAD_WINDOW = 200;
 /** A busy log is read at most this often: a burst of commits makes one drain, not hundreds. */
 const WAL_WAKE_MS = 15;
+const WAL_TRAIL_MS = 100;
 
 export const DEFAULT_LIFECYCLE_SETTINGS = { maxStreams: 64, bufferLines: 512, keepAliveMs: 15_000 };
 /** Lines that arrive while a new subscriber's starting point is still being read. */
@@ -66,6 +67,7 @@ export class LifecycleHub {
   #timer: NodeJS.Timeout | undefined;
   #walWatch: FSWatcher | undefined;
   #walWake: NodeJS.Timeout | undefined;
+  #walTrail: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(readModel: ReadModel, settings: LifecycleHubSettings) {
@@ -160,6 +162,7 @@ export class LifecycleHub {
     this.#closed = true;
     clearInterval(this.#timer);
     clearTimeout(this.#walWake);
+    clearTimeout(this.#walTrail);
     this.#walWatch?.close();
     for (const subscriber of [...this.#subscribers]) subscriber.end();
     await this.#listener?.end().catch(() => undefined);
@@ -179,19 +182,38 @@ export class LifecycleHub {
    */
   #watchWriteAheadLog(): void {
     const log = `${this.#readModel.databaseUrl}-wal`;
-    if (this.#readModel.databaseUrl === ':memory:' || !existsSync(log)) return;
+    if (this.#closed || this.#readModel.databaseUrl === ':memory:' || !existsSync(log)) return;
     try {
-      this.#walWatch = watch(log, { persistent: false }, () => {
+      this.#walWatch = watch(log, { persistent: false }, (event) => {
+        // A log replaced under the watch: watch the new one (the poll covers the moment between).
+        if (event === 'rename') return this.#rewatch();
         if (this.#walWake || this.#subscribers.size === 0) return;
         this.#walWake = setTimeout(() => {
           this.#walWake = undefined;
           this.#wake();
+          // A frame written just before its commit shows: look once more, a little later.
+          clearTimeout(this.#walTrail);
+          this.#walTrail = setTimeout(() => this.#wake(), WAL_TRAIL_MS);
         }, WAL_WAKE_MS);
       });
-      this.#walWatch.on('error', () => this.#walWatch?.close());
+      this.#walWatch.on('error', () => this.#rewatch());
     } catch {
       // No inotify here: the poll alone.
     }
+  }
+
+  #rewatch(): void {
+    this.#walWatch?.close();
+    this.#walWatch = undefined;
+    setTimeout(() => this.#watchWriteAheadLog(), 1000).unref();
+  }
+
+  /**
+   * How far below the highest id sent a drain looks again. PostgreSQL allocates ids at insert, so
+   * a transaction can commit after a later id; SQLite has one writer at a time: ids commit in order.
+   */
+  get #rereadWindow(): number {
+    return this.#readModel.dialect === 'postgresql' ? REREAD_WINDOW : 0;
   }
 
   /** One drain at a time; a wake-up during a drain runs one more. */
@@ -214,7 +236,7 @@ export class LifecycleHub {
   async #drain(): Promise<void> {
     for (;;) {
       // Re-read a window below the highest id sent: ids are allocated at insert, not at commit.
-      const rows = await this.#events.after(Math.max(0, (this.#lastId ?? 0) - REREAD_WINDOW), 500);
+      const rows = await this.#events.after(Math.max(0, (this.#lastId ?? 0) - this.#rereadWindow), 500);
       const fresh = rows.filter((row) => !this.#sent.has(row.id) && row.id > this.#baseline);
       for (const row of fresh) {
         this.#lastId = Math.max(this.#lastId ?? 0, row.id);
@@ -228,7 +250,7 @@ export class LifecycleHub {
         const line = `${JSON.stringify(transition)}\n`;
         for (const subscriber of this.#subscribers) subscriber.offer(row.id, line);
       }
-      for (const id of this.#sent) if (id <= (this.#lastId ?? 0) - REREAD_WINDOW) this.#sent.delete(id);
+      for (const id of this.#sent) if (id <= (this.#lastId ?? 0) - this.#rereadWindow) this.#sent.delete(id);
       if (rows.length < 500 || fresh.length === 0) return;
     }
   }

@@ -1,6 +1,7 @@
 // Settings that must refuse to start rather than run unsafely.
 import test from 'ava';
 import { loadConfig } from '../../platform/config.ts';
+import { sandboxCpuLimit } from '../../platform/sandbox-settings.ts';
 
 test('SVC_AUTH is token or public; public mode needs an allowlist', (t) => {
   t.is(loadConfig({}).auth.mode, 'token');
@@ -35,4 +36,13 @@ test("a worker's capacity: bounded defaults for a small box, each settable", (t)
   }).workerCapacity;
   t.deepEqual(set, { maxCachedWorkflows: 0, maxConcurrentActivities: 16, maxConcurrentWorkflowTasks: 2 });
   t.throws(() => loadConfig({ SVC_WORKER_MAX_CACHED_WORKFLOWS: 'lots' }), { message: /non-negative integer/ });
+});
+
+test("a project's CPU limit: the operator's is its default and its ceiling", (t) => {
+  const capped = loadConfig({ SVC_SANDBOX_CPU_MILLICORES: '1000' }).sandbox;
+  t.is(sandboxCpuLimit(null, capped), 1000);
+  t.is(sandboxCpuLimit(500, capped), 500);
+  t.is(sandboxCpuLimit(64_000, capped), 1000, 'a project cannot raise it');
+  t.is(sandboxCpuLimit(2000, loadConfig({}).sandbox), 2000, 'without an operator limit, the project says');
+  t.is(sandboxCpuLimit(null, loadConfig({}).sandbox), null);
 });

@@ -4,10 +4,14 @@
 // that is not svc's own falls back to the TypeScript entry.
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { prepareSupervisorProgram, supervisorProgram } from '../../activities/sandbox/supervisor-program.ts';
+import {
+  prepareSupervisorProgram,
+  pruneStalePrograms,
+  supervisorProgram,
+} from '../../activities/sandbox/supervisor-program.ts';
 
 const TYPESCRIPT_ENTRY = resolve('activities/sandbox/supervisor.ts');
 
@@ -36,4 +40,18 @@ test.serial('a programs directory that is not svc own (a symlink, writable by ot
   mkdirSync(open);
   chmodSync(open, 0o777);
   t.is(prepareSupervisorProgram(open), TYPESCRIPT_ENTRY);
+});
+
+test.serial('what stopped workers left in programs/ goes a day later; the rest stays', (t) => {
+  const cache = join(mkdtempSync(join(tmpdir(), 'svc-data-')), 'programs');
+  prepareSupervisorProgram(cache);
+  const day = 24 * 3600_000;
+  mkdirSync(join(cache, 'workflow-bundle-left'));
+  mkdirSync(join(cache, 'unrelated'));
+  t.deepEqual(pruneStalePrograms(cache), [], 'nothing is a day old yet');
+  const removed = pruneStalePrograms(cache, Date.now() + day + 1000).sort();
+  t.is(removed.length, 2);
+  t.true(removed[0]!.startsWith('supervisor-') && removed[1] === 'workflow-bundle-left', removed.join());
+  t.deepEqual(readdirSync(cache), ['unrelated']);
+  t.is(supervisorProgram(), TYPESCRIPT_ENTRY, 'a copy gone: supervisors start from the TypeScript entry');
 });

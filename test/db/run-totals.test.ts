@@ -90,6 +90,11 @@ for (const leg of DATABASE_LEGS) {
         await readModel.em().nativeDelete(RunEntity, { id: early[2]!.id });
         await assertAgrees(t, readModel, 'after the changes');
         t.like(await new RunsRepository(readModel).page({}, PAGE), { total: 5, costPricedCount: 3 });
+        // However a row came by an absurd cost, the totals hold it at the most a run may claim.
+        await readModel.em().nativeUpdate(RunEntity, { id: later[1]!.id }, { costUsd: 1e300 });
+        const absurd = await new RunsRepository(readModel).page({}, PAGE);
+        t.like(absurd, { total: 5, costPricedCount: 4 });
+        t.true(Math.abs(absurd.costTotalUsd! - (1_000_000 + 0.1 + 0.3 + 0.07)) < 1e-6, String(absurd.costTotalUsd));
       },
       { migrated: false },
     );

@@ -3,7 +3,10 @@ import { Migration } from '@mikro-orm/migrations';
 // run_totals is kept by triggers on runs (db/entities/run-total.entity.ts): a run's old group
 // loses it, its new group gains it, in the statement that changes it.
 const key = (row: 'new' | 'old') => `coalesce(${row}.project_id, ''), ${row}.agent_name, ${row}.state`;
-const nanos = (row: 'new' | 'old') => `coalesce(cast(round(${row}.cost_usd * 1000000000) as integer), 0)`;
+// Held within [0, 1e6] USD as svc records usage (activities/runtimes/types.ts): no row, however it
+// was written, can overflow a total.
+const nanos = (row: 'new' | 'old') =>
+  `coalesce(cast(round(min(max(${row}.cost_usd, 0), 1000000) * 1000000000) as integer), 0)`;
 const gain = `insert into run_totals (project_key, agent_name, state, runs, priced, cost_nanos)
   values (${key('new')}, 1, new.cost_usd is not null, ${nanos('new')})
   on conflict (project_key, agent_name, state) do update set runs = runs + 1,
@@ -21,7 +24,7 @@ export class Migration20261125015719_run_totals extends Migration {
     );
     this.addSql(`insert into run_totals (project_key, agent_name, state, runs, priced, cost_nanos)
       select coalesce(project_id, ''), agent_name, state, count(*), count(cost_usd),
-        coalesce(sum(cast(round(cost_usd * 1000000000) as integer)), 0)
+        coalesce(sum(cast(round(min(max(cost_usd, 0), 1000000) * 1000000000) as integer)), 0)
       from runs group by 1, 2, 3;`);
     this.addSql(`create trigger run_totals_insert after insert on runs begin ${gain} end;`);
     this.addSql(`create trigger run_totals_delete after delete on runs begin ${loss} end;`);
