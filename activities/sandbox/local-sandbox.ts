@@ -1,11 +1,11 @@
 // The local sandbox backend: one directory per run holding the launch spec, the supervisor's
 // records and the agent's output. Start is idempotent and exactly-once (the supervisor's claim);
 // inspection works from any worker process, including one started after the first died.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readSync, closeSync, fstatSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcessAlive } from '../../platform/processes.ts';
+import { spawnDetached } from './spawner.ts';
 import { supervisorProgram } from './supervisor-program.ts';
 import {
   readJsonIfExists,
@@ -60,11 +60,7 @@ export async function startSandbox(
   mkdirSync(dir, { recursive: true });
   if (!existsSync(files.claim)) {
     writeJsonAtomic(files.spec, spec);
-    const child = spawn(process.execPath, ['--no-warnings', supervisorProgram(), dir], {
-      detached: true,
-      stdio: 'ignore',
-    });
-    child.unref();
+    await spawnDetached([process.execPath, '--no-warnings', supervisorProgram(), dir]);
   }
   const deadline = Date.now() + timeoutMs;
   let lostSince: number | undefined;
@@ -98,11 +94,7 @@ export const MAX_REATTACHMENTS = 3;
 export async function reattachSandbox(dir: string, timeoutMs = 10_000): Promise<boolean> {
   const files = sandboxFiles(dir);
   if (!outlivesSupervisor(files)) return false;
-  const child = spawn(process.execPath, ['--no-warnings', supervisorProgram(), dir, '--reattach'], {
-    detached: true,
-    stdio: 'ignore',
-  });
-  child.unref();
+  await spawnDetached([process.execPath, '--no-warnings', supervisorProgram(), dir, '--reattach']);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (inspectSandbox(files).kind !== 'lost') return true;
