@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const PROGRAM = fileURLToPath(new URL('./spawner-program.mjs', import.meta.url));
+const ANSWER_TIMEOUT_MS = 5000;
 
 interface Pending {
   resolve(pid: number): void;
@@ -25,13 +26,19 @@ function startHelper(): NonNullable<typeof helper> {
     for (const request of started.pending.splice(0)) request.reject(error);
   };
   child.once('error', gone);
-  child.once('exit', () => gone(new Error('the spawner exited')));
+  // 'close', not 'exit': answers still in the pipe are read before the requests left are failed.
+  child.once('close', () => gone(new Error('the spawner exited')));
   child.stdin!.on('error', () => undefined);
   // Answers come in the order of the requests (one line each).
   createInterface({ input: child.stdout! }).on('line', (line) => {
     const request = started.pending.shift();
     if (started.pending.length === 0) holdOpen(started.child, false);
-    const answer = JSON.parse(line) as { pid?: number; error?: string };
+    let answer: { pid?: number; error?: string };
+    try {
+      answer = JSON.parse(line) as typeof answer;
+    } catch {
+      answer = { error: `the spawner said: ${line.slice(0, 200)}` };
+    }
     if (answer.pid) request?.resolve(answer.pid);
     else request?.reject(new Error(answer.error ?? 'the spawner could not start the process'));
   });
@@ -50,20 +57,33 @@ function holdOpen(child: ChildProcess, hold: boolean): void {
 
 function spawnHere(argv: string[]): number {
   const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: 'ignore' });
+  // A start that fails (EAGAIN, ENOENT) is seen by the caller's own wait, never a crash.
+  child.once('error', () => undefined);
   child.unref();
   return child.pid ?? 0;
 }
 
 /**
  * Starts `argv` detached (its own session, no stdio, this process's environment) and answers its
- * pid (0 when unknown). Through the helper when it answers, else from this process.
+ * pid (0 when unknown). Through the helper when it answers, else from this process. At least
+ * once: a helper lost mid-request means a second start here, so what is started must be
+ * idempotent (a supervisor is: its claim).
  */
 export async function spawnDetached(argv: string[]): Promise<number> {
   try {
     helper ??= startHelper();
     const { child, pending } = helper;
     return await new Promise<number>((resolve, reject) => {
-      pending.push({ resolve, reject });
+      // A helper that does not answer (stopped, stuck in a fork) is dropped, and this start made here.
+      // A start may then happen twice: the supervisor's claim lets only one of them run a sandbox.
+      const timer = setTimeout(() => {
+        stopSpawner();
+        reject(new Error('the spawner did not answer'));
+      }, ANSWER_TIMEOUT_MS);
+      pending.push({
+        resolve: (pid) => (clearTimeout(timer), resolve(pid)),
+        reject: (error) => (clearTimeout(timer), reject(error)),
+      });
       holdOpen(child, true);
       // This process's environment and directory now, as a spawn from here would have them.
       child.stdin!.write(`${JSON.stringify({ argv, env: process.env, cwd: process.cwd() })}\n`);
@@ -73,7 +93,7 @@ export async function spawnDetached(argv: string[]): Promise<number> {
   }
 }
 
-/** Stops the helper (a new one starts on the next request): for a worker's shutdown and tests. */
+/** Stops the helper (a new one starts on the next request). Its input closing ends it too. */
 export function stopSpawner(): void {
   helper?.child.kill();
   helper = null;
