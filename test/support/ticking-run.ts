@@ -42,6 +42,10 @@ export async function assertRanExactlyOnce(
   marker: string,
 ): Promise<void> {
   t.is(readFileSync(marker, 'utf8'), 'started\n', 'the agent process was started exactly once');
+  // The run's row and its events are written by two transactions: the terminal line follows the
+  // terminal row by a moment.
+  const terminalLine = () => readModel.em().count(RunEventEntity, { runId, dedupeKey: 'state:terminal' });
+  await waitFor(async () => (await terminalLine()) > 0, 'the terminal state line', 10_000).catch(() => undefined);
   const log = await readModel.em().find(RunEventEntity, { runId }, { orderBy: { seq: 'asc' } });
   t.deepEqual(
     log.filter((e) => e.stream === 'stdout').map((e) => (e.payload as { text: string }).text),
