@@ -9,4 +9,6 @@ export const PATCHES = {
   emptyChildMerges: 'empty-child-trivial-merge',
   /** A successful run with an open PR starts its project's preview. */
   previews: 'previews',
+  /** A preview's last hit is shown even when it came before the idle loop first looked. */
+  previewHitShown: 'preview-hit-shown',
 } as const;

@@ -14,7 +14,10 @@ test('a detached process gets the caller environment and directory, and a sessio
   process.env.SVC_SPAWNER_PROBE = 'from-the-caller';
   const pid = await spawnDetached(['bash', '-c', `echo "$SVC_SPAWNER_PROBE $PWD $$ $(ps -o sid= -p $$)" > ${out}`]);
   t.true(pid > 0);
-  const line = await waitFor(async () => existsSync(out) && readFileSync(out, 'utf8').trim(), 'the process to write');
+  const line = await waitFor(
+    async () => existsSync(out) && readFileSync(out, 'utf8').endsWith('\n') && readFileSync(out, 'utf8').trim(),
+    'the process to write',
+  );
   const [probe, cwd, ownPid, sid] = line.split(/\s+/);
   t.is(probe, 'from-the-caller');
   t.is(cwd, process.cwd());
@@ -34,6 +37,8 @@ test('a helper that is gone is replaced, and no request is lost', async (t) => {
   stopSpawner();
   const pid = await spawnDetached(['bash', '-c', `echo again > ${join(dir, 'out')}`]);
   t.true(pid > 0);
-  await waitFor(async () => existsSync(join(dir, 'out')), 'the process to write');
-  t.is(readFileSync(join(dir, 'out'), 'utf8'), 'again\n');
+  // The file exists as soon as the shell opens it: wait for what it writes.
+  const out = join(dir, 'out');
+  await waitFor(async () => existsSync(out) && readFileSync(out, 'utf8') === 'again\n', 'the process to write');
+  t.pass();
 });
