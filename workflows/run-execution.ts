@@ -85,7 +85,11 @@ export class RunExecution {
     setHandler(claimInboxUpdate, () => this.claimInbox());
     setHandler(previewHitSignal, ({ at }) => {
       const ms = Date.parse(at);
-      if (this.run.previewState === 'live' && Number.isFinite(ms)) this.preview.lastHitAt = ms;
+      // A visit the proxy saw live can reach a new worker before the step that made the preview
+      // live is replayed there (the worker died just after it was shown): it counts all the same.
+      const { previewState } = this.run;
+      const open = previewState === 'live' || (previewState === 'starting' && patched(PATCHES.previewHitShown));
+      if (open && Number.isFinite(ms)) this.preview.lastHitAt = ms;
     });
     setHandler(previewTeardownUpdate, (request) => this.#tearDownPreview(request));
     setHandler(finalizeStateQuery, () => ({
