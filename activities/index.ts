@@ -1,5 +1,8 @@
 // createActivities(deps): every activity the worker registers, built from its dependencies.
+import { createAdmissionActivities, type AdmissionActivityDeps } from './admission-activities.ts';
 import { createAgentActivities } from './agent-activities.ts';
+import { createPrLoopActivities, type PrLoopActivityDeps } from './pr-loop-activities.ts';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhook-activities.ts';
 import { createFinalizeActivities, type FinalizeActivityDeps } from './finalize-activities.ts';
 import { withHeartbeats } from './keep-alive.ts';
 import { createPreviewActivities, type PreviewActivityDeps } from './preview-activities.ts';
@@ -16,7 +19,10 @@ export type ActivityDeps = RunActivityDeps &
   ProjectActivityDeps &
   FinalizeActivityDeps &
   PlanActivityDeps &
-  PreviewActivityDeps;
+  PreviewActivityDeps &
+  AdmissionActivityDeps &
+  WebhookActivityDeps &
+  PrLoopActivityDeps;
 
 /**
  * Every activity the worker registers, built from its dependencies (read model, Temporal client,
@@ -32,6 +38,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconcileActivities(deps),
     ...createPlanActivities(deps, projects),
     ...createPreviewActivities(deps),
+    ...createAdmissionActivities(deps),
+    ...createWebhookActivities(deps),
+    ...createPrLoopActivities(deps),
   });
 }
 

@@ -35,6 +35,8 @@ export const HEARTBEATING_ACTIVITIES = [
   'describeRun',
   'startPreview',
   'stopPreview',
+  'projectWebhooks',
+  'offerLifecycleEvents',
 ] as const;
 
 /** The same activities, those named in HEARTBEATING_ACTIVITIES heartbeating while they work. */

@@ -28,6 +28,8 @@ export interface PlanActivityDeps {
   dataDir: string;
   temporal: Client;
   runBranchPrefix: string;
+  /** SVC_MAX_CONCURRENT_RUNS, carried by every run this worker dispatches (null: none). */
+  maxConcurrentRuns?: number | null;
 }
 
 export interface PlanChildRequest extends PlanChildSettings {
@@ -79,6 +81,7 @@ export function createPlanActivities(deps: PlanActivityDeps, projects: Pick<Proj
           maxCostUsd: request.maxCostUsd,
           ...projectRunSettings(config.defaults, project.defaultBranch, deps.runBranchPrefix),
           timing: request.runTiming,
+          instanceMaxConcurrentRuns: deps.maxConcurrentRuns ?? null,
           planRun: { planRunId: request.planRunId, seq: request.seq },
           // The reference's labels on a plan child.
           metadata: { planRunId: request.planRunId, planId: request.planId ?? null, childSeq: request.seq },

@@ -29,6 +29,8 @@ export interface ProjectActivityDeps {
   taskQueue: string;
   agents: AgentCatalog;
   runBranchPrefix: string;
+  /** SVC_MAX_CONCURRENT_RUNS, carried by every run this worker dispatches (null: none). */
+  maxConcurrentRuns?: number | null;
   runTiming: RunTiming;
 }
 
@@ -159,7 +161,13 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
       return {
         kind: 'dispatch',
         input: buildRunInput(
-          { ...request, runId: newId('run'), createdAt: Date.now(), timing: deps.runTiming },
+          {
+            ...request,
+            runId: newId('run'),
+            createdAt: Date.now(),
+            timing: deps.runTiming,
+            instanceMaxConcurrentRuns: deps.maxConcurrentRuns ?? null,
+          },
           dataPaths.workspaces(deps.dataDir),
         ),
       };

@@ -17,6 +17,8 @@ export const RUN_EVENT_KINDS = [
   'sandbox.oom_kill',
   'sandbox.egress_refused',
   // Operators and limits.
+  'admission.waiting',
+  'admission.granted',
   'steer.sent',
   'steer.delivered',
   'cancel.requested',
@@ -35,6 +37,12 @@ export const RUN_EVENT_KINDS = [
   'reap.workspace_salvage_failed',
   'reap.workspace_salvage_recorded',
   'pr.state_changed',
+  // The PR loop (workflows/pr-loop.ts): rounds, merges, comments.
+  'pr_loop.follow_up_started',
+  'pr_loop.follow_up_ended',
+  'pr_loop.merge_requested',
+  'pr_loop.merge_refused',
+  'pr_loop.commented',
   // A run's preview (workflows/run-preview.ts).
   'preview.starting',
   'preview.made_room',

@@ -10,6 +10,7 @@ export const ID_PREFIXES = {
   run: 'run',
   planRun: 'plnr',
   inboxMessage: 'msg',
+  webhook: 'whk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

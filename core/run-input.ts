@@ -1,6 +1,8 @@
 // Building the input of one runWorkflow from a dispatch request: the same rules whether the run
 // comes from POST /runs, a trigger fired by hand, or a Temporal Schedule.
 import type { PreviewPlan } from './preview.ts';
+import { runAdmission } from './admission-queue.ts';
+import { prLoopSettings, type PrLoopSettings } from './pr-loop.ts';
 import { renderAgent, type AgentDefinition } from './agents.ts';
 import { DEFAULT_RUN_TIMING, type RunTiming, type RunWorkflowInput, type SandboxNetworkSettings } from './run-model.ts';
 import type { SvcDefaults } from './svc-config.ts';
@@ -35,10 +37,17 @@ export interface RunRequest {
     cpuMillicores?: number | null;
     pod?: ProjectPodSettings | null;
     preview?: PreviewPlan | null;
+    /** The project's `admission.maxConcurrentRuns`. */
+    maxConcurrentRuns?: number | null;
+    /** The project's PR loop (ciFixer, pr.autoMerge, pr.followUps). */
+    prLoop?: PrLoopSettings | null;
   } | null;
+  /** The instance's SVC_MAX_CONCURRENT_RUNS (null: none). */
+  instanceMaxConcurrentRuns?: number | null;
   timing?: Partial<RunTiming>;
   parent?: RunWorkflowInput['parent'];
   metadata?: Record<string, unknown> | null;
+  followUp?: RunWorkflowInput['followUp'];
 }
 
 /** What a project's `.svc/config.yaml` contributes to every run dispatched on it. */
@@ -57,6 +66,8 @@ export function projectRunSettings(
       cpuMillicores: defaults?.resources?.limits?.cpuMillicores ?? null,
       pod: defaults?.kubernetes ?? null,
       preview: previewPlan(defaults),
+      maxConcurrentRuns: defaults?.admission?.maxConcurrentRuns ?? null,
+      prLoop: prLoopSettings(defaults),
       network:
         defaults?.resources?.network || defaults?.resources?.egress
           ? { mode: defaults.resources.network ?? 'restricted', egress: defaults.resources.egress ?? [] }
@@ -76,6 +87,7 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     maxCostUsd: request.maxCostUsd ?? null,
   });
   if (agent.maxCostUsd === null && request.projectMaxCostUsd) agent.maxCostUsd = request.projectMaxCostUsd;
+  const admission = runAdmission(request.instanceMaxConcurrentRuns ?? null, request.project?.maxConcurrentRuns ?? null);
   return {
     runId: request.runId,
     createdAt: request.createdAt,
@@ -104,6 +116,9 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     ...(request.planRun ? { planRun: request.planRun } : {}),
     ...(request.metadata ? { metadata: request.metadata } : {}),
     ...(request.project?.preview ? { preview: request.project.preview } : {}),
+    ...(admission ? { admission } : {}),
+    ...(request.project?.prLoop && !request.followUp ? { prLoop: request.project.prLoop } : {}),
+    ...(request.followUp ? { followUp: request.followUp } : {}),
   };
 }
 

@@ -6,6 +6,8 @@ import type { AgentDefinition } from './agents.ts';
 import type { CloneKind, RunFailureReason, RunState, PrState } from './run-states.ts';
 import type { RunJson } from './run-schema.ts';
 import type { ProjectPodSettings } from './svc-config.schema.ts';
+import type { RunAdmission } from './admission-queue.ts';
+import type { FollowUpKind, PrLoopSettings } from './pr-loop.ts';
 
 /**
  * The run as its workflow holds it: the spec's Run (core/run-schema.ts, the one declaration of its
@@ -69,6 +71,12 @@ export interface RunWorkflowInput {
   metadata?: Record<string, unknown> | null;
   /** The project's preview (`.svc/preview.yaml`), started once the run opened its PR. */
   preview?: PreviewPlan | null;
+  /** The concurrency limits the run waits for a slot under (absent: none applied at its dispatch). */
+  admission?: RunAdmission | null;
+  /** What svc does about the run's PR once it is open (core/pr-loop.ts); absent: it only follows it. */
+  prLoop?: PrLoopSettings | null;
+  /** A round of another run's PR loop: it pushes to that run's branch and leaves the PR to it. */
+  followUp?: { rootRunId: string; kind: FollowUpKind; round: number } | null;
 }
 
 /** A project's say on its agents' network: `none` (model endpoints only), `restricted`, `open` (any public host). */
@@ -101,6 +109,8 @@ export interface RunOutcome {
   failureReason: RunFailureReason | null;
   prUrl: string | null;
   prState: PrState | null;
+  /** What the run cost (a PR loop adds its rounds' costs up). */
+  costUsd?: number | null;
 }
 
 export function initialRunSnapshot(input: RunWorkflowInput): RunSnapshot {
@@ -119,6 +129,9 @@ export function initialRunSnapshot(input: RunWorkflowInput): RunSnapshot {
     renderedAgentJson: input.agent,
     metadata: input.metadata ?? null,
     state: 'queued',
+    queueReason: null,
+    prRounds: null,
+    prCostUsd: null,
     failureReason: null,
     createdAt: input.createdAt,
     startedAt: null,

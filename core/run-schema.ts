@@ -22,6 +22,10 @@ export const runSchema = z.object({
   renderedAgentJson: z.unknown(),
   metadata: z.record(z.string(), z.unknown()).nullable().describe("The dispatcher's labels; null for spectators"),
   state: z.enum(RUN_STATES),
+  queueReason: z
+    .string()
+    .nullable()
+    .describe('Why a queued run has not started: the concurrency limit it waits behind (docs/runs.md); else null'),
   failureReason: z.enum(RUN_FAILURE_REASONS).nullable(),
   createdAt: z.number().nullable(),
   startedAt: timestamp,
@@ -50,6 +54,12 @@ export const runSchema = z.object({
   previewLastHitAt: timestamp,
   previewFailureMessage: z.string().nullable(),
   costBasis: z.enum(COST_BASES),
+  prRounds: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Follow-up rounds svc ran on the run's PR (CI fixes, reviews); null: none"),
+  prCostUsd: z.number().nullable().describe("The PR's total cost: the run's and its rounds'; null until a round ran"),
 });
 
 /** A Run as the API presents it. */

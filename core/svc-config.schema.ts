@@ -203,6 +203,16 @@ export const defaultsSchema = z
           })
           .strict()
           .optional(),
+        /** svc's own key: follow-up rounds on the PR (review follow-ups, and the limits of every round). */
+        followUps: z
+          .object({
+            reviews: z.boolean().default(true),
+            role: name.optional(),
+            maxRounds: z.number().int().min(0).max(50).default(3),
+            maxCostUsd: z.number().positive().optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

@@ -1,5 +1,6 @@
 // Everything the service reads from its environment, in one typed object. Documented in the
 // README (Configuration); nothing else reads process.env for service settings.
+import { parseConfiguredWebhooks, type Webhook, type WebhookSettings } from '../core/webhooks.ts';
 import { resolve, join } from 'node:path';
 import { DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
 import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
@@ -51,6 +52,10 @@ export interface SvcConfig {
   preview: PreviewSettings;
   /** How often the reconciler looks for rows whose workflow has closed (SVC_RECONCILE_INTERVAL_MS). */
   reconcileIntervalMs: number;
+  /** SVC_MAX_CONCURRENT_RUNS: runs past it wait, queued, for a slot (null: no instance-wide limit). */
+  maxConcurrentRuns: number | null;
+  /** Outgoing webhooks: SVC_WEBHOOKS (null when unset: the API's registrations alone), and delivery settings. */
+  webhooks: WebhookSettings & { configured: Webhook[] | null };
   /** Rows untouched for this long are the ones a scheduled pass checks (SVC_RECONCILE_STALE_AFTER_MS). */
   reconcileStaleAfterMs: number;
   /** Where the worker's Temporal SDK serves its Prometheus metrics (SVC_TEMPORAL_METRICS_ADDRESS, host:port); unset: off. */
@@ -120,6 +125,13 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   return value;
 }
 
+function positiveIntOrNull(env: NodeJS.ProcessEnv, name: string): number | null {
+  const value = intFromEnv(env, name, 0);
+  if (env[name] !== undefined && env[name] !== '' && value < 1)
+    throw new Error(`${name} must be at least 1, got "${env[name]}"`);
+  return value || null;
+}
+
 function parseAuthMode(env: NodeJS.ProcessEnv): SvcConfig['auth'] {
   const mode = env.SVC_AUTH || 'token';
   if (mode !== 'token' && mode !== 'public') throw new Error(`SVC_AUTH must be token or public, not "${mode}"`);
@@ -160,6 +172,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
       maxConcurrentActivities: Math.max(1, intFromEnv(env, 'SVC_WORKER_MAX_ACTIVITIES', 200)),
       // The SDK needs two workflow task slots when the sticky cache is on.
       maxConcurrentWorkflowTasks: Math.max(2, intFromEnv(env, 'SVC_WORKER_MAX_WORKFLOW_TASKS', 40)),
+    },
+    maxConcurrentRuns: positiveIntOrNull(env, 'SVC_MAX_CONCURRENT_RUNS'),
+    webhooks: {
+      configured: env.SVC_WEBHOOKS === undefined ? null : parseConfiguredWebhooks(env.SVC_WEBHOOKS, Date.now()),
+      pollMs: Math.max(100, intFromEnv(env, 'SVC_WEBHOOK_POLL_MS', 2000)),
+      settleMs: intFromEnv(env, 'SVC_WEBHOOK_SETTLE_MS', 2000),
+      // Below the delivery activity's one minute, so an attempt always ends as an answer, not a timeout.
+      timeoutMs: Math.min(30_000, Math.max(1000, intFromEnv(env, 'SVC_WEBHOOK_TIMEOUT_MS', 10_000))),
+      retry: {
+        baseMs: Math.max(100, intFromEnv(env, 'SVC_WEBHOOK_RETRY_BASE_MS', 10_000)),
+        maxAttempts: Math.max(1, intFromEnv(env, 'SVC_WEBHOOK_MAX_ATTEMPTS', 10)),
+      },
     },
     reconcileIntervalMs: Math.max(1000, intFromEnv(env, 'SVC_RECONCILE_INTERVAL_MS', 5 * 60_000)),
     reconcileStaleAfterMs: intFromEnv(env, 'SVC_RECONCILE_STALE_AFTER_MS', 60_000),

@@ -115,6 +115,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         projectsRoot: config.projectsRoot,
         forge: new GitHubForge({ apiUrl: config.githubApiUrl, token: config.githubToken }),
         runBranchPrefix: config.runBranchPrefix,
+        maxConcurrentRuns: config.maxConcurrentRuns,
         runTiming: config.runTiming,
         planTiming: config.planTiming,
         temporalUi: { url: embeddedTemporal?.uiUrl ?? config.temporalUiUrl, namespace: config.temporalNamespace },
@@ -160,6 +161,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         readModel,
         agents,
         agentApi: baseUrl ? { baseUrl, operatorToken: token.token } : undefined,
+        operatorToken: token.token,
       });
       stops.push(() => worker!.shutdown());
       if (!options.api && config.workerMetricsAddress) {

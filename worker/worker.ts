@@ -5,6 +5,7 @@ import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { ensureReconcilerSchedule } from './reconciler-schedule.ts';
+import { syncConfiguredWebhooks } from './configured-webhooks.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { AgentCatalog } from '../platform/agent-catalog.ts';
 import { dataPaths, type SvcConfig } from '../platform/config.ts';
@@ -20,6 +21,8 @@ export interface WorkerSettings {
   readModel: ReadModel;
   agents: AgentCatalog;
   agentApi: { baseUrl: string; operatorToken: string } | undefined;
+  /** Webhook secrets derive from it. */
+  operatorToken: string;
 }
 
 export interface RunningWorker {
@@ -79,6 +82,9 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
       agents: settings.agents,
       agentApi: settings.agentApi,
       runBranchPrefix: config.runBranchPrefix,
+      maxConcurrentRuns: config.maxConcurrentRuns,
+      operatorToken: settings.operatorToken,
+      webhooks: config.webhooks,
       runTiming: config.runTiming,
       githubApiUrl: config.githubApiUrl,
       sandbox: config.sandbox,
@@ -99,6 +105,12 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
   }).catch((error: Error) =>
     logger({ component: 'worker' }).warn({ error: error.message }, 'the reconciler schedule could not be set up'),
   );
+  // Not awaited: the worker serves while the registry takes the configured set (SVC_WEBHOOKS).
+  const { configured } = config.webhooks;
+  if (configured)
+    void syncConfiguredWebhooks(temporal, config.taskQueue, configured).catch((error: Error) =>
+      logger({ component: 'worker' }).warn({ error: error.message }, 'SVC_WEBHOOKS could not be registered'),
+    );
   const done = running.finally(async () => {
     await clientConnection.close();
     await connection.close();

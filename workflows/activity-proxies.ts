@@ -108,3 +108,39 @@ export const previewWatch = proxyActivities<Pick<Activities, 'watchPreview'>>({
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
 });
+
+/** The admission queue's calls: a signal-with-start and a few describes; retried until they land. */
+export const admissionIo = proxyActivities<Pick<Activities, 'requestAdmission' | 'closedRuns'>>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+/**
+ * Webhooks: the registry's projection, the outbox read, one delivery attempt (its HTTP failures are
+ * its answer, not an error: the delivery workflow spaces its attempts with durable timers).
+ */
+export const webhookIo = proxyActivities<Pick<Activities, 'projectWebhooks' | 'offerLifecycleEvents'>>({
+  startToCloseTimeout: '5m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+/**
+ * One delivery attempt (its POST bounded to 30 s): retried a few times only when svc itself failed
+ * (its database), so a receiver is never POSTed an unbounded number of times for one attempt.
+ */
+export const webhookAttempt = proxyActivities<Pick<Activities, 'deliverWebhook'>>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 3 },
+});
+
+/** The PR loop's forge calls and its rounds' inputs and reports: quick, a few retries (the loop looks again later). */
+export const prLoopIo = proxyActivities<
+  Pick<
+    Activities,
+    'pullRequestStatus' | 'mergePullRequest' | 'commentOnPullRequest' | 'prepareFollowUp' | 'reportFollowUp'
+  >
+>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
+});

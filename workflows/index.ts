@@ -9,3 +9,5 @@ export {
 } from './project.workflow.ts';
 export { reconcileWorkflow } from './reconcile.workflow.ts';
 export { healerWorkflow } from './healer.workflow.ts';
+export { admissionWorkflow } from './admission.workflow.ts';
+export { webhooksWorkflow, webhookDeliveryWorkflow } from './webhooks.workflow.ts';

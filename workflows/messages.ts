@@ -6,6 +6,8 @@ import type { ChildRunProgress, PlanRunSnapshot } from '../core/plan-model.ts';
 import type { TeardownAnswer } from '../core/preview.ts';
 import type { RunSnapshot } from '../core/run-model.ts';
 import type { HealAlertRequest, HealDecision } from '../core/healer-policy.ts';
+import type { AdmissionRequest } from '../core/admission-queue.ts';
+import type { Webhook } from '../core/webhooks.ts';
 
 /** The run as the workflow holds it now. */
 export const runSnapshotQuery = defineQuery<RunSnapshot>('runSnapshot');
@@ -70,3 +72,22 @@ export const previewHitSignal = defineSignal<[{ at: string }]>('previewHit');
 
 /** Tear the run's preview down now (POST /runs/{id}/preview/teardown): answers once it is down. */
 export const previewTeardownUpdate = defineUpdate<TeardownAnswer, [{ actor: string }]>('previewTeardown');
+
+/** A run asks the admission workflow for a slot (sent with signal-with-start by an activity). */
+export const admissionRequestSignal = defineSignal<[AdmissionRequest]>('admissionRequest');
+
+/** A run that ended (or was cancelled while it waited) gives its slot, or its place, back. */
+export const admissionReleaseSignal = defineSignal<[{ runId: string }]>('admissionRelease');
+
+/** The admission workflow's answer to a run: it may start, or why it still waits. */
+export const admissionDecisionSignal =
+  defineSignal<[{ granted: true } | { granted: false; reason: string }]>('admissionDecision');
+
+/** Registers (or replaces, by id) a webhook: answers once the read model lists it. */
+export const addWebhookUpdate = defineUpdate<Webhook, [Webhook]>('addWebhook');
+
+/** Removes a webhook (its deliveries under way stop at their next attempt): answers whether it existed. */
+export const removeWebhookUpdate = defineUpdate<boolean, [{ id: string }]>('removeWebhook');
+
+/** The workers' SVC_WEBHOOKS, which replace every `config` webhook: answers how many there are. */
+export const syncConfiguredWebhooksUpdate = defineUpdate<number, [Webhook[]]>('syncConfiguredWebhooks');

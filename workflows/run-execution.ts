@@ -9,6 +9,7 @@ import {
   patched,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import { claimAll, unreadInClaimOrder, type InboxItem, type NewInboxItem } from '../core/inbox.ts';
@@ -24,6 +25,8 @@ import { isTerminalRunState, type RunFailureReason, type RunPhase, type RunState
 import { SvcState } from '../core/search-attributes.ts';
 import { readModel } from './activity-proxies.ts';
 import {
+  admissionDecisionSignal,
+  admissionReleaseSignal,
   cancelSignal,
   childRunProgressSignal,
   claimInboxUpdate,
@@ -40,9 +43,11 @@ import {
 } from './messages.ts';
 import { watchPullRequest, type FinalizeChannel } from './run-tail.ts';
 import { runPreview, type PreviewChannel } from './run-preview.ts';
+import { answerPullRequest } from './pr-loop.ts';
 import { teardownAnswerFor, type TeardownAnswer } from '../core/preview.ts';
 import { PATCHES } from './patches.ts';
 import { childProgressOf } from '../core/plan-model.ts';
+import { admissionWorkflowId } from '../core/admission-queue.ts';
 
 /** How long a teardown waits to answer with the preview down (the API gives Temporal calls 5 s). */
 const TEARDOWN_ANSWER_MS = 3000;
@@ -65,6 +70,8 @@ export class RunExecution {
   #accepted = false;
   /** The preview's messages from the API (workflows/run-preview.ts). */
   readonly preview: PreviewChannel = { lastHitAt: null, teardown: null, answer: null };
+  /** The admission queue's answer, for a run under a concurrency limit (workflows/run.workflow.ts admit). */
+  readonly admission = { asked: false, granted: false, reason: null as string | null };
   /** The state/PR-state last told to the parent plan-run. */
   #toldPlan = '';
 
@@ -81,6 +88,10 @@ export class RunExecution {
       this.cancelRequest ??= request;
     });
     setHandler(steerSignal, (message) => this.#receiveSteer(message));
+    setHandler(admissionDecisionSignal, (decision) => {
+      if (decision.granted) this.admission.granted = true;
+      else if (!this.admission.granted) this.admission.reason = decision.reason;
+    });
     setHandler(inboxQuery, () => unreadInClaimOrder(this.#inbox));
     setHandler(claimInboxUpdate, () => this.claimInbox());
     setHandler(previewHitSignal, ({ at }) => {
@@ -199,19 +210,31 @@ export class RunExecution {
       ts: endedAt,
       payload: { type: 'result', state, failureReason, ...detail },
     });
+    run.queueReason = null;
     await this.publish(events, { inbox: undelivered.map((item) => ({ ...item })) });
+    // The run's slot (or its place in the queue) is free for the next run.
+    if (this.admission.asked)
+      await getExternalWorkflowHandle(admissionWorkflowId(workflowInfo().taskQueue))
+        .signal(admissionReleaseSignal, { runId: run.id })
+        .catch(() => undefined);
     await condition(allHandlersFinished);
     // A terminal run still follows its pull request until it is merged or closed; a successful
     // one with an open PR shows its preview meanwhile.
     const publish = (more: RunEventInput[]) => this.publish(more);
-    const { preview } = this.input;
-    const previewing = preview && state === 'succeeded' && run.prState === 'open' && patched(PATCHES.previews);
+    const { preview, followUp, prLoop } = this.input;
+    // A PR loop's round leaves the PR (and its preview) to the run that opened it.
+    const previewing =
+      !followUp && preview && state === 'succeeded' && run.prState === 'open' && patched(PATCHES.previews);
     await Promise.all([
-      watchPullRequest(run, this.timing, publish),
+      followUp
+        ? undefined
+        : prLoop
+          ? answerPullRequest(run, this.input, this.timing, publish)
+          : watchPullRequest(run, this.timing, publish),
       previewing ? runPreview(run, preview, this.input.sandbox, this.preview, publish) : undefined,
     ]);
     await condition(allHandlersFinished);
-    return { runId: run.id, state, failureReason, prUrl: run.prUrl, prState: run.prState };
+    return { runId: run.id, state, failureReason, prUrl: run.prUrl, prState: run.prState, costUsd: run.costUsd };
   }
 
   /**

@@ -248,17 +248,26 @@ export async function watchPullRequest(run: RunSnapshot, timing: RunTiming, publ
       continue; // the forge is down or rate-limited: look again later
     }
     if (pr.state === run.prState) continue;
-    run.prState = pr.state;
-    run.prMergedAt = pr.mergedAt;
-    await publish([
-      {
-        dedupeKey: `pr:${pr.state}`,
-        kind: 'pr.state_changed',
-        stream: 'system',
-        ts: new Date(Date.now()).toISOString(),
-        payload: { prUrl: run.prUrl, prState: pr.state, prMergedAt: pr.mergedAt },
-      },
-    ]);
-    if (pr.state !== 'open') return;
+    if (!(await publishPrState(run, pr, publish))) return;
   }
+}
+
+/** The PR's new state, on the run and in its log; answers whether the PR is still open. */
+export async function publishPrState(
+  run: RunSnapshot,
+  pr: { state: NonNullable<RunSnapshot['prState']>; mergedAt: string | null },
+  publish: Publish,
+): Promise<boolean> {
+  run.prState = pr.state;
+  run.prMergedAt = pr.mergedAt;
+  await publish([
+    {
+      dedupeKey: `pr:${pr.state}`,
+      kind: 'pr.state_changed',
+      stream: 'system',
+      ts: new Date(Date.now()).toISOString(),
+      payload: { prUrl: run.prUrl, prState: pr.state, prMergedAt: pr.mergedAt },
+    },
+  ]);
+  return pr.state === 'open';
 }

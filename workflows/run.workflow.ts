@@ -1,6 +1,6 @@
 // runWorkflow: one run, from queued to a terminal state. Workflow id = run id. The workflow holds
 // the run (workflows/run-execution.ts: its state and message handlers); this file is the sequence
-// of phases, read top-down: accept → prepare → start → supervise → judge → finalize → finish.
+// of phases, read top-down: accept → admit → prepare → start → supervise → judge → finalize → finish.
 // Every transition is published to the read model by an activity before the run goes on.
 import { ActivityFailure, condition, isCancellation, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import { PATCHES } from './patches.ts';
@@ -10,6 +10,7 @@ import type { RunOutcome, RunWorkflowInput } from '../core/run-model.ts';
 import { FAILURE_BY_PHASE, isTerminalRunState } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { sandboxSetup, supervision } from './activity-proxies.ts';
+import { admit } from './run-admission.ts';
 import { describeFailure } from './failures.ts';
 import { now, RunExecution } from './run-execution.ts';
 import { finalizeWork } from './run-tail.ts';
@@ -53,6 +54,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
 async function phases(execution: RunExecution): Promise<RunOutcome> {
   const accepted = await accept(execution);
   if (isEnded(accepted)) return accepted.ended;
+  const admitted = await admit(execution);
+  if (isEnded(admitted)) return admitted.ended;
   const workspace = await prepare(execution);
   if (isEnded(workspace)) return workspace.ended;
   const started = await start(execution, workspace);

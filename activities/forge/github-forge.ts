@@ -1,6 +1,7 @@
 // GitHub through octokit, with a configurable base URL (GitHub Enterprise, or a local stand-in in
 // tests), authenticated with a token (PAT). Without a token the forge is "unsupported".
 import { Octokit } from '@octokit/rest';
+import type { PrStatus } from '../../core/pr-loop.ts';
 
 export interface ForgeRepo {
   owner: string;
@@ -79,6 +80,12 @@ export function parsePullRequestUrl(url: string): { owner: string; name: string;
 
 export class ForgeUnavailableError extends Error {}
 
+/** Check-run conclusions that fail a PR's checks. */
+const FAILED = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure']);
+
+/** A PR as the loop sees it (core/pr-loop.ts). */
+export type PullRequestStatus = PullRequestRef & PrStatus;
+
 export class PullRequests {
   readonly #octokit: Octokit;
 
@@ -142,5 +149,88 @@ export class PullRequests {
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
     const { data } = await this.#octokit.rest.pulls.get({ owner: ref.owner, repo: ref.name, pull_number: ref.number });
     return toRef(data as PullLike);
+  }
+
+  /** What the PR loop looks at (core/pr-loop.ts): the head, its checks, the last review asking for changes, the files. */
+  async status(url: string, logTailLines: number): Promise<PullRequestStatus> {
+    const ref = parsePullRequestUrl(url);
+    if (!ref) throw new Error(`not a pull request URL: ${url}`);
+    const repo = { owner: ref.owner, repo: ref.name };
+    const { data: pull } = await this.#octokit.rest.pulls.get({ ...repo, pull_number: ref.number });
+    const headSha = (pull as { head: { sha: string } }).head.sha;
+    const { data: checks } = await this.#octokit.rest.checks.listForRef({ ...repo, ref: headSha, per_page: 100 });
+    const failing = checks.check_runs.filter((run) => FAILED.has(run.conclusion ?? ''));
+    const checksState =
+      checks.check_runs.length === 0
+        ? 'none'
+        : failing.length
+          ? 'failure'
+          : checks.check_runs.some((run) => run.status !== 'completed')
+            ? 'pending'
+            : 'success';
+    const { data: reviews } = await this.#octokit.rest.pulls.listReviews({
+      ...repo,
+      pull_number: ref.number,
+      per_page: 100,
+    });
+    const asked = reviews.filter((review) => review.state === 'CHANGES_REQUESTED').at(-1);
+    const comments = asked
+      ? (
+          await this.#octokit.rest.pulls.listCommentsForReview({
+            ...repo,
+            pull_number: ref.number,
+            review_id: asked.id,
+          })
+        ).data
+      : [];
+    const { data: files } = await this.#octokit.rest.pulls.listFiles({
+      ...repo,
+      pull_number: ref.number,
+      per_page: 100,
+    });
+    return {
+      ...toRef(pull as PullLike),
+      headSha,
+      mergeable: (pull as { mergeable?: boolean | null }).mergeable ?? null,
+      checks: checksState,
+      failingChecks: failing.map((run) => ({
+        name: run.name,
+        logTail: [run.output?.summary, run.output?.text]
+          .filter(Boolean)
+          .join('\n')
+          .split('\n')
+          .slice(-logTailLines)
+          .join('\n'),
+      })),
+      changesRequested: asked
+        ? {
+            reviewId: asked.id,
+            reviewer: asked.user?.login ?? 'someone',
+            body: asked.body ?? '',
+            comments: comments.map((comment) => ({ path: comment.path, body: comment.body })),
+          }
+        : null,
+      changedFiles: files.map((file) => file.filename),
+    };
+  }
+
+  /** Merges the PR at this head (a head that moved since is refused by the forge: 409). */
+  async merge(url: string, method: 'squash' | 'merge' | 'rebase', sha: string): Promise<void> {
+    const ref = parsePullRequestUrl(url);
+    if (!ref) throw new Error(`not a pull request URL: ${url}`);
+    await this.#octokit.rest.pulls.merge({
+      owner: ref.owner,
+      repo: ref.name,
+      pull_number: ref.number,
+      merge_method: method,
+      sha,
+    });
+  }
+
+  /** A comment on the PR's conversation. */
+  async comment(url: string, body: string): Promise<void> {
+    const ref = parsePullRequestUrl(url);
+    if (!ref) throw new Error(`not a pull request URL: ${url}`);
+    await this.#octokit.rest.issues.createComment({ owner: ref.owner, repo: ref.name, issue_number: ref.number, body });
   }
 }

@@ -54,6 +54,9 @@ export function presentRun(run: Run | RunSnapshot): RunJson {
     previewLastHitAt: iso(run.previewLastHitAt),
     previewFailureMessage: run.previewFailureMessage ?? null,
     costBasis: run.costBasis,
+    queueReason: run.queueReason ?? null,
+    prRounds: run.prRounds ?? null,
+    prCostUsd: run.prCostUsd === null || run.prCostUsd === undefined ? null : Number(run.prCostUsd),
   };
 }
 

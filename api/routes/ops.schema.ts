@@ -14,9 +14,13 @@ export const instanceResponse = z.union([
     dbBackend: z.enum(['sqlite', 'postgresql']),
     uptimeSeconds: z.number().int(),
     admission: z
-      .object({ maxQueueDepth: z.number().int(), maxPendingPods: z.number().int() })
+      .object({
+        maxConcurrentRuns: z.number().int().nullable().describe('SVC_MAX_CONCURRENT_RUNS: runs past it wait, queued'),
+        maxQueueDepth: z.number().int().nullable().describe('Kubernetes: queued runs past which dispatch is refused'),
+        maxPendingPods: z.number().int().nullable().describe("Kubernetes: svc's Pending pods past which it is refused"),
+      })
       .nullable()
-      .describe("The instance's admission caps (Kubernetes backend); null: only projects' own maxConcurrentRuns"),
+      .describe("The instance's admission caps; null: none (projects' own maxConcurrentRuns still apply)"),
   }),
   publicInstance.describe('What spectators see'),
 ]);

@@ -3,7 +3,7 @@ import { defineRoute } from '../route.ts';
 import { presentRun } from '../presenters/run.presenter.ts';
 import type { PlanRunsService } from '../services/plan-runs.service.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
-import type { TemporalLinks } from '../server.ts';
+import type { TemporalLinks } from '../compose-routes.ts';
 import { Spectators } from '../presenters/spectator.ts';
 import { eventLineSchema } from './runs.schema.ts';
 import {

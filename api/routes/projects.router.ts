@@ -2,7 +2,7 @@ import { Spectators } from '../presenters/spectator.ts';
 import { defineRoute } from '../route.ts';
 import { presentProject } from '../presenters/project.presenter.ts';
 import { presentDispatch } from '../presenters/run.presenter.ts';
-import type { TemporalLinks } from '../server.ts';
+import type { TemporalLinks } from '../compose-routes.ts';
 import type { ProjectsService } from '../services/projects.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import { dispatchRunResponse } from './runs.schema.ts';

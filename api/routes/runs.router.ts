@@ -6,7 +6,7 @@ import { isTerminalRunState } from '../../core/run-states.ts';
 import { finalizeResultEnvelopeSchema } from '../../core/finalize.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
-import type { TemporalLinks } from '../server.ts';
+import type { TemporalLinks } from '../compose-routes.ts';
 import type { SandboxCallbacksService } from '../services/sandbox-callbacks.service.ts';
 import { Spectators } from '../presenters/spectator.ts';
 import { salvageBodyReader } from '../services/salvage-intake.ts';

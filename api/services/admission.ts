@@ -1,7 +1,7 @@
-// Admission: whether a new run may start now, or is refused with 429 runtime_admission_rejected and
-// a Retry-After, before any workflow exists (nothing is accepted that then waits unseen). A project's
-// own cap (`admission.maxConcurrentRuns` in .svc/config.yaml) holds on every backend; on Kubernetes
-// the cluster's too: runs queued across the instance, and svc's pods the cluster has not started.
+// Admission at the door: on Kubernetes, whether the cluster can take a new run, or it is refused with
+// 429 runtime_admission_rejected and a Retry-After before any workflow exists (runs queued across
+// the instance, and svc's pods the cluster has not started). Concurrency limits are not checked
+// here: a run past them is accepted and waits, queued, for a slot (workflows/admission.workflow.ts).
 import type { KubernetesSettings } from '../../platform/sandbox-settings.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
 import { KubeApi, POD_LABELS } from '../../activities/sandbox/kubernetes/kube-api.ts';
@@ -10,20 +10,22 @@ import { disallowedPodSettings } from '../../activities/sandbox/kubernetes/pod-l
 import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 
 /** The cap reasons, as the hint of the 429 names them. */
-export const ADMISSION_REASONS = [
-  'project_concurrency_exceeded',
-  'cluster_pending_saturated',
-  'queue_depth_exceeded',
-] as const;
+export const ADMISSION_REASONS = ['cluster_pending_saturated', 'queue_depth_exceeded'] as const;
 
 export interface AdmissionDeps {
-  runRows: Pick<RunsRepository, 'countActive' | 'countQueued'>;
+  runRows: Pick<RunsRepository, 'countQueued'>;
   /** The Kubernetes backend's settings when SVC_SANDBOX=kubernetes, else null. */
   kubernetes: KubernetesSettings | null;
+  /** SVC_MAX_CONCURRENT_RUNS, reported by GET /instance (the runs themselves carry and enforce it). */
+  maxConcurrentRuns: number | null;
 }
 
 /** The limits GET /instance reports (null: only projects' own caps apply). */
-export type AdmissionLimits = { maxQueueDepth: number; maxPendingPods: number } | null;
+export type AdmissionLimits = {
+  maxConcurrentRuns: number | null;
+  maxQueueDepth: number | null;
+  maxPendingPods: number | null;
+} | null;
 
 export class Admission {
   readonly #deps: AdmissionDeps;
@@ -34,10 +36,13 @@ export class Admission {
   }
 
   get limits(): AdmissionLimits {
-    const kubernetes = this.#deps.kubernetes;
-    return kubernetes
-      ? { maxQueueDepth: kubernetes.admission.queueDepth, maxPendingPods: kubernetes.admission.pendingPods }
-      : null;
+    const { kubernetes, maxConcurrentRuns } = this.#deps;
+    if (!kubernetes && maxConcurrentRuns === null) return null;
+    return {
+      maxConcurrentRuns,
+      maxQueueDepth: kubernetes?.admission.queueDepth ?? null,
+      maxPendingPods: kubernetes?.admission.pendingPods ?? null,
+    };
   }
 
   /**
@@ -56,16 +61,11 @@ export class Admission {
       );
   }
 
-  /** Throws the 429 when a cap is reached; `projectLimit` is the project's own maxConcurrentRuns. */
-  async check(projectId: string | null, projectLimit: number | undefined): Promise<void> {
-    if (projectId && projectLimit !== undefined) {
-      const active = await this.#deps.runRows.countActive(projectId);
-      if (active >= projectLimit)
-        throw Errors.admissionRejected(
-          'project_concurrency_exceeded',
-          `project ${projectId} has ${active} runs queued or running, its limit (admission.maxConcurrentRuns)`,
-        );
-    }
+  /**
+   * Throws the 429 when the cluster's capacity is reached. Concurrency limits (the instance's and a
+   * project's) never refuse a run: it waits, queued, for a slot (workflows/admission.workflow.ts).
+   */
+  async check(): Promise<void> {
     const kubernetes = this.#deps.kubernetes;
     if (!kubernetes) return;
     const queued = await this.#deps.runRows.countQueued();

@@ -30,8 +30,10 @@ export interface RunsServiceDeps {
   projects: ProjectsService;
   dataDir: string;
   runBranchPrefix: string;
+  /** SVC_MAX_CONCURRENT_RUNS: carried by every run, which waits for a slot past it (null: none). */
+  maxConcurrentRuns: number | null;
   runTiming: RunTiming;
-  /** Capacity caps checked before a run is accepted (429 runtime_admission_rejected). */
+  /** The cluster's capacity caps, checked before a run is accepted (429 runtime_admission_rejected). */
   admission?: Admission;
 }
 
@@ -90,7 +92,6 @@ export class RunsService {
 
   async #start(
     request: Omit<RunRequest, 'runId' | 'createdAt'>,
-    admission: { projectLimit?: number },
     idempotencyKey?: string,
     requestDigest?: string,
   ): Promise<Dispatched> {
@@ -98,10 +99,16 @@ export class RunsService {
     // A repeated request for a run already accepted answers it, whatever the caps say now.
     if (!(idempotencyKey && (await this.#deps.runRows.find(runId)))) {
       this.#deps.admission?.checkPodSettings(request.project?.pod);
-      await this.#deps.admission?.check(request.projectId, admission.projectLimit);
+      await this.#deps.admission?.check();
     }
     const input = buildRunInput(
-      { timing: this.#deps.runTiming, ...request, runId, createdAt: Date.now() },
+      {
+        timing: this.#deps.runTiming,
+        ...request,
+        runId,
+        createdAt: Date.now(),
+        instanceMaxConcurrentRuns: this.#deps.maxConcurrentRuns,
+      },
       dataPaths.workspaces(this.#deps.dataDir),
     );
     const { run, existing } = await this.#deps.temporal.startRun(input, {
@@ -165,14 +172,12 @@ export class RunsService {
       );
     let settings: Pick<RunRequest, 'project' | 'projectMaxCostUsd'> = { project: null, projectMaxCostUsd: null };
     let projectDir: string | undefined;
-    let projectLimit: number | undefined;
     if (projectId) {
       const row = await this.#deps.projectRows.find(projectId);
       if (!row) throw Errors.notFound(`project "${projectId}"`, 'GET /projects lists registered projects');
       projectDir = row.localPath;
       const { defaults } = this.#projectDefaults(row);
       settings = projectRunSettings(defaults, row.defaultBranch, this.#deps.runBranchPrefix);
-      projectLimit = defaults?.admission?.maxConcurrentRuns;
     }
     const agent = this.#agent(body.agent!, projectDir);
     const {
@@ -184,7 +189,6 @@ export class RunsService {
     } = body;
     return this.#start(
       { ...overrides, prompt: body.prompt!, agent, projectId, trigger: body.trigger ?? 'manual', ...settings, parent },
-      { projectLimit },
       idempotencyKey,
       idempotencyKey ? requestDigest(requested) : undefined,
     );
@@ -210,7 +214,7 @@ export class RunsService {
     });
     if ('problem' in request)
       throw Errors.validation(request.problem, 'give it a prompt or a seed, or set defaultPrompt in .svc/config.yaml');
-    return this.#start(request, { projectLimit: config.defaults?.admission?.maxConcurrentRuns });
+    return this.#start(request);
   }
 
   async cancel(id: string, reason: string | null) {

@@ -7,6 +7,8 @@ export { InboxMessageEntity, type InboxMessage } from './inbox-message.entity.ts
 export { ProjectTriggerEntity, type ProjectTrigger } from './project-trigger.entity.ts';
 export { LifecycleEventEntity, type LifecycleEvent } from './lifecycle-event.entity.ts';
 export { RunTotalEntity, type RunTotal } from './run-total.entity.ts';
+export { WebhookEntity, type Webhook } from './webhook.entity.ts';
+export { WebhookDeliveryEntity, type WebhookDelivery } from './webhook-delivery.entity.ts';
 
 import { ProjectEntity } from './project.entity.ts';
 import { RunEntity } from './run.entity.ts';
@@ -17,6 +19,8 @@ import { InboxMessageEntity } from './inbox-message.entity.ts';
 import { ProjectTriggerEntity } from './project-trigger.entity.ts';
 import { LifecycleEventEntity } from './lifecycle-event.entity.ts';
 import { RunTotalEntity } from './run-total.entity.ts';
+import { WebhookEntity } from './webhook.entity.ts';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity.ts';
 
 export const ALL_ENTITIES = [
   ProjectEntity,
@@ -28,4 +32,6 @@ export const ALL_ENTITIES = [
   ProjectTriggerEntity,
   LifecycleEventEntity,
   RunTotalEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
 ];

@@ -64,6 +64,9 @@ export const RunEntity = defineEntity({
     renderedAgentJson: p.json<Record<string, unknown>>().nullable(),
     metadata: p.json<Record<string, unknown>>().nullable(),
     state: p.string().$type<RunState>().length(16),
+    queueReason: p.text().nullable(),
+    prRounds: p.integer().nullable(),
+    prCostUsd: p.double().nullable(),
     failureReason: p.string().$type<RunFailureReason>().length(32).nullable(),
     // Epoch milliseconds: the spec makes a run's createdAt a number, unlike every other timestamp.
     createdAt: p.bigint('number'),

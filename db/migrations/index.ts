@@ -17,6 +17,12 @@ import { Migration20261123161113_runs_created_at as PostgresRunsCreatedAt } from
 import { Migration20261123173744_runs_analytics_indexes as SqliteRunsAnalytics } from './sqlite/Migration20261123173744_runs_analytics_indexes.ts';
 import { Migration20261123173744_runs_analytics_indexes as PostgresRunsAnalytics } from './postgresql/Migration20261123173744_runs_analytics_indexes.ts';
 import { Migration20261124221059_run_preview_host as SqliteRunPreviewHost } from './sqlite/Migration20261124221059_run_preview_host.ts';
+import { Migration20261125042511_run_queue_reason as SqliteRunQueueReason } from './sqlite/Migration20261125042511_run_queue_reason.ts';
+import { Migration20261125042511_run_queue_reason as PostgresRunQueueReason } from './postgresql/Migration20261125042511_run_queue_reason.ts';
+import { Migration20261125043920_webhooks as SqliteWebhooks } from './sqlite/Migration20261125043920_webhooks.ts';
+import { Migration20261125043920_webhooks as PostgresWebhooks } from './postgresql/Migration20261125043920_webhooks.ts';
+import { Migration20261125045717_run_pr_rounds as SqliteRunPrRounds } from './sqlite/Migration20261125045717_run_pr_rounds.ts';
+import { Migration20261125045717_run_pr_rounds as PostgresRunPrRounds } from './postgresql/Migration20261125045717_run_pr_rounds.ts';
 import { Migration20261124221059_run_preview_host as PostgresRunPreviewHost } from './postgresql/Migration20261124221059_run_preview_host.ts';
 import { Migration20261125015719_run_totals as SqliteRunTotals } from './sqlite/Migration20261125015719_run_totals.ts';
 import { Migration20261125015719_run_totals as PostgresRunTotals } from './postgresql/Migration20261125015719_run_totals.ts';
@@ -38,6 +44,9 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261124221059_run_preview_host', class: SqliteRunPreviewHost },
     { name: 'Migration20261125015719_run_totals', class: SqliteRunTotals },
     { name: 'Migration20261125020145_runs_list_indexes', class: SqliteRunsListIndexes },
+    { name: 'Migration20261125042511_run_queue_reason', class: SqliteRunQueueReason },
+    { name: 'Migration20261125043920_webhooks', class: SqliteWebhooks },
+    { name: 'Migration20261125045717_run_pr_rounds', class: SqliteRunPrRounds },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
@@ -51,6 +60,9 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261124221059_run_preview_host', class: PostgresRunPreviewHost },
     { name: 'Migration20261125015719_run_totals', class: PostgresRunTotals },
     { name: 'Migration20261125020145_runs_list_indexes', class: PostgresRunsListIndexes },
+    { name: 'Migration20261125042511_run_queue_reason', class: PostgresRunQueueReason },
+    { name: 'Migration20261125043920_webhooks', class: PostgresWebhooks },
+    { name: 'Migration20261125045717_run_pr_rounds', class: PostgresRunPrRounds },
   ],
 };
 

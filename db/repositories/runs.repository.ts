@@ -56,7 +56,8 @@ export class RunsRepository {
 
   /** Runs queued across the instance (admission's queue depth). */
   countQueued(): Promise<number> {
-    return this.#readModel.em().count(RunEntity, { state: 'queued' });
+    // Runs waiting for a concurrency slot are accepted work, not pressure on the cluster.
+    return this.#readModel.em().count(RunEntity, { state: 'queued', queueReason: null });
   }
 
   /** One page of runs, the total that match, and the cost over all of them (not only the page). */

@@ -198,6 +198,13 @@ function calls(ids: PopulatedIds, setupCode: string, app: { code: string; state:
     { method: 'GET', path: '/forge/repos' },
     { method: 'GET', path: '/events' },
     { method: 'GET', path: '/events/stream?follow=0' },
+    { method: 'GET', path: '/webhooks' },
+    { method: 'GET', path: `/webhooks/${ids.webhook}/deliveries?limit=5` },
+    { method: 'GET', path: `/webhooks/${ids.webhook}/secret` },
+    { method: 'POST', path: '/webhooks', body: { url: 'https://hooks.example/svc', description: 'contract' } },
+    { method: 'POST', path: '/webhooks', body: { url: 'not a url' } },
+    { method: 'DELETE', path: `/webhooks/${ids.webhook}` },
+    { method: 'DELETE', path: `/webhooks/${ids.webhook}` },
     { method: 'GET', path: '/extensions/judge/verdicts.jsonl?limit=1' },
     // Refusals: each is an envelope the document names.
     { method: 'GET', path: '/runs/run_000000000000' },

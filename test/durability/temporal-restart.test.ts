@@ -41,5 +41,6 @@ test('a run survives a restart of the Temporal server', async (t) => {
     failureReason: null,
     prUrl: null,
     prState: null,
+    costUsd: null,
   });
 });

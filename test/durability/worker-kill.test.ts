@@ -14,7 +14,14 @@ test('a run survives SIGKILL of its worker and completes exactly once', async (t
   const connection = await Connection.connect({ address: stack.temporalAddress });
   t.teardown(() => connection.close());
   const handle = new Client({ connection }).workflow.getHandle(runId);
-  t.deepEqual(await handle.result(), { runId, state: 'succeeded', failureReason: null, prUrl: null, prState: null });
+  t.deepEqual(await handle.result(), {
+    runId,
+    state: 'succeeded',
+    failureReason: null,
+    prUrl: null,
+    prState: null,
+    costUsd: null,
+  });
   t.is((await handle.describe()).status.name, 'COMPLETED');
   t.is((await api.request('GET', '/runs')).body.total, 1, 'no duplicate run');
 });

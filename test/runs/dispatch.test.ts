@@ -122,7 +122,10 @@ test('GET /runs filters by project, agent or state, pages, and sorts both ways',
   ]) {
     ids.push((await svc.request('POST', '/runs', { body })).body.run.id);
   }
-  for (const id of ids) await waitForRunState(svc, id);
+  for (const id of ids) {
+    const ended = await waitForRunState(svc, id);
+    t.is(ended.state, 'succeeded', JSON.stringify(ended));
+  }
   const newestFirst = (await svc.request('GET', '/runs')).body;
   t.is(newestFirst.total, 3);
   t.deepEqual(

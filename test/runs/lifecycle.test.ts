@@ -75,7 +75,14 @@ for (const leg of DATABASE_LEGS) {
       const connection = await Connection.connect({ address: svc.stack.temporalAddress });
       t.teardown(() => connection.close());
       const outcome = await new Client({ connection }).workflow.getHandle(run.id).result();
-      t.deepEqual(outcome, { runId: run.id, state: 'succeeded', failureReason: null, prUrl: null, prState: null });
+      t.deepEqual(outcome, {
+        runId: run.id,
+        state: 'succeeded',
+        failureReason: null,
+        prUrl: null,
+        prState: null,
+        costUsd: null,
+      });
 
       const log = await events(svc, run.id);
       t.deepEqual(

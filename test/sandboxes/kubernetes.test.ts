@@ -233,24 +233,26 @@ test.serial(
   },
 );
 
-test.serial('a project at its maxConcurrentRuns is refused with 429 and Retry-After; nothing is created', async (t) => {
-  const project = await register('capped');
-  const first = await dispatch({ project, prompt: 'echo first\nsleep 60' });
-  // Counted from the read model: a run is counted once its workflow projected it (milliseconds).
-  await waitFor(
-    async () => (await svc.request('GET', `/runs?project=${project}`)).body.runs.some((run: any) => run.id === first),
-    'the first run in the read model',
-  );
-  const before = (await svc.request('GET', '/runs?limit=100')).body.total;
-  const refused = await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'echo second' } });
-  t.is(refused.status, 429, refused.text);
-  t.is(refused.headers.get('retry-after'), '30');
-  t.like(refused.body.error, { code: 'runtime_admission_rejected', hint: 'project_concurrency_exceeded' });
-  t.is((await svc.request('GET', '/runs?limit=100')).body.total, before, 'no run was created');
-  await svc.request('POST', `/runs/${first}/cancel`, { body: { reason: 'make room' } });
-  await ended(first);
-  t.truthy(await dispatch({ project, prompt: 'echo now there is room' }));
-});
+test.serial(
+  "a run past its project's maxConcurrentRuns waits queued, says why, and starts when a slot frees",
+  async (t) => {
+    const project = await register('capped');
+    const first = await dispatch({ project, prompt: 'echo first\nsleep 60' });
+    const second = await dispatch({ project, prompt: 'echo second' });
+    const waiting = await waitFor(async () => {
+      const run = (await svc.request('GET', `/runs/${second}`)).body.run;
+      return run.queueReason ? run : null;
+    }, 'the second run says why it waits');
+    t.is(waiting.state, 'queued');
+    t.regex(waiting.queueReason, /has 1 of its 1 concurrent runs \(admission\.maxConcurrentRuns/);
+    t.false(kube.pods.has(podOf(second)), 'no pod for a run that waits');
+    await svc.request('POST', `/runs/${first}/cancel`, { body: { reason: 'make room' } });
+    await ended(first);
+    const run = await ended(second);
+    t.is(run.state, 'succeeded', sandboxTrace(second));
+    t.is(run.queueReason, null);
+  },
+);
 
 test.serial('svc pods the cluster has not started count against SVC_ADMISSION_PENDING_PODS', async (t) => {
   kube.holdScheduling();

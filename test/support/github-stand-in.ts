@@ -111,6 +111,20 @@ export class GitHubStandIn {
     this.git(work, 'push', '--quiet', 'origin', `HEAD:${into}`);
   }
 
+  /** The forge's git side for the pull-request stand-in: heads, changed files, merges. */
+  forgeGit() {
+    return {
+      headSha: (owner: string, name: string, branch: string) =>
+        this.git(this.workdir(owner, name), 'ls-remote', 'origin', `refs/heads/${branch}`).split(/\s/)[0] ?? '',
+      changedFiles: (owner: string, name: string, base: string, head: string) => {
+        const work = this.workdir(owner, name);
+        this.git(work, 'fetch', '--quiet', 'origin', `+refs/heads/*:refs/remotes/origin/*`);
+        return this.git(work, 'diff', '--name-only', `origin/${base}...origin/${head}`).split('\n').filter(Boolean);
+      },
+      merge: (owner: string, name: string, branch: string, into: string) => this.mergeBranch(owner, name, branch, into),
+    };
+  }
+
   pushAll(owner: string, name: string, message: string): string {
     return this.commit(owner, name, {}, message);
   }

@@ -27,6 +27,8 @@ export interface PopulatedIds {
   runToken: string;
   /** A succeeded run of a project with `.svc/preview.yaml`, its preview torn down after it was live. */
   previewRun: string;
+  /** A webhook whose receiver refuses connections: its deliveries keep retrying. */
+  webhook: string;
 }
 
 export interface PopulatedStack {
@@ -86,6 +88,8 @@ export async function populatedStack(
     if (response.status !== 201 && response.status !== 200) throw new Error(`${path}: ${response.text}`);
     return response.body;
   };
+  const webhook = (await post('/webhooks', { url: 'http://127.0.0.1:9/refused', hooks: ['run_started'] })).webhook
+    .id as string;
   const project = (await post('/projects', { gitUrl: `https://github.com/${owner}/app` })).project.id as string;
   const spareProject = (await post('/projects', { gitUrl: `https://github.com/${owner}/spare` })).project.id as string;
   const legacyProject = (await post('/projects', { gitUrl: `https://github.com/${owner}/legacy` })).project
@@ -169,6 +173,7 @@ export async function populatedStack(
       planRuns: { succeeded: planSucceeded, failed: planFailed, cancelled: planCancelled },
       runToken: mintRunToken(svc.token, running),
       previewRun,
+      webhook,
     },
     async stop() {
       setSwitch(fixture, 'slow', 'hold-running', false);

@@ -17,6 +17,24 @@ const scenarios: { file: string; prompt: string; cancel?: boolean }[] = [
   { file: 'run-cancelled.json', prompt: 'echo waiting\nsleep 60', cancel: true },
 ];
 
+/** Saves a workflow's history as the Temporal UI and CLI export it; `complete`: after it completed. */
+async function saveHistory(connection: Connection, workflowId: string, file: string, complete = true): Promise<void> {
+  // The whole history: wait for the workflow to complete, not only for its terminal projection
+  // (a history saved earlier stops at a workflow task and replays only a prefix).
+  const handle = new Client({ connection }).workflow.getHandle(workflowId);
+  if (complete) await handle.result();
+  const history = await handle.fetchHistory();
+  const target = join(
+    'test',
+    'fixtures',
+    'histories',
+    file.replace(/\.json$/, `${process.env.SVC_HISTORY_SUFFIX ?? ''}.json`),
+  );
+  // The canonical proto3 JSON, the same format the Temporal UI and CLI export.
+  writeFileSync(target, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
+  console.log(`recorded ${target} (${history.events?.length} events)`);
+}
+
 const wanted = (file: string) => process.argv.length <= 2 || process.argv.slice(2).includes(file);
 // A plan-run of two seeds, each merged by the forge stand-in's reviewer, and its first child run
 // (a run that reports to its plan-run).
@@ -29,22 +47,8 @@ const isolated = await startIsolatedStack();
 const connection = await Connection.connect({ address: isolated.temporal.address });
 try {
   const { api } = isolated;
-  const save = async (workflowId: string, file: string) => {
-    // The whole history: wait for the workflow to complete, not only for its terminal projection
-    // (a history saved earlier stops at a workflow task and replays only a prefix).
-    const handle = new Client({ connection }).workflow.getHandle(workflowId);
-    await handle.result();
-    const history = await handle.fetchHistory();
-    const target = join(
-      'test',
-      'fixtures',
-      'histories',
-      file.replace(/\.json$/, `${process.env.SVC_HISTORY_SUFFIX ?? ''}.json`),
-    );
-    // The canonical proto3 JSON, the same format the Temporal UI and CLI export.
-    writeFileSync(target, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
-    console.log(`recorded ${target} (${history.events?.length} events)`);
-  };
+  const save = (workflowId: string, file: string) => saveHistory(connection, workflowId, file);
+
   if (fixture) {
     const project = (await api.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/recorded' } }))
       .body.project.id;
@@ -76,4 +80,31 @@ try {
 } finally {
   await connection.close();
   await isolated.stop();
+}
+
+// A run that waited for a slot under SVC_MAX_CONCURRENT_RUNS=1, and the admission queue that held
+// it (which never completes: its history is kept as a prefix).
+const admissionFiles = ['run-admitted.json', 'admission.prefix.json'];
+if (admissionFiles.some(wanted)) {
+  const limited = await startIsolatedStack({ env: { SVC_MAX_CONCURRENT_RUNS: '1' } });
+  const limitedConnection = await Connection.connect({ address: limited.temporal.address });
+  try {
+    const dispatch = async (prompt: string) =>
+      (await limited.api.request('POST', '/runs', { body: { agent: 'shell', prompt } })).body.run.id as string;
+    const holder = await dispatch('echo holding\nsleep 60');
+    await waitForRunState(limited.api, holder, ['running']);
+    const waiting = await dispatch('echo admitted\necho done');
+    await waitFor(
+      async () => (await limited.api.request('GET', `/runs/${waiting}`)).body.run.queueReason,
+      'the run to wait',
+    );
+    await limited.api.request('POST', `/runs/${holder}/cancel`, { body: { reason: 'recorded' } });
+    await waitForRunState(limited.api, waiting);
+    if (wanted(admissionFiles[0]!)) await saveHistory(limitedConnection, waiting, admissionFiles[0]!);
+    const queue = `svc-admission-${limited.environment.env.SVC_TASK_QUEUE}`;
+    if (wanted(admissionFiles[1]!)) await saveHistory(limitedConnection, queue, admissionFiles[1]!, false);
+  } finally {
+    await limitedConnection.close();
+    await limited.stop();
+  }
 }

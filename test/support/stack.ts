@@ -138,13 +138,13 @@ export async function waitForRunState(
 }
 
 /** A whole stack with its own Temporal dev server, for tools and tests that must not share one. */
-export async function startIsolatedStack(options: { worker?: boolean } = {}) {
+export async function startIsolatedStack(options: { worker?: boolean; env?: Record<string, string> } = {}) {
   const settings = loadTemporalDevSettings();
   settings.port = await freePort();
   settings.ui.enabled = false;
   const temporalDir = mkdtempSync(join(tmpdir(), 'svc-temporal-'));
   const temporal = await startTemporalDev(temporalDir, settings);
-  const environment = await testEnvironment({ temporalAddress: temporal.address });
+  const environment = await testEnvironment({ temporalAddress: temporal.address, env: options.env ?? {} });
   const stack = await startStack({
     config: loadConfig(environment.env),
     api: true,

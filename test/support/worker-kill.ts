@@ -58,3 +58,19 @@ export async function killWorkerMidRun(
   const finished = await waitForRunState(api, runId, undefined, 90_000);
   return { stack, api, runId, marker, firstWorker, finished };
 }
+
+/** SIGKILLs a `svc worker` and starts another in its place (stopped at the test's end). */
+export async function replaceWorker(
+  t: ExecutionContext,
+  worker: ChildHandle,
+  env: NodeJS.ProcessEnv,
+): Promise<ChildHandle> {
+  worker.child.kill('SIGKILL');
+  await worker.exited;
+  const next = spawnSvc(['worker'], env);
+  t.teardown(async () => {
+    next.child.kill('SIGTERM');
+    await next.exited;
+  });
+  return next;
+}

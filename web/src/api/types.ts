@@ -37,6 +37,7 @@ import type { previewLoginResponse } from '../../../api/routes/preview.schema.ts
 import type { lifecycleLine } from '../../../api/routes/events.schema.ts';
 import type { whoamiResponse } from '../../../api/routes/meta.schema.ts';
 import type { instanceResponse, overviewResponse } from '../../../api/routes/ops.schema.ts';
+import type { listWebhooksResponse } from '../../../api/routes/webhooks.schema.ts';
 import type {
   costAnalyticsResponse,
   runAnalyticsResponse,
@@ -89,6 +90,7 @@ export type LifecycleLine = z.output<typeof lifecycleLine>;
 export type Whoami = z.output<typeof whoamiResponse>;
 export type Instance = z.output<typeof instanceResponse>;
 export type OpsOverview = z.output<typeof overviewResponse>;
+export type WebhookList = z.output<typeof listWebhooksResponse>;
 export type RunAnalytics = z.output<typeof runAnalyticsResponse>;
 /** The operator's run analytics (with USD); spectators get the same without those fields. */
 export type OperatorRunAnalytics = z.output<typeof runAnalyticsSchema>;

@@ -5,7 +5,8 @@ import type { ComponentChildren } from 'preact';
 import { useLocation } from 'preact-iso';
 import { query } from '../api/client.ts';
 import { useQuery } from '../api/cache.ts';
-import type { Instance, OpsOverview } from '../api/types.ts';
+import type { Instance, OpsOverview, WebhookList } from '../api/types.ts';
+import { identity } from '../api/identity.ts';
 import { ErrorBox, Facts, Loading, PageHeader } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
 import { type Kpi, KpiTiles, Panel } from '../components/analytics-kit.tsx';
@@ -87,6 +88,37 @@ function Services({ services }: { services: OpsOverview['services'] }) {
   );
 }
 
+/** Each webhook with its deliveries by state (docs/webhooks.md). */
+function Webhooks({ list }: { list: WebhookList }) {
+  if (!list.webhooks.length) return <p class="muted">None registered (POST /webhooks, or SVC_WEBHOOKS).</p>;
+  return (
+    <table class="table" data-testid="webhooks">
+      <thead>
+        <tr>
+          <th scope="col">URL</th>
+          <th scope="col">Hooks</th>
+          <th scope="col">Delivered</th>
+          <th scope="col">Retrying</th>
+          <th scope="col">Failed</th>
+        </tr>
+      </thead>
+      <tbody>
+        {list.webhooks.map((webhook) => (
+          <tr key={webhook.id}>
+            <td data-label="URL" class="mono" title={webhook.description ?? webhook.id}>
+              {webhook.url}
+            </td>
+            <td data-label="Hooks">{webhook.hooks?.join(', ') ?? 'all'}</td>
+            <td data-label="Delivered">{count(webhook.deliveries.delivered)}</td>
+            <td data-label="Retrying">{count(webhook.deliveries.retrying + webhook.deliveries.pending)}</td>
+            <td data-label="Failed">{count(webhook.deliveries.failed)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 function InstanceFacts({ instance }: { instance: Instance }) {
   const operatorView = 'uptimeSeconds' in instance ? instance : undefined;
   return (
@@ -108,6 +140,10 @@ function InstanceFacts({ instance }: { instance: Instance }) {
         ],
         ['Runtime', instance.runtime],
         ['Database', operatorView ? operatorView.dbBackend : 'operators only'],
+        [
+          'Concurrent runs',
+          operatorView ? (operatorView.admission?.maxConcurrentRuns ?? 'no instance limit') : 'operators only',
+        ],
       ]}
     />
   );
@@ -119,6 +155,7 @@ export function OpsPage() {
   const span: OverviewWindow = WINDOWS.find(([value]) => value === params.window)?.[0] ?? '24h';
   const overview = useQuery<OpsOverview>(`/ops/overview${query({ window: span })}`);
   const instance = useQuery<Instance>('/instance');
+  const webhooks = useQuery<WebhookList>(identity.value.kind === 'operator' ? '/webhooks' : null);
   const now = useNow(true, 30_000);
   const data = overview.data;
 
@@ -161,6 +198,12 @@ export function OpsPage() {
           <ErrorBox error={instance.error} title="Could not load the instance" />
           {instance.data ? <InstanceFacts instance={instance.data} /> : instance.error ? null : <Loading lines={4} />}
         </Panel>
+        {identity.value.kind === 'operator' ? (
+          <Panel id="webhooks-title" title="Webhooks">
+            <ErrorBox error={webhooks.error} title="Could not load the webhooks" />
+            {webhooks.data ? <Webhooks list={webhooks.data} /> : webhooks.error ? null : <Loading lines={2} />}
+          </Panel>
+        ) : null}
       </div>
     </section>
   );

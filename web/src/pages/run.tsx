@@ -104,6 +104,11 @@ export function RunPage() {
         ) : null}
       </PageHeader>
       <ErrorBox error={cancelError} title="Not cancelled" />
+      {run.queueReason ? (
+        <p class="notice" data-testid="run-queue-reason">
+          Queued: {run.queueReason}
+        </p>
+      ) : null}
       <div class="run-grid">
         <div class="card">
           <Facts

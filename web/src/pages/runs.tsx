@@ -143,6 +143,11 @@ export function RunsPage() {
                       <td data-label="State">
                         <StateBadge state={run.state} />
                         {run.failureReason ? <span class="reason">{run.failureReason.replace(/_/g, ' ')}</span> : null}
+                        {run.queueReason ? (
+                          <span class="reason" title={run.queueReason}>
+                            waiting for a slot
+                          </span>
+                        ) : null}
                       </td>
                       <td data-label="Agent">{run.agentName}</td>
                       <td data-label="Project">{project ? projectName(project.gitUrl) : (run.projectId ?? '—')}</td>

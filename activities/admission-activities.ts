@@ -1,0 +1,42 @@
+// The admission queue's I/O (workflows/admission.workflow.ts): a run's request for a slot, sent
+// with signal-with-start so the queue exists from the first request on, and the queue's look at
+// whether the runs holding slots are still open.
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { admissionWorkflowId, type AdmissionRequest } from '../core/admission-queue.ts';
+import { admissionRequestSignal } from '../workflows/messages.ts';
+import type { admissionWorkflow } from '../workflows/admission.workflow.ts';
+
+export interface AdmissionActivityDeps {
+  temporal: Client;
+  taskQueue: string;
+}
+
+export function createAdmissionActivities(deps: AdmissionActivityDeps) {
+  return {
+    /** Asks the admission queue for a slot; the answer comes back as a signal to the run. */
+    async requestAdmission(request: AdmissionRequest): Promise<void> {
+      await deps.temporal.workflow.signalWithStart<typeof admissionWorkflow, [AdmissionRequest]>('admissionWorkflow', {
+        workflowId: admissionWorkflowId(deps.taskQueue),
+        taskQueue: deps.taskQueue,
+        args: [],
+        signal: admissionRequestSignal,
+        signalArgs: [request],
+      });
+    },
+
+    /** Of these runs, the ones whose workflow is no longer running (or never existed). */
+    async closedRuns({ runIds }: { runIds: string[] }): Promise<string[]> {
+      const closed: string[] = [];
+      for (const runId of runIds) {
+        try {
+          const { status } = await deps.temporal.workflow.getHandle(runId).describe();
+          if (status.name !== 'RUNNING') closed.push(runId);
+        } catch (error) {
+          if (error instanceof WorkflowNotFoundError) closed.push(runId);
+          else throw error;
+        }
+      }
+      return closed;
+    },
+  };
+}

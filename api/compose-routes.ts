@@ -1,0 +1,202 @@
+// The API's routes, composed: every service built from the server's dependencies and handed to
+// its router. startApi serves them; `npm run openapi` documents them (documentedRoutes).
+import { Admission } from './services/admission.ts';
+import { ProjectsRepository } from '../db/repositories/projects.repository.ts';
+import { AnalyticsRepository } from '../db/repositories/analytics.repository.ts';
+import { OpsRepository } from '../db/repositories/ops.repository.ts';
+import { analyticsRoutes } from './routes/analytics.router.ts';
+import { AnalyticsService } from './services/analytics.service.ts';
+import { RunsRepository } from '../db/repositories/runs.repository.ts';
+import { PlanRunsRepository } from '../db/repositories/plan-runs.repository.ts';
+import { InboxRepository } from '../db/repositories/inbox.repository.ts';
+import { HealthRepository } from '../db/repositories/health.repository.ts';
+import { opsRoutes } from './routes/ops.router.ts';
+import { alertsRoutes } from './routes/alerts.router.ts';
+import { HealerService } from './services/healer.service.ts';
+import { OpsService } from './services/ops.service.ts';
+import { SetupCodes } from './services/setup-codes.ts';
+import { githubAppRoutes } from './routes/github-app.router.ts';
+import { GitHubAppService } from './services/github-app.service.ts';
+import { ForgeCredentials } from '../platform/forge-credentials.ts';
+import { metaRoutes, openApiRoute, type ReadinessCheck } from './routes/meta.router.ts';
+import type { RouteSpec } from './route.ts';
+import { runsRoutes } from './routes/runs.router.ts';
+import { SandboxCallbacksService } from './services/sandbox-callbacks.service.ts';
+import { projectsRoutes } from './routes/projects.router.ts';
+import { catalogRoutes } from './routes/catalog.router.ts';
+import { planRunsRoutes } from './routes/plan-runs.router.ts';
+import { extensionsRoutes } from './routes/extensions.router.ts';
+import { eventsRoutes } from './routes/events.router.ts';
+import { type LifecycleHub } from './services/lifecycle-hub.ts';
+import { JudgeProxy } from './services/judge-proxy.ts';
+import { Spectators } from './presenters/spectator.ts';
+import { PlanRunWorkflows } from './services/plan-run-workflows.ts';
+import { PlanRunsService } from './services/plan-runs.service.ts';
+import { ProjectsService } from './services/projects.service.ts';
+import { type RunEventsService } from './services/run-events.service.ts';
+import { RunsService } from './services/runs.service.ts';
+import { PreviewService } from './services/preview.service.ts';
+import { previewRoutes } from './routes/preview.router.ts';
+import { PreviewCookies } from './preview/preview-cookie.ts';
+import { parsePreviewSettings } from '../platform/preview-settings.ts';
+import { webhooksRoutes } from './routes/webhooks.router.ts';
+import { WebhooksService } from './services/webhooks.service.ts';
+import { WebhooksRepository } from '../db/repositories/webhooks.repository.ts';
+import type { ApiServerDeps } from './server.ts';
+
+export function allRoutes(
+  deps: Omit<ApiServerDeps, 'host' | 'port'>,
+  events: RunEventsService,
+  lifecycle: LifecycleHub,
+  secrets: string[] = [],
+  previewProxyPort: () => number = () => 0,
+) {
+  const runRows = new RunsRepository(deps.readModel);
+  const planRunRows = new PlanRunsRepository(deps.readModel);
+  const projectRows = new ProjectsRepository(deps.readModel);
+  const projects = new ProjectsService({
+    projectRows,
+    runRows,
+    planRunRows,
+    temporal: deps.temporal,
+    agents: deps.agents,
+    projectsRoot: deps.projectsRoot,
+  });
+  const admission = new Admission({
+    runRows,
+    kubernetes: deps.kubernetes ?? null,
+    maxConcurrentRuns: deps.maxConcurrentRuns ?? null,
+  });
+  const runs = new RunsService({
+    admission,
+    projectRows,
+    runRows,
+    temporal: deps.temporal,
+    agents: deps.agents,
+    projects,
+    dataDir: deps.dataDir,
+    runBranchPrefix: deps.runBranchPrefix,
+    maxConcurrentRuns: deps.maxConcurrentRuns ?? null,
+    runTiming: deps.runTiming,
+  });
+  // Without svc's own (documentation, a caller that gives none): anonymous.
+  const forgeCredentials =
+    deps.forgeCredentials ??
+    new ForgeCredentials({ apiUrl: 'https://api.github.com', pat: undefined, app: undefined, dataDir: deps.dataDir });
+  const callbacks = new SandboxCallbacksService({
+    inboxRows: new InboxRepository(deps.readModel),
+    temporal: deps.temporal,
+    dataDir: deps.dataDir,
+    runs,
+    projectRows,
+    forgeCredentials,
+  });
+  const links = temporalLinks(deps.temporalUi);
+  const spectators = new Spectators({
+    allowlist: deps.publicAllowlist ?? [],
+    secrets,
+    hiddenPaths: [deps.dataDir, deps.projectsRoot],
+    showsPrompts: (projectId) => projects.showsPromptsToSpectators(projectId),
+    projects: () => projectRows.gitUrls(),
+  });
+  const planRuns = new PlanRunsService({
+    planRunRows,
+    runRows,
+    workflows: new PlanRunWorkflows(deps.temporal),
+    projects,
+    agents: deps.agents,
+    planTiming: deps.planTiming,
+    runTiming: deps.runTiming,
+  });
+  const ops = new OpsService({
+    instance: {
+      version: deps.version,
+      name: deps.instance?.name ?? 'svc',
+      publicUrl: deps.instance?.publicUrl ?? null,
+      runtime: deps.instance?.runtime ?? 'local',
+      authMode: deps.auth?.publicMode ? 'public' : 'token',
+      dbBackend: deps.readModel?.dialect ?? 'sqlite',
+      startedAt: Date.now(),
+      admission: admission.limits,
+    },
+    ops: new OpsRepository(deps.readModel),
+    readiness: () => readinessChecks(deps),
+    liveStreams: () => ({ lifecycle: lifecycle.size, runEvents: events.streams.size }),
+    extraMetrics: deps.extraMetrics,
+  });
+  const setup = { codes: deps.setupCodes ?? new SetupCodes(), token: deps.auth?.operatorToken ?? '' };
+  const routes: RouteSpec<any, any, any>[] = [
+    ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
+    ...runsRoutes(runs, callbacks, events, links, spectators),
+    ...planRunsRoutes(planRuns, events, links, spectators),
+    ...projectsRoutes(projects, runs, links, spectators),
+    ...catalogRoutes(deps.agents, deps.forge),
+    ...eventsRoutes(lifecycle),
+    ...previewRoutes(
+      new PreviewService({
+        settings: deps.preview ?? parsePreviewSettings({}, 0),
+        cookies: new PreviewCookies(deps.auth?.operatorToken ?? ''),
+        runs,
+        temporal: deps.temporal,
+        proxyPort: previewProxyPort,
+      }),
+    ),
+    ...opsRoutes(ops, spectators, setup),
+    ...githubAppRoutes(
+      new GitHubAppService({
+        settings: deps.githubApp ?? { registration: 'off', credentialStore: 'page', app: undefined },
+        credentials: forgeCredentials,
+        dataDir: deps.dataDir,
+        publicUrl: deps.instance?.publicUrl ?? null,
+        publicMode: Boolean(deps.auth?.publicMode),
+      }),
+    ),
+    ...alertsRoutes(new HealerService({ projectRows, temporal: deps.temporal, agents: deps.agents, runs })),
+    ...webhooksRoutes(
+      new WebhooksService({
+        rows: new WebhooksRepository(deps.readModel),
+        temporal: deps.temporal,
+        operatorToken: deps.auth?.operatorToken ?? '',
+      }),
+    ),
+    ...analyticsRoutes(new AnalyticsService(new AnalyticsRepository(deps.readModel)), spectators),
+    ...extensionsRoutes(new JudgeProxy(deps.judge ?? { baseUrl: undefined, exportToken: undefined })),
+  ];
+  routes.push(openApiRoute(() => routes, deps.version));
+  return routes;
+}
+
+/** The routes as documentation sees them: built without live dependencies (no handler runs). */
+export function documentedRoutes(version: string): RouteSpec<any, any, any>[] {
+  const inert = { version, temporal: { client: undefined, taskQueue: '' } } as unknown as Omit<
+    ApiServerDeps,
+    'host' | 'port'
+  >;
+  return allRoutes(inert, undefined as unknown as RunEventsService, undefined as unknown as LifecycleHub);
+}
+
+export type TemporalLinks = (workflowId: string) => { temporalUi: string | null };
+
+function temporalLinks(ui: ApiServerDeps['temporalUi']): TemporalLinks {
+  return (workflowId) => ({
+    temporalUi: ui?.url
+      ? `${ui.url}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(workflowId)}`
+      : null,
+  });
+}
+
+async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal'>): Promise<ReadinessCheck[]> {
+  const db: ReadinessCheck = await new HealthRepository(deps.readModel)
+    .ping()
+    .then(() => ({ name: 'db_reachable', ok: true }))
+    .catch((error: Error) => ({ name: 'db_reachable', ok: false, message: error.message, hint: 'check DATABASE_URL' }));
+  const temporal: ReadinessCheck = (await deps.temporal.isReachable())
+    ? { name: 'temporal_reachable', ok: true }
+    : {
+        name: 'temporal_reachable',
+        ok: false,
+        message: 'Temporal did not answer',
+        hint: 'check TEMPORAL_ADDRESS or the embedded server log',
+      };
+  return [db, temporal];
+}

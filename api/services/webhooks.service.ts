@@ -1,0 +1,98 @@
+// Webhooks: registered and removed through the webhooks workflow (the registry's truth, which
+// answers once the read model shows the change), read from the read model. docs/webhooks.md.
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import type { LifecycleHook } from '../../core/event-kinds.ts';
+import { newId } from '../../core/ids.ts';
+import { webhooksWorkflowId, type Webhook } from '../../core/webhooks.ts';
+import type { Webhook as WebhookRow } from '../../db/entities/index.ts';
+import type { WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
+import { webhookSecret } from '../../platform/webhook-signing.ts';
+import { addWebhookUpdate, removeWebhookUpdate } from '../../workflows/messages.ts';
+import type { webhooksWorkflow } from '../../workflows/webhooks.workflow.ts';
+import { Errors } from '../errors.ts';
+import type { TemporalGateway } from './temporal-gateway.ts';
+import { wrapConnectionError } from './temporal-errors.ts';
+
+export interface WebhooksServiceDeps {
+  rows: WebhooksRepository;
+  temporal: TemporalGateway;
+  /** Webhook secrets derive from it (platform/webhook-signing.ts). */
+  operatorToken: string;
+}
+
+export class WebhooksService {
+  readonly #deps: WebhooksServiceDeps;
+
+  constructor(deps: WebhooksServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** Registers a webhook; its secret is answered with it. */
+  async add(body: { url: string; hooks?: LifecycleHook[]; description?: string }) {
+    const webhook: Webhook = {
+      id: newId('webhook'),
+      url: body.url,
+      hooks: body.hooks ? [...new Set(body.hooks)] : null,
+      description: body.description ?? null,
+      source: 'api',
+      createdAt: Date.now(),
+    };
+    const { client, taskQueue } = this.#deps.temporal;
+    try {
+      await this.#deps.temporal.call(() =>
+        client.workflow.executeUpdateWithStart(addWebhookUpdate, {
+          args: [webhook],
+          startWorkflowOperation: new WithStartWorkflowOperation<typeof webhooksWorkflow>('webhooksWorkflow', {
+            workflowId: webhooksWorkflowId(taskQueue),
+            taskQueue,
+            args: [],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          }),
+        }),
+      );
+    } catch (error) {
+      throw wrapConnectionError(error);
+    }
+    return { webhook: await this.get(webhook.id), secret: this.secret(webhook.id) };
+  }
+
+  async list() {
+    const [webhooks, counts] = await Promise.all([this.#deps.rows.all(), this.#deps.rows.deliveryCounts()]);
+    return { webhooks, counts };
+  }
+
+  async get(id: string): Promise<WebhookRow> {
+    const row = await this.#deps.rows.find(id);
+    if (!row) throw Errors.notFound(`webhook "${id}"`, 'GET /webhooks lists the registered webhooks');
+    return row;
+  }
+
+  /** Removes an API-registered webhook (a configured one goes with SVC_WEBHOOKS); answers it. */
+  async remove(id: string): Promise<WebhookRow> {
+    const row = await this.get(id);
+    if (row.source === 'config')
+      throw Errors.conflict(
+        `webhook ${id} comes from SVC_WEBHOOKS`,
+        'remove it from SVC_WEBHOOKS and restart the workers',
+      );
+    const { client, taskQueue } = this.#deps.temporal;
+    try {
+      await this.#deps.temporal.call(() =>
+        client.workflow.getHandle(webhooksWorkflowId(taskQueue)).executeUpdate(removeWebhookUpdate, { args: [{ id }] }),
+      );
+    } catch (error) {
+      throw wrapConnectionError(error);
+    }
+    return row;
+  }
+
+  async deliveries(id: string, limit: number) {
+    await this.get(id);
+    return this.#deps.rows.deliveries(id, limit);
+  }
+
+  /** The webhook's signing secret (derived, never stored). */
+  secret(id: string): string {
+    return webhookSecret(this.#deps.operatorToken, id);
+  }
+}

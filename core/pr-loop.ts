@@ -1,0 +1,198 @@
+// The pull-request loop (issue 18): after a run opened its PR, what svc does about the PR next —
+// a CI fix round when its checks fail, a review round when a reviewer asks for changes, a merge
+// when it is green, a comment when a limit stops it — within the PR's rounds and cost budget.
+// Pure: workflows/pr-loop.ts replays it; the forge's answers come in as a PrStatus.
+import type { PrState } from './run-states.ts';
+import type { SvcDefaults } from './svc-config.ts';
+
+/** What a project's `.svc/config.yaml` asks of its runs' PRs (null: svc only follows the PR). */
+export interface PrLoopSettings {
+  ciFixer: { maxRetries: number; cooldownMs: number; logTailLines: number; role: string } | null;
+  /** Follow "changes requested" reviews; role null: the run's own agent. */
+  reviews: { role: string | null } | null;
+  autoMerge: { method: 'squash' | 'merge' | 'rebase'; protectedPaths: string[] } | null;
+  /** Follow-up rounds of all kinds, per PR. */
+  maxRounds: number;
+  /** The PR's total cost (the run and its rounds) past which no round starts; null: no budget. */
+  maxCostUsd: number | null;
+}
+
+export const FOLLOW_UP_KINDS = ['ci_fix', 'review'] as const;
+export type FollowUpKind = (typeof FOLLOW_UP_KINDS)[number];
+
+/** The PR as the forge shows it now. */
+export interface PrStatus {
+  state: PrState;
+  mergedAt: string | null;
+  headSha: string;
+  mergeable: boolean | null;
+  checks: 'none' | 'pending' | 'success' | 'failure';
+  failingChecks: { name: string; logTail: string }[];
+  /** The most recent review that asked for changes. */
+  changesRequested: {
+    reviewId: number;
+    reviewer: string;
+    body: string;
+    comments: { path: string; body: string }[];
+  } | null;
+  changedFiles: string[];
+}
+
+/** One follow-up round, as the root run records it. */
+export interface PrRound {
+  kind: FollowUpKind;
+  runId: string;
+  state: string;
+  costUsd: number | null;
+}
+
+/** What the loop has done so far (the root run's workflow holds it). */
+export interface PrLoopState {
+  rounds: PrRound[];
+  ciFixes: number;
+  lastCiFixAt: number | null;
+  /** Head commits whose failed checks were answered (a round, or a comment saying why not). */
+  handledShas: string[];
+  handledReviews: number[];
+  /** Comments posted, by key: each is posted once. */
+  notices: string[];
+  /** The head svc last asked the forge to merge. */
+  mergeTried: string | null;
+}
+
+export type PrLoopAction =
+  | { kind: 'wait' }
+  | { kind: 'follow_up'; followUp: FollowUpKind; role: string | null; prompt: string; handles: string | number }
+  | { kind: 'merge'; method: 'squash' | 'merge' | 'rebase'; sha: string }
+  | { kind: 'comment'; key: string; body: string };
+
+export const initialPrLoopState = (): PrLoopState => ({
+  rounds: [],
+  ciFixes: 0,
+  lastCiFixAt: null,
+  handledShas: [],
+  handledReviews: [],
+  notices: [],
+  mergeTried: null,
+});
+
+/** The loop's settings from the project's config; null when the project asks for none of it. */
+export function prLoopSettings(defaults: SvcDefaults | null | undefined): PrLoopSettings | null {
+  const ciFixer = defaults?.ciFixer?.enabled ? defaults.ciFixer : null;
+  const followUps = defaults?.pr?.followUps;
+  const autoMerge = defaults?.pr?.autoMerge ?? null;
+  if (!ciFixer && !followUps && !autoMerge) return null;
+  return {
+    ciFixer: ciFixer && {
+      maxRetries: ciFixer.maxRetries,
+      cooldownMs: ciFixer.cooldownMinutes * 60_000,
+      logTailLines: ciFixer.logTailLines,
+      role: ciFixer.role,
+    },
+    reviews: followUps?.reviews === false || !followUps ? null : { role: followUps.role ?? null },
+    autoMerge: autoMerge && { method: autoMerge.method, protectedPaths: autoMerge.protectedPaths },
+    maxRounds: followUps?.maxRounds ?? 3,
+    maxCostUsd: followUps?.maxCostUsd ?? null,
+  };
+}
+
+/** The PR's cost so far: the run's and every round's. */
+export function prTotalCost(ownCostUsd: number | null, rounds: PrRound[]): number | null {
+  const costs = [ownCostUsd, ...rounds.map((round) => round.costUsd)].filter((cost): cost is number => cost !== null);
+  return costs.length ? costs.reduce((sum, cost) => sum + cost, 0) : null;
+}
+
+/** The next thing to do about an open PR. */
+export function nextPrAction(
+  settings: PrLoopSettings,
+  state: PrLoopState,
+  status: PrStatus,
+  ownCostUsd: number | null,
+  now: number,
+): PrLoopAction {
+  const spent = prTotalCost(ownCostUsd, state.rounds) ?? 0;
+  const limit =
+    state.rounds.length >= settings.maxRounds
+      ? `its ${settings.maxRounds} follow-up rounds are spent`
+      : settings.maxCostUsd !== null && spent >= settings.maxCostUsd
+        ? `its budget is spent ($${spent.toFixed(2)} of $${settings.maxCostUsd.toFixed(2)})`
+        : null;
+  const review = status.changesRequested;
+  if (settings.reviews && review && !state.handledReviews.includes(review.reviewId)) {
+    if (limit) return once(state, `limit:review:${review.reviewId}`, `svc did not follow this review: ${limit}.`);
+    return {
+      kind: 'follow_up',
+      followUp: 'review',
+      role: settings.reviews.role,
+      prompt: reviewPrompt(status),
+      handles: review.reviewId,
+    };
+  }
+  const fixer = settings.ciFixer;
+  if (fixer && status.checks === 'failure' && !state.handledShas.includes(status.headSha)) {
+    if (state.ciFixes >= fixer.maxRetries)
+      return once(
+        state,
+        `ci-spent:${status.headSha}`,
+        `svc's CI fixer gave up: its ${fixer.maxRetries} retries are spent.`,
+      );
+    if (limit) return once(state, `limit:ci:${status.headSha}`, `svc did not fix the failing checks: ${limit}.`);
+    if (state.lastCiFixAt !== null && now - state.lastCiFixAt < fixer.cooldownMs) return { kind: 'wait' };
+    return {
+      kind: 'follow_up',
+      followUp: 'ci_fix',
+      role: fixer.role,
+      prompt: ciFixPrompt(status),
+      handles: status.headSha,
+    };
+  }
+  const merge = settings.autoMerge;
+  const reviewOpen = review !== null && !state.handledReviews.includes(review.reviewId);
+  const green = status.checks === 'success' || status.checks === 'none';
+  if (merge && green && !reviewOpen && status.mergeable !== false && state.mergeTried !== status.headSha) {
+    const touched = status.changedFiles.filter((file) => merge.protectedPaths.some((path) => covers(path, file)));
+    if (touched.length)
+      return once(
+        state,
+        `protected:${status.headSha}`,
+        `svc did not merge: this PR changes protected paths (${touched.slice(0, 20).join(', ')}).`,
+      );
+    return { kind: 'merge', method: merge.method, sha: status.headSha };
+  }
+  return { kind: 'wait' };
+}
+
+/** A protected path covers itself and, as a directory, everything under it. */
+function covers(path: string, file: string): boolean {
+  const prefix = path.replace(/\/+$/, '');
+  return file === prefix || file.startsWith(`${prefix}/`);
+}
+
+function once(state: PrLoopState, key: string, body: string): PrLoopAction {
+  return state.notices.includes(key) ? { kind: 'wait' } : { kind: 'comment', key, body };
+}
+
+function ciFixPrompt(status: PrStatus): string {
+  const checks = status.failingChecks
+    .map((check) => `### ${check.name}\n\n\`\`\`\n${check.logTail || '(no log)'}\n\`\`\``)
+    .join('\n\n');
+  return [
+    `The CI checks of this branch failed on commit ${status.headSha}.`,
+    'Fix the code so that they pass, and commit the fix.',
+    '',
+    'Failing checks (the end of their logs):',
+    '',
+    checks,
+  ].join('\n');
+}
+
+function reviewPrompt(status: PrStatus): string {
+  const review = status.changesRequested!;
+  const comments = review.comments.map((comment) => `- ${comment.path}: ${comment.body}`).join('\n');
+  return [
+    `${review.reviewer} requested changes on this branch's pull request. Make them, and commit.`,
+    '',
+    review.body,
+    ...(comments ? ['', 'Comments on the code:', comments] : []),
+  ].join('\n');
+}

@@ -1,0 +1,13 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration20261125045717_run_pr_rounds extends Migration {
+  override name = 'Migration20261125045717_run_pr_rounds';
+
+  override up(): void | Promise<void> {
+    this.addSql(`alter table "runs" add "pr_rounds" int null, add "pr_cost_usd" double precision null;`);
+  }
+
+  override down(): void | Promise<void> {
+    this.addSql(`alter table "runs" drop column "pr_rounds", drop column "pr_cost_usd";`);
+  }
+}

@@ -1,0 +1,79 @@
+// The PR loop's decisions (core/pr-loop.ts), directly: which round, when to merge, when a limit stops it.
+import test from 'ava';
+import { initialPrLoopState, nextPrAction, prLoopSettings, type PrStatus } from '../../core/pr-loop.ts';
+
+const settings = prLoopSettings({
+  ciFixer: { enabled: true, maxRetries: 1, cooldownMinutes: 10, logTailLines: 50, role: 'pr-fixer' },
+  pr: {
+    autoMerge: { method: 'squash', protectedPaths: ['deploy'] },
+    followUps: { reviews: true, maxRounds: 2, maxCostUsd: 1 },
+  },
+})!;
+const status = (over: Partial<PrStatus> = {}): PrStatus => ({
+  state: 'open',
+  mergedAt: null,
+  headSha: 'a1',
+  mergeable: true,
+  checks: 'success',
+  failingChecks: [],
+  changesRequested: null,
+  changedFiles: ['src/app.ts'],
+  ...over,
+});
+
+test('no loop without its settings', (t) => {
+  t.is(prLoopSettings({}), null);
+  t.is(
+    prLoopSettings({ ciFixer: { enabled: false, maxRetries: 2, cooldownMinutes: 10, logTailLines: 200, role: 'x' } }),
+    null,
+  );
+});
+
+test('failing checks: one fix round per head, its log tail in the prompt, then the retries are spent', (t) => {
+  const state = initialPrLoopState();
+  const failing = status({ checks: 'failure', failingChecks: [{ name: 'test', logTail: 'boom at line 3' }] });
+  const fix = nextPrAction(settings, state, failing, 0.1, 0);
+  t.like(fix, { kind: 'follow_up', followUp: 'ci_fix', role: 'pr-fixer', handles: 'a1' });
+  t.regex((fix as { prompt: string }).prompt, /boom at line 3/);
+  state.handledShas.push('a1');
+  state.ciFixes = 1;
+  t.like(nextPrAction(settings, state, { ...failing, headSha: 'b2' }, 0.1, 0), { kind: 'comment', key: 'ci-spent:b2' });
+  state.notices.push('ci-spent:b2');
+  t.like(nextPrAction(settings, state, { ...failing, headSha: 'b2' }, 0.1, 0), { kind: 'wait' });
+});
+
+test('a review asking for changes comes first, and holds the merge until it is answered', (t) => {
+  const state = initialPrLoopState();
+  const asked = status({
+    changesRequested: { reviewId: 7, reviewer: 'ana', body: 'rename it', comments: [{ path: 'a.ts', body: 'here' }] },
+  });
+  const round = nextPrAction(settings, state, asked, 0, 0);
+  t.like(round, { kind: 'follow_up', followUp: 'review', role: null, handles: 7 });
+  t.regex((round as { prompt: string }).prompt, /ana requested changes[\s\S]*rename it[\s\S]*a\.ts: here/);
+  state.handledReviews.push(7);
+  t.like(nextPrAction(settings, state, asked, 0, 0), { kind: 'merge', method: 'squash', sha: 'a1' });
+});
+
+test('a green PR merges once per head; protected paths and spent budgets are said once', (t) => {
+  const state = initialPrLoopState();
+  t.like(nextPrAction(settings, state, status({ checks: 'pending' }), 0, 0), { kind: 'wait' });
+  t.like(nextPrAction(settings, state, status({ changedFiles: ['deploy/prod.yaml'] }), 0, 0), {
+    kind: 'comment',
+    key: 'protected:a1',
+  });
+  state.mergeTried = 'a1';
+  t.like(nextPrAction(settings, state, status(), 0, 0), { kind: 'wait' });
+  const asked = status({ headSha: 'c3', changesRequested: { reviewId: 9, reviewer: 'b', body: 'x', comments: [] } });
+  t.like(nextPrAction(settings, state, asked, 1.5, 0), { kind: 'comment', key: 'limit:review:9' });
+  state.rounds.push({ kind: 'ci_fix', runId: 'r1', state: 'succeeded', costUsd: 0.1 });
+  state.rounds.push({ kind: 'review', runId: 'r2', state: 'succeeded', costUsd: 0.1 });
+  t.regex((nextPrAction(settings, state, asked, 0, 0) as { body: string }).body, /2 follow-up rounds are spent/);
+});
+
+test('the fixer waits out its cooldown', (t) => {
+  const state = { ...initialPrLoopState(), ciFixes: 0, lastCiFixAt: 1000 };
+  const loose = { ...settings, ciFixer: { ...settings.ciFixer!, maxRetries: 3 } };
+  const failing = status({ headSha: 'd4', checks: 'failure' });
+  t.like(nextPrAction(loose, state, failing, 0, 1000 + 60_000), { kind: 'wait' });
+  t.like(nextPrAction(loose, state, failing, 0, 1000 + 10 * 60_000), { kind: 'follow_up', followUp: 'ci_fix' });
+});

@@ -1,0 +1,162 @@
+// The PR loop end to end (issue 18): a run's PR whose CI fails gets fixed, a requested change gets
+// made, and the green PR merges — each without a person, within the PR's rounds, driven by the
+// GitHub stand-in (check runs, reviews, comments, merges), across a kill -9 of the worker mid-loop.
+import test from 'ava';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { GitHubStandIn } from '../support/github-stand-in.ts';
+import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';
+import { PullRequestsStandIn, type StoredPull } from '../support/pull-requests-stand-in.ts';
+import { waitForRunState } from '../support/stack.ts';
+import { replaceWorker, startApiOnlyStack } from '../support/worker-kill.ts';
+
+const FIXER = [
+  'description: fixes what the PR loop asks',
+  'command: ["bash", "-c", "case \\"$SVC_PROMPT\\" in *\\"requested changes\\"*) echo reviewed > REVIEWED;; ' +
+    '*) echo fixed > FIXED;; esac; git add -A && git commit -qm \\"svc follow-up\\" && echo round done"]',
+  '',
+].join('\n');
+
+const CONFIG = [
+  'ciFixer:',
+  '  enabled: true',
+  '  maxRetries: 2',
+  '  cooldownMinutes: 0',
+  '  role: pr-fixer',
+  'pr:',
+  '  autoMerge:',
+  '    method: squash',
+  '    protectedPaths: [deploy]',
+  '  followUps:',
+  '    role: pr-fixer',
+  '    maxRounds: 3',
+  '',
+].join('\n');
+
+/** CI on the stand-in: a head passes when it has FIXED; the first green head gets a review asking for more. */
+function startCi(github: GitHubStandIn, forge: PullRequestsStandIn, owner: string, name: string) {
+  const bare = join(github.root, owner, `${name}.git`);
+  const has = (sha: string, file: string) => {
+    try {
+      execFileSync('git', ['-C', bare, 'cat-file', '-e', `${sha}:${file}`], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let reviewed = false;
+  const tick = () => {
+    for (const pull of forge.pulls.filter((candidate: StoredPull) => candidate.state === 'open')) {
+      const sha = forge.headSha(pull);
+      if (!sha || forge.checkRuns.has(sha)) continue;
+      const green = has(sha, 'FIXED');
+      forge.checkRuns.set(sha, [
+        {
+          name: 'test',
+          status: 'completed',
+          conclusion: green ? 'success' : 'failure',
+          output: { title: green ? 'passed' : 'failed', summary: 'npm test', text: green ? 'ok' : 'FIXED is missing' },
+        },
+      ]);
+      // The reviewer looks at the first green head, in the same moment CI reports it.
+      if (green && !reviewed) {
+        reviewed = true;
+        forge.review(pull.number, 'CHANGES_REQUESTED', 'Please add a REVIEWED file.', [
+          { path: 'README.md', body: 'and keep this file' },
+        ]);
+      }
+    }
+  };
+  const timer = setInterval(tick, 100);
+  return { stop: () => clearInterval(timer), has };
+}
+
+test('a failing PR is fixed, a requested change made, the green PR merged: no person, within budget', async (t) => {
+  const github = new GitHubStandIn();
+  github.createRepo('acme', 'looped', {
+    files: { '.svc/config.yaml': CONFIG, '.svc/agents/pr-fixer.yaml': FIXER },
+  });
+  const forge = new PullRequestsStandIn();
+  forge.git = github.forgeGit();
+  await forge.start();
+  t.teardown(() => forge.stop());
+  const ci = startCi(github, forge, 'acme', 'looped');
+  t.teardown(() => ci.stop());
+
+  const { environment, stack, api } = await startApiOnlyStack(t, {
+    SVC_GIT_TOKEN: 'ghp_test',
+    SVC_GITHUB_API_URL: forge.url,
+    SVC_PR_POLL_MIN_MS: '300',
+    SVC_PR_POLL_MAX_MS: '1000',
+  });
+  // The in-sandbox finalizer posts its result to the API, which runs in this process.
+  environment.env.SVC_API_URL = stack.api!.url;
+  const firstWorker = spawnSvc(['worker'], environment.env);
+  t.teardown(() => firstWorker.child.kill('SIGKILL'));
+  await waitForOutput(firstWorker, /worker: polling/);
+
+  const project = (await api.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/looped' } })).body
+    .project.id;
+  const prompt = 'echo work > WORK.md && git add -A && git commit -qm "the work" && echo worked';
+  const runId = (await api.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id;
+  const root = await waitForRunState(api, runId, undefined, 90_000).catch(async (error: Error) => {
+    const log = (await api.request('GET', `/runs/${runId}/events?follow=0`)).text.slice(-3000);
+    throw new Error(`${error.message}\n${log}\n${firstWorker.output().slice(-3000)}`);
+  });
+  t.like(root, { state: 'succeeded', prState: 'open' });
+
+  // The CI fix round starts; the worker dies under it; another worker carries the loop on.
+  const events = async () =>
+    (await api.request('GET', `/runs/${runId}/events?follow=0`)).text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { kind: string; payload: any });
+  await waitFor(
+    async () => (await events()).some((event) => event.kind === 'pr_loop.follow_up_started'),
+    'the CI fix round',
+    60_000,
+  );
+  await replaceWorker(t, firstWorker, environment.env);
+
+  const merged = await waitFor(
+    async () => {
+      const run = (await api.request('GET', `/runs/${runId}`)).body.run;
+      return run.prState === 'merged' ? run : null;
+    },
+    'the PR merged by svc',
+    180_000,
+  );
+  t.like(merged, { state: 'succeeded', prRounds: 2 });
+  const pull = forge.pulls[0]!;
+  t.like(pull, { state: 'closed', merge_method: 'squash' });
+  const main = github.forgeGit().headSha('acme', 'looped', 'main');
+  t.true(ci.has(main, 'FIXED') && ci.has(main, 'REVIEWED') && ci.has(main, 'WORK.md'), 'every round is merged');
+
+  const log = await events();
+  const rounds = log.filter((event) => event.kind === 'pr_loop.follow_up_ended').map((event) => event.payload);
+  t.deepEqual(
+    rounds.map((round) => [round.round, round.kind, round.state]),
+    [
+      [1, 'ci_fix', 'succeeded'],
+      [2, 'review', 'succeeded'],
+    ],
+  );
+  t.is(log.filter((event) => event.kind === 'pr_loop.merge_requested').length, 1);
+  for (const round of rounds) {
+    const child = (await api.request('GET', `/runs/${round.runId}`)).body.run;
+    t.like(child, { parentRunId: runId, cloneKind: 'continue', targetBranch: `svc/${runId}`, state: 'succeeded' });
+    t.is(child.trigger, `pr-loop:${round.kind}`);
+  }
+  const ciPrompt = (await api.request('GET', `/runs/${rounds[0].runId}`)).body.run.prompt;
+  t.regex(ciPrompt, /FIXED is missing/, "the failing check's log tail is in the fixer's prompt");
+  const reviewPrompt = (await api.request('GET', `/runs/${rounds[1].runId}`)).body.run.prompt;
+  t.regex(reviewPrompt, /Please add a REVIEWED file[\s\S]*README\.md: and keep this file/);
+  // Each round answered on the PR.
+  t.deepEqual(
+    pull.comments.map((comment) => comment.body.split('\n')[0]!.replace(/`run_\w+`/, 'RUN')),
+    [
+      'svc round 1: run RUN tried to fix the failing checks: succeeded, 2 commits ahead.',
+      'svc round 2: run RUN tried to make the requested changes: succeeded, 3 commits ahead.',
+    ],
+  );
+});
