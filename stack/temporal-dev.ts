@@ -2,7 +2,7 @@
 // from SVC_TEMPORAL_CLI, then `temporal` on PATH, then the project venv (scripts/bootstrap.sh puts
 // it there), and last the SDK's own download, which needs internet.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, rmSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, rmSync, closeSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -144,9 +144,48 @@ export async function startTemporalDev(
   reapOrphan(pidFile);
   const logFile = dataPaths.temporalLog(dataDir);
   mkdirSync(dirname(logFile), { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
+    try {
+      return await spawnDevServer(cli, settings, { dbFile, address, uiUrl, pidFile, logFile });
+    } catch (error) {
+      const logTail = readLogSince(logFile, logStart);
+      // The dev server binds a handful of internal ports it picks itself (membership, history,
+      // matching); another process can take one between its pick and its bind. A fresh start picks
+      // again. A port the operator configured that is taken fails the same way every time.
+      if (attempt < START_ATTEMPTS && /address already in use/i.test(logTail)) continue;
+      const lastLines = logTail.trim().split('\n').slice(-5).join('\n');
+      throw new Error(`${(error as Error).message}; see ${logFile}${lastLines ? `:\n${lastLines}` : ''}`);
+    }
+  }
+}
+
+const START_ATTEMPTS = 3;
+
+function readLogSince(logFile: string, offset: number): string {
+  try {
+    return readFileSync(logFile).subarray(offset).toString('utf8');
+  } catch {
+    return '';
+  }
+}
+
+interface DevServerPaths {
+  dbFile: string;
+  address: string;
+  uiUrl: string | undefined;
+  pidFile: string;
+  logFile: string;
+}
+
+async function spawnDevServer(
+  cli: TemporalCli,
+  settings: TemporalDevSettings,
+  { dbFile, address, uiUrl, pidFile, logFile }: DevServerPaths,
+): Promise<RunningTemporal> {
   const logFd = openSync(logFile, 'a');
   // Its own process group, so stopping it also stops anything it spawned.
-  const child = spawn(cli.path, devServerArgs(settings, dbFile), { stdio: ['ignore', logFd, logFd], detached: true });
+  const child = spawn(cli.path!, devServerArgs(settings, dbFile), { stdio: ['ignore', logFd, logFd], detached: true });
   closeSync(logFd);
   mkdirSync(dirname(pidFile), { recursive: true });
   writeFileSync(pidFile, JSON.stringify({ pid: child.pid }));
@@ -156,7 +195,7 @@ export async function startTemporalDev(
   } catch (error) {
     await terminateProcessGroup(child.pid!, exited, 5000);
     rmSync(pidFile, { force: true });
-    throw new Error(`${(error as Error).message}; see ${logFile}`);
+    throw error;
   }
   return {
     address,

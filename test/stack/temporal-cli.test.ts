@@ -1,10 +1,11 @@
 // Which Temporal CLI the embedded launcher uses: SVC_TEMPORAL_CLI, then PATH, then the project
 // venv, then the SDK's download.
 import test from 'ava';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devServerArgs, findTemporalCli, loadTemporalDevSettings } from '../../stack/temporal-dev.ts';
+import { devServerArgs, findTemporalCli, loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
+import { freePort } from '../support/free-port.ts';
 
 function fakeExecutable(dir: string): string {
   mkdirSync(dir, { recursive: true });
@@ -59,4 +60,33 @@ test('temporal-dev.yml drives the dev server arguments, with WAL pragmas and svc
   t.true(args.join(' ').includes('--sqlite-pragma journal_mode=wal'));
   t.true(args.join(' ').includes('--search-attribute SvcKind=Keyword'));
   t.true(args.includes('--headless'));
+});
+
+function failingCli(dir: string, message: string): { path: string; starts: () => number } {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'temporal');
+  const counter = join(dir, 'starts');
+  writeFileSync(path, `#!/bin/sh\necho start >> ${counter}\necho '${message}'\nexit 1\n`);
+  chmodSync(path, 0o755);
+  return { path, starts: () => readFileSync(counter, 'utf8').trim().split('\n').length };
+}
+
+test('a dev server that loses a port race is started again; the last error quotes its log', async (t) => {
+  const cli = failingCli(join(root, 'port-race'), 'listen tcp 127.0.0.1:40123: bind: address already in use');
+  const settings = loadTemporalDevSettings({ SVC_TEMPORAL_PORT: String(await freePort()), SVC_TEMPORAL_UI: '0' });
+  const error = await t.throwsAsync(
+    startTemporalDev(join(root, 'port-race-data'), settings, { path: cli.path, source: 'SVC_TEMPORAL_CLI' }),
+  );
+  t.is(cli.starts(), 3, 'three attempts, each picking its internal ports again');
+  t.regex(error.message, /exited with code 1; see .*temporal\.log:\n.*address already in use/);
+});
+
+test('any other early exit is reported at once, with the end of its log', async (t) => {
+  const cli = failingCli(join(root, 'bad-flag'), 'Error: unknown flag: --bogus');
+  const settings = loadTemporalDevSettings({ SVC_TEMPORAL_PORT: String(await freePort()), SVC_TEMPORAL_UI: '0' });
+  const error = await t.throwsAsync(
+    startTemporalDev(join(root, 'bad-flag-data'), settings, { path: cli.path, source: 'SVC_TEMPORAL_CLI' }),
+  );
+  t.is(cli.starts(), 1);
+  t.regex(error.message, /unknown flag: --bogus/);
 });
