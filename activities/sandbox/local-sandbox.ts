@@ -58,9 +58,10 @@ export async function startSandbox(
 ): Promise<SandboxStatus> {
   const files = sandboxFiles(dir);
   mkdirSync(dir, { recursive: true });
+  let supervisorPid = 0;
   if (!existsSync(files.claim)) {
     writeJsonAtomic(files.spec, spec);
-    await spawnDetached([process.execPath, '--no-warnings', supervisorProgram(), dir]);
+    supervisorPid = await spawnDetached([process.execPath, '--no-warnings', supervisorProgram(), dir]);
   }
   const started = Date.now();
   const deadline = started + timeoutMs;
@@ -69,9 +70,14 @@ export async function startSandbox(
     const status = inspectSandbox(files);
     if (status.kind === 'exited' || (status.kind === 'running' && status.agent)) return status;
     if (status.kind === 'lost') {
-      // A supervisor that is still starting has not claimed yet: give it a moment before deciding.
-      lostSince ??= Date.now();
-      if (Date.now() - lostSince > 5000) return status;
+      // A supervisor that is still starting has not claimed yet. On a busy machine Node alone may
+      // take seconds to load: while the process this call started lives, it is only slow (until the
+      // deadline); one that is gone, or not known, gets a moment before the sandbox counts as lost.
+      if (supervisorPid > 0 && isSameProcessAlive(supervisorPid, undefined)) lostSince = undefined;
+      else {
+        lostSince ??= Date.now();
+        if (Date.now() - lostSince > 5000) return status;
+      }
     }
     // A local agent starts within ~100 ms: looked for closely then, a run's start waits less.
     await sleep(Date.now() - started < 1000 ? 5 : 25);
