@@ -63,8 +63,11 @@ export function createAgentActivities(deps: RunActivityDeps) {
       image,
       cpuMillicores,
       pod,
+      generation,
     }: {
       runId: string;
+      /** A run resumed after a pause: its sandbox's generation (2, 3…), which names it anew. */
+      generation?: number;
       agent: AgentDefinition;
       prompt: string;
       workspacePath: string;
@@ -108,7 +111,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
       const dir = sandboxDir(runId);
       const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
       const { spec, note } = sandboxLaunch({
-        name: runId,
+        name: generation ? `${runId}-g${generation}` : runId,
         engineFacts:
           isolation === 'container' ? await engineFacts(deps.sandbox.container.engine).catch(() => null) : null,
         image,
@@ -154,10 +157,16 @@ export function createAgentActivities(deps: RunActivityDeps) {
       runId,
       runtime,
       maxCostUsd,
+      generation,
+      spentUsd = 0,
     }: {
       runId: string;
       runtime?: RuntimeId;
       maxCostUsd?: number | null;
+      /** A resumed run's agent (workflows/run-pause.ts): its output gets its own event keys. */
+      generation?: number;
+      /** What the run's earlier generations spent: the cap counts it. */
+      spentUsd?: number;
     }): Promise<AgentExitEvidence & { endedAt: string | null; usage: Usage | null; costCap: CostCapCrossing | null }> {
       const context = Context.current();
       const adapter = runtimeFor(runtime ?? 'command');
@@ -165,6 +174,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         offsets: { stdout: 0, stderr: 0 },
         runtime: initialRuntimeState(),
         stderrHead: [],
+        ...(generation ? { generation } : {}),
       };
       const files = sandboxFiles(sandboxDir(runId));
       const seen = () => ({
@@ -198,13 +208,13 @@ export function createAgentActivities(deps: RunActivityDeps) {
           const done = status.kind === 'exited' || status.kind === 'lost';
           await ingestOutput(runId, adapter, progress, done);
           const costUsd = progress.runtime.usage?.costUsd ?? null;
-          if (maxCostUsd && costUsd !== null && costUsd > maxCostUsd && !progress.costCap) {
+          if (maxCostUsd && costUsd !== null && spentUsd + costUsd > maxCostUsd && !progress.costCap) {
             // Strict: the first report above the cap stops the agent, whatever the runtime.
-            progress.costCap = { costUsd, maxCostUsd };
+            progress.costCap = { costUsd: spentUsd + costUsd, maxCostUsd };
             if (!done) stopSandbox(files);
             await appendRunEvents(deps.readModel.em(), runId, [
               {
-                dedupeKey: 'cost:cap_exceeded',
+                dedupeKey: `cost:cap_exceeded${generation ? `:g${generation}` : ''}`,
                 kind: 'cost.cap_exceeded',
                 stream: 'system',
                 ts: new Date().toISOString(),
@@ -219,7 +229,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
               // Recorded even when the agent survived it (a build it ran was killed, say).
               await appendRunEvents(deps.readModel.em(), runId, [
                 {
-                  dedupeKey: 'sandbox:oom_kill',
+                  dedupeKey: `sandbox:oom_kill${generation ? `:g${generation}` : ''}`,
                   kind: 'sandbox.oom_kill',
                   stream: 'system',
                   ts: exit.endedAt,

@@ -35,6 +35,14 @@ export interface FollowUpRequest {
 
 const REPORT_LINES = 15;
 
+/** How a round's report on the PR names what it tried. */
+const ROUND_GOALS: Record<FollowUpKind, string> = {
+  ci_fix: 'fix the failing checks',
+  review: 'make the requested changes',
+  comment: 'do what the comment asked',
+  rebase: 'resolve the conflict with the base',
+};
+
 export function createPrLoopActivities(deps: PrLoopActivityDeps) {
   const forgeFor = async (prUrl: string) => {
     const pull = parsePullRequestUrl(prUrl);
@@ -118,7 +126,7 @@ export function createPrLoopActivities(deps: PrLoopActivityDeps) {
         .join('\n')
         .replaceAll('```', "'''")
         .slice(-4000);
-      const what = input.kind === 'ci_fix' ? 'fix the failing checks' : 'make the requested changes';
+      const what = ROUND_GOALS[input.kind];
       const outcome = run
         ? `${run.state}${run.failureReason ? ` (${run.failureReason})` : ''}` +
           (run.commitsAhead ? `, ${run.commitsAhead} commits ahead` : '')

@@ -16,6 +16,9 @@ import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { sandboxHostId } from './sandbox/isolation.ts';
+import { sandboxFiles } from './sandbox/files.ts';
+import { inspectSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
+import { dataPaths } from '../platform/config.ts';
 
 export interface RunActivityDeps {
   readModel: ReadModel;
@@ -75,6 +78,8 @@ export function createRunActivities(deps: RunActivityDeps) {
       baseBranch?: string | null;
       baseCommit?: string | null;
       continueFromBranch?: string | null;
+      /** A rebase round (core/pr-loop.ts): the base, fresh from the forge, merged in for the agent to finish. */
+      mergeBase?: boolean;
     }) {
       const { runId, projectId, workspacePath } = input;
       const project = projectId ? await deps.readModel.em().findOne(ProjectEntity, { id: projectId }) : null;
@@ -104,7 +109,8 @@ export function createRunActivities(deps: RunActivityDeps) {
         });
       });
       if (input.continueFromBranch) {
-        // A continuation starts from the parent's pushed work, fetched from the forge.
+        // A continuation starts from the parent's pushed work, fetched from the forge (and a rebase
+        // round from the base as the forge has it now, not as the project clone last saw it).
         await git(
           [
             'fetch',
@@ -112,6 +118,7 @@ export function createRunActivities(deps: RunActivityDeps) {
             '--no-tags',
             `${project.gitUrl}.git`,
             `+refs/heads/${input.continueFromBranch}:refs/remotes/parent/head`,
+            ...(input.mergeBase ? [`+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`] : []),
           ],
           { cwd: partial, token: await deps.forgeCredentials.tokenFor(owner, name) },
         );
@@ -130,12 +137,46 @@ export function createRunActivities(deps: RunActivityDeps) {
       await git(['remote', 'set-url', 'origin', `${project.gitUrl}.git`], { cwd: partial });
       await git(['config', 'user.name', 'svc agent'], { cwd: partial });
       await git(['config', 'user.email', `${runId}@svc.invalid`], { cwd: partial });
+      if (input.mergeBase && input.continueFromBranch) await startBaseMerge(partial, baseBranch);
       // From here on the workspace is the agent's: svc never runs git in it again.
       await handOver(partial, hostId);
       renameSync(partial, workspacePath);
       return { workspacePath, kind: 'clone' as const };
     },
+
+    /**
+     * A run resumed after a pause (workflows/run-pause.ts) starts its agent in a fresh sandbox: the
+     * ended one's records and output are moved aside (`<runId>.g<generation>`), the workspace stays.
+     * Idempotent; an agent still there is stopped first.
+     */
+    async setSandboxAside({ runId, generation }: { runId: string; generation: number }): Promise<void> {
+      const dir = join(dataPaths.sandboxes(deps.dataDir), runId);
+      const aside = `${dir}.g${generation}`;
+      if (!existsSync(dir) || existsSync(aside)) return;
+      const files = sandboxFiles(dir);
+      for (let waited = 0; inspectSandbox(files).kind === 'running'; waited += 200) {
+        if (waited === 0) stopSandbox(files);
+        if (waited > 30_000) throw new Error(`the agent of run ${runId} did not stop`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      renameSync(dir, aside);
+    },
   };
+}
+
+/**
+ * Merges the base into a fresh workspace of a rebase round: a clean merge is committed, a conflicted
+ * one is left in progress (MERGE_HEAD, conflict markers) for the agent to resolve and commit. A merge,
+ * not a rebase: the round's push stays a fast-forward of the PR's branch, with no force.
+ */
+async function startBaseMerge(workspace: string, baseBranch: string): Promise<void> {
+  const merged =
+    (await gitProbe(
+      ['-c', 'core.hooksPath=/dev/null', 'merge', '--no-edit', '--no-ff', `refs/remotes/origin/${baseBranch}`],
+      { cwd: workspace },
+    )) !== undefined;
+  if (!merged && !(await gitProbe(['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { cwd: workspace })))
+    throw ApplicationFailure.nonRetryable(`the base ${baseBranch} could not be merged in`, 'workspace_unavailable');
 }
 
 /** Gives a workspace to its sandbox's host uid (svc is root), before the agent ever sees it. */

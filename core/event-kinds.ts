@@ -23,6 +23,8 @@ export const RUN_EVENT_KINDS = [
   'steer.delivered',
   'cancel.requested',
   'cost.cap_exceeded',
+  'run.paused',
+  'run.resumed',
   'duration.exceeded',
   'watchdog.silence_exceeded',
   // Finalize: the sandbox's part, then svc's (push, PR, salvage).
@@ -43,6 +45,7 @@ export const RUN_EVENT_KINDS = [
   'pr_loop.merge_requested',
   'pr_loop.merge_refused',
   'pr_loop.commented',
+  'pr_loop.stopped',
   // A run's preview (workflows/run-preview.ts).
   'preview.starting',
   'preview.made_room',

@@ -2,6 +2,7 @@
 // a CI fix round when its checks fail, a review round when a reviewer asks for changes, a merge
 // when it is green, a comment when a limit stops it — within the PR's rounds and cost budget.
 // Pure: workflows/pr-loop.ts replays it; the forge's answers come in as a PrStatus.
+import { roundUsd } from './cost-pause.ts';
 import type { PrState } from './run-states.ts';
 import type { SvcDefaults } from './svc-config.ts';
 
@@ -10,6 +11,10 @@ export interface PrLoopSettings {
   ciFixer: { maxRetries: number; cooldownMs: number; logTailLines: number; role: string } | null;
   /** Follow "changes requested" reviews; role null: the run's own agent. */
   reviews: { role: string | null } | null;
+  /** Follow comments addressed to svc by users with write access. */
+  comments: { role: string | null } | null;
+  /** Answer a conflict with the base by merging it in. */
+  conflicts: { role: string | null } | null;
   autoMerge: { method: 'squash' | 'merge' | 'rebase'; protectedPaths: string[] } | null;
   /** Follow-up rounds of all kinds, per PR. */
   maxRounds: number;
@@ -17,7 +22,7 @@ export interface PrLoopSettings {
   maxCostUsd: number | null;
 }
 
-export const FOLLOW_UP_KINDS = ['ci_fix', 'review'] as const;
+export const FOLLOW_UP_KINDS = ['ci_fix', 'review', 'comment', 'rebase'] as const;
 export type FollowUpKind = (typeof FOLLOW_UP_KINDS)[number];
 
 /** The PR as the forge shows it now. */
@@ -36,7 +41,17 @@ export interface PrStatus {
     comments: { path: string; body: string }[];
   } | null;
   changedFiles: string[];
+  /** The PR's base branch. */
+  baseBranch: string;
+  /**
+   * Comments addressed to svc (ADDRESSED_TO_SVC) whose authors have write access, oldest first; the
+   * forge side drops everyone else's.
+   */
+  commands: { commentId: number; author: string; body: string }[];
 }
+
+/** A PR comment is addressed to svc when it starts with `/svc` or `@svc`. */
+export const ADDRESSED_TO_SVC = /^\s*(?:\/svc|@svc)\b[:,]?\s*/i;
 
 /** One follow-up round, as the root run records it. */
 export interface PrRound {
@@ -54,6 +69,9 @@ export interface PrLoopState {
   /** Head commits whose failed checks were answered (a round, or a comment saying why not). */
   handledShas: string[];
   handledReviews: number[];
+  handledComments: number[];
+  /** Head commits whose conflict with the base was answered. */
+  handledConflicts: string[];
   /** Comments posted, by key: each is posted once. */
   notices: string[];
   /** The head svc last asked the forge to merge. */
@@ -72,6 +90,8 @@ export const initialPrLoopState = (): PrLoopState => ({
   lastCiFixAt: null,
   handledShas: [],
   handledReviews: [],
+  handledComments: [],
+  handledConflicts: [],
   notices: [],
   mergeTried: null,
 });
@@ -90,6 +110,8 @@ export function prLoopSettings(defaults: SvcDefaults | null | undefined): PrLoop
       role: ciFixer.role,
     },
     reviews: followUps?.reviews === false || !followUps ? null : { role: followUps.role ?? null },
+    comments: followUps?.comments === false || !followUps ? null : { role: followUps.role ?? null },
+    conflicts: followUps?.conflicts === false || !followUps ? null : { role: followUps.role ?? null },
     autoMerge: autoMerge && { method: autoMerge.method, protectedPaths: autoMerge.protectedPaths },
     maxRounds: followUps?.maxRounds ?? 3,
     maxCostUsd: followUps?.maxCostUsd ?? null,
@@ -99,7 +121,7 @@ export function prLoopSettings(defaults: SvcDefaults | null | undefined): PrLoop
 /** The PR's cost so far: the run's and every round's. */
 export function prTotalCost(ownCostUsd: number | null, rounds: PrRound[]): number | null {
   const costs = [ownCostUsd, ...rounds.map((round) => round.costUsd)].filter((cost): cost is number => cost !== null);
-  return costs.length ? costs.reduce((sum, cost) => sum + cost, 0) : null;
+  return costs.length ? roundUsd(costs.reduce((sum, cost) => sum + cost, 0)) : null;
 }
 
 /** The next thing to do about an open PR. */
@@ -126,6 +148,27 @@ export function nextPrAction(
       role: settings.reviews.role,
       prompt: reviewPrompt(status),
       handles: review.reviewId,
+    };
+  }
+  const command = (status.commands ?? []).find((candidate) => !state.handledComments.includes(candidate.commentId));
+  if (settings.comments && command) {
+    if (limit) return once(state, `limit:comment:${command.commentId}`, `svc did not follow this comment: ${limit}.`);
+    return {
+      kind: 'follow_up',
+      followUp: 'comment',
+      role: settings.comments.role,
+      prompt: commentPrompt(command),
+      handles: command.commentId,
+    };
+  }
+  if (settings.conflicts && status.mergeable === false && !state.handledConflicts.includes(status.headSha)) {
+    if (limit) return once(state, `limit:conflict:${status.headSha}`, `svc did not resolve the conflict: ${limit}.`);
+    return {
+      kind: 'follow_up',
+      followUp: 'rebase',
+      role: settings.conflicts.role,
+      prompt: rebasePrompt(status),
+      handles: status.headSha,
     };
   }
   const fixer = settings.ciFixer;
@@ -194,5 +237,21 @@ function reviewPrompt(status: PrStatus): string {
     '',
     review.body,
     ...(comments ? ['', 'Comments on the code:', comments] : []),
+  ].join('\n');
+}
+
+function commentPrompt(command: PrStatus['commands'][number]): string {
+  return [
+    `${command.author} asked for this on this branch's pull request. Do it, and commit.`,
+    '',
+    command.body.replace(ADDRESSED_TO_SVC, ''),
+  ].join('\n');
+}
+
+function rebasePrompt(status: PrStatus): string {
+  return [
+    `This branch conflicts with ${status.baseBranch}, the base of its pull request.`,
+    `svc has started merging ${status.baseBranch} into it: \`git status\` lists the conflicted files.`,
+    'Resolve every conflict, keeping the intent of both sides, then `git add` the files and `git commit`.',
   ].join('\n');
 }

@@ -25,6 +25,9 @@ export interface RunRequest {
   /** The dispatch's own cap: wins over the agent's, which wins over the project default. */
   maxCostUsd?: number | null;
   projectMaxCostUsd?: number | null;
+  /** The dispatch's own choice: wins over the project's `onCapHit`. */
+  onCapHit?: 'cancel' | 'pause' | null;
+  projectOnCapHit?: 'cancel' | 'pause' | null;
   triggerFire?: { projectId: string; triggerId: string } | null;
   planRun?: RunWorkflowInput['planRun'];
   /** For project runs: the project's default branch and its branch prefix (config, env, or "svc"). */
@@ -55,9 +58,10 @@ export function projectRunSettings(
   defaults: SvcDefaults | null | undefined,
   defaultBranch: string,
   fallbackBranchPrefix: string,
-): Pick<RunRequest, 'project' | 'projectMaxCostUsd'> {
+): Pick<RunRequest, 'project' | 'projectMaxCostUsd' | 'projectOnCapHit'> {
   return {
     projectMaxCostUsd: defaults?.maxCostUsd ?? null,
+    projectOnCapHit: defaults?.onCapHit ?? null,
     project: {
       defaultBranch,
       runBranchPrefix: defaults?.runBranchPrefix ?? fallbackBranchPrefix,
@@ -119,6 +123,7 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     ...(admission ? { admission } : {}),
     ...(request.project?.prLoop && !request.followUp ? { prLoop: request.project.prLoop } : {}),
     ...(request.followUp ? { followUp: request.followUp } : {}),
+    ...((request.onCapHit ?? request.projectOnCapHit) === 'pause' ? { onCapHit: 'pause' as const } : {}),
   };
 }
 

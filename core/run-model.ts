@@ -75,6 +75,8 @@ export interface RunWorkflowInput {
   admission?: RunAdmission | null;
   /** What svc does about the run's PR once it is open (core/pr-loop.ts); absent: it only follows it. */
   prLoop?: PrLoopSettings | null;
+  /** What crossing the cost cap does: `pause` waits for a raised cap (absent: the run is cancelled). */
+  onCapHit?: 'pause' | null;
   /** A round of another run's PR loop: it pushes to that run's branch and leaves the PR to it. */
   followUp?: { rootRunId: string; kind: FollowUpKind; round: number } | null;
 }
@@ -130,6 +132,7 @@ export function initialRunSnapshot(input: RunWorkflowInput): RunSnapshot {
     metadata: input.metadata ?? null,
     state: 'queued',
     queueReason: null,
+    pausedReason: null,
     prRounds: null,
     prCostUsd: null,
     failureReason: null,

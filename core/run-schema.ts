@@ -26,6 +26,12 @@ export const runSchema = z.object({
     .string()
     .nullable()
     .describe('Why a queued run has not started: the concurrency limit it waits behind (docs/runs.md); else null'),
+  pausedReason: z
+    .string()
+    .nullable()
+    .describe(
+      'Why a running run is paused: it crossed its cost cap with onCapHit: pause, and waits for POST /runs/{id}/resume or a cancel',
+    ),
   failureReason: z.enum(RUN_FAILURE_REASONS).nullable(),
   createdAt: z.number().nullable(),
   startedAt: timestamp,

@@ -66,7 +66,15 @@ export const INBOX_STATES = ['unread', 'delivered', 'failed'] as const;
 export type InboxState = (typeof INBOX_STATES)[number];
 
 /** Where in its life a run is: what a failure there makes of it. */
-export const RUN_PHASES = ['accepting', 'admission', 'workspace', 'starting', 'supervising', 'finalizing'] as const;
+export const RUN_PHASES = [
+  'accepting',
+  'admission',
+  'workspace',
+  'starting',
+  'supervising',
+  'paused',
+  'finalizing',
+] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
 /** The failure reason closest to a phase that broke for good (an activity out of retries, a bug). */
@@ -76,5 +84,6 @@ export const FAILURE_BY_PHASE: Record<RunPhase, RunFailureReason> = {
   workspace: 'never_started',
   starting: 'sandbox_failed',
   supervising: 'sandbox_run_lost',
+  paused: 'sandbox_failed',
   finalizing: 'finalize_failed',
 };

@@ -162,6 +162,8 @@ export const defaultsSchema = z
       .strict()
       .optional(),
     maxCostUsd: z.number().positive().optional(),
+    /** Crossing the cost cap cancels the run, or pauses it until an operator raises the cap. */
+    onCapHit: z.enum(['cancel', 'pause']).optional(),
     ciFixer: z
       .object({
         enabled: z.boolean().default(false),
@@ -207,6 +209,10 @@ export const defaultsSchema = z
         followUps: z
           .object({
             reviews: z.boolean().default(true),
+            /** A PR comment starting `/svc` or `@svc`, by a user with write access, starts a round. */
+            comments: z.boolean().default(true),
+            /** A conflict with the base starts a round that merges the base in and resolves it. */
+            conflicts: z.boolean().default(true),
             role: name.optional(),
             maxRounds: z.number().int().min(0).max(50).default(3),
             maxCostUsd: z.number().positive().optional(),

@@ -28,6 +28,13 @@ export interface CancelRequest {
 /** Stop the run: a queued run never starts; a running agent is stopped, then the run ends cancelled. */
 export const cancelSignal = defineSignal<[CancelRequest]>('cancel');
 
+/**
+ * Raises the cost cap of a run paused at it (POST /runs/{id}/resume, which checked it): the run goes
+ * on from its workspace. A signal, so no worker has to be up for it to be taken; one that finds the
+ * run not paused, or a cap not above its spend (a race with a cancel or a second raise), is dropped.
+ */
+export const raiseCostCapSignal = defineSignal<[{ maxCostUsd: number; requestedBy: string }]>('raiseCostCap');
+
 /** A steering message for the run's inbox (already validated by the API). */
 export const steerSignal = defineSignal<[NewInboxItem]>('steer');
 

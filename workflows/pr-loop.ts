@@ -3,7 +3,7 @@
 // checks fail, a review round when a reviewer requests changes (each a child runWorkflow pushing
 // to the same branch), a merge when it is green, a comment when a limit stops it. The decisions
 // are core/pr-loop.ts's; the forge's answers and the rounds' reports are activities.
-import { executeChild, ParentClosePolicy, sleep } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, ParentClosePolicy, startChild } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import {
   initialPrLoopState,
@@ -16,25 +16,36 @@ import {
 import type { RunOutcome, RunSnapshot, RunTiming, RunWorkflowInput } from '../core/run-model.ts';
 import { prLoopIo } from './activity-proxies.ts';
 import { describeFailure } from './failures.ts';
+import { cancelSignal } from './messages.ts';
 import { publishPrState } from './run-tail.ts';
 
 type Publish = (events: RunEventInput[]) => Promise<void>;
 const at = () => new Date(Date.now()).toISOString();
 
-/** Follows the run's open PR and answers it, until it is merged or closed (or the watch ends). */
+/**
+ * Follows the run's open PR and answers it, until it is merged or closed (or the watch ends).
+ * Answers `stopped` when an operator stopped the loop (a cancel of the ended run): the PR is then
+ * only followed, and a round under way is cancelled.
+ */
 export async function answerPullRequest(
   run: RunSnapshot,
   input: RunWorkflowInput,
   timing: RunTiming,
   publish: Publish,
-): Promise<void> {
+  stopRequested: () => boolean,
+): Promise<'stopped' | 'ended'> {
   const settings = input.prLoop!;
-  if (!run.prUrl || run.prState !== 'open') return;
+  if (!run.prUrl || run.prState !== 'open') return 'ended';
   const state = initialPrLoopState();
   const until = Date.now() + timing.prWatchMaxMs;
   let interval = timing.prPollMinMs;
   while (Date.now() < until) {
-    await sleep(interval);
+    if ((await condition(stopRequested, interval)) || stopRequested()) {
+      await publish([
+        { dedupeKey: 'pr_loop:stopped', kind: 'pr_loop.stopped', stream: 'system', ts: at(), payload: {} },
+      ]);
+      return 'stopped';
+    }
     interval = Math.min(interval * 2, timing.prPollMaxMs);
     let status: PrStatus;
     try {
@@ -46,7 +57,7 @@ export async function answerPullRequest(
       continue; // the forge is down or rate-limited: look again later
     }
     if (status.state !== run.prState) {
-      if (!(await publishPrState(run, status, publish))) return;
+      if (!(await publishPrState(run, status, publish))) return 'ended';
     }
     const action = nextPrAction(settings, state, status, run.costUsd, Date.now());
     if (action.kind === 'wait') continue;
@@ -54,8 +65,9 @@ export async function answerPullRequest(
     interval = timing.prPollMinMs;
     if (action.kind === 'comment') await comment(run, state, action.key, action.body, publish);
     else if (action.kind === 'merge') await merge(run, state, action, publish);
-    else await followUp(run, state, action, publish);
+    else await followUp(run, state, action, publish, stopRequested);
   }
+  return 'ended';
 }
 
 async function comment(run: RunSnapshot, state: PrLoopState, key: string, body: string, publish: Publish) {
@@ -102,14 +114,11 @@ async function followUp(
   state: PrLoopState,
   action: Extract<PrLoopAction, { kind: 'follow_up' }>,
   publish: Publish,
+  stopRequested: () => boolean,
 ) {
   const round = state.rounds.length + 1;
   const kind = action.followUp;
-  if (kind === 'ci_fix') {
-    state.ciFixes += 1;
-    state.lastCiFixAt = Date.now();
-    state.handledShas.push(String(action.handles));
-  } else state.handledReviews.push(Number(action.handles));
+  markHandled(state, action);
   const prepared = await prLoopIo
     .prepareFollowUp({ rootRunId: run.id, kind, round, role: action.role, prompt: action.prompt })
     .catch((error: unknown) => ({ problem: describeFailure(error).message }));
@@ -133,12 +142,7 @@ async function followUp(
       payload: { round, kind, runId },
     },
   ]);
-  const outcome = (await executeChild('runWorkflow', {
-    workflowId: runId,
-    args: [prepared.input],
-    // The round ends on its own even if this run's workflow were terminated meanwhile.
-    parentClosePolicy: ParentClosePolicy.ABANDON,
-  }).catch(() => null)) as RunOutcome | null;
+  const outcome = (await roundOutcome(runId, prepared.input, stopRequested).catch(() => null)) as RunOutcome | null;
   state.rounds.push({ kind, runId, state: outcome?.state ?? 'failed', costUsd: outcome?.costUsd ?? null });
   run.prRounds = state.rounds.length;
   run.prCostUsd = prTotalCost(run.costUsd, state.rounds);
@@ -159,4 +163,35 @@ async function followUp(
     },
   ]);
   await prLoopIo.reportFollowUp({ prUrl: run.prUrl!, runId, kind, round }).catch(() => undefined);
+}
+
+/** A round answers what started it once, whatever its outcome: a failed round is not re-run. */
+function markHandled(state: PrLoopState, action: Extract<PrLoopAction, { kind: 'follow_up' }>): void {
+  const kind = action.followUp;
+  if (kind === 'ci_fix') {
+    state.ciFixes += 1;
+    state.lastCiFixAt = Date.now();
+    state.handledShas.push(String(action.handles));
+  } else if (kind === 'review') state.handledReviews.push(Number(action.handles));
+  else if (kind === 'comment') state.handledComments.push(Number(action.handles));
+  else state.handledConflicts.push(String(action.handles));
+}
+
+/** Runs a round to its end; a loop stopped meanwhile cancels it (the round then ends cancelled). */
+async function roundOutcome(runId: string, input: RunWorkflowInput, stopRequested: () => boolean): Promise<RunOutcome> {
+  const child = await startChild('runWorkflow', {
+    workflowId: runId,
+    args: [input],
+    // The round ends on its own even if this run's workflow were terminated meanwhile.
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+  });
+  const result = child.result() as Promise<RunOutcome>;
+  let done = false;
+  void result.finally(() => (done = true)).catch(() => undefined);
+  await condition(() => done || stopRequested());
+  if (!done)
+    await getExternalWorkflowHandle(runId)
+      .signal(cancelSignal, { reason: 'the PR loop was stopped', requestedBy: 'operator' })
+      .catch(() => undefined);
+  return result;
 }

@@ -1,8 +1,10 @@
 // The admit phase of runWorkflow (workflows/run.workflow.ts): a run under a concurrency limit asks
 // the admission queue (workflows/admission.workflow.ts) for a slot and waits, queued, saying why.
-import { condition } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import { admissionWorkflowId } from '../core/admission-queue.ts';
 import type { RunOutcome } from '../core/run-model.ts';
 import { admissionIo } from './activity-proxies.ts';
+import { admissionReleaseSignal } from './messages.ts';
 import { now, type RunExecution } from './run-execution.ts';
 
 /**
@@ -12,8 +14,11 @@ import { now, type RunExecution } from './run-execution.ts';
 export async function admit(execution: RunExecution): Promise<{ ended: RunOutcome } | null> {
   const { input, run, admission } = execution;
   if (!input.admission) return null;
+  // A run resumed after a pause asks again: its events are that generation's.
+  const again = execution.pause.generation > 1 ? `:g${execution.pause.generation}` : '';
   execution.phase = 'admission';
   admission.asked = true;
+  admission.granted = false;
   await admissionIo.requestAdmission({
     runId: run.id,
     projectId: run.projectId,
@@ -30,7 +35,7 @@ export async function admit(execution: RunExecution): Promise<{ ended: RunOutcom
     run.queueReason = admission.reason;
     await execution.publish([
       {
-        dedupeKey: `admission:waiting:${(waits += 1)}`,
+        dedupeKey: `admission:waiting:${(waits += 1)}${again}`,
         kind: 'admission.waiting',
         stream: 'system',
         ts: now(),
@@ -41,8 +46,17 @@ export async function admit(execution: RunExecution): Promise<{ ended: RunOutcom
   if (run.queueReason) {
     run.queueReason = null;
     await execution.publish([
-      { dedupeKey: 'admission:granted', kind: 'admission.granted', stream: 'system', ts: now(), payload: {} },
+      { dedupeKey: `admission:granted${again}`, kind: 'admission.granted', stream: 'system', ts: now(), payload: {} },
     ]);
   }
   return null;
+}
+
+/** Gives the run's slot (or its place in the queue) back: at its end, or while it is paused. */
+export async function releaseAdmission(execution: RunExecution): Promise<void> {
+  if (!execution.admission.asked) return;
+  execution.admission.asked = false;
+  await getExternalWorkflowHandle(admissionWorkflowId(workflowInfo().taskQueue))
+    .signal(admissionReleaseSignal, { runId: execution.run.id })
+    .catch(() => undefined);
 }

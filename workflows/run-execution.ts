@@ -35,6 +35,7 @@ import {
   inboxQuery,
   previewHitSignal,
   previewTeardownUpdate,
+  raiseCostCapSignal,
   runAcceptedUpdate,
   runSnapshotQuery,
   salvageSignal,
@@ -48,6 +49,7 @@ import { teardownAnswerFor, type TeardownAnswer } from '../core/preview.ts';
 import { PATCHES } from './patches.ts';
 import { childProgressOf } from '../core/plan-model.ts';
 import { admissionWorkflowId } from '../core/admission-queue.ts';
+import { capRaiseProblem, type UsageTotals } from '../core/cost-pause.ts';
 
 /** How long a teardown waits to answer with the preview down (the API gives Temporal calls 5 s). */
 const TEARDOWN_ANSWER_MS = 3000;
@@ -72,6 +74,11 @@ export class RunExecution {
   readonly preview: PreviewChannel = { lastHitAt: null, teardown: null, answer: null };
   /** The admission queue's answer, for a run under a concurrency limit (workflows/run.workflow.ts admit). */
   readonly admission = { asked: false, granted: false, reason: null as string | null };
+  /**
+   * Pause at the cost cap (workflows/run-pause.ts): the agent's generation (1 until a resume), the
+   * usage of the generations before it, and the cap an operator raised it to.
+   */
+  readonly pause = { generation: 1, usageBefore: null as UsageTotals | null, raisedTo: null as number | null };
   /** The state/PR-state last told to the parent plan-run. */
   #toldPlan = '';
 
@@ -88,6 +95,10 @@ export class RunExecution {
       this.cancelRequest ??= request;
     });
     setHandler(steerSignal, (message) => this.#receiveSteer(message));
+    setHandler(raiseCostCapSignal, ({ maxCostUsd }) => {
+      if (!capRaiseProblem(this.run.pausedReason !== null, this.run.costUsd, maxCostUsd))
+        this.pause.raisedTo = maxCostUsd;
+    });
     setHandler(admissionDecisionSignal, (decision) => {
       if (decision.granted) this.admission.granted = true;
       else if (!this.admission.granted) this.admission.reason = decision.reason;
@@ -211,6 +222,7 @@ export class RunExecution {
       payload: { type: 'result', state, failureReason, ...detail },
     });
     run.queueReason = null;
+    run.pausedReason = null;
     await this.publish(events, { inbox: undelivered.map((item) => ({ ...item })) });
     // The run's slot (or its place in the queue) is free for the next run.
     if (this.admission.asked)
@@ -229,7 +241,10 @@ export class RunExecution {
       followUp
         ? undefined
         : prLoop
-          ? answerPullRequest(run, this.input, this.timing, publish)
+          ? answerPullRequest(run, this.input, this.timing, publish, () => this.cancelRequest !== null).then(
+              // Stopped by an operator: the PR is still followed, no longer answered.
+              (end) => (end === 'stopped' ? watchPullRequest(run, this.timing, publish) : undefined),
+            )
           : watchPullRequest(run, this.timing, publish),
       previewing ? runPreview(run, preview, this.input.sandbox, this.preview, publish) : undefined,
     ]);

@@ -1,18 +1,20 @@
 // runWorkflow: one run, from queued to a terminal state. Workflow id = run id. The workflow holds
 // the run (workflows/run-execution.ts: its state and message handlers); this file is the sequence
-// of phases, read top-down: accept → admit → prepare → start → supervise → judge → finalize → finish.
+// of phases, read top-down: accept → admit → prepare → start → supervise (→ pause at the cost cap →
+// start again) → judge → finalize → finish.
 // Every transition is published to the read model by an activity before the run goes on.
-import { ActivityFailure, condition, isCancellation, patched, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, condition, isCancellation, patched } from '@temporalio/workflow';
 import { PATCHES } from './patches.ts';
 import { classifyAgentExit, type AgentExitEvidence } from '../core/agent-exit.ts';
-import { foldIntoPrompt } from '../core/inbox.ts';
 import type { RunOutcome, RunWorkflowInput } from '../core/run-model.ts';
 import { FAILURE_BY_PHASE, isTerminalRunState } from '../core/run-states.ts';
-import { SvcState } from '../core/search-attributes.ts';
 import { sandboxSetup, supervision } from './activity-proxies.ts';
 import { admit } from './run-admission.ts';
 import { describeFailure } from './failures.ts';
 import { now, RunExecution } from './run-execution.ts';
+import { pauseAtCostCap } from './run-pause.ts';
+import { startAgent } from './run-start.ts';
+import { addUsage } from '../core/cost-pause.ts';
 import { finalizeWork } from './run-tail.ts';
 
 /** A phase that ended the run answers this instead of going on. */
@@ -60,7 +62,16 @@ async function phases(execution: RunExecution): Promise<RunOutcome> {
   if (isEnded(workspace)) return workspace.ended;
   const started = await start(execution, workspace);
   if (isEnded(started)) return started.ended;
-  const supervised = await supervise(execution);
+  let supervised = await supervise(execution);
+  // onCapHit: pause — the run waits at its cap; a raised cap starts the agent again (run-pause.ts).
+  while (supervised.evidence.costCap && execution.input.onCapHit === 'pause' && !execution.cancelRequest) {
+    const paused = await pauseAtCostCap(execution, supervised.evidence.costCap);
+    if (isEnded(paused)) return paused.ended;
+    if (paused === 'cancelled') break;
+    const restarted = await start(execution, workspace);
+    if (isEnded(restarted)) return restarted.ended;
+    supervised = await supervise(execution);
+  }
   const judged = await judge(execution, supervised);
   if (isEnded(judged)) return judged.ended;
   return finalize(execution, judged);
@@ -101,6 +112,7 @@ async function prepare(execution: RunExecution): Promise<Workspace | Ended> {
       baseBranch: input.baseBranch ?? null,
       baseCommit: input.baseCommit,
       continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null,
+      ...(input.followUp?.kind === 'rebase' ? { mergeBase: true } : {}),
     });
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
@@ -112,63 +124,10 @@ async function prepare(execution: RunExecution): Promise<Workspace | Ended> {
   return execution.cancelRequest ? ended(await execution.cancelled()) : workspace;
 }
 
-/** Start: the agent in its sandbox, with the prompt and the messages that arrived while queued. */
+/** Start: the agent in its sandbox (workflows/run-start.ts). */
 async function start(execution: RunExecution, workspace: Workspace): Promise<Ended | null> {
-  const { input, run } = execution;
-  const prompt = foldIntoPrompt(input.prompt, await execution.claimInbox());
-  execution.phase = 'starting';
-  const launched = await sandboxSetup.startAgent({
-    runId: run.id,
-    agent: input.agent,
-    prompt,
-    workspacePath: workspace.workspacePath,
-    memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null,
-    network: input.sandbox.network ?? null,
-    ...(input.sandbox.image ? { image: input.sandbox.image } : {}),
-    ...(input.sandbox.cpuMillicores ? { cpuMillicores: input.sandbox.cpuMillicores } : {}),
-    ...(input.sandbox.pod ? { pod: input.sandbox.pod } : {}),
-  });
-  run.sandboxRunId = launched.sandboxRunId;
-  run.costBasis = launched.costBasis;
-  if (launched.status === 'spawn_failed')
-    return ended(
-      await execution.finish('failed', 'spawn_failed', launched.endedAt ?? now(), { message: launched.message }),
-    );
-  if (launched.status === 'sandbox_failed')
-    return ended(
-      await execution.finish('failed', 'sandbox_failed', launched.endedAt ?? now(), { message: launched.message }),
-    );
-  if (launched.status === 'lost')
-    return ended(await execution.finish('failed', 'sandbox_run_lost', now(), { message: launched.message }));
-
-  run.state = 'running';
-  run.startedAt = launched.spawnedAt ?? now();
-  upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
-  await execution.publish([
-    {
-      dedupeKey: 'sandbox:started',
-      kind: 'sandbox.started',
-      stream: 'system',
-      ts: run.startedAt,
-      payload: {
-        ...(launched.sandbox ?? {}),
-        sandboxId: run.sandboxId,
-        sandboxRunId: run.sandboxRunId,
-        workspacePath: run.workspacePath,
-        isolation: launched.isolation,
-        memory: launched.memory ?? null,
-        workspace: workspace.kind,
-      },
-    },
-    {
-      dedupeKey: 'state:running',
-      kind: 'state_change',
-      stream: 'system',
-      ts: run.startedAt,
-      payload: { state: 'running' },
-    },
-  ]);
-  return null;
+  const outcome = await startAgent(execution, workspace);
+  return outcome ? ended(outcome) : null;
 }
 
 type Supervised = {
@@ -208,12 +167,15 @@ async function supervise(execution: RunExecution): Promise<Supervised> {
     supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined,
   );
   execution.phase = 'supervising';
+  const { generation, usageBefore } = execution.pause;
   const evidence = await supervision.superviseAgent({
     runId: run.id,
     runtime: input.agent.runtime,
-    maxCostUsd: input.agent.maxCostUsd,
+    maxCostUsd: run.maxCostUsd,
+    // A resumed run's agent: its own output keys, and its cap counts what the run spent before.
+    ...(generation > 1 ? { generation, spentUsd: usageBefore?.costUsd ?? 0 } : {}),
   });
-  if (evidence.usage) Object.assign(run, evidence.usage);
+  if (evidence.usage) Object.assign(run, addUsage(usageBefore, evidence.usage));
   supervising = false;
   await Promise.all([stopping, watchdog, silenceWatch]);
   return { evidence, timedOut };

@@ -2,6 +2,7 @@
 // tests), authenticated with a token (PAT). Without a token the forge is "unsupported".
 import { Octokit } from '@octokit/rest';
 import type { PrStatus } from '../../core/pr-loop.ts';
+import { readPullRequestStatus } from './pull-request-status.ts';
 
 export interface ForgeRepo {
   owner: string;
@@ -62,9 +63,9 @@ export interface PullRequestRef {
   mergedAt: string | null;
 }
 
-type PullLike = { html_url: string; number: number; state: string; merged_at: string | null };
+export type PullLike = { html_url: string; number: number; state: string; merged_at: string | null };
 
-function toRef(pull: PullLike): PullRequestRef {
+export function toRef(pull: PullLike): PullRequestRef {
   return {
     url: pull.html_url,
     number: pull.number,
@@ -79,9 +80,6 @@ export function parsePullRequestUrl(url: string): { owner: string; name: string;
 }
 
 export class ForgeUnavailableError extends Error {}
-
-/** Check-run conclusions that fail a PR's checks. */
-const FAILED = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure']);
 
 /** A PR as the loop sees it (core/pr-loop.ts). */
 export type PullRequestStatus = PullRequestRef & PrStatus;
@@ -151,67 +149,11 @@ export class PullRequests {
     return toRef(data as PullLike);
   }
 
-  /** What the PR loop looks at (core/pr-loop.ts): the head, its checks, the last review asking for changes, the files. */
+  /** What the PR loop looks at (core/pr-loop.ts); see pull-request-status.ts. */
   async status(url: string, logTailLines: number): Promise<PullRequestStatus> {
     const ref = parsePullRequestUrl(url);
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
-    const repo = { owner: ref.owner, repo: ref.name };
-    const { data: pull } = await this.#octokit.rest.pulls.get({ ...repo, pull_number: ref.number });
-    const headSha = (pull as { head: { sha: string } }).head.sha;
-    const { data: checks } = await this.#octokit.rest.checks.listForRef({ ...repo, ref: headSha, per_page: 100 });
-    const failing = checks.check_runs.filter((run) => FAILED.has(run.conclusion ?? ''));
-    const checksState =
-      checks.check_runs.length === 0
-        ? 'none'
-        : failing.length
-          ? 'failure'
-          : checks.check_runs.some((run) => run.status !== 'completed')
-            ? 'pending'
-            : 'success';
-    const { data: reviews } = await this.#octokit.rest.pulls.listReviews({
-      ...repo,
-      pull_number: ref.number,
-      per_page: 100,
-    });
-    const asked = reviews.filter((review) => review.state === 'CHANGES_REQUESTED').at(-1);
-    const comments = asked
-      ? (
-          await this.#octokit.rest.pulls.listCommentsForReview({
-            ...repo,
-            pull_number: ref.number,
-            review_id: asked.id,
-          })
-        ).data
-      : [];
-    const { data: files } = await this.#octokit.rest.pulls.listFiles({
-      ...repo,
-      pull_number: ref.number,
-      per_page: 100,
-    });
-    return {
-      ...toRef(pull as PullLike),
-      headSha,
-      mergeable: (pull as { mergeable?: boolean | null }).mergeable ?? null,
-      checks: checksState,
-      failingChecks: failing.map((run) => ({
-        name: run.name,
-        logTail: [run.output?.summary, run.output?.text]
-          .filter(Boolean)
-          .join('\n')
-          .split('\n')
-          .slice(-logTailLines)
-          .join('\n'),
-      })),
-      changesRequested: asked
-        ? {
-            reviewId: asked.id,
-            reviewer: asked.user?.login ?? 'someone',
-            body: asked.body ?? '',
-            comments: comments.map((comment) => ({ path: comment.path, body: comment.body })),
-          }
-        : null,
-      changedFiles: files.map((file) => file.filename),
-    };
+    return readPullRequestStatus(this.#octokit, ref, logTailLines);
   }
 
   /** Merges the PR at this head (a head that moved since is refused by the forge: 409). */

@@ -16,6 +16,8 @@ export interface SupervisionProgress {
   costCap?: CostCapCrossing | null;
   /** Set once the agent's first output was ingested (svc_agent_first_output_seconds observed). */
   firstOutputSeen?: boolean;
+  /** A resumed run's agent (2, 3…): its lines' event keys are its own. */
+  generation?: number;
   /** Supervisors started to take over a container whose supervisor died (container backend). */
   reattachments?: number;
 }
@@ -57,7 +59,7 @@ export function readSandboxEvents(
   for (const line of refused.lines) {
     const record = JSON.parse(line.text) as EgressRefusalRecord;
     events.push({
-      dedupeKey: `egress:${line.offset}`,
+      dedupeKey: `${progress.generation ? `g${progress.generation}:` : ''}egress:${line.offset}`,
       kind: 'sandbox.egress_refused',
       stream: 'system',
       ts: record.ts,
@@ -76,7 +78,7 @@ function outputEvent(
   if (stream === 'stderr' && progress.stderrHead.length < STDERR_HEAD_LINES) progress.stderrHead.push(line.text);
   const parsed = adapter.parseLine(stream, line.text, progress.runtime);
   return {
-    dedupeKey: `${stream}:${line.offset}`,
+    dedupeKey: `${progress.generation ? `g${progress.generation}:` : ''}${stream}:${line.offset}`,
     kind: parsed.kind,
     stream,
     ts: new Date().toISOString(),

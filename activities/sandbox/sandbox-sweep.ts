@@ -5,7 +5,7 @@ import { RunEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { isTerminalRunState } from '../../core/run-states.ts';
 
-/** A sandbox the backend still has: its backend id and sandbox name (`<runId>`, `<runId>-finalize|-preview`). */
+/** A sandbox the backend still has: its id and name (`<runId>`, `<runId>-finalize|-preview|-g<n>`). */
 export interface LeftoverSandbox {
   id: string;
   sandbox: string;
@@ -24,7 +24,7 @@ export async function sweepLeftovers(
   } catch {
     return []; // a backend that does not answer is swept at a later pass
   }
-  const runOf = (sandbox: string) => sandbox.replace(/-(finalize|preview)$/, '');
+  const runOf = (sandbox: string) => sandbox.replace(/-(finalize|preview|g\d+)$/, '');
   const runIds = [...new Set(leftovers.map((leftover) => runOf(leftover.sandbox)))];
   if (!runIds.length) return [];
   const ended = await readModel

@@ -55,6 +55,7 @@ export function presentRun(run: Run | RunSnapshot): RunJson {
     previewFailureMessage: run.previewFailureMessage ?? null,
     costBasis: run.costBasis,
     queueReason: run.queueReason ?? null,
+    pausedReason: run.pausedReason ?? null,
     prRounds: run.prRounds ?? null,
     prCostUsd: run.prCostUsd === null || run.prCostUsd === undefined ? null : Number(run.prCostUsd),
   };

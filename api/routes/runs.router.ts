@@ -13,6 +13,8 @@ import { salvageBodyReader } from '../services/salvage-intake.ts';
 import {
   cancelRunBody,
   cancelRunResponse,
+  resumeRunBody,
+  runSchema,
   dispatchRunBody,
   dispatchRunResponse,
   eventLineSchema,
@@ -102,6 +104,26 @@ export function runsRoutes(
       body: cancelRunBody,
       responses: { 200: { description: 'The state after the cancel', schema: cancelRunResponse } },
       handler: async ({ params, body }) => ({ status: 200, body: await runs.cancel(params.id, body.reason ?? null) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/runs/{id}/resume',
+      auth: 'dispatch',
+      summary: 'Raise the cost cap of a run paused at it (onCapHit: pause): its agent goes on from its workspace',
+      tags: ['runs'],
+      params: runIdParams,
+      body: resumeRunBody,
+      bodyRequired: true,
+      responses: {
+        202: {
+          description: 'Accepted: the run resumes as soon as its workflow takes the raise (a run.resumed event)',
+          schema: z.object({ run: runSchema }),
+        },
+      },
+      handler: async ({ params, body }) => ({
+        status: 202,
+        body: { run: presentRun(await runs.resume(params.id, body.maxCostUsd)) },
+      }),
     }),
     defineRoute({
       method: 'post',

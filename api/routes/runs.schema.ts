@@ -25,6 +25,11 @@ export const dispatchRunBody = z
     providerOverride: optionalName,
     modelOverride: optionalName,
     maxCostUsd: z.number().positive().finite().nullable().optional(),
+    onCapHit: z
+      .enum(['cancel', 'pause'])
+      .nullable()
+      .optional()
+      .describe('What crossing the cost cap does: cancel the run (default), or pause it until the cap is raised'),
     seedId: optionalName,
     ref: optionalName,
     targetBranch: optionalName,
@@ -68,6 +73,12 @@ export const runEventsQuery = z
 export const cancelRunBody = z
   .object({ reason: z.string().max(FIELD_LIMITS.reason).trim().min(1).nullable().optional() })
   .strict();
+export const resumeRunBody = z
+  .object({
+    maxCostUsd: z.number().positive().finite().describe("The run's new cost cap: above what it has spent"),
+  })
+  .strict();
+
 export const cancelRunResponse = z.object({
   state: z.enum(RUN_STATES),
   alreadyTerminal: z.boolean(),

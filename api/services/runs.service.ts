@@ -6,6 +6,7 @@ import { ID_ALPHABET, newId } from '../../core/ids.ts';
 import { buildRunInput, projectRunSettings, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot, RunTiming } from '../../core/run-model.ts';
 import { isTerminalRunState, type InboxPriority } from '../../core/run-states.ts';
+import { capRaiseProblem } from '../../core/cost-pause.ts';
 import { presentInboxItem, type NewInboxItem } from '../../core/inbox.ts';
 import { blockingProblem } from '../../core/svc-config.ts';
 import { triggerRunRequest } from '../../core/trigger-run.ts';
@@ -170,7 +171,10 @@ export class RunsService {
         'baseCommit needs a project: a run without one has no repository to start from',
         'add "project", or leave out "baseCommit"',
       );
-    let settings: Pick<RunRequest, 'project' | 'projectMaxCostUsd'> = { project: null, projectMaxCostUsd: null };
+    let settings: Pick<RunRequest, 'project' | 'projectMaxCostUsd' | 'projectOnCapHit'> = {
+      project: null,
+      projectMaxCostUsd: null,
+    };
     let projectDir: string | undefined;
     if (projectId) {
       const row = await this.#deps.projectRows.find(projectId);
@@ -220,8 +224,11 @@ export class RunsService {
   async cancel(id: string, reason: string | null) {
     const run = await this.get(id);
     const sandboxRun = (state: string) => (run.sandboxRunId ? { id: run.sandboxRunId, state } : null);
-    if (isTerminalRunState(run.state))
+    if (isTerminalRunState(run.state)) {
+      // A run that ended may still answer its open PR (docs/pr-loop.md): a cancel stops that loop.
+      if (run.prState === 'open') await this.#deps.temporal.cancelRun(id, { reason, requestedBy: 'operator' }, 0);
       return { state: run.state, alreadyTerminal: true, sandboxRun: sandboxRun(run.state) };
+    }
     const outcome = await this.#deps.temporal.cancelRun(id, { reason, requestedBy: 'operator' });
     if (outcome === 'closed') {
       // The workflow ended but its row says otherwise: repair it now, and answer what it ended as.
@@ -231,6 +238,22 @@ export class RunsService {
     }
     const state = outcome?.state ?? (await this.get(id)).state;
     return { state, alreadyTerminal: false, sandboxRun: sandboxRun(state) };
+  }
+
+  /**
+   * Raises the cap of a run paused at it (onCapHit: pause): its agent starts again on the same
+   * workspace. A run that is not paused, or a cap not above its spend, is refused and nothing changes.
+   */
+  async resume(id: string, maxCostUsd: number) {
+    const run = await this.get(id);
+    const problem = capRaiseProblem(
+      Boolean(run.pausedReason) && !isTerminalRunState(run.state),
+      run.costUsd === null || run.costUsd === undefined ? null : Number(run.costUsd),
+      maxCostUsd,
+    );
+    if (problem) throw Errors.conflict(`run ${id} cannot resume: ${problem}`, 'resume a run whose pausedReason is set');
+    await this.#deps.temporal.raiseCostCap(id, maxCostUsd);
+    return run;
   }
 
   /** Stores a steering message in the run's inbox (the workflow owns it) and answers it. */

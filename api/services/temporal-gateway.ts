@@ -16,6 +16,7 @@ import {
   inboxQuery,
   previewHitSignal,
   previewTeardownUpdate,
+  raiseCostCapSignal,
   salvageSignal,
   steerSignal,
   type CancelRequest,
@@ -236,6 +237,17 @@ export class TemporalGateway {
       if (isNotFound(error) || /completed|already finished|not found/i.test(String((error as Error)?.message)))
         return undefined;
       throw Errors.previewTeardownUnavailable((error as Error).message);
+    }
+  }
+
+  /** Raises a paused run's cost cap (workflows/run-pause.ts): durable once Temporal has the signal. */
+  async raiseCostCap(runId: string, maxCostUsd: number): Promise<void> {
+    try {
+      await this.call(() =>
+        this.client.workflow.getHandle(runId).signal(raiseCostCapSignal, { maxCostUsd, requestedBy: 'operator' }),
+      );
+    } catch (error) {
+      throw toApiError(error);
     }
   }
 

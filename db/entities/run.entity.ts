@@ -65,6 +65,7 @@ export const RunEntity = defineEntity({
     metadata: p.json<Record<string, unknown>>().nullable(),
     state: p.string().$type<RunState>().length(16),
     queueReason: p.text().nullable(),
+    pausedReason: p.text().nullable(),
     prRounds: p.integer().nullable(),
     prCostUsd: p.double().nullable(),
     failureReason: p.string().$type<RunFailureReason>().length(32).nullable(),

@@ -23,6 +23,8 @@ import { Migration20261125043920_webhooks as SqliteWebhooks } from './sqlite/Mig
 import { Migration20261125043920_webhooks as PostgresWebhooks } from './postgresql/Migration20261125043920_webhooks.ts';
 import { Migration20261125045717_run_pr_rounds as SqliteRunPrRounds } from './sqlite/Migration20261125045717_run_pr_rounds.ts';
 import { Migration20261125045717_run_pr_rounds as PostgresRunPrRounds } from './postgresql/Migration20261125045717_run_pr_rounds.ts';
+import { Migration20261125074421_run_paused_reason as SqliteRunPausedReason } from './sqlite/Migration20261125074421_run_paused_reason.ts';
+import { Migration20261125074421_run_paused_reason as PostgresRunPausedReason } from './postgresql/Migration20261125074421_run_paused_reason.ts';
 import { Migration20261124221059_run_preview_host as PostgresRunPreviewHost } from './postgresql/Migration20261124221059_run_preview_host.ts';
 import { Migration20261125015719_run_totals as SqliteRunTotals } from './sqlite/Migration20261125015719_run_totals.ts';
 import { Migration20261125015719_run_totals as PostgresRunTotals } from './postgresql/Migration20261125015719_run_totals.ts';
@@ -47,6 +49,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261125042511_run_queue_reason', class: SqliteRunQueueReason },
     { name: 'Migration20261125043920_webhooks', class: SqliteWebhooks },
     { name: 'Migration20261125045717_run_pr_rounds', class: SqliteRunPrRounds },
+    { name: 'Migration20261125074421_run_paused_reason', class: SqliteRunPausedReason },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
@@ -63,6 +66,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261125042511_run_queue_reason', class: PostgresRunQueueReason },
     { name: 'Migration20261125043920_webhooks', class: PostgresWebhooks },
     { name: 'Migration20261125045717_run_pr_rounds', class: PostgresRunPrRounds },
+    { name: 'Migration20261125074421_run_paused_reason', class: PostgresRunPausedReason },
   ],
 };
 

@@ -1,12 +1,18 @@
 // The PR loop's decisions (core/pr-loop.ts), directly: which round, when to merge, when a limit stops it.
 import test from 'ava';
-import { initialPrLoopState, nextPrAction, prLoopSettings, type PrStatus } from '../../core/pr-loop.ts';
+import {
+  ADDRESSED_TO_SVC,
+  initialPrLoopState,
+  nextPrAction,
+  prLoopSettings,
+  type PrStatus,
+} from '../../core/pr-loop.ts';
 
 const settings = prLoopSettings({
   ciFixer: { enabled: true, maxRetries: 1, cooldownMinutes: 10, logTailLines: 50, role: 'pr-fixer' },
   pr: {
     autoMerge: { method: 'squash', protectedPaths: ['deploy'] },
-    followUps: { reviews: true, maxRounds: 2, maxCostUsd: 1 },
+    followUps: { reviews: true, comments: true, conflicts: true, maxRounds: 2, maxCostUsd: 1 },
   },
 })!;
 const status = (over: Partial<PrStatus> = {}): PrStatus => ({
@@ -18,6 +24,8 @@ const status = (over: Partial<PrStatus> = {}): PrStatus => ({
   failingChecks: [],
   changesRequested: null,
   changedFiles: ['src/app.ts'],
+  baseBranch: 'main',
+  commands: [],
   ...over,
 });
 
@@ -76,4 +84,41 @@ test('the fixer waits out its cooldown', (t) => {
   const failing = status({ headSha: 'd4', checks: 'failure' });
   t.like(nextPrAction(loose, state, failing, 0, 1000 + 60_000), { kind: 'wait' });
   t.like(nextPrAction(loose, state, failing, 0, 1000 + 10 * 60_000), { kind: 'follow_up', followUp: 'ci_fix' });
+});
+
+test('a comment addressed to svc starts one round, with its text (not the address) as the prompt', (t) => {
+  const state = initialPrLoopState();
+  const asked = status({ commands: [{ commentId: 7, author: 'maintainer', body: '/svc: add a CHANGELOG entry' }] });
+  const round = nextPrAction(settings, state, asked, 0.1, 0);
+  t.like(round, { kind: 'follow_up', followUp: 'comment', handles: 7 });
+  t.regex((round as { prompt: string }).prompt, /^maintainer asked[\s\S]*\n\nadd a CHANGELOG entry$/);
+  state.handledComments.push(7);
+  t.like(nextPrAction(settings, state, asked, 0.1, 0), { kind: 'merge' }, 'answered: the green PR merges');
+  const spent = {
+    ...initialPrLoopState(),
+    rounds: [1, 2].map(() => ({ kind: 'ci_fix' as const, runId: 'r', state: 'succeeded', costUsd: 0 })),
+  };
+  t.like(nextPrAction(settings, spent, asked, 0, 0), { kind: 'comment', key: 'limit:comment:7' });
+});
+
+test('only a comment that starts with /svc or @svc is addressed to svc', (t) => {
+  for (const body of ['/svc fix it', '@svc fix it', '  @SVC, fix it', '/svc'])
+    t.true(ADDRESSED_TO_SVC.test(body), body);
+  for (const body of ['please /svc fix it', 'svc round 1: ran', '@svcbot fix', '/svcx', '> /svc quoted'])
+    t.false(ADDRESSED_TO_SVC.test(body), body);
+});
+
+test('a conflict with the base starts one rebase round per head, and holds the merge', (t) => {
+  const state = initialPrLoopState();
+  const conflicted = status({ mergeable: false, baseBranch: 'develop' });
+  const round = nextPrAction(settings, state, conflicted, 0, 0);
+  t.like(round, { kind: 'follow_up', followUp: 'rebase', handles: 'a1' });
+  t.regex((round as { prompt: string }).prompt, /conflicts with develop/);
+  state.handledConflicts.push('a1');
+  t.like(nextPrAction(settings, state, conflicted, 0, 0), { kind: 'wait' }, 'never a merge while it conflicts');
+  t.like(nextPrAction(settings, state, { ...conflicted, headSha: 'b2' }, 0, 0), { kind: 'follow_up', handles: 'b2' });
+  const off = prLoopSettings({
+    pr: { followUps: { reviews: true, comments: false, conflicts: false, maxRounds: 2 } },
+  })!;
+  t.like(nextPrAction(off, initialPrLoopState(), conflicted, 0, 0), { kind: 'wait' });
 });

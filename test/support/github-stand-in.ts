@@ -111,7 +111,7 @@ export class GitHubStandIn {
     this.git(work, 'push', '--quiet', 'origin', `HEAD:${into}`);
   }
 
-  /** The forge's git side for the pull-request stand-in: heads, changed files, merges. */
+  /** The forge's git side for the pull-request stand-in: heads, changed files, merges, conflicts. */
   forgeGit() {
     return {
       headSha: (owner: string, name: string, branch: string) =>
@@ -122,6 +122,16 @@ export class GitHubStandIn {
         return this.git(work, 'diff', '--name-only', `origin/${base}...origin/${head}`).split('\n').filter(Boolean);
       },
       merge: (owner: string, name: string, branch: string, into: string) => this.mergeBranch(owner, name, branch, into),
+      mergeable: (owner: string, name: string, base: string, head: string) => {
+        const work = this.workdir(owner, name);
+        this.git(work, 'fetch', '--quiet', 'origin', `+refs/heads/*:refs/remotes/origin/*`);
+        try {
+          this.git(work, 'merge-tree', '--write-tree', `origin/${base}`, `origin/${head}`);
+          return true;
+        } catch {
+          return false; // exit status 1: conflicts
+        }
+      },
     };
   }
 

@@ -29,6 +29,8 @@ export interface PopulatedIds {
   previewRun: string;
   /** A webhook whose receiver refuses connections: its deliveries keep retrying. */
   webhook: string;
+  /** A run paused at its cost cap (onCapHit: pause): it may be resumed once. */
+  paused: string;
 }
 
 export interface PopulatedStack {
@@ -52,6 +54,21 @@ export async function populatedStack(
     'app',
     {
       '.svc/config.yaml': 'defaultRole: shell\n',
+      // Reports $0.60 over its $0.50 cap (a run dispatched with onCapHit: pause waits there); the
+      // session after a raise ends at once.
+      '.svc/agents/pauser.yaml': [
+        'description: spends past its cap once',
+        'command:',
+        '  - bash',
+        '  - -c',
+        '  - |',
+        '    [ -e .git/spent ] && exit 0',
+        '    touch .git/spent',
+        '    echo \'{"type":"svc.usage","costUsd":0.6}\'',
+        '    sleep 300',
+        'maxCostUsd: 0.5',
+        '',
+      ].join('\n'),
       // An agent that takes steering mid-run and waits for its switch: the held running run.
       '.svc/agents/holder.yaml': [
         'description: waits until told',
@@ -106,6 +123,13 @@ export async function populatedStack(
   setSwitch(fixture, 'slow', 'hold-running');
   const running = (await post('/runs', { agent: 'holder', project, prompt: 'hold' })).run.id as string;
   await waitForRunState(svc, running, ['running']);
+  const paused = (await post('/runs', { agent: 'pauser', project, prompt: 'spend', onCapHit: 'pause' })).run
+    .id as string;
+  await waitFor(
+    async () => ((await svc.request('GET', `/runs/${paused}`)).body.run.pausedReason ? true : undefined),
+    'the pauser run to pause at its cap',
+    60_000,
+  );
   const previewRun = (
     await post('/runs', {
       agent: 'shell',
@@ -174,6 +198,7 @@ export async function populatedStack(
       runToken: mintRunToken(svc.token, running),
       previewRun,
       webhook,
+      paused,
     },
     async stop() {
       setSwitch(fixture, 'slow', 'hold-running', false);

@@ -1,6 +1,6 @@
 // The pull-request part of GitHub's REST API, stood in: list (by head), create, get, and what the
 // PR loop reads and does (check runs of the head commit, reviews and their comments, changed files,
-// issue comments, merge). A `git` link (the GitHub stand-in's repositories) gives heads and merges;
+// issue comments, collaborator permissions, merge). A `git` link (the GitHub stand-in's repositories) gives heads and merges;
 // tests merge or close a PR, post reviews and set check runs to watch svc follow.
 import { GitHubApiStandIn } from './github-api-stand-in.ts';
 
@@ -37,6 +37,8 @@ export interface ForgeGit {
   headSha(owner: string, name: string, branch: string): string;
   changedFiles(owner: string, name: string, base: string, head: string): string[];
   merge(owner: string, name: string, branch: string, into: string): void;
+  /** Whether head merges into base without conflicts. */
+  mergeable(owner: string, name: string, base: string, head: string): boolean;
 }
 
 export class PullRequestsStandIn extends GitHubApiStandIn {
@@ -44,6 +46,8 @@ export class PullRequestsStandIn extends GitHubApiStandIn {
   /** Check runs by commit sha (GET /repos/{o}/{r}/commits/{sha}/check-runs). */
   readonly checkRuns = new Map<string, CheckRun[]>();
   git: ForgeGit | undefined;
+  /** Logins with write access (GET /repos/{o}/{r}/collaborators/{user}/permission); others read. */
+  readonly writers = new Set(['reviewer', 'maintainer']);
   #ids = 1000;
 
   constructor(token = 'ghp_test') {
@@ -75,13 +79,20 @@ export class PullRequestsStandIn extends GitHubApiStandIn {
     pull.reviews.push({ id: (this.#ids += 1), state, body, user: { login: 'reviewer' }, comments });
   }
 
+  /** A comment on the PR's conversation, by a user. */
+  comment(number: number, login: string, body: string): void {
+    const pull = this.pulls.find((candidate) => candidate.number === number)!;
+    pull.comments.push({ id: (this.#ids += 1), body, user: { login } });
+  }
+
   #present(pull: StoredPull) {
     return {
       number: pull.number,
       html_url: `https://github.com/${pull.owner}/${pull.name}/pull/${pull.number}`,
       state: pull.state,
       merged_at: pull.merged_at,
-      mergeable: pull.state === 'open' ? true : null,
+      mergeable:
+        pull.state === 'open' ? (this.git?.mergeable(pull.owner, pull.name, pull.base, pull.head) ?? true) : null,
       head: { ref: pull.head, sha: this.headSha(pull) },
       base: { ref: pull.base },
       title: pull.title,
@@ -129,6 +140,11 @@ export class PullRequestsStandIn extends GitHubApiStandIn {
 
   /** Check runs, reviews, review comments, files, issue comments, merge. */
   #loop(request: { method: string; path: string; body: unknown }) {
+    const permission = /^\/repos\/[^/]+\/[^/]+\/collaborators\/([^/]+)\/permission$/.exec(request.path);
+    if (permission && request.method === 'GET') {
+      const login = decodeURIComponent(permission[1]!);
+      return { status: 200, body: { permission: this.writers.has(login) ? 'write' : 'read', user: { login } } };
+    }
     const checks = /^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]+)\/check-runs$/.exec(request.path);
     if (checks && request.method === 'GET') {
       const runs = (this.checkRuns.get(checks[1]!) ?? []).map((run, index) => ({ id: index + 1, ...run }));

@@ -9,6 +9,7 @@ import { pollTick } from '../api/lifecycle.ts';
 import type { CancelRunResult, RunDetail, RunEvent } from '../api/types.ts';
 import { EventTail, useRunEvents } from '../components/event-tail.tsx';
 import { SteerBox } from '../components/steer-box.tsx';
+import { PrLoopCard, usePrLoopTick } from '../components/pr-loop.tsx';
 import { OpenPreview, PreviewFact, usePreviewFollow } from '../components/preview-control.tsx';
 import { ErrorBox, Facts, Loading, PageHeader, StateBadge } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
@@ -37,7 +38,9 @@ export function RunPage() {
   const active = run ? run.state === 'queued' || run.state === 'running' : false;
   const spectator = identity.value.kind === 'spectator';
   // Spectators hold no streams (the server never follows for them): they re-read on each poll.
-  const tail = useRunEvents(id, run ? active && !spectator : null, spectator ? pollTick.value : 0);
+  // A run that ended still answers its open PR (rounds, merges): its log is re-read now and then.
+  const prTick = usePrLoopTick(!active && run?.prState === 'open');
+  const tail = useRunEvents(id, run ? active && !spectator : null, (spectator ? pollTick.value : 0) + prTick);
   const now = useNow(active);
   usePreviewFollow(run, detail.reload);
   const operator = identity.value.kind === 'operator';
@@ -172,6 +175,7 @@ export function RunPage() {
           />
         </div>
       </div>
+      <PrLoopCard run={run} events={tail.events} operator={operator} />
       <details class="card prompt" open={run.prompt.length < 600}>
         <summary>Prompt</summary>
         <pre>{run.prompt || 'hidden'}</pre>

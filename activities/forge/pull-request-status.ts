@@ -1,0 +1,119 @@
+// What the PR loop (core/pr-loop.ts) reads about a PR: its head and base, the head's check runs, the
+// last review asking for changes, the changed files, and the comments addressed to svc. Only people
+// with write access steer svc: a review or a comment by anyone else is not in the answer, since a
+// round's commits may be merged without a person (pr.autoMerge).
+import type { Octokit } from '@octokit/rest';
+import { ADDRESSED_TO_SVC } from '../../core/pr-loop.ts';
+import { toRef, type PullLike, type PullRequestStatus } from './github-forge.ts';
+
+/** Check-run conclusions that fail a PR's checks. */
+const FAILED = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure']);
+/** Repository permissions that may steer svc (GitHub folds maintain into write). */
+const WRITERS = new Set(['admin', 'write']);
+/** Pages of PR comments read per look (100 each). */
+const COMMENT_PAGES = 10;
+
+type PullRef = { owner: string; name: string; number: number };
+
+export async function readPullRequestStatus(
+  octokit: Octokit,
+  ref: PullRef,
+  logTailLines: number,
+): Promise<PullRequestStatus> {
+  const repo = { owner: ref.owner, repo: ref.name };
+  const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: ref.number });
+  const headSha = pull.head.sha;
+  const isWriter = writerCheck(octokit, repo);
+  const { data: checks } = await octokit.rest.checks.listForRef({ ...repo, ref: headSha, per_page: 100 });
+  const failing = checks.check_runs.filter((run) => FAILED.has(run.conclusion ?? ''));
+  const checksState =
+    checks.check_runs.length === 0
+      ? 'none'
+      : failing.length
+        ? 'failure'
+        : checks.check_runs.some((run) => run.status !== 'completed')
+          ? 'pending'
+          : 'success';
+  const { data: reviews } = await octokit.rest.pulls.listReviews({ ...repo, pull_number: ref.number, per_page: 100 });
+  let asked: (typeof reviews)[number] | undefined;
+  for (const review of reviews.filter((candidate) => candidate.state === 'CHANGES_REQUESTED').reverse()) {
+    if (await isWriter(review.user?.login)) {
+      asked = review;
+      break;
+    }
+  }
+  const reviewComments = asked
+    ? (await octokit.rest.pulls.listCommentsForReview({ ...repo, pull_number: ref.number, review_id: asked.id })).data
+    : [];
+  const { data: files } = await octokit.rest.pulls.listFiles({ ...repo, pull_number: ref.number, per_page: 100 });
+  return {
+    ...toRef(pull as PullLike),
+    headSha,
+    baseBranch: pull.base.ref,
+    mergeable: pull.mergeable ?? null,
+    checks: checksState,
+    failingChecks: failing.map((run) => ({
+      name: run.name,
+      logTail: [run.output?.summary, run.output?.text]
+        .filter(Boolean)
+        .join('\n')
+        .split('\n')
+        .slice(-logTailLines)
+        .join('\n'),
+    })),
+    changesRequested: asked
+      ? {
+          reviewId: asked.id,
+          reviewer: asked.user?.login ?? 'someone',
+          body: asked.body ?? '',
+          comments: reviewComments.map((comment) => ({ path: comment.path, body: comment.body })),
+        }
+      : null,
+    changedFiles: files.map((file) => file.filename),
+    commands: await commandsToSvc(octokit, repo, ref.number, isWriter),
+  };
+}
+
+async function commandsToSvc(
+  octokit: Octokit,
+  repo: { owner: string; repo: string },
+  number: number,
+  isWriter: (login: string | undefined) => Promise<boolean>,
+): Promise<PullRequestStatus['commands']> {
+  let pages = 0;
+  const comments = await octokit.paginate(
+    octokit.rest.issues.listComments,
+    { ...repo, issue_number: number, per_page: 100 },
+    (response, done) => {
+      if ((pages += 1) >= COMMENT_PAGES) done();
+      return response.data;
+    },
+  );
+  const commands: PullRequestStatus['commands'] = [];
+  for (const comment of comments) {
+    const body = comment.body ?? '';
+    if (!ADDRESSED_TO_SVC.test(body) || !(await isWriter(comment.user?.login))) continue;
+    commands.push({ commentId: comment.id, author: comment.user!.login, body: body.slice(0, 20_000) });
+  }
+  return commands;
+}
+
+/** Whether a user may write to the repository, asked once per user per look. */
+function writerCheck(octokit: Octokit, repo: { owner: string; repo: string }) {
+  const known = new Map<string, Promise<boolean>>();
+  return (login: string | undefined): Promise<boolean> => {
+    if (!login) return Promise.resolve(false);
+    let answer = known.get(login);
+    if (!answer) {
+      answer = octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login }).then(
+        ({ data }) => WRITERS.has(data.permission),
+        (error: { status?: number }) => {
+          if (error.status === 404 || error.status === 403) return false;
+          throw error;
+        },
+      );
+      known.set(login, answer);
+    }
+    return answer;
+  };
+}
