@@ -207,7 +207,8 @@ export function createAgentActivities(deps: RunActivityDeps) {
           }
           const done = status.kind === 'exited' || status.kind === 'lost';
           await ingestOutput(runId, adapter, progress, done);
-          const costUsd = progress.runtime.usage?.costUsd ?? null;
+          // Bounded as recorded: a negative or NaN claim must not dodge the cap.
+          const costUsd = boundedUsage(progress.runtime.usage)?.costUsd ?? null;
           if (maxCostUsd && costUsd !== null && spentUsd + costUsd > maxCostUsd && !progress.costCap) {
             // Strict: the first report above the cap stops the agent, whatever the runtime.
             progress.costCap = { costUsd: spentUsd + costUsd, maxCostUsd };

@@ -31,6 +31,8 @@ export interface FollowUpRequest {
   /** The agent of the round; null: the root run's own. */
   role: string | null;
   prompt: string;
+  /** The PR's base now (it may have been retargeted since the run): the round counts from it, a rebase merges it. */
+  baseBranch?: string;
 }
 
 const REPORT_LINES = 15;
@@ -50,8 +52,12 @@ export function createPrLoopActivities(deps: PrLoopActivityDeps) {
     return new PullRequests({ apiUrl: deps.githubApiUrl, token });
   };
   return {
-    async pullRequestStatus({ prUrl, logTailLines }: { prUrl: string; logTailLines: number }): Promise<PrStatus> {
-      return (await forgeFor(prUrl)).status(prUrl, logTailLines);
+    async pullRequestStatus(input: {
+      prUrl: string;
+      logTailLines: number;
+      handledComments?: number[];
+    }): Promise<PrStatus> {
+      return (await forgeFor(input.prUrl)).status(input.prUrl, input.logTailLines, input.handledComments ?? []);
     },
 
     /** Merges at this head; a refusal (the head moved, not mergeable) is an answer, not an error. */
@@ -98,7 +104,7 @@ export function createPrLoopActivities(deps: PrLoopActivityDeps) {
           prompt: request.prompt,
           trigger: `pr-loop:${request.kind}`,
           targetBranch: root.branch,
-          ref: root.ref ?? null,
+          ref: request.baseBranch ?? root.ref ?? null,
           ...projectRunSettings(config.defaults, project.defaultBranch, deps.runBranchPrefix),
           timing: deps.runTiming,
           instanceMaxConcurrentRuns: deps.maxConcurrentRuns ?? null,

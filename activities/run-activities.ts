@@ -16,7 +16,8 @@ import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { sandboxHostId } from './sandbox/isolation.ts';
-import { sandboxFiles } from './sandbox/files.ts';
+import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from './sandbox/files.ts';
+import { isSameProcessAlive } from '../platform/processes.ts';
 import { inspectSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
 import { dataPaths } from '../platform/config.ts';
 
@@ -154,9 +155,15 @@ export function createRunActivities(deps: RunActivityDeps) {
       const aside = `${dir}.g${generation}`;
       if (!existsSync(dir) || existsSync(aside)) return;
       const files = sandboxFiles(dir);
-      for (let waited = 0; inspectSandbox(files).kind === 'running'; waited += 200) {
+      // Moved only once nothing of the ended sandbox writes there any more: agent and supervisor gone.
+      const busy = () => {
+        const supervisor = readJsonIfExists<SupervisorRecord>(files.supervisor);
+        const alive = supervisor && isSameProcessAlive(supervisor.pid, supervisor.startTime ?? undefined);
+        return inspectSandbox(files).kind === 'running' || Boolean(alive);
+      };
+      for (let waited = 0; busy(); waited += 200) {
         if (waited === 0) stopSandbox(files);
-        if (waited > 30_000) throw new Error(`the agent of run ${runId} did not stop`);
+        if (waited > 60_000) throw new Error(`the sandbox of run ${runId} did not stop`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       renameSync(dir, aside);
@@ -173,9 +180,12 @@ async function startBaseMerge(workspace: string, baseBranch: string): Promise<vo
   const merged =
     (await gitProbe(
       ['-c', 'core.hooksPath=/dev/null', 'merge', '--no-edit', '--no-ff', `refs/remotes/origin/${baseBranch}`],
-      { cwd: workspace },
+      { cwd: workspace, isolated: true },
     )) !== undefined;
-  if (!merged && !(await gitProbe(['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { cwd: workspace })))
+  if (
+    !merged &&
+    !(await gitProbe(['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { cwd: workspace, isolated: true }))
+  )
     throw ApplicationFailure.nonRetryable(`the base ${baseBranch} could not be merged in`, 'workspace_unavailable');
 }
 

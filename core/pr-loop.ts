@@ -51,7 +51,7 @@ export interface PrStatus {
 }
 
 /** A PR comment is addressed to svc when it starts with `/svc` or `@svc`. */
-export const ADDRESSED_TO_SVC = /^\s*(?:\/svc|@svc)\b[:,]?\s*/i;
+export const ADDRESSED_TO_SVC = /^\s*(?:\/svc|@svc)(?=[\s:,]|$)[:,]?\s*/i;
 
 /** One follow-up round, as the root run records it. */
 export interface PrRound {
@@ -151,8 +151,10 @@ export function nextPrAction(
     };
   }
   const command = (status.commands ?? []).find((candidate) => !state.handledComments.includes(candidate.commentId));
-  if (settings.comments && command) {
-    if (limit) return once(state, `limit:comment:${command.commentId}`, `svc did not follow this comment: ${limit}.`);
+  // A comment past the limits is answered once, then left: it must not hold the checks or the merge.
+  const commentNotice = command && `limit:comment:${command.commentId}`;
+  if (settings.comments && command && !(limit && state.notices.includes(commentNotice!))) {
+    if (limit) return { kind: 'comment', key: commentNotice!, body: `svc did not follow this comment: ${limit}.` };
     return {
       kind: 'follow_up',
       followUp: 'comment',

@@ -123,7 +123,10 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     ...(admission ? { admission } : {}),
     ...(request.project?.prLoop && !request.followUp ? { prLoop: request.project.prLoop } : {}),
     ...(request.followUp ? { followUp: request.followUp } : {}),
-    ...((request.onCapHit ?? request.projectOnCapHit) === 'pause' ? { onCapHit: 'pause' as const } : {}),
+    // A PR loop's round is never paused: the loop waits on it, within its own budget (docs/pr-loop.md).
+    ...((request.onCapHit ?? request.projectOnCapHit) === 'pause' && !request.followUp
+      ? { onCapHit: 'pause' as const }
+      : {}),
   };
 }
 

@@ -39,19 +39,19 @@ export async function answerPullRequest(
   const state = initialPrLoopState();
   const until = Date.now() + timing.prWatchMaxMs;
   let interval = timing.prPollMinMs;
+  const stopped = async () => {
+    await publish([{ dedupeKey: 'pr_loop:stopped', kind: 'pr_loop.stopped', stream: 'system', ts: at(), payload: {} }]);
+    return 'stopped' as const;
+  };
   while (Date.now() < until) {
-    if ((await condition(stopRequested, interval)) || stopRequested()) {
-      await publish([
-        { dedupeKey: 'pr_loop:stopped', kind: 'pr_loop.stopped', stream: 'system', ts: at(), payload: {} },
-      ]);
-      return 'stopped';
-    }
+    if ((await condition(stopRequested, interval)) || stopRequested()) return stopped();
     interval = Math.min(interval * 2, timing.prPollMaxMs);
     let status: PrStatus;
     try {
       status = await prLoopIo.pullRequestStatus({
         prUrl: run.prUrl,
         logTailLines: settings.ciFixer?.logTailLines ?? 200,
+        handledComments: state.handledComments,
       });
     } catch {
       continue; // the forge is down or rate-limited: look again later
@@ -59,13 +59,15 @@ export async function answerPullRequest(
     if (status.state !== run.prState) {
       if (!(await publishPrState(run, status, publish))) return 'ended';
     }
+    // A stop that came while the forge was asked wins over whatever the answer would start.
+    if (stopRequested()) return stopped();
     const action = nextPrAction(settings, state, status, run.costUsd, Date.now());
     if (action.kind === 'wait') continue;
     // Something happened: the next look comes soon again.
     interval = timing.prPollMinMs;
     if (action.kind === 'comment') await comment(run, state, action.key, action.body, publish);
     else if (action.kind === 'merge') await merge(run, state, action, publish);
-    else await followUp(run, state, action, publish, stopRequested);
+    else await followUp(run, state, action, publish, { stopRequested, baseBranch: status.baseBranch });
   }
   return 'ended';
 }
@@ -114,13 +116,13 @@ async function followUp(
   state: PrLoopState,
   action: Extract<PrLoopAction, { kind: 'follow_up' }>,
   publish: Publish,
-  stopRequested: () => boolean,
+  { stopRequested, baseBranch }: { stopRequested: () => boolean; baseBranch: string },
 ) {
   const round = state.rounds.length + 1;
   const kind = action.followUp;
   markHandled(state, action);
   const prepared = await prLoopIo
-    .prepareFollowUp({ rootRunId: run.id, kind, round, role: action.role, prompt: action.prompt })
+    .prepareFollowUp({ rootRunId: run.id, kind, round, role: action.role, prompt: action.prompt, baseBranch })
     .catch((error: unknown) => ({ problem: describeFailure(error).message }));
   if ('problem' in prepared) {
     await comment(
@@ -132,6 +134,7 @@ async function followUp(
     );
     return;
   }
+  if (stopRequested()) return; // stopped while the round was prepared: it never starts
   const runId = prepared.input.runId;
   await publish([
     {

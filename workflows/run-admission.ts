@@ -19,6 +19,7 @@ export async function admit(execution: RunExecution): Promise<{ ended: RunOutcom
   execution.phase = 'admission';
   admission.asked = true;
   admission.granted = false;
+  admission.reason = null;
   await admissionIo.requestAdmission({
     runId: run.id,
     projectId: run.projectId,

@@ -63,6 +63,8 @@ export class RunExecution {
   readonly timing: RunTiming;
   /** The first cancel wins; a later one changes nothing. */
   cancelRequest: CancelRequest | null = null;
+  /** A cancel that came after the run ended: it stops the PR loop (workflows/pr-loop.ts). */
+  prLoopStop: CancelRequest | null = null;
   /** Where the run is: a failure that escapes a phase ends the run with that phase's reason. */
   phase: RunPhase = 'accepting';
   /** The sandbox fetches the parked intent and posts its result for that attempt only. */
@@ -92,6 +94,8 @@ export class RunExecution {
       return this.run;
     });
     setHandler(cancelSignal, (request) => {
+      // A run that has ended may still answer its PR: a cancel then stops that loop (docs/pr-loop.md).
+      if (isTerminalRunState(this.run.state)) this.prLoopStop ??= request;
       this.cancelRequest ??= request;
     });
     setHandler(steerSignal, (message) => this.#receiveSteer(message));
@@ -241,7 +245,7 @@ export class RunExecution {
       followUp
         ? undefined
         : prLoop
-          ? answerPullRequest(run, this.input, this.timing, publish, () => this.cancelRequest !== null).then(
+          ? answerPullRequest(run, this.input, this.timing, publish, () => this.prLoopStop !== null).then(
               // Stopped by an operator: the PR is still followed, no longer answered.
               (end) => (end === 'stopped' ? watchPullRequest(run, this.timing, publish) : undefined),
             )

@@ -1,7 +1,7 @@
 // Pause instead of cancel at the cost cap (issue 18 §3; core/cost-pause.ts): a run dispatched with
 // `onCapHit: pause` whose agent crossed its cap keeps its workspace and waits — durably, for hours
 // or days, holding no worker, no sandbox and no concurrency slot — for an operator to raise the cap
-// (POST /runs/{id}/resume, the raiseCostCap update) or to cancel it. A raise starts the agent again
+// (POST /runs/{id}/resume, the raiseCostCap signal) or to cancel it. A raise starts the agent again
 // on the same workspace, as the next generation of the run's sandbox.
 import { condition } from '@temporalio/workflow';
 import { addUsage, pausedReason } from '../core/cost-pause.ts';
@@ -50,7 +50,7 @@ export async function pauseAtCostCap(
     tokensCacheWrite: run.tokensCacheWrite,
   });
   pause.generation = generation + 1;
-  await sandboxSetup.setSandboxAside({ runId: run.id, generation });
+  // Said at once (the read model drops pausedReason), before the slower setting aside.
   await execution.publish([
     {
       dedupeKey: `run:resumed:g${pause.generation}`,
@@ -60,6 +60,7 @@ export async function pauseAtCostCap(
       payload: { maxCostUsd, spentUsd: run.costUsd, generation: pause.generation },
     },
   ]);
+  await sandboxSetup.setSandboxAside({ runId: run.id, generation });
   const admitted = await admit(execution);
   return admitted ?? 'resumed';
 }

@@ -64,10 +64,10 @@ async function phases(execution: RunExecution): Promise<RunOutcome> {
   if (isEnded(started)) return started.ended;
   let supervised = await supervise(execution);
   // onCapHit: pause — the run waits at its cap; a raised cap starts the agent again (run-pause.ts).
-  while (supervised.evidence.costCap && execution.input.onCapHit === 'pause' && !execution.cancelRequest) {
-    const paused = await pauseAtCostCap(execution, supervised.evidence.costCap);
+  while (pausesAtCap(execution, supervised)) {
+    const paused = await pauseAtCostCap(execution, supervised.evidence.costCap!);
     if (isEnded(paused)) return paused.ended;
-    if (paused === 'cancelled') break;
+    if (paused === 'cancelled' || execution.cancelRequest) break;
     const restarted = await start(execution, workspace);
     if (isEnded(restarted)) return restarted.ended;
     supervised = await supervise(execution);
@@ -75,6 +75,15 @@ async function phases(execution: RunExecution): Promise<RunOutcome> {
   const judged = await judge(execution, supervised);
   if (isEnded(judged)) return judged.ended;
   return finalize(execution, judged);
+}
+
+/**
+ * Whether the run pauses at its cap instead of ending cancelled: asked for (onCapHit: pause), not
+ * cancelled, and the sandbox ended cleanly with its workspace here (a lost pod's is not).
+ */
+function pausesAtCap(execution: RunExecution, { evidence }: Supervised): boolean {
+  const clean = !evidence.lost && !evidence.unreachable && !evidence.evicted && !evidence.notHandedBack;
+  return Boolean(evidence.costCap) && execution.input.onCapHit === 'pause' && !execution.cancelRequest && clean;
 }
 
 /** Accept: the queued run is in the read model (the dispatcher's update answers now). */

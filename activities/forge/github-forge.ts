@@ -150,10 +150,10 @@ export class PullRequests {
   }
 
   /** What the PR loop looks at (core/pr-loop.ts); see pull-request-status.ts. */
-  async status(url: string, logTailLines: number): Promise<PullRequestStatus> {
+  async status(url: string, logTailLines: number, handledComments: number[] = []): Promise<PullRequestStatus> {
     const ref = parsePullRequestUrl(url);
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
-    return readPullRequestStatus(this.#octokit, ref, logTailLines);
+    return readPullRequestStatus(this.#octokit, ref, logTailLines, handledComments);
   }
 
   /** Merges the PR at this head (a head that moved since is refused by the forge: 409). */

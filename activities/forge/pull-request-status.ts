@@ -12,6 +12,12 @@ const FAILED = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 
 const WRITERS = new Set(['admin', 'write']);
 /** Pages of PR comments read per look (100 each). */
 const COMMENT_PAGES = 10;
+/** Unanswered commands answered per look, and how much of each: the answer lands in the run's history. */
+const COMMANDS_PER_LOOK = 3;
+const COMMAND_MAX_CHARS = 4000;
+/** How long a user's permission is trusted (a passer-by's spam costs one API call per this, not per look). */
+const PERMISSION_TTL_MS = 10 * 60_000;
+const permissions = new Map<string, { writer: boolean; at: number }>();
 
 type PullRef = { owner: string; name: string; number: number };
 
@@ -19,6 +25,7 @@ export async function readPullRequestStatus(
   octokit: Octokit,
   ref: PullRef,
   logTailLines: number,
+  handledComments: number[] = [],
 ): Promise<PullRequestStatus> {
   const repo = { owner: ref.owner, repo: ref.name };
   const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: ref.number });
@@ -70,7 +77,7 @@ export async function readPullRequestStatus(
         }
       : null,
     changedFiles: files.map((file) => file.filename),
-    commands: await commandsToSvc(octokit, repo, ref.number, isWriter),
+    commands: await commandsToSvc(octokit, repo, ref.number, isWriter, new Set(handledComments)),
   };
 }
 
@@ -79,6 +86,7 @@ async function commandsToSvc(
   repo: { owner: string; repo: string },
   number: number,
   isWriter: (login: string | undefined) => Promise<boolean>,
+  handled: Set<number>,
 ): Promise<PullRequestStatus['commands']> {
   let pages = 0;
   const comments = await octokit.paginate(
@@ -91,24 +99,30 @@ async function commandsToSvc(
   );
   const commands: PullRequestStatus['commands'] = [];
   for (const comment of comments) {
+    if (commands.length >= COMMANDS_PER_LOOK) break;
     const body = comment.body ?? '';
-    if (!ADDRESSED_TO_SVC.test(body) || !(await isWriter(comment.user?.login))) continue;
-    commands.push({ commentId: comment.id, author: comment.user!.login, body: body.slice(0, 20_000) });
+    // A bot's comment is a workflow's (one an agent's push may have started): never a person's ask.
+    if (handled.has(comment.id) || comment.user?.type === 'Bot' || !ADDRESSED_TO_SVC.test(body)) continue;
+    if (!(await isWriter(comment.user?.login))) continue;
+    commands.push({ commentId: comment.id, author: comment.user!.login, body: body.slice(0, COMMAND_MAX_CHARS) });
   }
   return commands;
 }
 
-/** Whether a user may write to the repository, asked once per user per look. */
+/** Whether a user may write to the repository: asked once per user per look, remembered a while. */
 function writerCheck(octokit: Octokit, repo: { owner: string; repo: string }) {
   const known = new Map<string, Promise<boolean>>();
   return (login: string | undefined): Promise<boolean> => {
     if (!login) return Promise.resolve(false);
+    const key = `${repo.owner}/${repo.repo}/${login}`;
+    const remembered = permissions.get(key);
+    if (remembered && Date.now() - remembered.at < PERMISSION_TTL_MS) return Promise.resolve(remembered.writer);
     let answer = known.get(login);
     if (!answer) {
       answer = octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login }).then(
-        ({ data }) => WRITERS.has(data.permission),
+        ({ data }) => remember(key, WRITERS.has(data.permission)),
         (error: { status?: number }) => {
-          if (error.status === 404 || error.status === 403) return false;
+          if (error.status === 404 || error.status === 403) return remember(key, false);
           throw error;
         },
       );
@@ -116,4 +130,10 @@ function writerCheck(octokit: Octokit, repo: { owner: string; repo: string }) {
     }
     return answer;
   };
+}
+
+function remember(key: string, writer: boolean): boolean {
+  if (permissions.size > 10_000) permissions.clear();
+  permissions.set(key, { writer, at: Date.now() });
+  return writer;
 }

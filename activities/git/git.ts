@@ -17,6 +17,11 @@ export interface GitOptions {
   /** A GitHub token for https://github.com/ (sent as a Basic auth header via GIT_CONFIG_*). */
   token?: string | undefined;
   timeoutMs?: number;
+  /**
+   * For git on content an agent wrote, with no network needed: none of the machine's or the user's
+   * git config (an installed LFS filter, say, would fetch what the agent's `.lfsconfig` names).
+   */
+  isolated?: boolean;
 }
 
 export function gitEnv(token: string | undefined): NodeJS.ProcessEnv {
@@ -32,12 +37,19 @@ export function gitEnv(token: string | undefined): NodeJS.ProcessEnv {
   return env;
 }
 
+const ISOLATED_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_LFS_SKIP_SMUDGE: '1' };
+
 export function git(args: string[], options: GitOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       'git',
       args,
-      { cwd: options.cwd, env: gitEnv(options.token), timeout: options.timeoutMs ?? 300_000, maxBuffer: 64 << 20 },
+      {
+        cwd: options.cwd,
+        env: options.isolated ? { ...gitEnv(options.token), ...ISOLATED_ENV } : gitEnv(options.token),
+        timeout: options.timeoutMs ?? 300_000,
+        maxBuffer: 64 << 20,
+      },
       (error, stdout, stderr) => {
         if (error) {
           const detail = stderr.trim().split('\n').filter(Boolean).slice(-3).join(' / ') || error.message;

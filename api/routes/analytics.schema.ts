@@ -73,6 +73,16 @@ export const costAnalyticsResponse = z.object({
     provider: z.array(costBucket),
   }),
   byCostBasis: z.array(z.object({ key: z.enum(COST_BASIS_KEYS), runs: count, costUsd: z.number() })),
+  pullRequests: z
+    .object({
+      prs: count.describe('PRs svc answered with follow-up rounds (by the run that opened them)'),
+      rounds: count,
+      costUsd: z.number().describe("Their total cost: each opening run's and its rounds'"),
+      costliest: z
+        .array(z.object({ key: z.string().describe('The run that opened the PR'), costUsd: z.number(), rounds: count }))
+        .describe('The 50 costliest of those PRs'),
+    })
+    .describe("svc's own: the PR loop's spend (docs/pr-loop.md)"),
 });
 export type CostAnalytics = z.infer<typeof costAnalyticsResponse>;
 

@@ -116,7 +116,7 @@ export class AnalyticsService {
   async cost(query: AnalyticsQuery): Promise<CostAnalytics> {
     const { scope, filter } = this.#scope(query);
     const rows = this.#rows;
-    const [totals, date, project, plan, agent, model, provider, bases, costliest] = await Promise.all([
+    const [totals, date, project, plan, agent, model, provider, bases, costliest, pullRequests] = await Promise.all([
       rows.totals(scope),
       rows.buckets(scope, 'day'),
       rows.buckets(scope, 'project'),
@@ -126,6 +126,7 @@ export class AnalyticsService {
       rows.buckets(scope, 'provider'),
       rows.buckets(scope, 'costBasis'),
       rows.costliestRuns(scope),
+      rows.pullRequestLoops(scope),
     ]);
     const basis = new Map(bases.map((row) => [row.key, row]));
     return {
@@ -145,6 +146,7 @@ export class AnalyticsService {
         runs: basis.get(key)?.runs ?? 0,
         costUsd: basis.get(key)?.costUsd ?? 0,
       })),
+      pullRequests,
     };
   }
 

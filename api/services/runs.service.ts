@@ -226,7 +226,7 @@ export class RunsService {
     const sandboxRun = (state: string) => (run.sandboxRunId ? { id: run.sandboxRunId, state } : null);
     if (isTerminalRunState(run.state)) {
       // A run that ended may still answer its open PR (docs/pr-loop.md): a cancel stops that loop.
-      if (run.prState === 'open') await this.#deps.temporal.cancelRun(id, { reason, requestedBy: 'operator' }, 0);
+      if (run.prState === 'open') await this.#deps.temporal.stopPrLoop(id, { reason, requestedBy: 'operator' });
       return { state: run.state, alreadyTerminal: true, sandboxRun: sandboxRun(run.state) };
     }
     const outcome = await this.#deps.temporal.cancelRun(id, { reason, requestedBy: 'operator' });

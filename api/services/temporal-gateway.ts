@@ -170,6 +170,16 @@ export class TemporalGateway {
     return awaitResult(handle, waitMs);
   }
 
+  /** Stops the PR loop of a run that has ended (a cancel signal, docs/pr-loop.md); a closed workflow has none. */
+  async stopPrLoop(runId: string, request: CancelRequest): Promise<void> {
+    try {
+      await this.call(() => this.client.workflow.getHandle(runId).signal(cancelSignal, request));
+    } catch (error) {
+      if (isNotFound(error) || isClosed(error)) return;
+      throw toApiError(error);
+    }
+  }
+
   /** Runs one reconciler pass for these rows and waits for it (the rows are repaired when it returns). */
   async reconcile(request: { runIds?: string[]; planRunIds?: string[] }): Promise<void> {
     try {

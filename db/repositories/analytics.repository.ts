@@ -220,4 +220,34 @@ export class AnalyticsRepository {
     );
     return rows.map((row) => ({ id: String(row.id), costUsd: numberOrZero(row.cost_usd) }));
   }
+
+  /**
+   * The PRs svc answered with follow-up rounds (docs/pr-loop.md), by the run that opened them: how
+   * many, their rounds, their total cost (the run's and its rounds'), and the costliest of them.
+   */
+  async pullRequestLoops(scope: AnalyticsScope, limit = TOP_RUNS_LIMIT) {
+    const runs = runsInScope(scope);
+    const [totals] = await this.#execute(
+      `select count(*) as prs, sum(r.pr_rounds) as rounds, sum(r.pr_cost_usd) as cost_usd
+      from ${runs.sql} and r.pr_rounds is not null`,
+      runs.params,
+    );
+    const costliest = await this.#execute(
+      `select r.id, r.pr_cost_usd, r.pr_rounds
+      from ${runs.sql} and r.pr_rounds is not null
+      order by coalesce(r.pr_cost_usd, 0) desc, r.id asc
+      limit ?`,
+      [...runs.params, limit],
+    );
+    return {
+      prs: numberOrZero(totals?.prs),
+      rounds: numberOrZero(totals?.rounds),
+      costUsd: numberOrZero(totals?.cost_usd),
+      costliest: costliest.map((row) => ({
+        key: String(row.id),
+        costUsd: numberOrZero(row.pr_cost_usd),
+        rounds: numberOrZero(row.pr_rounds),
+      })),
+    };
+  }
 }

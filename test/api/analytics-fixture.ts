@@ -39,6 +39,8 @@ interface SeedRun {
   maxCostUsd?: number;
   /** The measured change: files changed, insertions, deletions. */
   change?: [number, number, number];
+  /** Its PR loop (docs/pr-loop.md): follow-up rounds, and the PR's total cost. */
+  prLoop?: [number, number];
 }
 
 const A = { agentName: 'builder', model: 'm-a', provider: 'anthropic' };
@@ -60,6 +62,7 @@ const RUNS: SeedRun[] = [
     trigger: 'plan-run',
     seedId: 'seed-1',
     change: [3, 30, 5],
+    prLoop: [2, 3.5],
   },
   {
     id: 'r2',
@@ -132,6 +135,7 @@ const RUNS: SeedRun[] = [
     mergedAfterEndMs: 2 * HOUR,
     trigger: 'plan-run',
     change: [25, 400, 100],
+    prLoop: [1, 4.75],
   },
   // Steered.
   {
@@ -149,7 +153,7 @@ const RUNS: SeedRun[] = [
     maxCostUsd: 5,
   },
   // Outside the window: before it (inside the 90-day cap), after it, and beyond the cap.
-  { id: 'r8', ...A, projectId: 'P1', state: 'succeeded', createdAt: D - 40 * DAY, costUsd: 100 },
+  { id: 'r8', ...A, projectId: 'P1', state: 'succeeded', createdAt: D - 40 * DAY, costUsd: 100, prLoop: [5, 200] },
   { id: 'r9', ...A, projectId: 'P1', state: 'succeeded', createdAt: D + 3 * DAY, costUsd: 50 },
   { id: 'r10', ...A, projectId: 'P1', state: 'succeeded', createdAt: WINDOW_END - 91 * DAY, costUsd: 1000 },
 ];
@@ -191,6 +195,8 @@ export async function seedAnalyticsRuns(em: EntityManager): Promise<void> {
       filesChanged: run.change?.[0] ?? null,
       insertions: run.change?.[1] ?? null,
       deletions: run.change?.[2] ?? null,
+      prRounds: run.prLoop?.[0] ?? null,
+      prCostUsd: run.prLoop?.[1] ?? null,
       updatedAt: new Date(),
     });
   }

@@ -137,6 +137,16 @@ for (const leg of DATABASE_LEGS) {
         { key: 'subscription_estimate', runs: 1, costUsd: 2 },
         { key: 'unpriced', runs: 1, costUsd: 0 },
       ],
+      // The PRs svc answered with rounds, in the window (r8's is older): each opening run's total.
+      pullRequests: {
+        prs: 2,
+        rounds: 3,
+        costUsd: 8.25,
+        costliest: [
+          { key: 'r6', costUsd: 4.75, rounds: 1 },
+          { key: 'r1', costUsd: 3.5, rounds: 2 },
+        ],
+      },
     });
     const scope = { fromMs: Date.UTC(2026, 10, 10), toMs: Date.UTC(2026, 10, 12, 23, 59, 59, 999) };
     t.deepEqual(await repository.costliestRuns(scope, 2), [

@@ -99,12 +99,15 @@ test('a comment addressed to svc starts one round, with its text (not the addres
     rounds: [1, 2].map(() => ({ kind: 'ci_fix' as const, runId: 'r', state: 'succeeded', costUsd: 0 })),
   };
   t.like(nextPrAction(settings, spent, asked, 0, 0), { kind: 'comment', key: 'limit:comment:7' });
+  // Said once; then the comment holds nothing: the green PR still merges.
+  spent.notices.push('limit:comment:7');
+  t.like(nextPrAction(settings, spent, asked, 0, 0), { kind: 'merge' });
 });
 
 test('only a comment that starts with /svc or @svc is addressed to svc', (t) => {
   for (const body of ['/svc fix it', '@svc fix it', '  @SVC, fix it', '/svc'])
     t.true(ADDRESSED_TO_SVC.test(body), body);
-  for (const body of ['please /svc fix it', 'svc round 1: ran', '@svcbot fix', '/svcx', '> /svc quoted'])
+  for (const body of ['please /svc fix it', 'svc round 1: ran', '@svcbot fix', '@svc-team', '@svc.io x', '> /svc x'])
     t.false(ADDRESSED_TO_SVC.test(body), body);
 });
 

@@ -2,75 +2,13 @@
 // made, and the green PR merges — each without a person, within the PR's rounds, driven by the
 // GitHub stand-in (check runs, reviews, comments, merges), across a kill -9 of the worker mid-loop.
 import test from 'ava';
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { launchBrowser } from '../support/browser.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';
-import { PullRequestsStandIn, type StoredPull } from '../support/pull-requests-stand-in.ts';
+import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
+import { CONFIG, FIXER, startCi } from '../support/pr-loop-fixture.ts';
 import { waitForRunState } from '../support/stack.ts';
 import { replaceWorker, startApiOnlyStack } from '../support/worker-kill.ts';
-
-const FIXER = [
-  'description: fixes what the PR loop asks',
-  'command: ["bash", "-c", "case \\"$SVC_PROMPT\\" in *\\"requested changes\\"*) echo reviewed > REVIEWED;; ' +
-    '*) echo fixed > FIXED;; esac; git add -A && git commit -qm \\"svc follow-up\\" && echo round done"]',
-  '',
-].join('\n');
-
-const CONFIG = [
-  'ciFixer:',
-  '  enabled: true',
-  '  maxRetries: 2',
-  '  cooldownMinutes: 0',
-  '  role: pr-fixer',
-  'pr:',
-  '  autoMerge:',
-  '    method: squash',
-  '    protectedPaths: [deploy]',
-  '  followUps:',
-  '    role: pr-fixer',
-  '    maxRounds: 3',
-  '',
-].join('\n');
-
-/** CI on the stand-in: a head passes when it has FIXED; the first green head gets a review asking for more. */
-function startCi(github: GitHubStandIn, forge: PullRequestsStandIn, owner: string, name: string) {
-  const bare = join(github.root, owner, `${name}.git`);
-  const has = (sha: string, file: string) => {
-    try {
-      execFileSync('git', ['-C', bare, 'cat-file', '-e', `${sha}:${file}`], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  let reviewed = false;
-  const tick = () => {
-    for (const pull of forge.pulls.filter((candidate: StoredPull) => candidate.state === 'open')) {
-      const sha = forge.headSha(pull);
-      if (!sha || forge.checkRuns.has(sha)) continue;
-      const green = has(sha, 'FIXED');
-      forge.checkRuns.set(sha, [
-        {
-          name: 'test',
-          status: 'completed',
-          conclusion: green ? 'success' : 'failure',
-          output: { title: green ? 'passed' : 'failed', summary: 'npm test', text: green ? 'ok' : 'FIXED is missing' },
-        },
-      ]);
-      // The reviewer looks at the first green head, in the same moment CI reports it.
-      if (green && !reviewed) {
-        reviewed = true;
-        forge.review(pull.number, 'CHANGES_REQUESTED', 'Please add a REVIEWED file.', [
-          { path: 'README.md', body: 'and keep this file' },
-        ]);
-      }
-    }
-  };
-  const timer = setInterval(tick, 100);
-  return { stop: () => clearInterval(timer), has };
-}
 
 // Serial: each GitHub stand-in points this process's git at itself (GIT_CONFIG_GLOBAL).
 test.serial(

@@ -134,7 +134,22 @@ export async function waitForRunState(
     if (last && states.includes(last.state)) return last;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`run ${runId} did not reach ${states.join('/')} in ${timeoutMs} ms; last state ${last?.state}`);
+  // What the run last did, to say where it stuck (the supervisor and finalizer leave events).
+  const log = await stack
+    .request('GET', `/runs/${runId}/events?follow=0`)
+    .then((events) =>
+      events.text
+        .trim()
+        .split('\n')
+        .slice(-12)
+        .map((line) => line.slice(0, 300))
+        .join('\n'),
+    )
+    .catch((error: Error) => `(no events: ${error.message})`);
+  throw new Error(
+    `run ${runId} did not reach ${states.join('/')} in ${timeoutMs} ms; last state ${last?.state}; ` +
+      `its last events:\n${log}`,
+  );
 }
 
 /** A whole stack with its own Temporal dev server, for tools and tests that must not share one. */

@@ -1,5 +1,5 @@
-// Where the window's money went (GET /analytics/cost, operators only): by cost basis, and the
-// costliest projects, models, providers, agents, plan-runs or runs.
+// Where the window's money went (GET /analytics/cost, operators only): by cost basis, the costliest
+// projects, models, providers, agents, plan-runs or runs, and the PRs svc answered with rounds.
 import type { CostAnalytics } from '../api/types.ts';
 import { count, money, percent } from '../format.ts';
 import { BucketKey, Panel, useBreakdown } from './analytics-kit.tsx';
@@ -80,6 +80,21 @@ export function SpendPanel({ data, names }: { data: CostAnalytics; names: Map<st
       ) : null}
       <h3 class="subhead">By cost basis</h3>
       <DataTable columns={BASIS_COLUMNS} rows={data.byCostBasis} rowKey={(row) => row.key} />
+      <h3 class="subhead">Pull-request loops</h3>
+      <p class="muted" data-testid="pr-loop-spend">
+        {count(data.pullRequests.prs)} PRs answered with {count(data.pullRequests.rounds)} rounds:{' '}
+        {money(data.pullRequests.costUsd)} in all, each PR's opening run and its rounds.
+      </p>
+      <DataTable
+        columns={[
+          { label: 'Opened by', render: (row) => <KeyCell breakdown="run" value={row.key} names={names} /> },
+          { label: 'Rounds', num: true, render: (row) => count(row.rounds) },
+          { label: 'PR cost', num: true, render: (row) => money(row.costUsd) },
+        ]}
+        rows={data.pullRequests.costliest.slice(0, TOP)}
+        rowKey={(row) => row.key}
+        empty={<p class="muted">No PR loop rounds in this window.</p>}
+      />
     </Panel>
   );
 }
