@@ -95,6 +95,12 @@ export interface RunTiming {
   prPollMinMs: number;
   prPollMaxMs: number;
   prWatchMaxMs: number;
+  /**
+   * The instance's ceiling on an agent's time (SVC_MAX_RUN_MINUTES; 0 = none): an agent that keeps
+   * printing is never stopped by the silence watchdog, and would hold its slot for ever. Absent in
+   * runs dispatched before it existed.
+   */
+  maxRunMs?: number;
 }
 
 export const DEFAULT_RUN_TIMING: RunTiming = {
@@ -103,6 +109,7 @@ export const DEFAULT_RUN_TIMING: RunTiming = {
   prPollMinMs: 60_000,
   prPollMaxMs: 3_600_000,
   prWatchMaxMs: 30 * 24 * 3_600_000,
+  maxRunMs: 24 * 3_600_000,
 };
 
 export interface RunOutcome {

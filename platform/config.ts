@@ -125,6 +125,16 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   return value;
 }
 
+/** Minutes, fractions allowed (0 = off). */
+function minutesFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0)
+    throw new Error(`${name} must be a non-negative number of minutes, got "${raw}"`);
+  return value;
+}
+
 function positiveIntOrNull(env: NodeJS.ProcessEnv, name: string): number | null {
   const value = intFromEnv(env, name, 0);
   if (env[name] !== undefined && env[name] !== '' && value < 1)
@@ -208,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
       prPollMinMs: intFromEnv(env, 'SVC_PR_POLL_MIN_MS', DEFAULT_RUN_TIMING.prPollMinMs),
       prPollMaxMs: intFromEnv(env, 'SVC_PR_POLL_MAX_MS', DEFAULT_RUN_TIMING.prPollMaxMs),
       prWatchMaxMs: intFromEnv(env, 'SVC_PR_WATCH_MAX_MS', DEFAULT_RUN_TIMING.prWatchMaxMs),
+      maxRunMs: Math.round(minutesFromEnv(env, 'SVC_MAX_RUN_MINUTES', DEFAULT_RUN_TIMING.maxRunMs! / 60_000) * 60_000),
     },
     planTiming: {
       mergeTimeoutMs: intFromEnv(env, 'SVC_PLAN_RUN_MERGE_TIMEOUT_MS', DEFAULT_PLAN_TIMING.mergeTimeoutMs),

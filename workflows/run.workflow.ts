@@ -86,6 +86,13 @@ function pausesAtCap(execution: RunExecution, { evidence }: Supervised): boolean
   return Boolean(evidence.costCap) && execution.input.onCapHit === 'pause' && !execution.cancelRequest && clean;
 }
 
+/** The agent's time limit: its own `maxDurationMinutes`, within the instance's ceiling; null: none. */
+function durationLimitMs(agentMinutes: number | null, ceilingMs: number | undefined): number | null {
+  const own = agentMinutes ? Math.round(agentMinutes * 60_000) : null;
+  const ceiling = ceilingMs ? ceilingMs : null;
+  return own !== null && ceiling !== null ? Math.min(own, ceiling) : (own ?? ceiling);
+}
+
 /** Accept: the queued run is in the read model (the dispatcher's update answers now). */
 async function accept(execution: RunExecution): Promise<Ended | null> {
   const { input } = execution;
@@ -154,7 +161,7 @@ async function supervise(execution: RunExecution): Promise<Supervised> {
   const { input, run, timing } = execution;
   let supervising = true;
   let timedOut: 'duration' | 'silence' | null = null;
-  const maxDurationMs = input.agent.maxDurationMinutes ? Math.round(input.agent.maxDurationMinutes * 60_000) : null;
+  const maxDurationMs = durationLimitMs(input.agent.maxDurationMinutes, timing.maxRunMs);
   // The duration watchdog is a workflow timer: it survives any restart and costs nothing while it waits.
   const watchdog = maxDurationMs
     ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut ??= ended ? null : 'duration'))
@@ -210,7 +217,10 @@ async function judge(execution: RunExecution, { evidence, timedOut }: Supervised
             kind: 'duration.exceeded',
             stream: 'system',
             ts: now(),
-            payload: { maxDurationMinutes: input.agent.maxDurationMinutes },
+            payload: {
+              maxDurationMinutes: input.agent.maxDurationMinutes,
+              limitMinutes: durationLimitMs(input.agent.maxDurationMinutes, timing.maxRunMs)! / 60_000,
+            },
           }
         : {
             dedupeKey: 'watchdog:silence',

@@ -61,7 +61,7 @@ export async function startSandbox(
   let supervisorPid = 0;
   if (!existsSync(files.claim)) {
     writeJsonAtomic(files.spec, spec);
-    supervisorPid = await spawnDetached([process.execPath, '--no-warnings', supervisorProgram(), dir]);
+    supervisorPid = await spawnDetached([process.execPath, '--no-warnings', supervisorProgram(dir), dir]);
   }
   const started = Date.now();
   const deadline = started + timeoutMs;
@@ -102,7 +102,7 @@ export const MAX_REATTACHMENTS = 3;
 export async function reattachSandbox(dir: string, timeoutMs = 10_000): Promise<boolean> {
   const files = sandboxFiles(dir);
   if (!outlivesSupervisor(files)) return false;
-  await spawnDetached([process.execPath, '--no-warnings', supervisorProgram(), dir, '--reattach']);
+  await spawnDetached([process.execPath, '--no-warnings', supervisorProgram(dir), dir, '--reattach']);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (inspectSandbox(files).kind !== 'lost') return true;

@@ -18,9 +18,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { logger } from '../../platform/logger.ts';
+import { isProcessAlive } from '../../platform/processes.ts';
 
 const CHECKOUT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ENTRY = join(CHECKOUT, 'activities', 'sandbox', 'supervisor.ts');
@@ -61,8 +62,8 @@ const STALE_PROGRAM_MS = 24 * 3600_000;
 
 /**
  * Removes what workers that have since stopped left in `cacheDir`: their supervisor copies and
- * bundling scratch directories, a day after they were made. A running worker whose copy is gone
- * starts its supervisors from the TypeScript entry point instead (`supervisorProgram`).
+ * bundling scratch directories, a day after they were made. A copy whose worker still runs on this
+ * host (its pid is in the name) stays, however old: that worker starts every supervisor from it.
  */
 export function pruneStalePrograms(cacheDir: string, now = Date.now()): string[] {
   const removed: string[] = [];
@@ -71,17 +72,34 @@ export function pruneStalePrograms(cacheDir: string, now = Date.now()): string[]
     const path = join(cacheDir, entry);
     const held = lstatSync(path);
     if (!held.isDirectory() || now - held.mtimeMs < STALE_PROGRAM_MS) continue;
+    const owner = /^supervisor-(\d+)-/.exec(entry);
+    if (owner && isProcessAlive(Number(owner[1]))) continue;
     rmSync(path, { recursive: true, force: true });
     removed.push(entry);
   }
   return removed;
 }
 
-let prepared: string | null = null;
+/**
+ * The copy each worker of this process prepared, by its data directory: a process may hold several
+ * workers (tests, tools), and one's data directory may be removed while another's runs go on.
+ */
+const prepared = new Map<string, string>();
+let lastPrepared: string | null = null;
 
-/** The supervisor's entry point to start: the stripped copy once prepared, else the TypeScript file. */
-export function supervisorProgram(): string {
-  return prepared && existsSync(prepared) ? prepared : ENTRY;
+/**
+ * The supervisor's entry point to start for a sandbox under `sandboxDir`: the stripped copy its
+ * worker prepared in the same data directory, else the TypeScript file. Without a directory: the
+ * copy prepared last.
+ */
+export function supervisorProgram(sandboxDir?: string): string {
+  let entry = lastPrepared;
+  if (sandboxDir) {
+    entry = null;
+    const target = resolve(sandboxDir);
+    for (const [dataDir, copy] of prepared) if (target.startsWith(`${dataDir}${sep}`)) entry = copy;
+  }
+  return entry && existsSync(entry) ? entry : ENTRY;
 }
 
 /**
@@ -97,7 +115,8 @@ export function prepareSupervisorProgram(cacheDir: string): string {
     if (held.isSymbolicLink() || held.uid !== process.getuid?.() || (held.mode & 0o022) !== 0)
       throw new Error(`${cacheDir} is not svc's own directory`);
     const graph = strippedGraph();
-    const dir = mkdtempSync(join(cacheDir, 'supervisor-'));
+    // The worker's pid in the name: a copy in use is never pruned (pruneStalePrograms).
+    const dir = mkdtempSync(join(cacheDir, `supervisor-${process.pid}-`));
     for (const [file, code] of graph) {
       const target = join(dir, relative(CHECKOUT, file).replace(/\.ts$/, '.mjs'));
       const linked = relinked(file, code, graph);
@@ -113,13 +132,16 @@ export function prepareSupervisorProgram(cacheDir: string): string {
     });
     if (trial.status !== 2 || !trial.stderr.includes('usage: supervisor.ts'))
       throw new Error(`the stripped supervisor does not start: ${trial.stderr.slice(0, 500)}`);
-    prepared = entry;
+    prepared.set(dirname(resolve(cacheDir)), entry);
+    lastPrepared = entry;
+    return entry;
   } catch (error) {
     logger({ component: 'worker' }).warn(
       { error: (error as Error).message },
       'supervisors start from TypeScript (slower, more memory): no stripped copy',
     );
-    prepared = ENTRY;
+    prepared.delete(dirname(resolve(cacheDir)));
+    lastPrepared = ENTRY;
+    return ENTRY;
   }
-  return prepared;
 }

@@ -111,16 +111,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           await topology.killTemporal();
           await new Promise((resolve) => setTimeout(resolve, 1000 + Math.random() * 2000));
           // As a process supervisor would: a server slow to come back (a loaded machine) is started again.
-          for (let attempt = 1; ; attempt++) {
-            try {
-              await topology.startTemporal();
-              break;
-            } catch (error) {
-              if (attempt >= 5) throw error;
-              log(`chaos: Temporal did not come back (${(error as Error).message}); starting it again`);
-              await topology.killTemporal().catch(() => undefined);
-            }
-          }
+          await topology.restartTemporal(log);
         } else {
           topology.postgres.stop();
           await new Promise((resolve) => setTimeout(resolve, 1000 + Math.random() * 2000));

@@ -68,6 +68,8 @@ export interface Topology {
   temporal(): RunningTemporal;
   killTemporal(): Promise<void>;
   startTemporal(): Promise<void>;
+  /** Starts Temporal again as a process supervisor would: a server slow to come back is started anew. */
+  restartTemporal(log?: (line: string) => void): Promise<void>;
   postgres: PrivatePostgres;
   stop(): Promise<void>;
 }
@@ -115,6 +117,22 @@ export async function startTopology(extraEnv: Record<string, string>): Promise<T
     },
     async startTemporal() {
       temporal = await startTemporalDev(join(dir, 'temporal'), settings);
+    },
+    async restartTemporal(log = () => {}) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          temporal = await startTemporalDev(join(dir, 'temporal'), settings);
+          return;
+        } catch (error) {
+          if (attempt >= 5) throw error;
+          log(`chaos: Temporal did not come back (${(error as Error).message}); starting it again`);
+          try {
+            process.kill(-temporal.pid!, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
     },
     postgres,
     async stop() {

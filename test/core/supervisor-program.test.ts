@@ -4,7 +4,7 @@
 // that is not svc's own falls back to the TypeScript entry.
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -42,16 +42,31 @@ test.serial('a programs directory that is not svc own (a symlink, writable by ot
   t.is(prepareSupervisorProgram(open), TYPESCRIPT_ENTRY);
 });
 
-test.serial('what stopped workers left in programs/ goes a day later; the rest stays', (t) => {
-  const cache = join(mkdtempSync(join(tmpdir(), 'svc-data-')), 'programs');
-  prepareSupervisorProgram(cache);
+test.serial("what stopped workers left in programs/ goes a day later; a live worker's copy stays", (t) => {
+  const data = mkdtempSync(join(tmpdir(), 'svc-data-'));
+  const cache = join(data, 'programs');
+  const live = prepareSupervisorProgram(cache);
   const day = 24 * 3600_000;
   mkdirSync(join(cache, 'workflow-bundle-left'));
+  mkdirSync(join(cache, 'supervisor-2147483646-left')); // a worker that is gone (no such pid)
   mkdirSync(join(cache, 'unrelated'));
   t.deepEqual(pruneStalePrograms(cache), [], 'nothing is a day old yet');
   const removed = pruneStalePrograms(cache, Date.now() + day + 1000).sort();
-  t.is(removed.length, 2);
-  t.true(removed[0]!.startsWith('supervisor-') && removed[1] === 'workflow-bundle-left', removed.join());
-  t.deepEqual(readdirSync(cache), ['unrelated']);
-  t.is(supervisorProgram(), TYPESCRIPT_ENTRY, 'a copy gone: supervisors start from the TypeScript entry');
+  t.deepEqual(removed, ['supervisor-2147483646-left', 'workflow-bundle-left']);
+  t.true(readdirSync(cache).includes(live.split('/').at(-4)!), 'the copy this live worker starts from stays');
+  t.is(supervisorProgram(join(data, 'sandboxes', 'run_x')), live);
+  rmSync(join(cache, live.split('/').at(-4)!), { recursive: true });
+  t.is(supervisorProgram(join(data, 'sandboxes', 'run_x')), TYPESCRIPT_ENTRY, 'a copy gone: the TypeScript entry');
+});
+
+test.serial("each worker's sandboxes start from its own copy: removing one data directory leaves the others", (t) => {
+  const first = mkdtempSync(join(tmpdir(), 'svc-data-'));
+  const second = mkdtempSync(join(tmpdir(), 'svc-data-'));
+  const firstCopy = prepareSupervisorProgram(join(first, 'programs'));
+  const secondCopy = prepareSupervisorProgram(join(second, 'programs'));
+  t.is(supervisorProgram(join(first, 'sandboxes', 'run_a', 'finalize')), firstCopy);
+  t.is(supervisorProgram(join(second, 'sandboxes', 'run_b')), secondCopy);
+  rmSync(second, { recursive: true });
+  t.is(supervisorProgram(join(first, 'sandboxes', 'run_a')), firstCopy, "another worker's data removed: no matter");
+  t.is(supervisorProgram(join(tmpdir(), 'elsewhere', 'run_c')), TYPESCRIPT_ENTRY);
 });

@@ -5,11 +5,9 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTopology, type Topology } from '../chaos/topology.ts';
-import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { CONFIG, FIXER, startCi } from '../support/pr-loop-fixture.ts';
+import { CONFIG, FIXER, loopEnv, loopForge, runEventLog, startCi } from '../support/pr-loop-fixture.ts';
 import { canRunPrivatePostgres } from '../support/private-postgres.ts';
 import { waitFor } from '../support/processes.ts';
-import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { request } from '../support/stack.ts';
 
 /** A request repeated through any outage, as a careful client would. */
@@ -33,33 +31,20 @@ test('a kill -9 of Temporal, the API and the worker mid-round, and a database re
     return t.pass();
   }
   t.timeout(300_000);
-  const github = new GitHubStandIn();
-  github.createRepo('acme', 'enduring', {
-    files: { '.svc/config.yaml': CONFIG, '.svc/agents/pr-fixer.yaml': FIXER },
+  const { github, forge } = await loopForge(t, 'enduring', {
+    '.svc/config.yaml': CONFIG,
+    '.svc/agents/pr-fixer.yaml': FIXER,
   });
-  const forge = new PullRequestsStandIn();
-  forge.git = github.forgeGit();
-  await forge.start();
-  t.teardown(() => forge.stop());
   const ci = startCi(github, forge, 'acme', 'enduring');
   t.teardown(() => ci.stop());
-  const topology = await startTopology({
-    SVC_GIT_TOKEN: 'ghp_test',
-    SVC_GITHUB_API_URL: forge.url,
-    SVC_PR_POLL_MIN_MS: '300',
-    SVC_PR_POLL_MAX_MS: '1000',
-  });
+  const topology = await startTopology(loopEnv(forge));
   t.teardown(() => topology.stop());
   const api = through(topology);
 
   const project = (await api('POST', '/projects', { gitUrl: 'https://github.com/acme/enduring' })).body.project.id;
   const prompt = 'echo work > WORK.md && git add -A && git commit -qm "the work"';
   const runId = (await api('POST', '/runs', { agent: 'shell', project, prompt })).body.run.id;
-  const events = async () =>
-    (await api('GET', `/runs/${runId}/events?follow=0`)).text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { kind: string; payload: any });
+  const events = () => runEventLog({ request: (method, path) => api(method, path) }, runId);
   await waitFor(
     async () => (await events()).some((event) => event.kind === 'pr_loop.follow_up_started'),
     'the CI fix round',
@@ -73,15 +58,7 @@ test('a kill -9 of Temporal, the API and the worker mid-round, and a database re
   topology.postgres.stop();
   await sleep(1000);
   topology.postgres.start();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await topology.startTemporal();
-      break;
-    } catch (error) {
-      if (attempt >= 5) throw error;
-      await topology.killTemporal().catch(() => undefined);
-    }
-  }
+  await topology.restartTemporal();
 
   const merged = await waitFor(
     async () => {

@@ -1,10 +1,12 @@
 // Pause instead of cancel at the cost cap (issue 18 §3, onCapHit: pause): the agent is stopped, the
 // workspace kept, and the run waits — across a kill -9 of its worker — for an operator to raise the
-// cap (its next agent carries on from the workspace, the run's cost adds up) or to cancel it.
+// cap from the run's page (its next agent carries on from the workspace, the run's cost adds up) or
+// to cancel it.
 import test from 'ava';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { launchBrowser } from '../support/browser.ts';
 import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';
 import { runStdout, waitForRunState } from '../support/stack.ts';
 import { replaceWorker, startApiOnlyStack } from '../support/worker-kill.ts';
@@ -26,7 +28,7 @@ writeFileSync(
 );
 
 test('a run paused at its cap waits across a worker kill, resumes from its workspace when the cap is raised', async (t) => {
-  const { environment, api } = await startApiOnlyStack(t, { SVC_AGENTS_FILE: agentsFile });
+  const { environment, stack, api } = await startApiOnlyStack(t, { SVC_AGENTS_FILE: agentsFile });
   let worker = spawnSvc(['worker'], environment.env);
   t.teardown(() => worker.child.kill('SIGKILL'));
   await waitForOutput(worker, /worker: polling/);
@@ -78,9 +80,22 @@ test('a run paused at its cap waits across a worker kill, resumes from its works
   await waitForOutput(worker, /worker: polling/);
   t.truthy((await api.request('GET', `/runs/${id}`)).body.run.pausedReason);
 
-  const resumed = await api.request('POST', `/runs/${id}/resume`, { body: { maxCostUsd: 2 } });
-  t.is(resumed.status, 202, JSON.stringify(resumed.body));
-  t.is(resumed.body.run.id, id);
+  // The operator raises the cap from the run's page.
+  const browser = await launchBrowser();
+  t.teardown(() => browser.close());
+  const page = await browser.newPage();
+  await page.goto(stack.setupLink()!);
+  await page.waitForURL(`${stack.api!.url}/`);
+  await page.goto(`${stack.api!.url}/ui/runs/${id}`);
+  const notice = page.getByTestId('run-paused');
+  await notice.waitFor();
+  t.regex((await notice.textContent()) ?? '', /crossed its cap[\s\S]*spent \$0\.60/);
+  await notice.getByLabel('New cap (USD)').fill('2');
+  const [resumed] = await Promise.all([
+    page.waitForResponse((response) => response.url().endsWith(`/runs/${id}/resume`)),
+    notice.getByRole('button', { name: 'Raise the cap and resume' }).click(),
+  ]);
+  t.is(resumed.status(), 202);
   const done = await waitForRunState(api, id, undefined, 60_000);
   t.like(done, { state: 'succeeded', costUsd: 0.9, tokensInput: 350, tokensOutput: 35, pausedReason: null });
   const stdout = await runStdout(api, id);

@@ -168,16 +168,35 @@ test.serial(
   },
 );
 
-test.serial('an agent past its maxDurationMinutes is stopped by the workflow timer and fails timed_out', async (t) => {
-  const svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile } });
-  t.teardown(() => svc.stop());
-  const { body } = await svc.request('POST', '/runs', { body: { agent: 'slowpoke', prompt: 'x' } });
-  const started = Date.now();
-  const run = await waitForRunState(svc, body.run.id);
-  t.like(run, { state: 'failed', failureReason: 'timed_out' });
-  t.true(Date.now() - started < 30_000, 'stopped long before its own 60 s');
-  t.true((await events(svc, run.id)).some((event) => event.kind === 'duration.exceeded'));
-});
+test.serial(
+  'an agent past its maxDurationMinutes, or the instance ceiling, is stopped by the workflow timer: timed_out',
+  async (t) => {
+    // The ceiling (SVC_MAX_RUN_MINUTES) bounds an agent that keeps talking: no silence ever stops it.
+    const svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile, SVC_MAX_RUN_MINUTES: '0.1' } });
+    t.teardown(() => svc.stop());
+    const { body } = await svc.request('POST', '/runs', { body: { agent: 'slowpoke', prompt: 'x' } });
+    const chatter = await svc.request('POST', '/runs', {
+      body: { agent: 'shell', prompt: 'while true; do echo still here; sleep 0.2; done' },
+    });
+    const started = Date.now();
+    const run = await waitForRunState(svc, body.run.id);
+    t.like(run, { state: 'failed', failureReason: 'timed_out' });
+    t.true(Date.now() - started < 30_000, 'stopped long before its own 60 s');
+    t.like(
+      (await events(svc, run.id)).find((event) => event.kind === 'duration.exceeded'),
+      {
+        payload: { maxDurationMinutes: 0.05, limitMinutes: 0.05 },
+      },
+    );
+    t.like(await waitForRunState(svc, chatter.body.run.id), { state: 'failed', failureReason: 'timed_out' });
+    t.like(
+      (await events(svc, chatter.body.run.id)).find((event) => event.kind === 'duration.exceeded'),
+      {
+        payload: { maxDurationMinutes: null, limitMinutes: 0.1 },
+      },
+    );
+  },
+);
 
 test.serial(
   'an agent silent past the heartbeat timeout is stopped by the silence watchdog and fails timed_out',

@@ -3,39 +3,22 @@
 // GitHub stand-in (check runs, reviews, comments, merges), across a kill -9 of the worker mid-loop.
 import test from 'ava';
 import { launchBrowser } from '../support/browser.ts';
-import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';
-import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
-import { CONFIG, FIXER, startCi } from '../support/pr-loop-fixture.ts';
+import { waitFor } from '../support/processes.ts';
+import { CONFIG, FIXER, loopForge, loopStack, runEventLog, startCi } from '../support/pr-loop-fixture.ts';
 import { waitForRunState } from '../support/stack.ts';
-import { replaceWorker, startApiOnlyStack } from '../support/worker-kill.ts';
+import { replaceWorker } from '../support/worker-kill.ts';
 
 // Serial: each GitHub stand-in points this process's git at itself (GIT_CONFIG_GLOBAL).
 test.serial(
   'a failing PR is fixed, a requested change made, the green PR merged: no person, within budget',
   async (t) => {
-    const github = new GitHubStandIn();
-    github.createRepo('acme', 'looped', {
-      files: { '.svc/config.yaml': CONFIG, '.svc/agents/pr-fixer.yaml': FIXER },
+    const { github, forge } = await loopForge(t, 'looped', {
+      '.svc/config.yaml': CONFIG,
+      '.svc/agents/pr-fixer.yaml': FIXER,
     });
-    const forge = new PullRequestsStandIn();
-    forge.git = github.forgeGit();
-    await forge.start();
-    t.teardown(() => forge.stop());
     const ci = startCi(github, forge, 'acme', 'looped');
     t.teardown(() => ci.stop());
-
-    const { environment, stack, api } = await startApiOnlyStack(t, {
-      SVC_GIT_TOKEN: 'ghp_test',
-      SVC_GITHUB_API_URL: forge.url,
-      SVC_PR_POLL_MIN_MS: '300',
-      SVC_PR_POLL_MAX_MS: '1000',
-    });
-    // The in-sandbox finalizer posts its result to the API, which runs in this process.
-    environment.env.SVC_API_URL = stack.api!.url;
-    const firstWorker = spawnSvc(['worker'], environment.env);
-    t.teardown(() => firstWorker.child.kill('SIGKILL'));
-    await waitForOutput(firstWorker, /worker: polling/);
+    const { environment, stack, api, worker: firstWorker } = await loopStack(t, forge);
 
     const project = (await api.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/looped' } }))
       .body.project.id;
@@ -48,11 +31,7 @@ test.serial(
     t.like(root, { state: 'succeeded', prState: 'open' });
 
     // The CI fix round starts; the worker dies under it; another worker carries the loop on.
-    const events = async () =>
-      (await api.request('GET', `/runs/${runId}/events?follow=0`)).text
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { kind: string; payload: any });
+    const events = () => runEventLog(api, runId);
     await waitFor(
       async () => (await events()).some((event) => event.kind === 'pr_loop.follow_up_started'),
       'the CI fix round',
@@ -136,38 +115,18 @@ const TALKER = [
 test.serial(
   'a writer asks svc in a comment, the base moves into a conflict: a round for each, none for a passer-by',
   async (t) => {
-    const github = new GitHubStandIn();
-    github.createRepo('acme', 'talked', {
-      files: {
-        '.svc/config.yaml': 'pr:\n  followUps:\n    role: pr-fixer\n    maxRounds: 3\n',
-        '.svc/agents/pr-fixer.yaml': TALKER,
-      },
+    const { github, forge } = await loopForge(t, 'talked', {
+      '.svc/config.yaml': 'pr:\n  followUps:\n    role: pr-fixer\n    maxRounds: 3\n',
+      '.svc/agents/pr-fixer.yaml': TALKER,
     });
-    const forge = new PullRequestsStandIn();
-    forge.git = github.forgeGit();
-    await forge.start();
-    t.teardown(() => forge.stop());
-    const { environment, stack, api } = await startApiOnlyStack(t, {
-      SVC_GIT_TOKEN: 'ghp_test',
-      SVC_GITHUB_API_URL: forge.url,
-      SVC_PR_POLL_MIN_MS: '300',
-      SVC_PR_POLL_MAX_MS: '1000',
-    });
-    environment.env.SVC_API_URL = stack.api!.url;
-    const worker = spawnSvc(['worker'], environment.env);
-    t.teardown(() => worker.child.kill('SIGKILL'));
-    await waitForOutput(worker, /worker: polling/);
+    const { api } = await loopStack(t, forge);
 
     const project = (await api.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/talked' } }))
       .body.project.id;
     const prompt = 'echo "branch line" >> README.md && git add -A && git commit -qm "the work"';
     const runId = (await api.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id;
     t.like(await waitForRunState(api, runId, undefined, 90_000), { state: 'succeeded', prState: 'open' });
-    const events = async () =>
-      (await api.request('GET', `/runs/${runId}/events?follow=0`)).text
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { kind: string; payload: any });
+    const events = () => runEventLog(api, runId);
     const roundEnded = (round: number) =>
       waitFor(
         async () =>

@@ -3,8 +3,11 @@
 // that does what each round asks, and CI on the GitHub stand-in that passes a head with FIXED.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { GitHubStandIn } from './github-stand-in.ts';
-import type { PullRequestsStandIn, StoredPull } from './pull-requests-stand-in.ts';
+import type { ExecutionContext } from 'ava';
+import { GitHubStandIn } from './github-stand-in.ts';
+import { spawnSvc, waitForOutput } from './processes.ts';
+import { PullRequestsStandIn, type StoredPull } from './pull-requests-stand-in.ts';
+import { startApiOnlyStack } from './worker-kill.ts';
 
 export const FIXER = [
   'description: fixes what the PR loop asks',
@@ -65,4 +68,45 @@ export function startCi(github: GitHubStandIn, forge: PullRequestsStandIn, owner
   };
   const timer = setInterval(tick, 100);
   return { stop: () => clearInterval(timer), has };
+}
+
+/** The forge side of a PR loop test: a repository with these files, and its pull requests served. */
+export async function loopForge(t: ExecutionContext, name: string, files: Record<string, string>) {
+  const github = new GitHubStandIn();
+  github.createRepo('acme', name, { files });
+  const forge = new PullRequestsStandIn();
+  forge.git = github.forgeGit();
+  await forge.start();
+  t.teardown(() => forge.stop());
+  return { github, forge };
+}
+
+/** The loop's env: svc's forge token, the stand-in's API, and quick PR looks. */
+export const loopEnv = (forge: PullRequestsStandIn) => ({
+  SVC_GIT_TOKEN: 'ghp_test',
+  SVC_GITHUB_API_URL: forge.url,
+  SVC_PR_POLL_MIN_MS: '300',
+  SVC_PR_POLL_MAX_MS: '1000',
+});
+
+/** An API in this process and one `svc worker` process, on the loop's env. */
+export async function loopStack(t: ExecutionContext, forge: PullRequestsStandIn) {
+  const { environment, stack, api } = await startApiOnlyStack(t, loopEnv(forge));
+  // The in-sandbox finalizer posts its result to the API, which runs in this process.
+  environment.env.SVC_API_URL = stack.api!.url;
+  const worker = spawnSvc(['worker'], environment.env);
+  t.teardown(() => worker.child.kill('SIGKILL'));
+  await waitForOutput(worker, /worker: polling/);
+  return { environment, stack, api, worker };
+}
+
+/** A run's event log, parsed. */
+export async function runEventLog(
+  api: { request(method: string, path: string): Promise<{ text: string }> },
+  runId: string,
+): Promise<{ kind: string; payload: any }[]> {
+  return (await api.request('GET', `/runs/${runId}/events?follow=0`)).text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { kind: string; payload: any });
 }

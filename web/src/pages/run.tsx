@@ -10,6 +10,7 @@ import type { CancelRunResult, RunDetail, RunEvent } from '../api/types.ts';
 import { EventTail, useRunEvents } from '../components/event-tail.tsx';
 import { SteerBox } from '../components/steer-box.tsx';
 import { PrLoopCard, usePrLoopTick } from '../components/pr-loop.tsx';
+import { PausedNotice } from '../components/pause-control.tsx';
 import { OpenPreview, PreviewFact, usePreviewFollow } from '../components/preview-control.tsx';
 import { ErrorBox, Facts, Loading, PageHeader, StateBadge } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
@@ -107,6 +108,7 @@ export function RunPage() {
         ) : null}
       </PageHeader>
       <ErrorBox error={cancelError} title="Not cancelled" />
+      {run.pausedReason ? <PausedNotice run={run} operator={operator} onResumed={detail.reload} /> : null}
       {run.queueReason ? (
         <p class="notice" data-testid="run-queue-reason">
           Queued: {run.queueReason}
