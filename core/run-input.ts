@@ -4,7 +4,13 @@ import type { PreviewPlan } from './preview.ts';
 import { runAdmission } from './admission-queue.ts';
 import { prLoopSettings, type PrLoopSettings } from './pr-loop.ts';
 import { renderAgent, type AgentDefinition } from './agents.ts';
-import { DEFAULT_RUN_TIMING, type RunTiming, type RunWorkflowInput, type SandboxNetworkSettings } from './run-model.ts';
+import {
+  DEFAULT_MAX_RUN_MS,
+  DEFAULT_RUN_TIMING,
+  type RunTiming,
+  type RunWorkflowInput,
+  type SandboxNetworkSettings,
+} from './run-model.ts';
 import type { SvcDefaults } from './svc-config.ts';
 import { durationSeconds, type ProjectPodSettings } from './svc-config.schema.ts';
 
@@ -115,7 +121,7 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     triggerFire: request.triggerFire ?? null,
     branch: request.project ? (request.targetBranch ?? `${request.project.runBranchPrefix}/${request.runId}`) : null,
     baseBranch: request.project ? (request.ref ?? request.project.defaultBranch) : null,
-    timing: { ...DEFAULT_RUN_TIMING, ...request.timing },
+    timing: { ...DEFAULT_RUN_TIMING, maxRunMs: DEFAULT_MAX_RUN_MS, ...request.timing },
     parent: request.parent ?? null,
     ...(request.planRun ? { planRun: request.planRun } : {}),
     ...(request.metadata ? { metadata: request.metadata } : {}),

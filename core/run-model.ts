@@ -109,8 +109,13 @@ export const DEFAULT_RUN_TIMING: RunTiming = {
   prPollMinMs: 60_000,
   prPollMaxMs: 3_600_000,
   prWatchMaxMs: 30 * 24 * 3_600_000,
-  maxRunMs: 24 * 3_600_000,
 };
+
+/**
+ * The default ceiling on an agent's time (SVC_MAX_RUN_MINUTES). Not in DEFAULT_RUN_TIMING: that is
+ * also what a run whose input carries no timing (svc 0.1's) replays with, and those had no ceiling.
+ */
+export const DEFAULT_MAX_RUN_MS = 24 * 3_600_000;
 
 export interface RunOutcome {
   runId: string;

@@ -2,7 +2,7 @@
 // README (Configuration); nothing else reads process.env for service settings.
 import { parseConfiguredWebhooks, type Webhook, type WebhookSettings } from '../core/webhooks.ts';
 import { resolve, join } from 'node:path';
-import { DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
+import { DEFAULT_MAX_RUN_MS, DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
 import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
 import { parsePreviewSettings, type PreviewSettings } from './preview-settings.ts';
 import { parseSandboxSettings, type SandboxSettings } from './sandbox-settings.ts';
@@ -218,7 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
       prPollMinMs: intFromEnv(env, 'SVC_PR_POLL_MIN_MS', DEFAULT_RUN_TIMING.prPollMinMs),
       prPollMaxMs: intFromEnv(env, 'SVC_PR_POLL_MAX_MS', DEFAULT_RUN_TIMING.prPollMaxMs),
       prWatchMaxMs: intFromEnv(env, 'SVC_PR_WATCH_MAX_MS', DEFAULT_RUN_TIMING.prWatchMaxMs),
-      maxRunMs: Math.round(minutesFromEnv(env, 'SVC_MAX_RUN_MINUTES', DEFAULT_RUN_TIMING.maxRunMs! / 60_000) * 60_000),
+      maxRunMs: Math.round(minutesFromEnv(env, 'SVC_MAX_RUN_MINUTES', DEFAULT_MAX_RUN_MS / 60_000) * 60_000),
     },
     planTiming: {
       mergeTimeoutMs: intFromEnv(env, 'SVC_PLAN_RUN_MERGE_TIMEOUT_MS', DEFAULT_PLAN_TIMING.mergeTimeoutMs),

@@ -1,6 +1,6 @@
 import { defineRoute } from '../route.ts';
 import { presentDispatch, presentRun } from '../presenters/run.presenter.ts';
-import { Errors } from '../errors.ts';
+import { idempotencyKeyOf } from '../idempotency-key.ts';
 import { z } from 'zod';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { finalizeResultEnvelopeSchema } from '../../core/finalize.ts';
@@ -48,10 +48,7 @@ export function runsRoutes(
       bodyRequired: true,
       responses: { 201: { description: 'The run, queued, and its sandbox', schema: dispatchRunResponse } },
       handler: async ({ body, ctx }) => {
-        const key = ctx.get('Idempotency-Key') || undefined;
-        if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key))
-          throw Errors.validation('invalid Idempotency-Key header', 'use 1 to 255 visible ASCII characters');
-        const { run, sandbox } = await runs.dispatch(body, key);
+        const { run, sandbox } = await runs.dispatch(body, idempotencyKeyOf(ctx));
         return { status: 201, body: presentDispatch(run, sandbox, links(run.id)) };
       },
     }),

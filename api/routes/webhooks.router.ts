@@ -1,5 +1,6 @@
 // Outgoing webhooks: register, list, remove, the secret, and each webhook's deliveries with their attempts.
 import { defineRoute } from '../route.ts';
+import { idempotencyKeyOf } from '../idempotency-key.ts';
 import { presentDelivery, presentDeliveryCounts, presentWebhook } from '../presenters/webhook.presenter.ts';
 import type { WebhooksService } from '../services/webhooks.service.ts';
 import {
@@ -20,13 +21,15 @@ export function webhooksRoutes(webhooks: WebhooksService) {
       method: 'post',
       path: '/webhooks',
       auth: 'admin',
-      summary: 'Register a webhook: lifecycle events are POSTed to it, signed, retried until delivered',
+      summary:
+        'Register a webhook: lifecycle events are POSTed to it, signed, retried until delivered; ' +
+        'an Idempotency-Key makes a retried registration find the same webhook',
       tags,
       body: createWebhookBody,
       bodyRequired: true,
       responses: { 201: { description: 'The webhook, and its signing secret', schema: createWebhookResponse } },
-      handler: async ({ body }) => {
-        const { webhook, secret } = await webhooks.add(body);
+      handler: async ({ body, ctx }) => {
+        const { webhook, secret } = await webhooks.add(body, idempotencyKeyOf(ctx));
         return { status: 201, body: { webhook: presentWebhook(webhook), secret } };
       },
     }),

@@ -2,7 +2,7 @@
 // reads from the read model.
 import type { AgentDefinition } from '../../core/agents.ts';
 import { createHash } from 'node:crypto';
-import { ID_ALPHABET, newId } from '../../core/ids.ts';
+import { idempotentId, newId } from '../../core/ids.ts';
 import { buildRunInput, projectRunSettings, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot, RunTiming } from '../../core/run-model.ts';
 import { isTerminalRunState, type InboxPriority } from '../../core/run-states.ts';
@@ -59,12 +59,7 @@ function requestDigest(body: unknown): string {
 
 /** A run id derived from an idempotency key: the same key (for the same project) names the same run. */
 export function idempotentRunId(key: string, projectId: string | null): string {
-  const digest = createHash('sha256')
-    .update(`${projectId ?? ''}\0${key}`)
-    .digest();
-  let body = '';
-  for (let i = 0; i < 12; i++) body += ID_ALPHABET[digest[i]! & 31];
-  return `run_${body}`;
+  return idempotentId('run', key, projectId ?? '');
 }
 
 /**

@@ -2,7 +2,7 @@
 // answers once the read model shows the change), read from the read model. docs/webhooks.md.
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { LifecycleHook } from '../../core/event-kinds.ts';
-import { newId } from '../../core/ids.ts';
+import { idempotentId, newId } from '../../core/ids.ts';
 import { webhooksWorkflowId, type Webhook } from '../../core/webhooks.ts';
 import type { Webhook as WebhookRow } from '../../db/entities/index.ts';
 import type { WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
@@ -27,12 +27,26 @@ export class WebhooksService {
     this.#deps = deps;
   }
 
-  /** Registers a webhook; its secret is answered with it. */
-  async add(body: { url: string; hooks?: LifecycleHook[]; description?: string }) {
+  /**
+   * Registers a webhook; its secret is answered with it. With an idempotency key the webhook's id
+   * derives from it: a registration retried after an error (it may have landed) finds the same one.
+   */
+  async add(body: { url: string; hooks?: LifecycleHook[]; description?: string }, idempotencyKey?: string) {
+    const id = idempotencyKey ? idempotentId('webhook', idempotencyKey) : newId('webhook');
+    const hooks = body.hooks ? [...new Set(body.hooks)] : null;
+    const known = idempotencyKey ? await this.#deps.rows.find(id) : null;
+    if (known) {
+      const same =
+        known.url === body.url &&
+        JSON.stringify(known.hooks ?? null) === JSON.stringify(hooks) &&
+        (known.description ?? null) === (body.description ?? null);
+      if (!same) throw Errors.idempotencyKeyReused();
+      return { webhook: known, secret: this.secret(id) };
+    }
     const webhook: Webhook = {
-      id: newId('webhook'),
+      id,
       url: body.url,
-      hooks: body.hooks ? [...new Set(body.hooks)] : null,
+      hooks,
       description: body.description ?? null,
       source: 'api',
       createdAt: Date.now(),

@@ -57,11 +57,23 @@ test('webhooks: signed deliveries, retried with backoff across a kill -9, every 
   }
   t.is((await api.request('DELETE', '/webhooks/whk_nosuchthing')).status, 404);
 
-  const created = await api.request('POST', '/webhooks', {
-    body: { url: `${receiver.url}/flaky`, hooks: ['run_started', 'post_reap'], description: 'the flaky one' },
-  });
+  // An Idempotency-Key: a registration retried (after a 503, say) finds the same webhook, never a second.
+  const registration = {
+    url: `${receiver.url}/flaky`,
+    hooks: ['run_started', 'post_reap'],
+    description: 'the flaky one',
+  };
+  const register = (body: object) =>
+    api.request('POST', '/webhooks', { body, headers: { 'idempotency-key': 'flaky-hook-1' } });
+  const created = await register(registration);
   t.is(created.status, 201, created.text);
   const { webhook, secret } = created.body;
+  const repeated = await register(registration);
+  t.is(repeated.status, 201, repeated.text);
+  t.deepEqual(repeated.body, created.body, 'the same webhook and secret');
+  const reused = await register({ ...registration, url: `${receiver.url}/other` });
+  t.is(reused.status, 409);
+  t.is(reused.body.error.code, 'idempotency_key_reused');
   t.regex(secret, /^whsec_[0-9a-f]{64}$/);
   t.like(webhook, { url: `${receiver.url}/flaky`, hooks: ['run_started', 'post_reap'], source: 'api' });
   t.is((await api.request('GET', `/webhooks/${webhook.id}/secret`)).body.secret, secret);

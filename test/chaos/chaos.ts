@@ -1,9 +1,14 @@
 // The chaos suite: runs and plan-runs on the production topology while the worker, the API and
-// Temporal are killed (-9) and PostgreSQL restarted at random moments. Then every run and
-// plan-run must have reached its correct terminal state, none lost, none duplicated: one agent
-// start, one push and one PR each. Used by `npm run chaos` (100 runs) and, short, by `npm test`.
+// Temporal are killed (-9) and PostgreSQL restarted at random moments, under a concurrency limit
+// (runs wait for slots through it all) and with a webhook registered. Then every run and plan-run
+// must have reached its correct terminal state, none lost, none duplicated: one agent start, one
+// push and one PR each, and its post_reap hook delivered, signed. Used by `npm run chaos` (100 runs)
+// and, short, by `npm test`.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import { verifyWebhook, WEBHOOK_HEADERS } from '../../platform/webhook-signing.ts';
+import { closeServer, listenOnLoopback } from '../support/loopback-server.ts';
 import { planFixture } from '../support/plan-fixture.ts';
 import { waitFor } from '../support/processes.ts';
 import { request, type TestResponse } from '../support/stack.ts';
@@ -77,10 +82,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const started = Date.now();
   const fixture = await planFixture('chaos', 'planned', ['First', 'Second'], {});
   fixture.github.createRepo('chaos', 'pushed');
+  const hooks = await startHookReceiver();
   const topology = await startTopology({
     ...fixture.env,
     SVC_RECONCILE_INTERVAL_MS: '10000',
     SVC_PR_POLL_MIN_MS: '1000',
+    SVC_MAX_CONCURRENT_RUNS: '4',
+    SVC_WEBHOOK_POLL_MS: '500',
+    SVC_WEBHOOK_RETRY_BASE_MS: '1000',
   });
   const token = topology.env.SVC_API_TOKEN!;
   const disruptions: Record<string, number> = Object.fromEntries(DISRUPTIONS.map((name) => [name, 0]));
@@ -91,6 +100,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const planned = (
       await persist(topology, token, 'POST', '/projects', { gitUrl: 'https://github.com/chaos/planned' })
     ).body.project.id as string;
+    const webhook = { url: `${hooks.url}/reaped`, hooks: ['post_reap'] };
+    const registered = await persist(topology, token, 'POST', '/webhooks', webhook, 'chaos-webhook');
+    hooks.secret = registered.body.secret;
 
     let chaosOn = true;
     const order = [...DISRUPTIONS];
@@ -158,6 +170,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (chaosFailed) throw chaosFailed;
     const settling = Date.now();
     const report = await check(topology, token, dispatched, planRunIds, fixture);
+    report.problems.push(...(await checkHooks(hooks, dispatched)));
     return {
       runs: dispatched.length,
       planRuns: planRunIds.length,
@@ -167,6 +180,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       totalSeconds: Math.round((Date.now() - started) / 1000),
     };
   } finally {
+    hooks.close();
     fixture.stopReviewer();
     await fixture.forge.stop();
     await topology.stop();
@@ -243,4 +257,42 @@ async function check(
     else correct += 1;
   }
   return { correct, problems };
+}
+
+/** A webhook receiver: the run ids of the post_reap deliveries it took, and whether each was signed. */
+async function startHookReceiver() {
+  const reaped = new Map<string, boolean>();
+  const state = { secret: '' };
+  const server = createServer((incoming, response) => {
+    let body = '';
+    incoming.on('data', (chunk) => (body += chunk));
+    incoming.on('end', () => {
+      const timestamp = Number(incoming.headers[WEBHOOK_HEADERS.timestamp]);
+      const signature = String(incoming.headers[WEBHOOK_HEADERS.signature]);
+      const runId = (JSON.parse(body) as { run?: { id?: string } }).run?.id;
+      if (runId) reaped.set(runId, verifyWebhook(state.secret, timestamp, body, signature));
+      response.writeHead(200).end();
+    });
+  });
+  const url = await listenOnLoopback(server);
+  return Object.assign(state, { url, reaped, close: () => void closeServer(server) });
+}
+
+/** Every run's post_reap hook reached the receiver (at least once: deliveries may repeat), signed. */
+async function checkHooks(
+  hooks: Awaited<ReturnType<typeof startHookReceiver>>,
+  dispatched: Dispatched[],
+): Promise<string[]> {
+  await waitFor(
+    async () => dispatched.every((run) => hooks.reaped.has(run.runId)) || undefined,
+    'every post_reap delivered',
+    60_000,
+  ).catch(() => undefined);
+  return dispatched.flatMap((run) =>
+    !hooks.reaped.has(run.runId)
+      ? [`${run.key} (${run.runId}): its post_reap hook never arrived`]
+      : hooks.reaped.get(run.runId)
+        ? []
+        : [`${run.key} (${run.runId}): its post_reap hook was not signed with the webhook secret`],
+  );
 }
