@@ -91,7 +91,7 @@ export const admissionDecisionSignal =
   defineSignal<[{ granted: true } | { granted: false; reason: string }]>('admissionDecision');
 
 /** Registers (or replaces, by id) a webhook: answers once the read model lists it. */
-export const addWebhookUpdate = defineUpdate<Webhook, [Webhook]>('addWebhook');
+export const addWebhookUpdate = defineUpdate<Webhook, [Webhook & { ifAbsent?: boolean }]>('addWebhook');
 
 /** Removes a webhook (its deliveries under way stop at their next attempt): answers whether it existed. */
 export const removeWebhookUpdate = defineUpdate<boolean, [{ id: string }]>('removeWebhook');

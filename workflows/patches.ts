@@ -11,4 +11,9 @@ export const PATCHES = {
   previews: 'previews',
   /** A preview's last hit is shown even when it came before the idle loop first looked. */
   previewHitShown: 'preview-hit-shown',
+  /**
+   * The instance's ceiling on an agent's time (SVC_MAX_RUN_MINUTES): a run dispatched by a newer
+   * API but first run by an older worker recorded no timer for it.
+   */
+  runTimeCeiling: 'run-time-ceiling',
 } as const;

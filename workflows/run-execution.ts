@@ -238,6 +238,8 @@ export class RunExecution {
     // one with an open PR shows its preview meanwhile.
     const publish = (more: RunEventInput[]) => this.publish(more);
     const { preview, followUp, prLoop } = this.input;
+    // A cancel that lost the race with a successful end still means "stop": the PR is only followed.
+    this.prLoopStop ??= this.cancelRequest;
     // A PR loop's round leaves the PR (and its preview) to the run that opened it.
     const previewing =
       !followUp && preview && state === 'succeeded' && run.prState === 'open' && patched(PATCHES.previews);

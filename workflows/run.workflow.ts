@@ -86,6 +86,11 @@ function pausesAtCap(execution: RunExecution, { evidence }: Supervised): boolean
   return Boolean(evidence.costCap) && execution.input.onCapHit === 'pause' && !execution.cancelRequest && clean;
 }
 
+/** The ceiling the supervise phase applied (patched: asked once per run, the answer is the same). */
+function ceilingOf(timing: { maxRunMs?: number }): number | undefined {
+  return timing.maxRunMs && patched(PATCHES.runTimeCeiling) ? timing.maxRunMs : undefined;
+}
+
 /** The agent's time limit: its own `maxDurationMinutes`, within the instance's ceiling; null: none. */
 function durationLimitMs(agentMinutes: number | null, ceilingMs: number | undefined): number | null {
   const own = agentMinutes ? Math.round(agentMinutes * 60_000) : null;
@@ -161,7 +166,7 @@ async function supervise(execution: RunExecution): Promise<Supervised> {
   const { input, run, timing } = execution;
   let supervising = true;
   let timedOut: 'duration' | 'silence' | null = null;
-  const maxDurationMs = durationLimitMs(input.agent.maxDurationMinutes, timing.maxRunMs);
+  const maxDurationMs = durationLimitMs(input.agent.maxDurationMinutes, ceilingOf(timing));
   // The duration watchdog is a workflow timer: it survives any restart and costs nothing while it waits.
   const watchdog = maxDurationMs
     ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut ??= ended ? null : 'duration'))
@@ -219,7 +224,7 @@ async function judge(execution: RunExecution, { evidence, timedOut }: Supervised
             ts: now(),
             payload: {
               maxDurationMinutes: input.agent.maxDurationMinutes,
-              limitMinutes: durationLimitMs(input.agent.maxDurationMinutes, timing.maxRunMs)! / 60_000,
+              limitMinutes: durationLimitMs(input.agent.maxDurationMinutes, ceilingOf(timing))! / 60_000,
             },
           }
         : {

@@ -12,7 +12,15 @@ import { addWebhookUpdate, removeWebhookUpdate, syncConfiguredWebhooksUpdate } f
 export interface WebhooksState {
   webhooks: Webhook[];
   cursor: number | null;
+  /** Ids removed (the latest 1,000): a registration retried by its Idempotency-Key never revives one. */
+  removed?: string[];
 }
+
+/** The same registration: what a client's repeated request must match. */
+const sameRegistration = (a: Webhook, b: Webhook) =>
+  a.url === b.url &&
+  JSON.stringify(a.hooks) === JSON.stringify(b.hooks) &&
+  (a.description ?? null) === (b.description ?? null);
 
 /** The registry and its update handlers; each answers once its change is in the read model. */
 class WebhookRegistry {
@@ -22,18 +30,32 @@ class WebhookRegistry {
 
   constructor(state: WebhooksState) {
     this.state = state;
-    setHandler(addWebhookUpdate, async (webhook) => {
-      const existing = this.state.webhooks.find((entry) => entry.id === webhook.id);
-      this.#replace(
-        (entry) => entry.id !== webhook.id,
-        [{ ...webhook, createdAt: existing?.createdAt ?? webhook.createdAt }],
-      );
-      await this.#projectedNow();
-      return this.state.webhooks.find((entry) => entry.id === webhook.id)!;
-    });
+    setHandler(
+      addWebhookUpdate,
+      async ({ ifAbsent, ...webhook }) => {
+        const existing = this.state.webhooks.find((entry) => entry.id === webhook.id);
+        // A repeated idempotent registration answers the webhook it made (the validator checked it matches).
+        if (ifAbsent && existing) return existing;
+        return this.#add(webhook, existing);
+      },
+      {
+        // Refused before it is recorded: the key names another registration, or a removed one.
+        validator: ({ ifAbsent, ...webhook }) => {
+          if (!ifAbsent) return;
+          const existing = this.state.webhooks.find((entry) => entry.id === webhook.id);
+          if (existing && !sameRegistration(existing, webhook))
+            throw new Error('idempotency_key_reused: this Idempotency-Key registered another webhook');
+          if (this.state.removed?.includes(webhook.id))
+            throw new Error('idempotency_key_reused: the webhook this Idempotency-Key registered was removed');
+        },
+      },
+    );
     setHandler(removeWebhookUpdate, async ({ id }) => {
       const existed = this.state.webhooks.some((entry) => entry.id === id);
-      if (existed) this.#replace((entry) => entry.id !== id, []);
+      if (existed) {
+        this.#replace((entry) => entry.id !== id, []);
+        this.state.removed = [...(this.state.removed ?? []), id].slice(-1000);
+      }
       await this.#projectedNow();
       return existed;
     });
@@ -47,6 +69,15 @@ class WebhookRegistry {
       await this.#projectedNow();
       return kept.length;
     });
+  }
+
+  async #add(webhook: Webhook, existing: Webhook | undefined): Promise<Webhook> {
+    this.#replace(
+      (entry) => entry.id !== webhook.id,
+      [{ ...webhook, createdAt: existing?.createdAt ?? webhook.createdAt }],
+    );
+    await this.#projectedNow();
+    return this.state.webhooks.find((entry) => entry.id === webhook.id)!;
   }
 
   get changed(): boolean {

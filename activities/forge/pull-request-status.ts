@@ -122,7 +122,9 @@ function writerCheck(octokit: Octokit, repo: { owner: string; repo: string }) {
       answer = octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login }).then(
         ({ data }) => remember(key, WRITERS.has(data.permission)),
         (error: { status?: number }) => {
-          if (error.status === 404 || error.status === 403) return remember(key, false);
+          // Not a collaborator. A 403 (a rate limit, say) is not an answer: the look fails and is
+          // retried, rather than a writer's ask being missed while the PR merges.
+          if (error.status === 404) return remember(key, false);
           throw error;
         },
       );

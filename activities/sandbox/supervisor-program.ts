@@ -21,7 +21,7 @@ import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { logger } from '../../platform/logger.ts';
-import { isProcessAlive } from '../../platform/processes.ts';
+import { isSameProcessAlive, processStartTime } from '../../platform/processes.ts';
 
 const CHECKOUT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ENTRY = join(CHECKOUT, 'activities', 'sandbox', 'supervisor.ts');
@@ -72,8 +72,8 @@ export function pruneStalePrograms(cacheDir: string, now = Date.now()): string[]
     const path = join(cacheDir, entry);
     const held = lstatSync(path);
     if (!held.isDirectory() || now - held.mtimeMs < STALE_PROGRAM_MS) continue;
-    const owner = /^supervisor-(\d+)-/.exec(entry);
-    if (owner && isProcessAlive(Number(owner[1]))) continue;
+    const owner = /^supervisor-(\d+)-(\d+)-/.exec(entry);
+    if (owner && isSameProcessAlive(Number(owner[1]), owner[2])) continue;
     rmSync(path, { recursive: true, force: true });
     removed.push(entry);
   }
@@ -97,7 +97,9 @@ export function supervisorProgram(sandboxDir?: string): string {
   if (sandboxDir) {
     entry = null;
     const target = resolve(sandboxDir);
-    for (const [dataDir, copy] of prepared) if (target.startsWith(`${dataDir}${sep}`)) entry = copy;
+    let longest = '';
+    for (const [dataDir, copy] of prepared)
+      if (target.startsWith(`${dataDir}${sep}`) && dataDir.length > longest.length) [longest, entry] = [dataDir, copy];
   }
   return entry && existsSync(entry) ? entry : ENTRY;
 }
@@ -116,7 +118,7 @@ export function prepareSupervisorProgram(cacheDir: string): string {
       throw new Error(`${cacheDir} is not svc's own directory`);
     const graph = strippedGraph();
     // The worker's pid in the name: a copy in use is never pruned (pruneStalePrograms).
-    const dir = mkdtempSync(join(cacheDir, `supervisor-${process.pid}-`));
+    const dir = mkdtempSync(join(cacheDir, `supervisor-${process.pid}-${processStartTime(process.pid) ?? 0}-`));
     for (const [file, code] of graph) {
       const target = join(dir, relative(CHECKOUT, file).replace(/\.ts$/, '.mjs'));
       const linked = relinked(file, code, graph);

@@ -1,6 +1,6 @@
 // Webhooks: registered and removed through the webhooks workflow (the registry's truth, which
 // answers once the read model shows the change), read from the read model. docs/webhooks.md.
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { LifecycleHook } from '../../core/event-kinds.ts';
 import { idempotentId, newId } from '../../core/ids.ts';
 import { webhooksWorkflowId, type Webhook } from '../../core/webhooks.ts';
@@ -55,7 +55,8 @@ export class WebhooksService {
     try {
       await this.#deps.temporal.call(() =>
         client.workflow.executeUpdateWithStart(addWebhookUpdate, {
-          args: [webhook],
+          // With a key the registry decides (one at a time): the same registration again, or a refusal.
+          args: [idempotencyKey ? { ...webhook, ifAbsent: true } : webhook],
           startWorkflowOperation: new WithStartWorkflowOperation<typeof webhooksWorkflow>('webhooksWorkflow', {
             workflowId: webhooksWorkflowId(taskQueue),
             taskQueue,
@@ -65,6 +66,7 @@ export class WebhooksService {
         }),
       );
     } catch (error) {
+      if (idempotencyKey && error instanceof WorkflowUpdateFailedError) throw Errors.idempotencyKeyReused();
       throw wrapConnectionError(error);
     }
     return { webhook: await this.get(webhook.id), secret: this.secret(webhook.id) };

@@ -74,6 +74,14 @@ test('webhooks: signed deliveries, retried with backoff across a kill -9, every 
   const reused = await register({ ...registration, url: `${receiver.url}/other` });
   t.is(reused.status, 409);
   t.is(reused.body.error.code, 'idempotency_key_reused');
+  // A key whose webhook was removed never brings it (or its secret) back.
+  const removable = { url: `${receiver.url}/gone` };
+  const once = await api.request('POST', '/webhooks', { body: removable, headers: { 'idempotency-key': 'gone-1' } });
+  t.is(once.status, 201, once.text);
+  t.is((await api.request('DELETE', `/webhooks/${once.body.webhook.id}`)).status, 200);
+  const revived = await api.request('POST', '/webhooks', { body: removable, headers: { 'idempotency-key': 'gone-1' } });
+  t.is(revived.status, 409, revived.text);
+  t.is(revived.body.error.code, 'idempotency_key_reused');
   t.regex(secret, /^whsec_[0-9a-f]{64}$/);
   t.like(webhook, { url: `${receiver.url}/flaky`, hooks: ['run_started', 'post_reap'], source: 'api' });
   t.is((await api.request('GET', `/webhooks/${webhook.id}/secret`)).body.secret, secret);

@@ -269,7 +269,12 @@ async function startHookReceiver() {
     incoming.on('end', () => {
       const timestamp = Number(incoming.headers[WEBHOOK_HEADERS.timestamp]);
       const signature = String(incoming.headers[WEBHOOK_HEADERS.signature]);
-      const runId = (JSON.parse(body) as { run?: { id?: string } }).run?.id;
+      let runId: string | undefined;
+      try {
+        runId = (JSON.parse(body) as { run?: { id?: string } }).run?.id;
+      } catch {
+        runId = undefined; // not a delivery of ours: nothing to count
+      }
       if (runId) reaped.set(runId, verifyWebhook(state.secret, timestamp, body, signature));
       response.writeHead(200).end();
     });

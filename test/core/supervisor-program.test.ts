@@ -48,11 +48,15 @@ test.serial("what stopped workers left in programs/ goes a day later; a live wor
   const live = prepareSupervisorProgram(cache);
   const day = 24 * 3600_000;
   mkdirSync(join(cache, 'workflow-bundle-left'));
-  mkdirSync(join(cache, 'supervisor-2147483646-left')); // a worker that is gone (no such pid)
+  mkdirSync(join(cache, 'supervisor-2147483646-5-left')); // a worker that is gone (no such pid)
+  mkdirSync(join(cache, `supervisor-${process.pid}-1-left`)); // this pid, but another process's start
   mkdirSync(join(cache, 'unrelated'));
   t.deepEqual(pruneStalePrograms(cache), [], 'nothing is a day old yet');
   const removed = pruneStalePrograms(cache, Date.now() + day + 1000).sort();
-  t.deepEqual(removed, ['supervisor-2147483646-left', 'workflow-bundle-left']);
+  t.deepEqual(
+    removed,
+    ['supervisor-2147483646-5-left', `supervisor-${process.pid}-1-left`, 'workflow-bundle-left'].sort(),
+  );
   t.true(readdirSync(cache).includes(live.split('/').at(-4)!), 'the copy this live worker starts from stays');
   t.is(supervisorProgram(join(data, 'sandboxes', 'run_x')), live);
   rmSync(join(cache, live.split('/').at(-4)!), { recursive: true });

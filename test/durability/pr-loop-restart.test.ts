@@ -5,7 +5,7 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTopology, type Topology } from '../chaos/topology.ts';
-import { CONFIG, FIXER, loopEnv, loopForge, runEventLog, startCi } from '../support/pr-loop-fixture.ts';
+import { CONFIG, SLOW_FIXER, loopEnv, loopForge, runEventLog, startCi } from '../support/pr-loop-fixture.ts';
 import { canRunPrivatePostgres } from '../support/private-postgres.ts';
 import { waitFor } from '../support/processes.ts';
 import { request } from '../support/stack.ts';
@@ -33,7 +33,7 @@ test('a kill -9 of Temporal, the API and the worker mid-round, and a database re
   t.timeout(300_000);
   const { github, forge } = await loopForge(t, 'enduring', {
     '.svc/config.yaml': CONFIG,
-    '.svc/agents/pr-fixer.yaml': FIXER,
+    '.svc/agents/pr-fixer.yaml': SLOW_FIXER,
   });
   const ci = startCi(github, forge, 'acme', 'enduring');
   t.teardown(() => ci.stop());
@@ -45,11 +45,13 @@ test('a kill -9 of Temporal, the API and the worker mid-round, and a database re
   const prompt = 'echo work > WORK.md && git add -A && git commit -qm "the work"';
   const runId = (await api('POST', '/runs', { agent: 'shell', project, prompt })).body.run.id;
   const events = () => runEventLog({ request: (method, path) => api(method, path) }, runId);
-  await waitFor(
-    async () => (await events()).some((event) => event.kind === 'pr_loop.follow_up_started'),
+  const round = await waitFor(
+    async () => (await events()).find((event) => event.kind === 'pr_loop.follow_up_started')?.payload,
     'the CI fix round',
     120_000,
   );
+  // The round is at work (its agent takes 8 s) when everything goes down.
+  t.false(['succeeded', 'failed', 'cancelled'].includes((await api('GET', `/runs/${round.runId}`)).body.run.state));
 
   // Everything at once, mid-round.
   topology.worker.kill();

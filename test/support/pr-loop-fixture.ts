@@ -16,6 +16,9 @@ export const FIXER = [
   '',
 ].join('\n');
 
+/** The same fixer, taking its time: a round that is surely still at work when its processes die. */
+export const SLOW_FIXER = FIXER.replace('command: ["bash", "-c", "', 'command: ["bash", "-c", "sleep 8; ');
+
 export const CONFIG = [
   'ciFixer:',
   '  enabled: true',
