@@ -2,6 +2,7 @@
 // the finalize intent and result, salvage, and the push credential. Kept apart from RunsService,
 // which serves operators: a different audience with different rules.
 import { rmSync } from 'node:fs';
+import { finalizeState, inbox, recordSalvage, sendFinalizeResult } from './sandbox-messages.ts';
 import type { FinalizeResult } from '../../core/finalize.ts';
 import { presentInboxItem } from '../../core/inbox.ts';
 import { isTerminalRunState } from '../../core/run-states.ts';
@@ -42,7 +43,7 @@ export class SandboxCallbacksService {
   async inbox(id: string, peek: boolean) {
     const run = await this.#deps.runs.get(id);
     if (!peek && !isTerminalRunState(run.state) && !(await this.#deps.inboxRows.hasUnread(id))) return [];
-    const live = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.inbox(id, !peek);
+    const live = isTerminalRunState(run.state) ? undefined : await inbox(this.#deps.temporal, id, !peek);
     if (live) return live.map(presentInboxItem);
     if (!peek) return [];
     const rows = await this.#deps.inboxRows.unreadFor(id);
@@ -61,7 +62,7 @@ export class SandboxCallbacksService {
   /** The parked intent. It never carries a credential: the sandbox hands its commits over and svc pushes. */
   async finalizeIntent(id: string) {
     await this.#deps.runs.get(id);
-    const state = await this.#deps.temporal.finalizeState(id);
+    const state = await finalizeState(this.#deps.temporal, id);
     return { intent: state?.intent ?? null };
   }
 
@@ -75,11 +76,11 @@ export class SandboxCallbacksService {
     result: FinalizeResult,
   ): Promise<{ outcome: 'accepted' | 'duplicate' | 'stale' | 'unknown' }> {
     const run = await this.#deps.runs.get(id);
-    const state = isTerminalRunState(run.state) ? undefined : await this.#deps.temporal.finalizeState(id);
+    const state = isTerminalRunState(run.state) ? undefined : await finalizeState(this.#deps.temporal, id);
     if (!state?.intent) return { outcome: 'unknown' };
     if (state.intent.attemptId !== attemptId) return { outcome: 'stale' };
     if (state.received) return { outcome: 'duplicate' };
-    await this.#deps.temporal.sendFinalizeResult(id, attemptId, result);
+    await sendFinalizeResult(this.#deps.temporal, id, attemptId, result);
     return { outcome: 'accepted' };
   }
 
@@ -110,7 +111,7 @@ export class SandboxCallbacksService {
     } finally {
       if (bundleFile) rmSync(bundleFile, { force: true });
     }
-    await this.#deps.temporal.recordSalvage(id, {
+    await recordSalvage(this.#deps.temporal, id, {
       trigger: envelope.trigger,
       salvageRef: envelope.rescueRef ?? null,
       salvagePath,

@@ -10,19 +10,13 @@ import type { runWorkflow } from '../../workflows/run.workflow.ts';
 import type * as projectWorkflows from '../../workflows/project.workflow.ts';
 import {
   cancelSignal,
-  claimInboxUpdate,
-  finalizeResultSignal,
-  finalizeStateQuery,
-  inboxQuery,
   previewHitSignal,
   previewTeardownUpdate,
   raiseCostCapSignal,
-  salvageSignal,
   steerSignal,
   type CancelRequest,
 } from '../../workflows/messages.ts';
-import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
-import type { InboxItem, NewInboxItem } from '../../core/inbox.ts';
+import type { NewInboxItem } from '../../core/inbox.ts';
 import type { TeardownAnswer } from '../../core/preview.ts';
 import { Errors } from '../errors.ts';
 import { awaitResult, isClosed, isNotFound, toApiError, wrapConnectionError } from './temporal-errors.ts';
@@ -38,7 +32,8 @@ type ProjectWorkflowName = 'registerProjectWorkflow' | 'refreshProjectWorkflow' 
 
 /**
  * The API's one door to Temporal: starts, signals, queries and updates of run and project
- * workflows, each call bounded by a deadline so an outage is a quick 503 (runtime_unreachable).
+ * workflows (a sandbox's own messages: sandbox-messages.ts), each call bounded by a deadline so an
+ * outage is a quick 503 (runtime_unreachable).
  */
 export class TemporalGateway {
   readonly client: Client;
@@ -194,34 +189,6 @@ export class TemporalGateway {
     }
   }
 
-  async finalizeState(runId: string): Promise<{ intent: FinalizeIntent | null; received: boolean } | undefined> {
-    try {
-      return await this.call(() => this.client.workflow.getHandle(runId).query(finalizeStateQuery));
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw toApiError(error);
-    }
-  }
-
-  async sendFinalizeResult(runId: string, attemptId: string, result: FinalizeResult): Promise<void> {
-    try {
-      await this.call(() => this.client.workflow.getHandle(runId).signal(finalizeResultSignal, { attemptId, result }));
-    } catch (error) {
-      throw toApiError(error);
-    }
-  }
-
-  async recordSalvage(
-    runId: string,
-    salvage: { trigger: string; salvageRef: string | null; salvagePath: string | null; notes: string[] },
-  ): Promise<void> {
-    try {
-      await this.call(() => this.client.workflow.getHandle(runId).signal(salvageSignal, salvage));
-    } catch (error) {
-      throw toApiError(error);
-    }
-  }
-
   async steer(runId: string, message: NewInboxItem): Promise<void> {
     try {
       await this.call(() => this.client.workflow.getHandle(runId).signal(steerSignal, message));
@@ -257,18 +224,6 @@ export class TemporalGateway {
         this.client.workflow.getHandle(runId).signal(raiseCostCapSignal, { maxCostUsd, requestedBy: 'operator' }),
       );
     } catch (error) {
-      throw toApiError(error);
-    }
-  }
-
-  /** Unread messages (peek) or claims them; undefined when the workflow has already ended. */
-  async inbox(runId: string, claim: boolean): Promise<InboxItem[] | undefined> {
-    const handle = this.client.workflow.getHandle(runId);
-    try {
-      return await this.call(() => (claim ? handle.executeUpdate(claimInboxUpdate) : handle.query(inboxQuery)));
-    } catch (error) {
-      if (isNotFound(error) || /completed|already finished|not found/i.test(String((error as Error)?.message)))
-        return undefined;
       throw toApiError(error);
     }
   }
