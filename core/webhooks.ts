@@ -16,6 +16,17 @@ export interface Webhook {
   createdAt: number;
 }
 
+type Registration = { url: string; hooks?: Webhook['hooks']; description?: string | null };
+
+/** The same registration: what a request repeated under its Idempotency-Key must match. */
+export function sameRegistration(a: Registration, b: Registration): boolean {
+  return (
+    a.url === b.url &&
+    JSON.stringify(a.hooks ?? null) === JSON.stringify(b.hooks ?? null) &&
+    (a.description ?? null) === (b.description ?? null)
+  );
+}
+
 /** How a delivery is retried: `baseMs` doubles per attempt, up to an hour, `maxAttempts` in all. */
 export interface WebhookRetry {
   baseMs: number;

@@ -4,7 +4,7 @@
 // activity), one delivery workflow per (webhook, event). webhookDeliveryWorkflow makes the attempts,
 // each recorded, with durable timers between them: none is lost across restarts.
 import { allHandlersFinished, condition, continueAsNew, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import { retryDelayMs, type Webhook, type WebhookDelivery } from '../core/webhooks.ts';
+import { retryDelayMs, sameRegistration, type Webhook, type WebhookDelivery } from '../core/webhooks.ts';
 import { webhookAttempt, webhookIo } from './activity-proxies.ts';
 import { addWebhookUpdate, removeWebhookUpdate, syncConfiguredWebhooksUpdate } from './messages.ts';
 
@@ -15,12 +15,6 @@ export interface WebhooksState {
   /** Ids removed (the latest 1,000): a registration retried by its Idempotency-Key never revives one. */
   removed?: string[];
 }
-
-/** The same registration: what a client's repeated request must match. */
-const sameRegistration = (a: Webhook, b: Webhook) =>
-  a.url === b.url &&
-  JSON.stringify(a.hooks) === JSON.stringify(b.hooks) &&
-  (a.description ?? null) === (b.description ?? null);
 
 /** The registry and its update handlers; each answers once its change is in the read model. */
 class WebhookRegistry {

@@ -3,7 +3,7 @@
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { LifecycleHook } from '../../core/event-kinds.ts';
 import { idempotentId, newId } from '../../core/ids.ts';
-import { webhooksWorkflowId, type Webhook } from '../../core/webhooks.ts';
+import { sameRegistration, webhooksWorkflowId, type Webhook } from '../../core/webhooks.ts';
 import type { Webhook as WebhookRow } from '../../db/entities/index.ts';
 import type { WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
 import { webhookSecret } from '../../platform/webhook-signing.ts';
@@ -36,11 +36,9 @@ export class WebhooksService {
     const hooks = body.hooks ? [...new Set(body.hooks)] : null;
     const known = idempotencyKey ? await this.#deps.rows.find(id) : null;
     if (known) {
-      const same =
-        known.url === body.url &&
-        JSON.stringify(known.hooks ?? null) === JSON.stringify(hooks) &&
-        (known.description ?? null) === (body.description ?? null);
-      if (!same) throw Errors.idempotencyKeyReused();
+      // A quick answer from the read model; the registry's validator decides when it has not caught up.
+      if (!sameRegistration(known, { url: body.url, hooks, description: body.description ?? null }))
+        throw Errors.idempotencyKeyReused();
       return { webhook: known, secret: this.secret(id) };
     }
     const webhook: Webhook = {
