@@ -1,10 +1,10 @@
 // The sandbox half of finalization, run inside the agent's sandbox after the agent exits (bound
-// read-only at /run/svc/bin/finalizer.mts): fetch the intent, count what HEAD holds over the base,
+// read-only at /run/svc/bin/finalizer.mjs): fetch the intent, count what HEAD holds over the base,
 // probe for uncommitted work, hand the commits over as a git bundle in the outbox, and post the
 // result. It holds no credential and pushes nothing: svc fetches the bundle into a repository of
 // its own and pushes from there, so nothing the agent wrote (hooks, config) runs with svc's rights.
 // Self-contained on purpose (node: imports and types only).
-//   SVC_BASE_URL=… SVC_RUN_ID=… SVC_OUTBOX=… node finalizer.mts
+//   SVC_BASE_URL=… SVC_RUN_ID=… SVC_OUTBOX=… node finalizer.mjs
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,11 +1,11 @@
 // The preview's door: run inside a run's sandbox in front of its preview server (bound read-only at
-// /run/svc/bin/door.mts). A sandbox has a network of its own, so nothing outside can connect to
+// /run/svc/bin/door.mjs). A sandbox has a network of its own, so nothing outside can connect to
 // the port the preview listens on; instead the door connects out, to a unix socket its supervisor
 // listens on (in the sandbox's read-only socket directory, like the proxies'), and keeps a few such
 // connections waiting. When a browser's connection arrives, the supervisor sends one byte, `G`, on
 // a waiting one, and the door joins it to the preview's port on the sandbox's loopback. The
 // supervisor never connects to anything the sandbox made. Self-contained on purpose (node: imports).
-//   node door.mts <door socket> <port> <command> [args…]
+//   node door.mjs <door socket> <port> <command> [args…]
 import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { constants } from 'node:os';
@@ -13,7 +13,7 @@ import { constants } from 'node:os';
 const [socketPath, portText, command, ...args] = process.argv.slice(2);
 const port = Number(portText);
 if (!socketPath || !command || !Number.isInteger(port) || port < 1 || port > 65535) {
-  process.stderr.write('usage: door.mts <door socket> <port> <command> [args…]\n');
+  process.stderr.write('usage: door.mjs <door socket> <port> <command> [args…]\n');
   process.exit(2);
 }
 /** Connections kept waiting for a browser's. */

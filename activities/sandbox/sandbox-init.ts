@@ -2,7 +2,7 @@
 // the agent and ends as it ends. The agent may kill or replace it: that only cuts its own network;
 // the proxies on svc's side decide. Self-contained on purpose (node: imports only): nothing else of
 // svc is visible in the sandbox, and on Kubernetes this file is the pod's program itself.
-//   node init.mts '<listeners json>' <command> [args…]
+//   node init.mjs '<listeners json>' <command> [args…]
 // Local sandboxes (bubblewrap, containers) reach the proxies over unix sockets bound in. A pod
 // (SVC_INIT_POD) reaches them over TCP through its run's gateway on the worker, and first fetches
 // its files (workspace, home, svc's programs) from it and hands workspace, home and outbox back
@@ -39,7 +39,7 @@ const HAND_BACK_MS = 120_000;
 
 const [configJson, command, ...args] = process.argv.slice(2);
 if (!configJson || !command) {
-  process.stderr.write('usage: init.mts <listeners json> <command> [args…]\n');
+  process.stderr.write('usage: init.mjs <listeners json> <command> [args…]\n');
   process.exit(2);
 }
 const listeners = JSON.parse(configJson) as Listener[];

@@ -3,7 +3,7 @@
 // loopback ports inside, the run's callback routes) and an environment that names only sandbox
 // paths and holds no svc credential; as a plain process (operator opt-in), the old launch.
 import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
-import { chmodSync, chownSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,7 @@ import { resolveToolchain } from './toolchain.ts';
 import { CONTAINER_PATH, containerSandboxSpec } from './container/container-launch.ts';
 import type { EngineFacts } from './container/engine-facts.ts';
 import { podSandboxSpec } from './kubernetes/pod-launch.ts';
-import { fronted, SANDBOX_PROGRAMS } from './sandbox-programs.ts';
+import { fronted, SANDBOX_PROGRAMS, sandboxProgramCode } from './sandbox-programs.ts';
 
 export { DOOR_SOCKET, SANDBOX_PROGRAMS } from './sandbox-programs.ts';
 
@@ -155,17 +155,20 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   env.PATH = toolchain?.path ?? CONTAINER_PATH;
 
   // Copies the agent's uid can read, whatever the checkout's own modes.
-  const programs: { source: string; target: string }[] = [
-    SANDBOX_PROGRAMS.init,
-    ...(request.program ? [SANDBOX_PROGRAMS[request.program]] : []),
-    ...(!request.program && launch.steering ? [SANDBOX_PROGRAMS.steering] : []),
-    // A pod's preview needs no door: its Service reaches the server on the pod's address.
-    ...(!request.program && launch.door && request.isolation !== 'kubernetes' ? [SANDBOX_PROGRAMS.door] : []),
-  ].map((program) => {
-    const copy = join(etcDir, basename(program.target));
-    copyFileSync(program.source, copy);
+  const programs: { source: string; target: string }[] = (
+    [
+      'init',
+      ...(request.program ? [request.program] : []),
+      ...(!request.program && launch.steering ? ['steering'] : []),
+      // A pod's preview needs no door: its Service reaches the server on the pod's address.
+      ...(!request.program && launch.door && request.isolation !== 'kubernetes' ? ['door'] : []),
+    ] as (keyof typeof SANDBOX_PROGRAMS)[]
+  ).map((program) => {
+    const { target } = SANDBOX_PROGRAMS[program];
+    const copy = join(etcDir, basename(target));
+    writeFileSync(copy, sandboxProgramCode(program));
     chmodSync(copy, 0o644);
-    return { source: copy, target: program.target };
+    return { source: copy, target };
   });
   const prompt = promptAsFile(env, join(etcDir, 'prompt'), PROMPT_PATH);
   if (prompt) programs.push({ source: prompt, target: PROMPT_PATH });
@@ -211,8 +214,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
           launch.argv,
         );
     if (request.isolation === 'kubernetes') {
-      const harnessSource = SANDBOX_PROGRAMS.init.source;
-      const pod = podSandboxSpec({ request, layout, command, env, listeners, harnessSource });
+      const pod = podSandboxSpec({ request, layout, command, env, listeners, harness: sandboxProgramCode('init') });
       const image = pod.manifest.spec!.containers[0]!.image!;
       return { spec: { ...launch, argv: command, env, network, pod }, note: { ...note, image } };
     }

@@ -3,9 +3,9 @@
 // polls the run's inbox (GET /runs/{id}/inbox, which claims) and writes each message into the
 // agent's input as it arrives; when the agent has answered everything and the inbox is empty it
 // closes the input, and the agent ends. Output passes through untouched. Runs inside the sandbox
-// as the agent (bound read-only at /run/svc/bin/steer.mts): it holds nothing the agent lacks, and
+// as the agent (bound read-only at /run/svc/bin/steer.mjs): it holds nothing the agent lacks, and
 // reaches svc only through the run's callback routes. Self-contained on purpose (node: imports).
-//   SVC_BASE_URL=… SVC_RUN_ID=… node steer.mts <format> <command> [args…]   (the prompt on stdin)
+//   SVC_BASE_URL=… SVC_RUN_ID=… node steer.mjs <format> <command> [args…]   (the prompt on stdin)
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
@@ -65,7 +65,7 @@ const CLAIM_TIMEOUT_MS = 10_000;
 const [format, command, ...args] = process.argv.slice(2);
 const protocol = PROTOCOLS[format as SteeringFormat];
 if (!protocol || !command) {
-  process.stderr.write(`usage: steer.mts <${STEERING_FORMATS.join('|')}> <command> [args…]\n`);
+  process.stderr.write(`usage: steer.mjs <${STEERING_FORMATS.join('|')}> <command> [args…]\n`);
   process.exit(2);
 }
 const inboxUrl = `${process.env.SVC_BASE_URL}/runs/${process.env.SVC_RUN_ID}/inbox`;

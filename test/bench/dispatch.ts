@@ -9,7 +9,7 @@ import { runSearchAttributes } from '../../core/search-attributes.ts';
 import { dataPaths } from '../../platform/config.ts';
 import { waitForRunState } from '../support/stack.ts';
 import { breakdownOf } from './history-breakdown.ts';
-import { percentile, rssMiB, timed, type Record } from './measure.ts';
+import { machineBusyCpuMs, percentile, processCpuMs, rssMiB, timed, type Record } from './measure.ts';
 import { startBenchTopology } from './topology.ts';
 
 /**
@@ -108,10 +108,24 @@ export async function measureDispatch(record: Record): Promise<void> {
     // Now a worker drains everything queued above: every dispatched run must complete.
     const queued = started.length;
     const worker = await topology.startWorker();
+    // Where the drain's CPU goes: the machine's, and svc's and Temporal's processes' shares of it.
+    const cpuOf = () => ({
+      machine: machineBusyCpuMs(),
+      worker: processCpuMs(worker.child.pid!),
+      temporal: processCpuMs(topology.temporal.pid!),
+      api: processCpuMs(server.child.pid!),
+    });
+    const cpuBefore = cpuOf();
     const drainMs = await timed(drain);
+    const cpuAfter = cpuOf();
+    const perRun = (key: keyof typeof cpuBefore) => Math.round((cpuAfter[key] - cpuBefore[key]) / queued);
     record('completed trivial runs per second (the drain)', (queued / drainMs) * 1000, 10, 'min', {
       drainedRuns: queued,
       drainSeconds: Math.round(drainMs / 1000),
+      machineCpuMsPerRun: perRun('machine'),
+      workerCpuMsPerRun: perRun('worker'),
+      temporalCpuMsPerRun: perRun('temporal'),
+      apiCpuMsPerRun: perRun('api'),
     });
     record('worker RSS after the drain (MiB)', rssMiB(worker.child.pid!), 350, 'max', { drainedRuns: queued });
 

@@ -28,3 +28,21 @@ export type Record = (
   direction: 'max' | 'min',
   detail: { [key: string]: number | string },
 ) => void;
+
+/** CPU milliseconds a live process has used so far (user + system), from /proc. */
+export function processCpuMs(pid: number): number {
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** CPU milliseconds the whole machine has been busy (every core, idle and iowait aside), from /proc. */
+export function machineBusyCpuMs(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number);
+  return ((user! + nice! + system! + irq! + softirq! + steal!) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+// Linux's USER_HZ: 100 on every architecture Node runs svc on.
+const CLOCK_TICKS_PER_SECOND = 100;

@@ -157,7 +157,7 @@ test.serial("the agent sees nothing of svc's data, the host, svc's checkout or a
     probe('writes_usr', 'touch /usr/svc-escape'),
     probe('writes_etc', 'touch /etc/svc-escape'),
     probe('writes_root', 'touch /svc-escape'),
-    probe('writes_programs', 'touch /run/svc/bin/init.mts'),
+    probe('writes_programs', 'touch /run/svc/bin/init.mjs'),
     probe('removes_canary', `rm -f '${trap.canary}'`),
     "echo found=$(find / \\( -path /proc -o -path /sys \\) -prune -o -name 'svc-victim-secret.txt' -print 2>/dev/null | head -1)",
     'echo operator_env=$(env -u SVC_PROMPT | grep -c -i -E "SVC_API_TOKEN|GIT_TOKEN|GITHUB_TOKEN|DATABASE_URL|TEMPORAL")',

@@ -2,7 +2,7 @@
 // root, the run's workspace, home and /tmp writable, svc's in-sandbox programs and proxy sockets
 // read-only, and nothing else of the host; no network but loopback (svc's proxies reach it over
 // the bound sockets, as in a bubblewrap sandbox), every capability dropped, no_new_privs, the
-// run's unprivileged host uid, a process limit. The same harness (init.mts) runs first inside.
+// run's unprivileged host uid, a process limit. The same harness (init.mjs) runs first inside.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { SANDBOX_PATHS, type SandboxLayout } from '../bubblewrap.ts';
 import type { SandboxLaunchRequest } from '../sandbox-launch.ts';

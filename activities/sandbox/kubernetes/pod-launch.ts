@@ -5,7 +5,7 @@
 // (sandbox-init.ts) is the pod's program, passed in the manifest, so image and svc never disagree.
 import type { V1Container, V1EnvVar, V1Pod } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SANDBOX_PATHS, SANDBOX_INNER_ID, type SandboxLayout } from '../bubblewrap.ts';
 import type { SandboxLaunchRequest } from '../sandbox-launch.ts';
@@ -58,7 +58,7 @@ export function podSandboxSpec({
   command,
   env,
   listeners,
-  harnessSource,
+  harness,
 }: {
   request: SandboxLaunchRequest;
   layout: SandboxLayout;
@@ -66,8 +66,8 @@ export function podSandboxSpec({
   command: string[];
   env: Record<string, string>;
   listeners: { host: string; port: number; socket: string; connect?: string }[];
-  /** svc's harness (sandbox-init.ts): the pod's program. */
-  harnessSource: string;
+  /** svc's harness (sandbox-init.ts, as JavaScript): the pod's program. */
+  harness: string;
 }): PodSpec {
   const settings = request.settings.kubernetes;
   if (!settings.gatewayHost)
@@ -109,13 +109,12 @@ export function podSandboxSpec({
     ...listener,
     channel: channels.find(([, file]) => socket.endsWith(`/${file}`))![0],
   }));
-  const harness = readFileSync(harnessSource, 'utf8');
   const container: V1Container = {
     name: 'agent',
     image: request.image || request.settings.container.image,
     imagePullPolicy: 'IfNotPresent',
     // `node -e` puts its arguments from argv[1]: a placeholder keeps the harness's argv[2] its own.
-    command: ['node', '--no-warnings', '--input-type=module-typescript', '-e', harness, 'svc-init'],
+    command: ['node', '--no-warnings', '--input-type=module', '-e', harness, 'svc-init'],
     args: [JSON.stringify(podListeners), ...command],
     env: [
       ...Object.entries(environment).map(([key, value]): V1EnvVar => ({ name: key, value })),
