@@ -25,6 +25,11 @@ export interface ReadModel {
   databaseUrl: string;
   /** A fresh, request-scoped entity manager. Never share one across concurrent work. */
   em(): EntityManager;
+  /**
+   * Rows of a read that builds no entities, on the shared connection: no entity manager to fork
+   * (a fork per request costs more than a small query). Values as the driver returns them.
+   */
+  rows<T = Record<string, unknown>>(sql: string, params: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -82,6 +87,7 @@ export async function initORM(settings: OrmSettings, overrides: Partial<Options>
     dialect,
     databaseUrl: settings.databaseUrl,
     em: () => orm.em.fork() as unknown as EntityManager,
+    rows: (sql, params) => (orm.em as unknown as EntityManager).getConnection().execute(sql, params, 'all'),
     close: () => orm.close(true),
   };
 }

@@ -9,7 +9,10 @@ type Timestamp = Date | string | null | undefined;
 export const iso = (value: Timestamp): string | null =>
   value === null || value === undefined ? null : new Date(value).toISOString();
 
-export function presentRun(run: Run | RunSnapshot): RunJson {
+/** What presenting a run reads: a row (whole, or a page's ListedRun) or a workflow snapshot. */
+type PresentableRun = Pick<Run, keyof RunJson & keyof Run> | RunSnapshot;
+
+export function presentRun(run: PresentableRun): RunJson {
   return {
     id: run.id,
     agentName: run.agentName,

@@ -1,9 +1,9 @@
 // The API's reads of the run projection, in one place: the services ask questions ("this run",
 // "a page of runs", "how many are active"), and how they are answered in SQL lives here.
 // Writes are the activities' (activities/read-model/).
-import { raw } from '@mikro-orm/core';
 import type { RunState } from '../../core/run-states.ts';
-import { RunEntity, RunTotalEntity, type Run } from '../entities/index.ts';
+import { RunEntity, type Run } from '../entities/index.ts';
+import { readRunPage } from './run-page-sql.ts';
 import type { ReadModel } from '../orm.ts';
 
 /** Which runs a page shows: a project's, an agent's, or (a spectator's view) only those of some projects. */
@@ -61,50 +61,7 @@ export class RunsRepository {
   }
 
   /** One page of runs, the total that match, and the cost over all of them (not only the page). */
-  async page(filter: RunFilter, page: RunPage) {
-    const where = whereOf(filter);
-    const em = this.#readModel.em();
-    const orderBy =
-      page.sort === 'cost'
-        ? { costUsd: page.dir, createdAt: page.dir, id: page.dir }
-        : { createdAt: page.dir, id: page.dir };
-    const runs = await em.find(RunEntity, where, { orderBy, limit: page.limit, offset: page.offset });
-    // The total and the cost over every matching run, from the per-group totals the database keeps.
-    const totals = await em
-      .createQueryBuilder(RunTotalEntity)
-      .select([raw('sum(runs) as matched'), raw('sum(priced) as priced'), raw('sum(cost_nanos) as cost')])
-      .where(totalsWhereOf(filter))
-      .execute<{ matched: number | string | null; priced: number | string | null; cost: number | string | null }>(
-        'get',
-      );
-    const costPricedCount = Number(totals?.priced ?? 0);
-    const costTotalUsd = costPricedCount > 0 ? Number(totals!.cost) / 1e9 : null;
-    return { runs, total: Number(totals?.matched ?? 0), costTotalUsd, costPricedCount };
+  page(filter: RunFilter, page: RunPage) {
+    return readRunPage(this.#readModel, filter, page);
   }
-}
-
-function whereOf(filter: RunFilter) {
-  const { projectId, agentName, states, onlyProjects } = filter;
-  return {
-    ...(projectId ? { projectId } : {}),
-    ...(agentName ? { agentName } : {}),
-    ...(states?.length ? { state: { $in: states } } : {}),
-    ...(onlyProjects
-      ? {
-          projectId: projectId && onlyProjects.has(projectId) ? projectId : { $in: projectId ? [] : [...onlyProjects] },
-        }
-      : {}),
-  };
-}
-
-/** The same filter over run_totals, whose project key is '' for a run without a project. */
-function totalsWhereOf(filter: RunFilter) {
-  const { projectId, agentName, states, onlyProjects } = filter;
-  const visible = onlyProjects ? [...onlyProjects].filter((id) => !projectId || id === projectId) : undefined;
-  return {
-    ...(projectId ? { projectKey: projectId } : {}),
-    ...(agentName ? { agentName } : {}),
-    ...(states?.length ? { state: { $in: states } } : {}),
-    ...(visible ? { projectKey: { $in: visible } } : {}),
-  };
 }
