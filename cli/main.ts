@@ -1,70 +1,7 @@
 #!/usr/bin/env node
-// The `svc` command line. One command per file under cli/commands/.
-import { Builtins, Cli } from 'clipanion';
-import { SVC_VERSION } from '../platform/version.ts';
-import { EXIT } from './base-command.ts';
-import { AnalyticsBehaviorCommand } from './commands/analytics/behavior.ts';
-import { AnalyticsCostCommand } from './commands/analytics/cost.ts';
-import { AnalyticsDispatchCommand } from './commands/analytics/dispatch.ts';
-import { AnalyticsRunsCommand } from './commands/analytics/runs.ts';
-import { ConfigMigrateCommand } from './commands/config/migrate.ts';
-import { DbMigrateToPostgresCommand } from './commands/db/migrate-to-postgres.ts';
-import { DoctorCommand } from './commands/doctor.ts';
-import { InitCommand } from './commands/init.ts';
-import { OpsInstanceCommand } from './commands/ops/instance.ts';
-import { OpsOverviewCommand } from './commands/ops/overview.ts';
-import { PlanCancelCommand } from './commands/plan/cancel.ts';
-import { PlanListCommand } from './commands/plan/list.ts';
-import { PlanRunCommand } from './commands/plan/run.ts';
-import { PlanStatusCommand } from './commands/plan/status.ts';
-import { ProjectAddCommand } from './commands/project/add.ts';
-import { ProjectListCommand } from './commands/project/list.ts';
-import { RunCommand } from './commands/run.ts';
-import { ServeCommand } from './commands/serve.ts';
-import { VersionCommand } from './commands/version.ts';
-import { WorkerCommand } from './commands/worker.ts';
+// The `svc` command line. A long-lived command first takes svc's Node flags (platform/node-flags.ts),
+// before the rest of svc is loaded: a restart under them then loads it once.
+import { applyNodeFlags } from '../platform/node-flags.ts';
 
-const cli = new Cli({
-  binaryLabel: 'svc — the Agent Run Control Service',
-  binaryName: 'svc',
-  binaryVersion: SVC_VERSION,
-});
-for (const command of [
-  Builtins.HelpCommand,
-  VersionCommand,
-  ServeCommand,
-  WorkerCommand,
-  ProjectAddCommand,
-  ProjectListCommand,
-  InitCommand,
-  ConfigMigrateCommand,
-  RunCommand,
-  PlanRunCommand,
-  PlanCancelCommand,
-  PlanStatusCommand,
-  PlanListCommand,
-  AnalyticsRunsCommand,
-  AnalyticsCostCommand,
-  AnalyticsDispatchCommand,
-  AnalyticsBehaviorCommand,
-  OpsOverviewCommand,
-  OpsInstanceCommand,
-  DoctorCommand,
-  DbMigrateToPostgresCommand,
-]) {
-  cli.register(command);
-}
-
-const args = process.argv.slice(2);
-const context = { ...Cli.defaultContext };
-let command;
-try {
-  command = cli.process(args, context);
-} catch (error) {
-  // Unknown commands, missing arguments and invalid option values are usage errors: exit 2.
-  process.stderr.write(cli.error(error as Error));
-  process.exit(EXIT.usage);
-}
-// Exit explicitly: every part has been shut down in order by now, and native handles (the Temporal
-// runtime) must not keep a finished command alive.
-process.exit(await cli.run(command, context));
+applyNodeFlags(process.argv[2]);
+await import('./svc-cli.ts');

@@ -74,7 +74,7 @@ export interface SvcConfig {
  * watching its PR for days then costs nothing until its next timer). Defaults suit a small box.
  */
 export interface WorkerCapacity {
-  /** SVC_WORKER_MAX_CACHED_WORKFLOWS (default 250). */
+  /** SVC_WORKER_MAX_CACHED_WORKFLOWS (default 64: ~0.5–1.5 MiB of the workflow thread's heap each). */
   maxCachedWorkflows: number;
   /** SVC_WORKER_MAX_ACTIVITIES (default 200: supervising an agent is a cheap poll). */
   maxConcurrentActivities: number;
@@ -178,7 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     temporalMetricsAddress: env.SVC_TEMPORAL_METRICS_ADDRESS || undefined,
     workerMetricsAddress: env.SVC_WORKER_METRICS_ADDRESS || undefined,
     workerCapacity: {
-      maxCachedWorkflows: intFromEnv(env, 'SVC_WORKER_MAX_CACHED_WORKFLOWS', 250),
+      maxCachedWorkflows: Math.max(1, intFromEnv(env, 'SVC_WORKER_MAX_CACHED_WORKFLOWS', 64)),
       maxConcurrentActivities: Math.max(1, intFromEnv(env, 'SVC_WORKER_MAX_ACTIVITIES', 200)),
       // The SDK needs two workflow task slots when the sticky cache is on.
       maxConcurrentWorkflowTasks: Math.max(2, intFromEnv(env, 'SVC_WORKER_MAX_WORKFLOW_TASKS', 40)),

@@ -1,0 +1,46 @@
+// The V8 flags of svc's long-lived processes (the API, the worker, `svc serve`). V8 sizes its young
+// generation for throughput: up to 16 MiB per semi-space, ~50 MiB of a small API's resident memory
+// before anything is held (docs/performance.md). Flags that size the heap are read only when a
+// process starts, so a long-lived command replaces itself, once, with the same command under them
+// (execve: same pid, same open files, nothing of the first image is left). Every launcher (the
+// `svc` script, npm, a container's entrypoint, the tests) gets them without knowing of them.
+// SVC_NODE_FLAGS replaces the default; an empty value keeps Node's own.
+
+/** Commands whose process lives long enough for its heap's sizing to matter. */
+const LONG_LIVED = new Set(['serve', 'worker']);
+
+/** The default: a 1 MiB young generation. Scavenges are more frequent and each is shorter. */
+export const DEFAULT_NODE_FLAGS = '--max-semi-space-size=1';
+
+/** Marks a process already started under svc's flags (children inherit it: they start anew, so it is removed). */
+const APPLIED = 'SVC_NODE_FLAGS_APPLIED';
+
+/** The flags to start with: SVC_NODE_FLAGS (whitespace-separated V8 options) or the default. */
+export function nodeFlags(env: NodeJS.ProcessEnv): string[] {
+  const declared = env.SVC_NODE_FLAGS ?? DEFAULT_NODE_FLAGS;
+  return declared.split(/\s+/).filter((flag) => flag.startsWith('--'));
+}
+
+/**
+ * Replaces this process with the same command under svc's Node flags when `command` is long-lived
+ * and the flags are not in force yet; otherwise does nothing (and never returns when it does).
+ */
+export function applyNodeFlags(command: string | undefined): void {
+  if (process.env[APPLIED] === '1') {
+    // What this process's own children (the spawner, supervisors) must not take for theirs.
+    delete process.env[APPLIED];
+    return;
+  }
+  if (!command || !LONG_LIVED.has(command) || typeof process.execve !== 'function') return;
+  const flags = nodeFlags(process.env).filter((flag) => !process.execArgv.includes(flag));
+  if (flags.length === 0) return;
+  try {
+    process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], {
+      ...process.env,
+      [APPLIED]: '1',
+    });
+  } catch (error) {
+    // A flag this Node refuses, say: the command still runs, under Node's own sizing.
+    process.stderr.write(`svc: not restarted under ${flags.join(' ')}: ${(error as Error).message}\n`);
+  }
+}
