@@ -178,7 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     temporalMetricsAddress: env.SVC_TEMPORAL_METRICS_ADDRESS || undefined,
     workerMetricsAddress: env.SVC_WORKER_METRICS_ADDRESS || undefined,
     workerCapacity: {
-      maxCachedWorkflows: Math.max(1, intFromEnv(env, 'SVC_WORKER_MAX_CACHED_WORKFLOWS', 64)),
+      // At least 2: the SDK's own minimum with a cache (it raises 1 itself); none stalled a worker.
+      maxCachedWorkflows: Math.max(2, intFromEnv(env, 'SVC_WORKER_MAX_CACHED_WORKFLOWS', 64)),
       maxConcurrentActivities: Math.max(1, intFromEnv(env, 'SVC_WORKER_MAX_ACTIVITIES', 200)),
       // The SDK needs two workflow task slots when the sticky cache is on.
       maxConcurrentWorkflowTasks: Math.max(2, intFromEnv(env, 'SVC_WORKER_MAX_WORKFLOW_TASKS', 40)),

@@ -4,7 +4,10 @@
 // process starts, so a long-lived command replaces itself, once, with the same command under them
 // (execve: same pid, same open files, nothing of the first image is left). Every launcher (the
 // `svc` script, npm, a container's entrypoint, the tests) gets them without knowing of them.
-// SVC_NODE_FLAGS replaces the default; an empty value keeps Node's own.
+// SVC_NODE_FLAGS replaces the default (each flag as --name=value; they take precedence over the
+// same options in NODE_OPTIONS); an empty value keeps Node's own. Flags this Node refuses are
+// reported and left out, so a typo never keeps the service from starting.
+import { spawnSync } from 'node:child_process';
 
 /** Commands whose process lives long enough for its heap's sizing to matter. */
 const LONG_LIVED = new Set(['serve', 'worker']);
@@ -34,13 +37,19 @@ export function applyNodeFlags(command: string | undefined): void {
   if (!command || !LONG_LIVED.has(command) || typeof process.execve !== 'function') return;
   const flags = nodeFlags(process.env).filter((flag) => !process.execArgv.includes(flag));
   if (flags.length === 0) return;
+  // Node checks its options only once started: a trial start (~40 ms, once) instead of a crash loop.
+  const trial = spawnSync(process.execPath, [...flags, '-e', '0'], { encoding: 'utf8', timeout: 10_000 });
+  if (trial.status !== 0) {
+    process.stderr.write(`svc: SVC_NODE_FLAGS left out, Node refuses them: ${trial.stderr.trim().slice(0, 300)}\n`);
+    return;
+  }
   try {
     process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], {
       ...process.env,
       [APPLIED]: '1',
     });
   } catch (error) {
-    // A flag this Node refuses, say: the command still runs, under Node's own sizing.
+    // The restart itself failed: the command still runs, under Node's own sizing.
     process.stderr.write(`svc: not restarted under ${flags.join(' ')}: ${(error as Error).message}\n`);
   }
 }

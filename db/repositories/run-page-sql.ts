@@ -1,8 +1,9 @@
 // A page of runs for GET /runs, read as plain rows: the page is presented and dropped, so the unit
 // of work's entities, identity map and change tracking buy nothing there, and building the query
 // through the ORM cost more than running it (docs/performance.md: ~4 ms against a 0.15 ms query).
-// The SQL is a fixed shape with every value a parameter; the columns and their conversions come
-// from the entity's metadata, so a new column needs nothing here.
+// The SQL is a fixed shape, its values handed to the connection apart from it (which quotes them,
+// as for the ORM's own queries); the columns and their conversions come from the entity's
+// metadata, so a new column needs nothing here.
 import { runSchema, type RunJson } from '../../core/run-schema.ts';
 import { RunEntity, type Run } from '../entities/index.ts';
 import type { ReadModel } from '../orm.ts';

@@ -34,8 +34,8 @@ test("a worker's capacity: bounded defaults for a small box, each settable", (t)
     SVC_WORKER_MAX_ACTIVITIES: '16',
     SVC_WORKER_MAX_WORKFLOW_TASKS: '1',
   }).workerCapacity;
-  // No cache at all stalls a worker whose workflows run local activities (seen with a backlog of runs): at least 1.
-  t.deepEqual(set, { maxCachedWorkflows: 1, maxConcurrentActivities: 16, maxConcurrentWorkflowTasks: 2 });
+  // No cache at all stalled a worker with a backlog of runs; the SDK's minimum with a cache is 2.
+  t.deepEqual(set, { maxCachedWorkflows: 2, maxConcurrentActivities: 16, maxConcurrentWorkflowTasks: 2 });
   t.throws(() => loadConfig({ SVC_WORKER_MAX_CACHED_WORKFLOWS: 'lots' }), { message: /non-negative integer/ });
 });
 

@@ -48,7 +48,10 @@ test('a long-lived command restarts itself once under the flags; its children do
   t.false(custom.execArgv.includes(DEFAULT_NODE_FLAGS));
 });
 
-test('a short command, or an empty SVC_NODE_FLAGS, runs as it was started', (t) => {
+test('a short command, an empty SVC_NODE_FLAGS, or flags Node refuses: it runs as it was started', (t) => {
   t.false(probe('run').execArgv.includes(DEFAULT_NODE_FLAGS));
   t.deepEqual(probe('worker', { SVC_NODE_FLAGS: '' }).execArgv, ['--no-warnings']);
+  const refused = probe('worker', { SVC_NODE_FLAGS: '--max-semi-space-size=1 --no-such-node-flag=3' });
+  t.is(refused.status, 0);
+  t.deepEqual(refused.execArgv, ['--no-warnings']);
 });
