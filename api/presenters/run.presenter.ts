@@ -7,7 +7,7 @@ import type { RunJson } from '../../core/run-schema.ts';
 type Timestamp = Date | string | null | undefined;
 
 export const iso = (value: Timestamp): string | null =>
-  value === null || value === undefined ? null : new Date(value).toISOString();
+  value === null || value === undefined ? null : (value instanceof Date ? value : new Date(value)).toISOString();
 
 /** What presenting a run reads: a row (whole, or a page's ListedRun) or a workflow snapshot. */
 type PresentableRun = Pick<Run, keyof RunJson & keyof Run> | RunSnapshot;

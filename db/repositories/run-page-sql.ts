@@ -104,31 +104,26 @@ function totalsOf(row: Record<string, unknown> | undefined): RunTotals {
 
 /**
  * One page of runs, in the page's order, as ListedRuns (not managed entities), with the totals over
- * every matching run. One statement: the totals ride on each row as scalar subqueries, which both
- * databases evaluate once; only a page past the end asks for them on their own.
+ * every matching run. One statement: the page's runs beside one row of totals (a derived table the
+ * database computes once, and a join keeps the index's order); a page past the end asks for the
+ * totals on their own.
  */
 export async function readRunPage(readModel: ReadModel, filter: RunFilter, page: RunPage) {
   const { columns: all, read } = runReader(readModel);
   const runs = runFilterSql(filter, 'project_id');
   const totals = runFilterSql(filter, 'project_key');
-  const totalsSql = (name: (typeof TOTALS)[number]) =>
-    `(select sum("${TOTAL_COLUMNS[name]}") from "run_totals" ${totals.where}) as "svc_${name}"`;
+  const sums = TOTALS.map((name) => `sum("${TOTAL_COLUMNS[name]}") as "svc_${name}"`).join(', ');
+  const totalsSql = `select ${sums} from "run_totals" ${totals.where}`;
   const dir = page.dir === 'asc' ? 'asc' : 'desc';
-  const order =
-    page.sort === 'cost' ? `"cost_usd" ${dir}, "created_at" ${dir}, "id" ${dir}` : `"created_at" ${dir}, "id" ${dir}`;
-  const columns = [...all.map((column) => `"${column.field}"`), ...TOTALS.map(totalsSql)].join(', ');
-  const rows = await readModel.rows(`select ${columns} from "runs" ${runs.where} order by ${order} limit ? offset ?`, [
-    ...TOTALS.flatMap(() => totals.params),
-    ...runs.params,
-    page.limit,
-    page.offset,
-  ]);
-  const pageRuns = rows.map(read);
-  const [first] = rows.length
-    ? rows
-    : await readModel.rows(
-        `select ${TOTALS.map(totalsSql).join(', ')}`,
-        TOTALS.flatMap(() => totals.params),
-      );
-  return { runs: pageRuns, ...totalsOf(first) };
+  const order = (page.sort === 'cost' ? ['cost_usd', 'created_at', 'id'] : ['created_at', 'id'])
+    .map((column) => `"runs"."${column}" ${dir}`)
+    .join(', ');
+  const columns = [...all.map((column) => `"runs"."${column.field}"`), '"svc_totals".*'].join(', ');
+  const rows = await readModel.rows(
+    `select ${columns} from "runs" cross join (${totalsSql}) as "svc_totals" ${runs.where}` +
+      ` order by ${order} limit ? offset ?`,
+    [...totals.params, ...runs.params, page.limit, page.offset],
+  );
+  const [first] = rows.length ? rows : await readModel.rows(totalsSql, totals.params);
+  return { runs: rows.map(read), ...totalsOf(first) };
 }

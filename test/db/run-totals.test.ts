@@ -5,6 +5,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { raw } from '@mikro-orm/core';
 import { projectRunRow } from '../../activities/read-model/run-projection.ts';
+import { presentRun } from '../../api/presenters/run.presenter.ts';
 import type { RunState } from '../../core/run-states.ts';
 import { RunEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
@@ -63,7 +64,33 @@ async function assertAgrees(t: ExecutionContext, readModel: ReadModel, when: str
         Math.abs(costTotalUsd! - expected.costTotalUsd) < 1e-6,
         `${when}: ${costTotalUsd} vs ${expected.costTotalUsd}`,
       );
+    await assertSamePage(t, readModel, filter, when);
   }
+}
+
+/** The page as GET /runs presents it is what the ORM's entities present, in every sort, and past the end. */
+async function assertSamePage(t: ExecutionContext, readModel: ReadModel, filter: RunFilter, when: string) {
+  const runs = new RunsRepository(readModel);
+  const where = {
+    ...(filter.projectId ? { projectId: filter.projectId } : {}),
+    ...(filter.agentName ? { agentName: filter.agentName } : {}),
+    ...(filter.states ? { state: { $in: filter.states } } : {}),
+    ...(filter.onlyProjects
+      ? { projectId: { $in: [...filter.onlyProjects].filter((id) => !filter.projectId || id === filter.projectId) } }
+      : {}),
+  };
+  for (const page of [PAGE, { ...PAGE, sort: 'cost', dir: 'desc' }, { ...PAGE, dir: 'asc', offset: 1 }] as const) {
+    const orderBy =
+      page.sort === 'cost'
+        ? { costUsd: page.dir, createdAt: page.dir, id: page.dir }
+        : { createdAt: page.dir, id: page.dir };
+    const entities = await readModel.em().find(RunEntity, where, { orderBy, limit: page.limit, offset: page.offset });
+    const listed = await runs.page(filter, page);
+    t.deepEqual(listed.runs.map(presentRun), entities.map(presentRun), `${when}: the page ${JSON.stringify(page)}`);
+  }
+  const pastTheEnd = await runs.page(filter, { ...PAGE, offset: 1000 });
+  t.deepEqual(pastTheEnd.runs, []);
+  t.is(pastTheEnd.total, (await runs.page(filter, PAGE)).total, `${when}: the totals past the end`);
 }
 
 const run = (projectId: string | null, state: RunState, costUsd: number | null) =>
