@@ -17,8 +17,9 @@ const BEFORE_TOTALS = 'Migration20261124221059_run_preview_host';
 const PAGE = { sort: 'started', dir: 'desc', limit: 5, offset: 0 } as const;
 
 /** What a pass over every run says: the old way, the reference. */
-async function reference(readModel: ReadModel, filter: RunFilter) {
-  const where = {
+/** The filter as the ORM's where: the reference the route's own SQL is checked against. */
+function ormWhere(filter: RunFilter) {
+  return {
     ...(filter.projectId ? { projectId: filter.projectId } : {}),
     ...(filter.agentName ? { agentName: filter.agentName } : {}),
     ...(filter.states ? { state: { $in: filter.states } } : {}),
@@ -27,6 +28,10 @@ async function reference(readModel: ReadModel, filter: RunFilter) {
       ? { projectId: { $in: [...filter.onlyProjects].filter((id) => !filter.projectId || id === filter.projectId) } }
       : {}),
   };
+}
+
+async function reference(readModel: ReadModel, filter: RunFilter) {
+  const where = ormWhere(filter);
   const row = await readModel
     .em()
     .createQueryBuilder(RunEntity)
@@ -71,14 +76,7 @@ async function assertAgrees(t: ExecutionContext, readModel: ReadModel, when: str
 /** The page as GET /runs presents it is what the ORM's entities present, in every sort, and past the end. */
 async function assertSamePage(t: ExecutionContext, readModel: ReadModel, filter: RunFilter, when: string) {
   const runs = new RunsRepository(readModel);
-  const where = {
-    ...(filter.projectId ? { projectId: filter.projectId } : {}),
-    ...(filter.agentName ? { agentName: filter.agentName } : {}),
-    ...(filter.states ? { state: { $in: filter.states } } : {}),
-    ...(filter.onlyProjects
-      ? { projectId: { $in: [...filter.onlyProjects].filter((id) => !filter.projectId || id === filter.projectId) } }
-      : {}),
-  };
+  const where = ormWhere(filter);
   for (const page of [PAGE, { ...PAGE, sort: 'cost', dir: 'desc' }, { ...PAGE, dir: 'asc', offset: 1 }] as const) {
     const orderBy =
       page.sort === 'cost'
