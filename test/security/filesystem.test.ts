@@ -51,6 +51,9 @@ test.serial("an agent sees nothing of svc's data, the host's homes, svc's checko
     probe('writes_usr', 'touch /usr/svc-escape'),
     probe('writes_etc', 'touch /etc/svc-escape'),
     probe('writes_root', 'touch /svc-escape'),
+    // svc's own programs in the sandbox (its init runs the agent): bound read-only, as JavaScript.
+    probe('writes_programs', 'touch /run/svc/bin/init.mjs'),
+    probe('programs_js', 'test -s /run/svc/bin/init.mjs'),
     probe('removes_canary', `rm -f '${trap.canary}'`),
     'echo found=$(find / -xdev -name secret.txt 2>/dev/null | head -1)',
     'echo operator_env=$(env -u SVC_PROMPT | grep -c -i -E "SVC_API_TOKEN|GIT_TOKEN|GITHUB_TOKEN|DATABASE_URL")',
@@ -58,7 +61,9 @@ test.serial("an agent sees nothing of svc's data, the host's homes, svc's checko
   const { run, stdout, everything } = await runAttack(svc, prompt);
   t.is(run.state, 'succeeded', JSON.stringify(run));
   assertPathsHidden(t, stdout, targets);
-  for (const label of ['writes_usr', 'writes_etc', 'writes_root']) t.is(reported(stdout, label), 'no', label);
+  for (const label of ['writes_usr', 'writes_etc', 'writes_root', 'writes_programs'])
+    t.is(reported(stdout, label), 'no', label);
+  t.is(reported(stdout, 'programs_js'), 'yes', 'the probe reached the program it tried to write');
   t.is(reported(stdout, 'found'), '', "no other run's workspace is anywhere in the sandbox");
   t.is(reported(stdout, 'operator_env'), '0', "no svc credential or database URL in the agent's environment");
   t.false(everything.includes(svc.token), 'the operator token appears nowhere in the run');
