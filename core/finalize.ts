@@ -1,7 +1,9 @@
 // Finalization, the in-sandbox half: the workflow parks an intent, the sandbox fetches it, does
 // the workspace work (push, count, probe dirtiness) and posts a result. The same wire serves the
-// local backend and a Kubernetes pod. Pure: types, envelope schemas and the verdict a result implies.
-import { z } from 'zod';
+// local backend and a Kubernetes pod. Pure: types and the verdict a result implies. Workflows import
+// it, so it imports no library: every module a workflow imports is evaluated again for each workflow
+// (docs/performance.md); the schemas live in finalize-schema.ts.
+import type { FinalizeResultWire } from './finalize-schema.ts';
 import type { RunFailureReason, RunState } from './run-states.ts';
 
 export interface FinalizeIntent {
@@ -33,43 +35,10 @@ export const FINALIZE_STAGES = [
   'commits_ahead',
 ] as const;
 
-export const finalizeResultSchema = z
-  .object({
-    pushed: z.boolean(),
-    commitsAhead: z.number().int().min(0).nullable(),
-    emptyPush: z.boolean(),
-    dirty: z.boolean(),
-    dirtyPaths: z.array(z.string()).max(1000).optional(),
-    workspacePlansBody: z.string().nullable().optional(),
-    events: z.array(z.object({ kind: z.string().min(1).max(128), payload: z.unknown() }).strict()).max(100),
-    artifacts: z.record(z.string(), z.unknown()).default({}),
-    prBranch: z.string().min(1).nullable(),
-    stages: z
-      .array(
-        z
-          .object({
-            stage: z.enum(FINALIZE_STAGES),
-            status: z.enum(['ok', 'skipped', 'failed']),
-            error: z.string().max(4000).optional(),
-          })
-          .strict(),
-      )
-      .max(20),
-    /** The hand-over: the bundle the sandbox left in its outbox, and the commit it says HEAD is. */
-    bundle: z
-      .object({ file: z.literal(BUNDLE_FILE), tip: z.string().regex(/^[0-9a-f]{40,64}$/) })
-      .strict()
-      .nullable()
-      .optional(),
-  })
-  .strict();
-export type FinalizeResult = z.infer<typeof finalizeResultSchema> & {
+/** What a sandbox posts (its shape is checked by the API: core/finalize-schema.ts). */
+export type FinalizeResult = FinalizeResultWire & {
   unposted?: 'timeout' | 'pod_terminal' | 'pod_gone';
 };
-
-export const finalizeResultEnvelopeSchema = z
-  .object({ version: z.literal(1), attemptId: z.string().min(1).max(128), result: finalizeResultSchema })
-  .strict();
 
 /** What svc makes up when the sandbox never posted a result. */
 export function unpostedResult(why: 'timeout' | 'pod_terminal' | 'pod_gone'): FinalizeResult {

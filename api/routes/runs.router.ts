@@ -3,7 +3,7 @@ import { presentDispatch, presentRun } from '../presenters/run.presenter.ts';
 import { idempotencyKeyOf } from '../idempotency-key.ts';
 import { z } from 'zod';
 import { isTerminalRunState } from '../../core/run-states.ts';
-import { finalizeResultEnvelopeSchema } from '../../core/finalize.ts';
+import { finalizeResultEnvelopeSchema } from '../../core/finalize-schema.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import type { TemporalLinks } from '../compose-routes.ts';
