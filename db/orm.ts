@@ -3,8 +3,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
-import { SqliteDriver } from '@mikro-orm/sqlite';
-import { PostgreSqlDriver, PostgreSqlPlatform } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { EntityManager } from '@mikro-orm/sql';
 import { ALL_ENTITIES } from './entities/index.ts';
@@ -39,15 +37,23 @@ export function dialectOf(databaseUrl: string): DbDialect {
 
 /** The dialect an entity manager talks to (for the few statements that differ, e.g. NOTIFY). */
 export function dialectOfEm(em: EntityManager): DbDialect {
-  return em.getPlatform() instanceof PostgreSqlPlatform ? 'postgresql' : 'sqlite';
+  // Only PostgreSQL is configured by URL (ormOptions).
+  return dialectOf(String(em.config.get('clientUrl') ?? ''));
 }
 
-export function ormOptions(settings: OrmSettings, overrides: Partial<Options> = {}): Options {
+/** Only the dialect's own driver is loaded: the other one's code would sit in every process's memory. */
+async function connectionOptions(settings: OrmSettings): Promise<Partial<Options>> {
+  if (dialectOf(settings.databaseUrl) === 'postgresql') {
+    const { PostgreSqlDriver } = await import('@mikro-orm/postgresql');
+    return { driver: PostgreSqlDriver, clientUrl: settings.databaseUrl };
+  }
+  const { SqliteDriver } = await import('@mikro-orm/sqlite');
+  return { driver: SqliteDriver, dbName: settings.databaseUrl };
+}
+
+async function ormOptions(settings: OrmSettings, overrides: Partial<Options> = {}): Promise<Options> {
   const dialect = dialectOf(settings.databaseUrl);
-  const connection =
-    dialect === 'postgresql'
-      ? { driver: PostgreSqlDriver, clientUrl: settings.databaseUrl }
-      : { driver: SqliteDriver, dbName: settings.databaseUrl };
+  const connection = await connectionOptions(settings);
   return {
     ...connection,
     entities: ALL_ENTITIES,
@@ -74,7 +80,7 @@ export async function initORM(settings: OrmSettings, overrides: Partial<Options>
   const dialect = dialectOf(settings.databaseUrl);
   if (dialect === 'sqlite' && settings.databaseUrl !== ':memory:')
     mkdirSync(dirname(settings.databaseUrl), { recursive: true });
-  const orm = await MikroORM.init(ormOptions(settings, overrides));
+  const orm = await MikroORM.init(await ormOptions(settings, overrides));
   if (dialect === 'sqlite') {
     // WAL lets the API read while a worker's activity writes; busy_timeout absorbs short lock waits.
     const connection = (orm.em as unknown as EntityManager).getConnection();

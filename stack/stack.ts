@@ -6,12 +6,8 @@ import { startApi, type RunningApi } from '../api/server.ts';
 import { AgentCatalog } from '../platform/agent-catalog.ts';
 import { TemporalGateway } from '../api/services/temporal-gateway.ts';
 import { initORM, migrate, type ReadModel } from '../db/orm.ts';
-import { startWorker, type RunningWorker } from '../worker/worker.ts';
-import { startWorkerMetricsServer } from '../worker/metrics-server.ts';
+import type { RunningWorker } from '../worker/worker.ts';
 import { dataPaths, isLoopbackHost, type SvcConfig } from '../platform/config.ts';
-import { chooseIsolation, UNSANDBOXED_WARNING } from '../activities/sandbox/isolation.ts';
-import { containerBackendReady } from '../activities/sandbox/container/container-backend.ts';
-import { kubernetesBackendReady } from '../activities/sandbox/kubernetes/kubernetes-backend.ts';
 import { sealDataDir } from './data-dir.ts';
 import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
@@ -143,6 +139,13 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 
     let worker: RunningWorker | undefined;
     if (options.worker) {
+      // Loaded only here: an API apart from its workers never holds the worker's code (the SDK's
+      // native core, the bundler, the activities), ~20 MiB of its memory (docs/performance.md).
+      const { startWorker } = await import('../worker/worker.ts');
+      const { startWorkerMetricsServer } = await import('../worker/metrics-server.ts');
+      const { chooseIsolation, UNSANDBOXED_WARNING } = await import('../activities/sandbox/isolation.ts');
+      const { containerBackendReady } = await import('../activities/sandbox/container/container-backend.ts');
+      const { kubernetesBackendReady } = await import('../activities/sandbox/kubernetes/kubernetes-backend.ts');
       // A worker that cannot sandbox its agents refuses to start rather than run them bare.
       const isolation = chooseIsolation(config.sandbox);
       if (isolation === 'process') log(`WARNING: ${UNSANDBOXED_WARNING}`);

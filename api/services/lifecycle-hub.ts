@@ -8,7 +8,7 @@
 // line is a JSON object (no blank keep-alive lines); TCP keep-alive holds an idle stream open.
 import { existsSync, watch, type FSWatcher } from 'node:fs';
 import { Readable } from 'node:stream';
-import pg from 'pg';
+import type pg from 'pg';
 import type { LifecycleEvent } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { LifecycleEventsRepository } from '../../db/repositories/lifecycle-events.repository.ts';
@@ -89,7 +89,9 @@ export class LifecycleHub {
     this.#lastId = await this.#events.newestId();
     this.#baseline = this.#lastId;
     if (this.#readModel.dialect === 'postgresql') {
-      this.#listener = new pg.Client({ connectionString: this.#readModel.databaseUrl });
+      // Loaded only here: a SQLite read model never needs PostgreSQL's client.
+      const { default: Pg } = await import('pg');
+      this.#listener = new Pg.Client({ connectionString: this.#readModel.databaseUrl });
       this.#listener.on('notification', () => this.#wake());
       // A lost listener connection is not fatal: the safety poll below still finds every row.
       this.#listener.on('error', () => undefined);

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { compileCacheDir } from '../../platform/compile-cache.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 import { assertPathsHidden, hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
 
@@ -45,6 +46,8 @@ test.serial("an agent sees nothing of svc's data, the host's homes, svc's checko
     shadow: '/etc/shadow',
     trap: trap.dir,
     workerProcess: `/proc/${process.pid}/environ`,
+    // Code svc's own processes run (stripped TypeScript, V8's code cache): platform/compile-cache.ts.
+    compileCache: compileCacheDir(process.env) ?? join(homedir(), '.cache', 'svc', 'node-compile-cache'),
   };
   const prompt = [
     ...pathProbes(targets),
