@@ -3,10 +3,10 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { DEFAULT_NODE_FLAGS, nodeFlags } from '../../platform/node-flags.ts';
+import { DEFAULT_MALLOC_ARENA_MAX, DEFAULT_NODE_FLAGS, nodeFlags } from '../../platform/node-flags.ts';
 
 test("SVC_NODE_FLAGS replaces the default flags; empty keeps Node's own; only options are taken", (t) => {
-  t.deepEqual(nodeFlags({}), [DEFAULT_NODE_FLAGS]);
+  t.deepEqual(nodeFlags({}), DEFAULT_NODE_FLAGS.split(' '));
   t.deepEqual(nodeFlags({ SVC_NODE_FLAGS: '' }), []);
   t.deepEqual(nodeFlags({ SVC_NODE_FLAGS: ' --max-semi-space-size=4  --max-old-space-size=512 x' }), [
     '--max-semi-space-size=4',
@@ -23,7 +23,7 @@ function probe(command: string, env: Record<string, string> = {}) {
     `import { applyNodeFlags } from ${JSON.stringify(join(process.cwd(), 'platform', 'node-flags.ts'))};
 applyNodeFlags(${JSON.stringify(command)});
 const child = (await import('node:child_process')).spawnSync(process.execPath, ['-p', 'process.env.SVC_NODE_FLAGS_APPLIED ?? "none"'], { encoding: 'utf8' });
-console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, child: child.stdout.trim() }));`,
+console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, child: child.stdout.trim(), arenas: process.env.MALLOC_ARENA_MAX ?? null }));`,
   );
   const run = spawnSync(process.execPath, ['--no-warnings', program], {
     encoding: 'utf8',
@@ -32,24 +32,30 @@ console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, child
   return {
     status: run.status,
     startedPid: run.pid,
-    ...(JSON.parse(run.stdout) as { pid: number; execArgv: string[]; child: string }),
+    ...(JSON.parse(run.stdout) as { pid: number; execArgv: string[]; child: string; arenas: string | null }),
   };
 }
 
 test('a long-lived command restarts itself once under the flags; its children do not inherit the mark', (t) => {
   const worker = probe('worker');
   t.is(worker.status, 0);
-  t.true(worker.execArgv.includes(DEFAULT_NODE_FLAGS));
-  t.is(worker.execArgv.filter((flag) => flag === DEFAULT_NODE_FLAGS).length, 1);
+  for (const flag of DEFAULT_NODE_FLAGS.split(' ')) {
+    t.true(worker.execArgv.includes(flag));
+    t.is(worker.execArgv.filter((given) => given === flag).length, 1);
+  }
   t.is(worker.pid, worker.startedPid, 'replaced in place (execve), not a child');
   t.is(worker.child, 'none');
-  const custom = probe('serve', { SVC_NODE_FLAGS: '--max-semi-space-size=2' });
+  t.is(worker.arenas, DEFAULT_MALLOC_ARENA_MAX, "glibc's arenas capped with the restart");
+  const custom = probe('serve', { SVC_NODE_FLAGS: '--max-semi-space-size=2', MALLOC_ARENA_MAX: '4' });
   t.true(custom.execArgv.includes('--max-semi-space-size=2'));
-  t.false(custom.execArgv.includes(DEFAULT_NODE_FLAGS));
+  t.false(custom.execArgv.includes('--optimize-for-size'));
+  t.is(custom.arenas, '4', "an operator's MALLOC_ARENA_MAX stands");
 });
 
 test('a short command, an empty SVC_NODE_FLAGS, or flags Node refuses: it runs as it was started', (t) => {
-  t.false(probe('run').execArgv.includes(DEFAULT_NODE_FLAGS));
+  const short = probe('run');
+  t.deepEqual(short.execArgv, ['--no-warnings']);
+  t.is(short.arenas, null);
   t.deepEqual(probe('worker', { SVC_NODE_FLAGS: '' }).execArgv, ['--no-warnings']);
   const refused = probe('worker', { SVC_NODE_FLAGS: '--max-semi-space-size=1 --no-such-node-flag=3' });
   t.is(refused.status, 0);
