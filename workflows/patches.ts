@@ -16,4 +16,9 @@ export const PATCHES = {
    * API but first run by an older worker recorded no timer for it.
    */
   runTimeCeiling: 'run-time-ceiling',
+  /**
+   * Both watchdogs (duration, silence) on one timer behind this one patch, instead of two timers
+   * behind silenceWatchdog and runTimeCeiling: each patched() costs a marker and an upsert.
+   */
+  runWatchdogs: 'run-watchdogs',
 } as const;

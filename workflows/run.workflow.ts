@@ -3,8 +3,7 @@
 // of phases, read top-down: accept → admit → prepare → start → supervise (→ pause at the cost cap →
 // start again) → judge → finalize → finish.
 // Every transition is published to the read model by an activity before the run goes on.
-import { ActivityFailure, condition, isCancellation, patched } from '@temporalio/workflow';
-import { PATCHES } from './patches.ts';
+import { ActivityFailure, condition, isCancellation } from '@temporalio/workflow';
 import { classifyAgentExit, type AgentExitEvidence } from '../core/agent-exit.ts';
 import type { RunOutcome, RunWorkflowInput } from '../core/run-model.ts';
 import { FAILURE_BY_PHASE, isTerminalRunState } from '../core/run-states.ts';
@@ -16,6 +15,7 @@ import { pauseAtCostCap } from './run-pause.ts';
 import { startAgent } from './run-start.ts';
 import { addUsage } from '../core/cost-pause.ts';
 import { finalizeWork } from './run-tail.ts';
+import { startWatchdogs, type TimedOut } from './run-watchdogs.ts';
 
 /** A phase that ended the run answers this instead of going on. */
 type Ended = { ended: RunOutcome };
@@ -86,18 +86,6 @@ function pausesAtCap(execution: RunExecution, { evidence }: Supervised): boolean
   return Boolean(evidence.costCap) && execution.input.onCapHit === 'pause' && !execution.cancelRequest && clean;
 }
 
-/** The ceiling the supervise phase applied (patched: asked once per run, the answer is the same). */
-function ceilingOf(timing: { maxRunMs?: number }): number | undefined {
-  return timing.maxRunMs && patched(PATCHES.runTimeCeiling) ? timing.maxRunMs : undefined;
-}
-
-/** The agent's time limit: its own `maxDurationMinutes`, within the instance's ceiling; null: none. */
-function durationLimitMs(agentMinutes: number | null, ceilingMs: number | undefined): number | null {
-  const own = agentMinutes ? Math.round(agentMinutes * 60_000) : null;
-  const ceiling = ceilingMs ? ceilingMs : null;
-  return own !== null && ceiling !== null ? Math.min(own, ceiling) : (own ?? ceiling);
-}
-
 /** Accept: the queued run is in the read model (the dispatcher's update answers now). */
 async function accept(execution: RunExecution): Promise<Ended | null> {
   const { input } = execution;
@@ -153,7 +141,9 @@ async function start(execution: RunExecution, workspace: Workspace): Promise<End
 
 type Supervised = {
   evidence: Awaited<ReturnType<typeof supervision.superviseAgent>>;
-  timedOut: 'duration' | 'silence' | null;
+  timedOut: TimedOut;
+  /** The duration limit the watchdogs applied (ms; null: none). */
+  limitMs: number | null;
 };
 
 /**
@@ -163,27 +153,14 @@ type Supervised = {
  * a retrying activity as started only when it ends, so the SDK would resolve its cancellation at once.)
  */
 async function supervise(execution: RunExecution): Promise<Supervised> {
-  const { input, run, timing } = execution;
+  const { input, run } = execution;
   let supervising = true;
-  let timedOut: 'duration' | 'silence' | null = null;
-  const maxDurationMs = durationLimitMs(input.agent.maxDurationMinutes, ceilingOf(timing));
-  // The duration watchdog is a workflow timer: it survives any restart and costs nothing while it waits.
-  const watchdog = maxDurationMs
-    ? condition(() => !supervising, maxDurationMs).then((ended) => void (timedOut ??= ended ? null : 'duration'))
-    : Promise.resolve();
-  // The silence watchdog: a timer that looks, now and then, at when the agent last said anything.
-  const silenceWatch = (async () => {
-    // patched(): runs started before the watchdog existed replay without its timers.
-    if (!timing.silenceTimeoutMs || !patched(PATCHES.silenceWatchdog)) return;
-    while (supervising && timedOut === null && !execution.cancelRequest) {
-      if (
-        await condition(() => !supervising, Math.max(1000, Math.round(Math.min(timing.silenceTimeoutMs / 3, 300_000))))
-      )
-        return;
-      const { lastOutputAt } = await sandboxSetup.agentActivity({ runId: run.id });
-      if (supervising && Date.now() - lastOutputAt > timing.silenceTimeoutMs) timedOut ??= 'silence';
-    }
-  })();
+  let timedOut: TimedOut = null;
+  const watchdogs = startWatchdogs(execution, {
+    running: () => supervising,
+    timedOut: () => timedOut,
+    fire: (reason) => void (timedOut ??= reason),
+  });
   const stopping = condition(() => execution.cancelRequest !== null || timedOut !== null || !supervising).then(() =>
     supervising ? sandboxSetup.stopAgent({ runId: run.id }) : undefined,
   );
@@ -198,12 +175,15 @@ async function supervise(execution: RunExecution): Promise<Supervised> {
   });
   if (evidence.usage) Object.assign(run, addUsage(usageBefore, evidence.usage));
   supervising = false;
-  await Promise.all([stopping, watchdog, silenceWatch]);
-  return { evidence, timedOut };
+  await Promise.all([stopping, watchdogs.done]);
+  return { evidence, timedOut, limitMs: watchdogs.limitMs };
 }
 
 /** Judge: how the agent's exit ends the run, or whether its work goes on to be finalized. */
-async function judge(execution: RunExecution, { evidence, timedOut }: Supervised): Promise<AgentExitEvidence | Ended> {
+async function judge(
+  execution: RunExecution,
+  { evidence, timedOut, limitMs }: Supervised,
+): Promise<AgentExitEvidence | Ended> {
   const { input, run, timing } = execution;
   if (execution.cancelRequest) return ended(await execution.cancelled());
   // Crossing the spend cap cancels the run (the reference's rule), keeping what the agent reported.
@@ -224,7 +204,7 @@ async function judge(execution: RunExecution, { evidence, timedOut }: Supervised
             ts: now(),
             payload: {
               maxDurationMinutes: input.agent.maxDurationMinutes,
-              limitMinutes: durationLimitMs(input.agent.maxDurationMinutes, ceilingOf(timing))! / 60_000,
+              limitMinutes: limitMs! / 60_000,
             },
           }
         : {
