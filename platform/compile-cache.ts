@@ -8,28 +8,44 @@
 import { lstatSync, mkdirSync } from 'node:fs';
 import { enableCompileCache } from 'node:module';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** Node reads it at start; svc sets it for its own restarts and children (spawner, supervisors). */
 const NODE_COMPILE_CACHE = 'NODE_COMPILE_CACHE';
 
 /**
  * The cache directory: SVC_COMPILE_CACHE (empty: none), else `$XDG_CACHE_HOME/svc/node-compile-cache`
- * (`~/.cache/…`). Created private; null when it cannot be, or is not svc's own (then svc runs
- * uncached: only slower and larger, never wrong).
+ * (`~/.cache/…`). Created private; null when it cannot be, or is not svc's own, or sits where someone
+ * else could replace it (then svc runs uncached: only slower and larger, never wrong).
  */
 export function compileCacheDir(env: NodeJS.ProcessEnv): string | null {
   const declared = env.SVC_COMPILE_CACHE;
   if (declared === '') return null;
-  let dir = declared;
   try {
-    dir ??= join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'svc', 'node-compile-cache');
+    const dir = resolve(declared ?? join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'svc', 'node-compile-cache'));
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const held = lstatSync(dir);
     const own = held.isDirectory() && held.uid === process.getuid?.() && (held.mode & 0o077) === 0;
-    return own ? dir : null;
+    return own && ancestorsTrusted(dir) ? dir : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether only svc's user (or root) can replace the directory: every ancestor is a real directory
+ * owned by one of them and writable by no one else, or sticky (/tmp: others cannot rename what is
+ * svc's there). A root svc started with a user's HOME would otherwise keep its cache where that
+ * user can swap it for code of their own.
+ */
+function ancestorsTrusted(dir: string): boolean {
+  const uid = process.getuid?.();
+  for (let path = dirname(dir); ; path = dirname(path)) {
+    const held = lstatSync(path);
+    const owner = held.uid === 0 || held.uid === uid;
+    const sticky = (held.mode & 0o1000) !== 0;
+    if (!held.isDirectory() || !owner || ((held.mode & 0o022) !== 0 && !sticky)) return false;
+    if (path === dirname(path)) return true;
   }
 }
 

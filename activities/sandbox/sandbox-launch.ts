@@ -4,6 +4,7 @@
 // paths and holds no svc credential; as a plain process (operator opt-in), the old launch.
 import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
+import { clashes } from './bind-policy.ts';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,12 +71,6 @@ export interface SandboxNote {
   toolchain?: string[];
   refusedToolchain?: string[];
   warning?: string;
-}
-
-/** A bind that is, holds or sits inside a forbidden directory. */
-function clashes(source: string, forbidden: string[]): boolean {
-  const under = (path: string, dir: string) => path === dir || path.startsWith(`${dir.replace(/\/+$/, '')}/`);
-  return source === '/' || forbidden.some((secret) => under(secret, source) || under(source, secret));
 }
 
 /** Where the sandbox finds its prompt (SVC_PROMPT_FILE). */

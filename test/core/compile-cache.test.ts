@@ -29,6 +29,17 @@ test('a directory others can write, or a link, is never used: svc would run what
   t.is(compileCacheDir({ SVC_COMPILE_CACHE: link }), null);
 });
 
+test('a directory under one that others can write (not sticky) is never used; under a sticky one it is', (t) => {
+  const open = join(scratch(), 'open');
+  mkdirSync(open);
+  chmodSync(open, 0o777);
+  t.is(compileCacheDir({ SVC_COMPILE_CACHE: join(open, 'cache') }), null, 'another user could rename it away');
+  const sticky = join(scratch(), 'sticky');
+  mkdirSync(sticky);
+  chmodSync(sticky, 0o1777);
+  t.is(compileCacheDir({ SVC_COMPILE_CACHE: join(sticky, 'cache') }), join(sticky, 'cache'));
+});
+
 /** Whether a process importing one of svc's commands (TypeScript) loaded Node's type stripper. */
 function loadsStripper(env: Record<string, string>): boolean {
   const module = join(process.cwd(), 'cli', 'commands', 'version.ts');

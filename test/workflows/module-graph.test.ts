@@ -9,7 +9,8 @@ import test from 'ava';
 import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
 
 // Ids are paths from the bundler's directory (a linked node_modules gives '../…' ones).
-const PER_WORKFLOW = /^\.\/(workflows|core)\/[\w.-]+\.ts$|\/node_modules\/@temporalio\/workflow\/lib\/[\w/.-]+\.js$/;
+const PER_WORKFLOW =
+  /^\.\/(workflows|core)\/[\w.-]+\.ts$|^(\.\.?\/)+([\w.-]+\/)*node_modules\/@temporalio\/workflow\/lib\/[\w/.-]+\.js$/;
 
 /** Boots the bundle as the SDK's reusable context does; answers the modules one workflow evaluates. */
 async function perWorkflowModules(): Promise<{ shared: string[]; perWorkflow: string[] }> {
