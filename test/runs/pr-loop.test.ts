@@ -156,8 +156,12 @@ test.serial(
     t.deepEqual(readme.split('\n').sort(), ['# talked', 'branch line', 'main line']);
     t.is(github.git(github.workdir('acme', 'talked'), 'show', `origin/${branch}:NOTE.md`), 'note');
 
+    // A round's report is posted after its end is published: wait for it rather than race it.
     const pull = forge.pulls[0]!;
-    const reports = pull.comments.filter((comment) => comment.user.login === 'svc').map((c) => c.body.split('\n')[0]);
+    const svcReports = () =>
+      pull.comments.filter((comment) => comment.user.login === 'svc').map((c) => c.body.split('\n')[0]);
+    await waitFor(async () => svcReports().length >= 2 || undefined, 'the second round reported', 30_000);
+    const reports = svcReports();
     t.deepEqual(
       reports.map((line) => line!.replace(/`run_\w+`/, 'RUN').replace(/, \d+ commits ahead/, '')),
       [
