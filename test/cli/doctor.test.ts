@@ -82,8 +82,8 @@ test('remote: a URL that answers but is not svc fails server_reachable and stops
   const url = await listenOnLoopback(other);
   t.teardown(() => closeServer(other));
   const result = await svcCli(['doctor', '--url', url, '--token', 'x']);
-  t.is(result.code, 1);
-  t.deepEqual(names(result), ['server_reachable']);
+  t.is(result.code, 1, result.stderr);
+  t.deepEqual(names(result), ['server_reachable'], result.stderr);
   t.regex(result.lines[0].message, /answered HTTP 404/);
 });
 

@@ -4,7 +4,29 @@ import { spawn, type ChildProcess } from 'node:child_process';
 export interface ChildHandle {
   child: ChildProcess;
   output(): string;
+  /** The exit code, once the output read so far is all of it (see `drainedExit`). */
   exited: Promise<number | null>;
+}
+
+/** How long after its exit a child's pipes may stay open (held by a grandchild) before the output is taken as is. */
+const DRAIN_GRACE_MS = 2_000;
+
+/**
+ * The child's exit code, resolved once its stdout and stderr are drained too. 'exit' can come before
+ * the last 'data' events; 'close' alone could wait forever on a grandchild (a sandbox, Temporal)
+ * that inherited the pipes and outlives a killed parent, so the wait for it is bounded.
+ */
+function drainedExit(child: ChildProcess): Promise<number | null> {
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      const grace = setTimeout(() => resolve(code), DRAIN_GRACE_MS);
+      void closed.then(() => {
+        clearTimeout(grace);
+        resolve(code);
+      });
+    }),
+  );
 }
 
 export function spawnSvc(args: string[], env: NodeJS.ProcessEnv): ChildHandle {
@@ -15,8 +37,7 @@ export function spawnSvc(args: string[], env: NodeJS.ProcessEnv): ChildHandle {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  return { child, output: () => output, exited: drainedExit(child) };
 }
 
 export async function waitForOutput(

@@ -87,6 +87,7 @@ export async function runSchemathesis(
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': the output is whole only once the pipes are drained.
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   return { code, output };
 }
