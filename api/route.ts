@@ -1,6 +1,7 @@
 // A route is declared once, with everything the API needs to serve and document it: method, path,
 // auth policy, zod schemas for params/query/body/response, and a thin handler (call → present).
 // Validation and auth happen here, so handlers never try/catch and never see bad input.
+import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import type { Router } from '@koa/router';
 import { type z, type ZodType } from 'zod';
@@ -18,6 +19,11 @@ export interface RouteResult {
   headers?: Record<string, string>;
   /** Send the status and headers now (a held-open stream whose first line may come much later). */
   flushHeaders?: boolean;
+  /**
+   * The handler writes the body itself, straight to the response, after the status and headers
+   * are sent (a held-open stream: no Readable and no pipe per client). Koa then leaves it alone.
+   */
+  writeBody?: (response: ServerResponse) => void;
 }
 
 export interface RouteInput<P, Q, B> {
@@ -109,6 +115,12 @@ export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], 
       for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
       if (result.body !== undefined) ctx.body = result.body;
       if (result.flushHeaders) ctx.res.flushHeaders();
+      if (result.writeBody) {
+        ctx.respond = false;
+        ctx.res.writeHead(result.status);
+        ctx.res.flushHeaders();
+        result.writeBody(ctx.res);
+      }
     };
     const dispatchKind = DISPATCH_ROUTES[`${route.method} ${route.path}`];
     router[route.method](toKoaPath(route.path), async (ctx: Context) => {

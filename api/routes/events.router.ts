@@ -31,10 +31,10 @@ export function eventsRoutes(hub: LifecycleHub) {
         };
         if (query.follow === false) return { status: 200, headers, body: '' };
         const controller = new AbortController();
-        const stream = hub.subscribe(controller.signal);
+        const attach = hub.subscribe(controller.signal);
         ctx.res.once('close', () => controller.abort());
         ctx.req.socket.setKeepAlive(true, hub.keepAliveMs);
-        return { status: 200, headers, body: stream, flushHeaders: true };
+        return { status: 200, headers, writeBody: attach };
       },
     }),
     defineRoute({

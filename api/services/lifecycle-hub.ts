@@ -7,7 +7,6 @@
 // oldest. No replay: a stream starts at "now", the newest row committed when it subscribed. Every
 // line is a JSON object (no blank keep-alive lines); TCP keep-alive holds an idle stream open.
 import { existsSync, watch, type FSWatcher } from 'node:fs';
-import { Readable } from 'node:stream';
 import type pg from 'pg';
 import type { LifecycleEvent } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
@@ -37,6 +36,14 @@ const WAL_TRAIL_MS = 100;
 export const DEFAULT_LIFECYCLE_SETTINGS = { maxStreams: 64, bufferLines: 512, keepAliveMs: 15_000 };
 /** Lines that arrive while a new subscriber's starting point is still being read. */
 const MAX_EARLY_LINES = 512;
+
+/** Where a subscriber's lines go: an HTTP response, or anything that writes and drains like one. */
+export interface LineSink {
+  /** False: the socket is full; write again after 'drain'. */
+  write(line: string): boolean;
+  once(event: 'drain', listener: () => void): unknown;
+  end(): unknown;
+}
 
 interface Subscriber {
   offer(id: number, line: string): void;
@@ -104,29 +111,34 @@ export class LifecycleHub {
     this.#timer.unref();
   }
 
-  /** A new stream of lifecycle lines; 503 event_stream_capacity when the process holds its maximum. */
-  subscribe(stop: AbortSignal): Readable {
+  /**
+   * A new stream of lifecycle lines, held from now until `stop` aborts; 503 event_stream_capacity
+   * when the process holds its maximum. Its lines go to the sink it is then attached to (the HTTP
+   * response itself: ~1,000 held streams per process, and a Readable piped through Koa cost each
+   * one a dozen listeners more), which it ends when stopped; until then they wait.
+   */
+  subscribe(stop: AbortSignal): (sink: LineSink) => void {
     if (this.#closed || this.#subscribers.size >= this.#settings.maxStreams) {
       throw Errors.eventStreamCapacity(
         `this server already holds ${this.#settings.maxStreams} lifecycle streams`,
         'retry later, or poll GET /events',
       );
     }
+    // Lines the socket has not taken yet (a slow reader), at most bufferLines, oldest dropped.
     const queue: string[] = [];
-    let wanted = false;
+    let out: LineSink | undefined;
+    let writable = false;
     // Rows up to `floor` were committed before this stream began: never sent to it. Until the floor
     // is known (one query), lines wait in `early`.
     let floor: number | undefined;
     let early: { id: number; line: string }[] = [];
+    let ended = false;
     const flush = () => {
-      while (wanted && queue.length) wanted = stream.push(queue.shift()!);
+      while (out && writable && queue.length && !ended) {
+        writable = out.write(queue.shift()!);
+        if (!writable) out.once('drain', () => ((writable = true), flush()));
+      }
     };
-    const stream = new Readable({
-      read() {
-        wanted = true;
-        flush();
-      },
-    });
     const deliver = (line: string) => {
       queue.push(line);
       if (queue.length > this.#settings.bufferLines) queue.shift();
@@ -140,8 +152,10 @@ export class LifecycleHub {
         } else if (id > floor) deliver(line);
       },
       end: () => {
+        if (ended) return;
+        ended = true;
         this.#subscribers.delete(subscriber);
-        stream.push(null);
+        out?.end();
       },
     };
     const alone = this.#subscribers.size === 0;
@@ -157,7 +171,12 @@ export class LifecycleHub {
       },
       () => subscriber.end(),
     );
-    return stream;
+    return (sink) => {
+      out = sink;
+      writable = true;
+      if (ended) sink.end();
+      else flush();
+    };
   }
 
   async close(): Promise<void> {
