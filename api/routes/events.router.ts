@@ -29,7 +29,8 @@ export function eventsRoutes(hub: LifecycleHub) {
           'Cache-Control': 'no-store',
           'X-Accel-Buffering': 'no',
         };
-        if (query.follow === false) return { status: 200, headers, body: '' };
+        // HEAD has no body to hold open (the response is written by hand below, so Koa would not end it).
+        if (query.follow === false || ctx.method === 'HEAD') return { status: 200, headers, body: '' };
         const controller = new AbortController();
         const attach = hub.subscribe(controller.signal);
         ctx.res.once('close', () => controller.abort());

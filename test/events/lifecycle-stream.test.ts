@@ -157,6 +157,14 @@ test.serial(
     t.is(refused.status, 503);
     t.is(refused.body.error.code, 'event_stream_capacity');
     t.is(refused.headers.get('retry-after'), '5');
+    // HEAD has no body to hold: it answers at once, and never takes a place.
+    const head = await fetch(`${svc.url}/events/stream`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${svc.token}` },
+      signal: AbortSignal.timeout(5000),
+    });
+    t.is(head.status, 200);
+    t.is(head.headers.get('content-type'), 'application/x-ndjson');
     a.close();
     await a.reading;
     let reopened;

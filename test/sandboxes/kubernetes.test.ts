@@ -258,7 +258,8 @@ test.serial('svc pods the cluster has not started count against SVC_ADMISSION_PE
   kube.holdScheduling();
   t.teardown(() => kube.schedule());
   const held = [await dispatch({ prompt: 'echo one' }), await dispatch({ prompt: 'echo two' })];
-  await waitFor(async () => kube.pods.size >= 2, 'two pending pods', 20_000);
+  // These two runs' own pods: an earlier test's pod still being deleted must not stand in for one.
+  await waitFor(async () => held.every((runId) => kube.pods.has(podOf(runId))), 'two pending pods', 20_000);
   const refused = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo three' } });
   t.is(refused.status, 429, refused.text);
   t.like(refused.body.error, { code: 'runtime_admission_rejected', hint: 'cluster_pending_saturated' });
