@@ -29,9 +29,13 @@ export interface LifecycleHubSettings {
 }
 
 const REREAD_WINDOW = 200;
-/** A busy log is read at most this often: a burst of commits makes one drain, not hundreds. */
-const WAL_WAKE_MS = 15;
-const WAL_TRAIL_MS = 100;
+/**
+ * After a change to the log, the drains: the first soon (a busy log is then read at most this
+ * often: a burst of commits makes a few drains, not hundreds), then when a commit's sync has surely
+ * ended, then once late (a frame written just before its commit shows). A row is visible only once
+ * its commit is synced: the first look finds it when the disk is quick, the next ones otherwise.
+ */
+const WAL_LOOKS_MS = [5, 15, 100] as const;
 
 export const DEFAULT_LIFECYCLE_SETTINGS = { maxStreams: 64, bufferLines: 512, keepAliveMs: 15_000 };
 /** Lines that arrive while a new subscriber's starting point is still being read. */
@@ -74,7 +78,7 @@ export class LifecycleHub {
   #timer: NodeJS.Timeout | undefined;
   #walWatch: FSWatcher | undefined;
   #walWake: NodeJS.Timeout | undefined;
-  #walTrail: NodeJS.Timeout | undefined;
+  #walLater: NodeJS.Timeout[] = [];
   #closed = false;
 
   constructor(readModel: ReadModel, settings: LifecycleHubSettings) {
@@ -183,7 +187,7 @@ export class LifecycleHub {
     this.#closed = true;
     clearInterval(this.#timer);
     clearTimeout(this.#walWake);
-    clearTimeout(this.#walTrail);
+    for (const timer of this.#walLater) clearTimeout(timer);
     this.#walWatch?.close();
     for (const subscriber of [...this.#subscribers]) subscriber.end();
     await this.#listener?.end().catch(() => undefined);
@@ -209,13 +213,13 @@ export class LifecycleHub {
         // A log replaced under the watch: watch the new one (the poll covers the moment between).
         if (event === 'rename') return this.#rewatch();
         if (this.#walWake || this.#subscribers.size === 0) return;
+        const [first, ...later] = WAL_LOOKS_MS;
         this.#walWake = setTimeout(() => {
           this.#walWake = undefined;
           this.#wake();
-          // A frame written just before its commit shows: look once more, a little later.
-          clearTimeout(this.#walTrail);
-          this.#walTrail = setTimeout(() => this.#wake(), WAL_TRAIL_MS);
-        }, WAL_WAKE_MS);
+          for (const timer of this.#walLater) clearTimeout(timer);
+          this.#walLater = later.map((ms) => setTimeout(() => this.#wake(), ms - first));
+        }, first);
       });
       this.#walWatch.on('error', () => this.#rewatch());
     } catch {
