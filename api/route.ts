@@ -21,7 +21,8 @@ export interface RouteResult {
   flushHeaders?: boolean;
   /**
    * The handler writes the body itself, straight to the response, after the status and headers
-   * are sent (a held-open stream: no Readable and no pipe per client). Koa then leaves it alone.
+   * are sent (a held-open stream: no Readable and no pipe per client). Koa then leaves it alone,
+   * so nothing ends it but the handler's own code: a HEAD request must be answered with `body`.
    */
   writeBody?: (response: ServerResponse) => void;
 }

@@ -33,7 +33,10 @@ export function eventsRoutes(hub: LifecycleHub) {
         if (query.follow === false || ctx.method === 'HEAD') return { status: 200, headers, body: '' };
         const controller = new AbortController();
         const attach = hub.subscribe(controller.signal);
+        // The response closes when its client goes (a pipelined one queued behind another too); a
+        // client gone while the request was authorised has closed it already.
         ctx.res.once('close', () => controller.abort());
+        if (ctx.res.destroyed || ctx.req.socket.destroyed) controller.abort();
         ctx.req.socket.setKeepAlive(true, hub.keepAliveMs);
         return { status: 200, headers, writeBody: attach };
       },

@@ -2,6 +2,7 @@
 // follow=0 closes at once; capacity is enforced and freed on disconnect; shutdown ends streams
 // cleanly; and two API processes on one PostgreSQL both see every transition (LISTEN/NOTIFY).
 import test from 'ava';
+import { connect } from 'node:net';
 import { postgresOrSkip } from '../support/env.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
@@ -151,6 +152,17 @@ test.serial(
     const svc: TestStack = await startTestStack({ worker: false, env: { SVC_EVENT_STREAM_MAX: '2' } });
     let stopped = false;
     t.teardown(() => (stopped ? undefined : svc.stop()));
+    // Two streams pipelined on one connection, then the client goes: both places come back (the
+    // second response, queued behind the first, never closes by itself).
+    const { hostname, port } = new URL(svc.url);
+    const pipelined = connect(Number(port), hostname);
+    const get = `GET /events/stream HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${svc.token}\r\n\r\n`;
+    pipelined.write(get + get);
+    await new Promise((resolve) => pipelined.once('data', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.is((await svc.request('GET', '/events/stream')).status, 503, 'both pipelined streams hold a place');
+    pipelined.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 300));
     const a = await openStream(svc.url, svc.token);
     const b = await openStream(svc.url, svc.token);
     const refused = await svc.request('GET', '/events/stream');
