@@ -1,17 +1,19 @@
 // The I/O of a run's agent: starting it in its sandbox, following it (output, usage, the spend cap,
 // refused egress) until it exits, and stopping it.
 import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
-import type { SandboxNetworkSettings } from '../core/run-model.ts';
+import type { RunSnapshot, SandboxNetworkSettings } from '../core/run-model.ts';
+import { runningRun } from '../core/run-started.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { dataPaths } from '../platform/config.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
 import { secondsBetween, svcMetrics } from '../platform/metrics.ts';
 import { appendRunEvents } from './read-model/run-projection.ts';
+import { writeRunProjection } from './read-model/write-run-projection.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import { runtimeFor } from './runtimes/index.ts';
 import { boundedUsage, initialRuntimeState, type RuntimeAdapter, type Usage } from './runtimes/types.ts';
@@ -64,6 +66,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
       cpuMillicores,
       pod,
       generation,
+      projectRunning,
     }: {
       runId: string;
       /** A run resumed after a pause: its sandbox's generation (2, 3…), which names it anew. */
@@ -78,6 +81,8 @@ export function createAgentActivities(deps: RunActivityDeps) {
       cpuMillicores?: number | null;
       /** The project's pod settings (Kubernetes backend). */
       pod?: ProjectPodSettings | null;
+      /** The run before its start: once the agent runs, this activity writes its `running` projection. */
+      projectRunning?: { snapshot: RunSnapshot; workspaceKind: string };
     }) {
       const adapter = runtimeFor(agent.runtime);
       const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
@@ -145,8 +150,18 @@ export function createAgentActivities(deps: RunActivityDeps) {
         (memoryLimit.enforced
           ? { limitMiB, enforced: true }
           : { limitMiB, enforced: false, reason: memoryLimit.reason });
-      const common = { isolation, sandbox: note, costBasis, memory };
-      return { ...common, ...launchOutcome(status, agent.command[0] ?? 'agent') };
+      const outcome = {
+        isolation,
+        sandbox: note,
+        costBasis,
+        memory,
+        ...launchOutcome(status, agent.command[0] ?? 'agent'),
+      };
+      if (!projectRunning || outcome.status !== 'running') return outcome;
+      const spawnedAt = outcome.spawnedAt ?? new Date().toISOString();
+      const { snapshot, workspaceKind } = projectRunning;
+      await writeRunProjection(deps.readModel, runningRun(snapshot, { ...outcome, spawnedAt }, workspaceKind));
+      return { ...outcome, spawnedAt, runningProjected: true as const };
     },
 
     /**
@@ -269,30 +284,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         }
       }
     },
-
-    /** When the agent last wrote anything (its output files' modification time). */
-    async agentActivity({ runId }: { runId: string }): Promise<{ lastOutputAt: number }> {
-      const files = sandboxFiles(sandboxDir(runId));
-      const agent = readJsonIfExists<{ spawnedAt: string }>(files.agent);
-      const times = [files.stdout, files.stderr].map((path) => (existsSync(path) ? statSync(path).mtimeMs : 0));
-      return { lastOutputAt: Math.max(...times, agent ? Date.parse(agent.spawnedAt) : 0) };
-    },
-
-    /** Stops the agent (SIGTERM to its process group, SIGKILL after 5 s) and waits until it has gone. */
-    async stopAgent({ runId }: { runId: string }): Promise<{ stopped: boolean }> {
-      const files = sandboxFiles(sandboxDir(runId));
-      stopSandbox(files);
-      const deadline = Date.now() + STOP_WAIT_MS;
-      while (Date.now() < deadline) {
-        const status = inspectSandbox(files);
-        if (status.kind === 'exited' || status.kind === 'lost') return { stopped: true };
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      return { stopped: false };
-    },
   };
 }
-
-const STOP_WAIT_MS = 15_000;
 
 export type AgentActivities = ReturnType<typeof createAgentActivities>;

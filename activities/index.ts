@@ -1,6 +1,7 @@
 // createActivities(deps): every activity the worker registers, built from its dependencies.
 import { createAdmissionActivities, type AdmissionActivityDeps } from './admission-activities.ts';
 import { createAgentActivities } from './agent-activities.ts';
+import { createAgentControlActivities } from './agent-control-activities.ts';
 import { createPrLoopActivities, type PrLoopActivityDeps } from './pr-loop-activities.ts';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-activities.ts';
 import { createFinalizeActivities, type FinalizeActivityDeps } from './finalize-activities.ts';
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
   return withHeartbeats({
     ...createRunActivities(deps),
     ...createAgentActivities(deps),
+    ...createAgentControlActivities(deps),
     ...projects,
     ...createFinalizeActivities(deps),
     ...createReconcileActivities(deps),

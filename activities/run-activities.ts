@@ -1,18 +1,13 @@
 // The I/O of a run before its agent starts: the read-model projection and the workspace.
-import { observeRunEvents, observeRunProjection } from './read-model/run-metrics.ts';
-import { logger } from '../platform/logger.ts';
 import { execFile } from 'node:child_process';
 import { existsSync, lchownSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { InboxItem } from '../core/inbox.ts';
-import type { RunSnapshot } from '../core/run-model.ts';
-import { ProjectEntity, ProjectTriggerEntity } from '../db/entities/index.ts';
+import { ProjectEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
-import { saveInboxItems } from './read-model/inbox-store.ts';
-import { appendRunEvents, projectRunRow, type RunEventInput } from './read-model/run-projection.ts';
+import { writeRunProjection, type RunProjection } from './read-model/write-run-projection.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { sandboxHostId } from './sandbox/isolation.ts';
@@ -37,33 +32,8 @@ export interface RunActivityDeps {
 
 export function createRunActivities(deps: RunActivityDeps) {
   return {
-    async projectRun({
-      snapshot,
-      events,
-      triggerFire,
-      inbox,
-    }: {
-      snapshot: RunSnapshot;
-      events: RunEventInput[];
-      triggerFire?: { projectId: string; triggerId: string } | null;
-      inbox?: InboxItem[];
-    }): Promise<void> {
-      const before = await projectRunRow(deps.readModel.em(), snapshot);
-      if (before !== undefined) observeRunProjection(before, snapshot);
-      if (before !== undefined && before?.state !== snapshot.state)
-        logger({ component: 'worker' }).info(
-          { runId: snapshot.id, workflowId: snapshot.id, state: snapshot.state, failureReason: snapshot.failureReason },
-          'run state',
-        );
-      if (inbox?.length) await saveInboxItems(deps.readModel.em(), snapshot.id, inbox);
-      if (events.length && (await appendRunEvents(deps.readModel.em(), snapshot.id, events)) > 0)
-        observeRunEvents(events);
-      if (triggerFire) {
-        await deps.readModel.em().nativeUpdate(ProjectTriggerEntity, triggerFire, {
-          lastFiredAt: new Date(snapshot.createdAt),
-          lastRunId: snapshot.id,
-        });
-      }
+    async projectRun(projection: RunProjection): Promise<void> {
+      await writeRunProjection(deps.readModel, projection);
     },
 
     /**

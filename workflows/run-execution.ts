@@ -145,30 +145,36 @@ export class RunExecution {
     this.#accepted = true;
   }
 
-  /**
-   * Writes the run (and these events) to the read model, then tells the parent plan-run, if any,
-   * about a change of state or PR state.
-   */
+  /** Writes the run (and these events) to the read model, then tells the parent plan-run (tellPlan). */
   async publish(
     events: RunEventInput[],
     extra: { triggerFire?: RunWorkflowInput['triggerFire']; inbox?: InboxItem[] } = {},
   ): Promise<void> {
-    const { run, input } = this;
-    run.projectionVersion += 1;
     await readModel.projectRun({
-      snapshot: { ...run },
+      snapshot: this.reserveProjection(),
       events,
       triggerFire: extra.triggerFire ?? null,
       inbox: extra.inbox ?? [],
     });
-    if (input.planRun && `${run.state}/${run.prState}` !== this.#toldPlan) {
-      this.#toldPlan = `${run.state}/${run.prState}`;
-      const { planRunId, seq } = input.planRun;
-      // A plan-run that has ended (failed, cancelled) no longer listens; a resumed one asks afresh.
-      await getExternalWorkflowHandle(planRunId)
-        .signal(childRunProgressSignal, { planRunId, seq, ...childProgressOf(run) })
-        .catch(() => undefined);
-    }
+    await this.tellPlan();
+  }
+
+  /** Counts one more projection of the run (an activity writes it) and answers the run as it is now. */
+  reserveProjection(): RunSnapshot {
+    this.run.projectionVersion += 1;
+    return { ...this.run };
+  }
+
+  /** Tells the parent plan-run, if any, about a change of the run's state or PR state. */
+  async tellPlan(): Promise<void> {
+    const { run, input } = this;
+    if (!input.planRun || `${run.state}/${run.prState}` === this.#toldPlan) return;
+    this.#toldPlan = `${run.state}/${run.prState}`;
+    const { planRunId, seq } = input.planRun;
+    // A plan-run that has ended (failed, cancelled) no longer listens; a resumed one asks afresh.
+    await getExternalWorkflowHandle(planRunId)
+      .signal(childRunProgressSignal, { planRunId, seq, ...childProgressOf(run) })
+      .catch(() => undefined);
   }
 
   /** Delivers every unread message, most important first; each message at most once. */

@@ -135,6 +135,11 @@ test.serial(
     t.teardown(() => connection.close());
     const handle = new Client({ connection }).workflow.getHandle(runId);
     const historyLength = async () => (await handle.fetchHistory()).events?.length ?? 0;
+    // The read model says running once the agent runs; the workflow supervises it a moment later.
+    await waitFor(async () => {
+      const { pendingActivities } = (await handle.describe()).raw;
+      return pendingActivities?.some((activity) => activity.activityType?.name === 'superviseAgent') || undefined;
+    }, 'the workflow supervising the agent');
     const before = await historyLength();
     for (let poll = 0; poll < 10; poll++) {
       const claim = await svc.request('GET', `/runs/${runId}/inbox`, { token });
