@@ -19,7 +19,7 @@ import { resolveToolchain } from './toolchain.ts';
 import { CONTAINER_PATH, containerSandboxSpec } from './container/container-launch.ts';
 import type { EngineFacts } from './container/engine-facts.ts';
 import { podSandboxSpec } from './kubernetes/pod-launch.ts';
-import { fronted, SANDBOX_PROGRAMS, sandboxProgramCode } from './sandbox-programs.ts';
+import { fronted, programNode, SANDBOX_PROGRAMS, sandboxProgramCode } from './sandbox-programs.ts';
 
 export { DOOR_SOCKET, SANDBOX_PROGRAMS } from './sandbox-programs.ts';
 
@@ -120,7 +120,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     if (request.outbox) env.SVC_OUTBOX = ownedDir(request.outbox, null);
     promptAsFile(env, join(dir, 'prompt'), join(dir, 'prompt'));
     const argv = request.program
-      ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].source]
+      ? [...programNode(process.execPath), SANDBOX_PROGRAMS[request.program].source]
       : fronted(launch, process.execPath, 'source', sandboxFiles(dir).net, launch.argv);
     return { spec: { ...launch, argv, env }, note: { isolation: 'process', warning: UNSANDBOXED_WARNING } };
   }
@@ -200,7 +200,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   if (!toolchain) {
     // The image's Node runs svc's programs; the agent's command is resolved on the image's PATH.
     const command = request.program
-      ? ['node', '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
+      ? [...programNode('node'), SANDBOX_PROGRAMS[request.program].target]
       : fronted(
           request.isolation === 'kubernetes' ? { ...launch, door: null } : launch,
           'node',
@@ -213,17 +213,17 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
       const image = pod.manifest.spec!.containers[0]!.image!;
       return { spec: { ...launch, argv: command, env, network, pod }, note: { ...note, image } };
     }
-    const init = ['node', '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command];
+    const init = [...programNode('node'), SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command];
     const stdinFile = launch.stdin === null ? null : join(etcDir, 'stdin');
     const spec = containerSandboxSpec({ request, layout, command: init, env, stdinFile });
     return { spec: { ...launch, argv: init, env, network, container: spec }, note: { ...note, image: spec.image } };
   }
   const command = request.program
-    ? [process.execPath, '--no-warnings', SANDBOX_PROGRAMS[request.program].target]
+    ? [...programNode(process.execPath), SANDBOX_PROGRAMS[request.program].target]
     : fronted(launch, process.execPath, 'target', SANDBOX_PATHS.net, [toolchain.command, ...launch.argv.slice(1)]);
   const argv = bubblewrapArgv(
     layout,
-    [process.execPath, '--no-warnings', SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command],
+    [...programNode(process.execPath), SANDBOX_PROGRAMS.init.target, JSON.stringify(listeners), ...command],
     { dieWithParent: request.dieWithParent, hostId, maxProcesses: request.settings.maxProcesses },
   );
   return { spec: { ...launch, argv, env, network }, note };

@@ -33,6 +33,24 @@ export function sandboxProgramCode(program: keyof typeof SANDBOX_PROGRAMS): stri
 /** The socket a preview's door connects to, in the sandbox's socket directory (preview-expose.ts). */
 export const DOOR_SOCKET = 'door.sock';
 
+/** Whether this Node can be told to leave NODE_USE_ENV_PROXY alone (Node 24.5 and later). */
+const ENV_PROXY_FLAG = process.allowedNodeEnvironmentFlags.has('--no-use-env-proxy');
+
+/**
+ * How one of svc's programs starts in a sandbox (the init, the steering relay, the door, a program
+ * run as the sandbox's command): quiet, and, under svc's own Node, without the agent's
+ * NODE_USE_ENV_PROXY. svc's programs talk to loopback alone (NO_PROXY), and that variable makes
+ * Node load its HTTP client as it starts (with the sandbox's proxy variables: ~35 ms and ~17 MiB
+ * per program, on every run's critical path). The agent they start still gets the variable: it is
+ * the environment's, not the flag's. An image's Node may not know the flag (older than 24.5): it
+ * keeps the variable.
+ */
+export function programNode(node: string): string[] {
+  return node === process.execPath && ENV_PROXY_FLAG
+    ? [node, '--no-warnings', '--no-use-env-proxy']
+    : [node, '--no-warnings'];
+}
+
 /**
  * The agent's argv behind svc's program in front of it, if any: the steering relay (an agent that
  * takes steering on its input) or a preview's door. `at` is where programs are (source: svc's
@@ -41,11 +59,10 @@ export const DOOR_SOCKET = 'door.sock';
 export function fronted(launch: LaunchSpec, node: string, at: 'source' | 'target', netDir: string, argv: string[]) {
   // No inspector on SIGUSR1: the agent may signal the relay (its own uid).
   if (launch.steering)
-    return [node, '--no-warnings', '--disable-sigusr1', SANDBOX_PROGRAMS.steering[at], launch.steering, ...argv];
+    return [...programNode(node), '--disable-sigusr1', SANDBOX_PROGRAMS.steering[at], launch.steering, ...argv];
   if (launch.door)
     return [
-      node,
-      '--no-warnings',
+      ...programNode(node),
       '--disable-sigusr1',
       SANDBOX_PROGRAMS.door[at],
       join(netDir, DOOR_SOCKET),

@@ -106,3 +106,28 @@ test.serial('egress goes only where the allowlist says; every refusal is a run e
     );
   }
 });
+
+test.serial(
+  "svc's own programs start without the environment proxy; the agent's Node still goes through it",
+  async (t) => {
+    const prompt = [
+      'echo env_proxy=$NODE_USE_ENV_PROXY',
+      // The init started the agent: its command line, as the kernel has it.
+      "echo init_flag=$(tr '\\0' '\\n' < /proc/$PPID/cmdline | grep -c -- '^--no-use-env-proxy$')",
+      "echo init_program=$(tr '\\0' '\\n' < /proc/$PPID/cmdline | grep -c 'init.mjs$')",
+      // Through the proxy an unlisted private address is refused, and reported; straight, it has no route.
+      'node -e "fetch(\'http://10.9.8.7/node\').catch(() => {})"',
+    ].join('\n');
+    const { run, stdout, events } = await runAttack(svc, prompt);
+    t.is(run.state, 'succeeded', JSON.stringify(run));
+    t.is(reported(stdout, 'env_proxy'), '1', "the agent's environment keeps NODE_USE_ENV_PROXY");
+    t.is(reported(stdout, 'init_program'), '1', "the agent's parent is svc's init");
+    t.is(reported(stdout, 'init_flag'), '1', 'the init was told to leave the environment proxy alone');
+    t.true(
+      events.some(
+        (event) => event.kind === 'sandbox.egress_refused' && /10\.9\.8\.7:80/.test(String(event.payload.destination)),
+      ),
+      "the agent's fetch went to svc's proxy, which refused it and said so",
+    );
+  },
+);
