@@ -2,16 +2,14 @@
 // a SOCKS5 proxy, each listening on a unix socket that is bound into the sandbox. Every connection
 // is decided by the egress policy; a refusal answers the agent plainly and is logged for the run.
 import { appendFileSync } from 'node:fs';
-import {
-  createServer as createHttpServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import type { EgressRule } from '../../core/egress-rules.ts';
 import { decideEgress, type EgressDecision } from './egress-policy.ts';
+
+// The module only: an ESM import of node:http evaluates its lazy WebSocket export, which loads
+// Node's fetch client: ~30 ms of every supervisor's start (callback-proxy.ts does the same).
+const { createServer: createHttpServer, request: httpRequest } = process.getBuiltinModule('node:http');
 
 /** One refused connection, as the run's `sandbox.egress_refused` event shows it. */
 export interface EgressRefusalRecord {

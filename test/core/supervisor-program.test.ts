@@ -29,6 +29,15 @@ test.serial('the supervisor runs from a fresh stripped copy that needs no TypeSc
   const run = spawnSync(process.execPath, ['--no-experimental-strip-types', entry], { encoding: 'utf8' });
   t.is(run.status, 2, run.stderr);
   t.regex(run.stderr, /usage: supervisor\.ts <sandbox-dir>/);
+  // Nor does it load Node's fetch client (an ESM import of node:http would, ~30 ms of every start).
+  const loaded =
+    'process.on("exit", () => process.stderr.write(`undici=${process.moduleLoadList.some((m) => m.includes("undici"))}`))';
+  const probed = spawnSync(
+    process.execPath,
+    ['--no-experimental-strip-types', '--import', `data:text/javascript,${encodeURIComponent(loaded)}`, entry],
+    { encoding: 'utf8' },
+  );
+  t.regex(probed.stderr, /undici=false$/);
 });
 
 test.serial('a programs directory that is not svc own (a symlink, writable by others) is not used', (t) => {
