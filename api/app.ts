@@ -2,7 +2,8 @@
 // (outside the API's namespaces) → routes (each with its own same-site guard, auth policy and validation) →
 // 404/405 for everything else.
 import Koa from 'koa';
-import { Router } from '@koa/router';
+import type * as KoaRouter from '@koa/router';
+import { requireCommonJs } from '../platform/node-http.ts';
 import type { AuthSettings } from './auth.ts';
 import { browserGuards } from './middleware/browser-guards.ts';
 import { apiNamespaces, dashboard, type DashboardFiles } from './middleware/dashboard.ts';
@@ -10,6 +11,10 @@ import { errorEnvelope, type ErrorLogger } from './middleware/error-envelope.ts'
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { mountRoutes, type RouteSpec } from './route.ts';
+
+// Its ESM build imports node:http, which would load Node's fetch client in every API (platform/node-http.ts).
+const { Router } = requireCommonJs('@koa/router') as typeof KoaRouter;
+type Router = KoaRouter.Router;
 
 export interface ApiAppDeps {
   auth: AuthSettings;

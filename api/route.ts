@@ -9,7 +9,7 @@ import { authorize, type AuthPolicy, type AuthSettings, type Identity } from './
 import { assertSameSite } from './middleware/browser-guards.ts';
 import { ApiError, Errors } from './errors.ts';
 import { svcMetrics } from '../platform/metrics.ts';
-import { containsNul, MAX_JSON_BODY_BYTES, readJsonBody } from './middleware/json-body.ts';
+import { containsNul, MAX_JSON_BODY_BYTES, readJsonBody, setResponseBody } from './middleware/json-body.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -114,7 +114,7 @@ export function mountRoutes(router: Router, routes: RouteSpec<any, any, any>[], 
       const result = await route.handler({ params, query, body, identity, ctx });
       ctx.status = result.status;
       for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-      if (result.body !== undefined) ctx.body = result.body;
+      if (result.body !== undefined) setResponseBody(ctx, result.body);
       if (result.flushHeaders) ctx.res.flushHeaders();
       if (result.writeBody) {
         ctx.respond = false;

@@ -1,7 +1,8 @@
 // The API process: serves the routes (composed with their services in api/compose-routes.ts) over
 // HTTP, beside the preview proxy, with a clean shutdown.
 import type { KubernetesSettings } from '../platform/sandbox-settings.ts';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { http } from '../platform/node-http.ts';
 import type { Socket } from 'node:net';
 import type { ReadModel } from '../db/orm.ts';
 import type { RunTiming } from '../core/run-model.ts';
@@ -109,7 +110,7 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
     routes: allRoutes(deps, events, lifecycle, [deps.auth.operatorToken], () => preview.port),
     logger: { error: (message, meta) => logger({ component: 'api' }).error(meta, message) },
   });
-  const server = createServer(app.callback());
+  const server = http.createServer(app.callback());
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);

@@ -73,6 +73,22 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },
   {
+    // platform/node-http.ts says why: an ESM import of node:http loads Node's fetch client.
+    files: ['api/**/*.ts', 'activities/**/*.ts', 'worker/**/*.ts', 'cli/**/*.ts', 'stack/**/*.ts', 'db/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['node:http', 'node:https', 'http', 'https', '@koa/router'].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: 'take it from platform/node-http.ts (an ESM import of node:http loads undici)',
+          })),
+        },
+      ],
+    },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: NON_DETERMINISTIC }],

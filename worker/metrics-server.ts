@@ -3,7 +3,8 @@
 // SDK's metrics, in one scrape. Operators only (the operator token, as on the API's /metrics).
 // In `svc serve` the API's /metrics already serves all of this.
 import { timingSafeEqual } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { http } from '../platform/node-http.ts';
 import { metricsRegistry } from '../platform/metrics.ts';
 
 export interface WorkerMetricsServer {
@@ -28,7 +29,7 @@ export async function startWorkerMetricsServer(options: {
   const port = Number(options.address.slice(separator + 1));
   if (separator < 0 || !Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`SVC_WORKER_METRICS_ADDRESS must be host:port, not "${options.address}"`);
-  const server: Server = createServer((request, response) => {
+  const server: Server = http.createServer((request, response) => {
     const reply = (status: number, body: string, type = 'text/plain; charset=utf-8') => {
       response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
       response.end(body);

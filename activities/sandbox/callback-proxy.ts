@@ -3,6 +3,7 @@
 // the API, with the run's token added here. The sandbox holds no svc credential, and even an
 // API started with --no-auth (every caller the operator) shows it nothing but its own run.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { http, https } from '../../platform/node-http.ts';
 import { MAX_SANDBOX_CONNECTIONS, type RefusalLog } from './egress-proxy.ts';
 
 export interface CallbackTarget {
@@ -31,11 +32,8 @@ function refuse(response: ServerResponse, message: string): void {
 export function callbackServer(target: CallbackTarget, refusals: RefusalLog) {
   const allowed = new RegExp(`^/runs/${target.runId}/(${CALLBACK_ROUTES.join('|')})(\\?[^#]*)?$`);
   const base = new URL(target.baseUrl);
-  // The module only: an ESM import of node:http evaluates its lazy WebSocket export, which loads
-  // Node's fetch client (~30 ms of every supervisor's start); https only when the API is https.
-  const { createServer, request: httpRequest } = process.getBuiltinModule('node:http');
-  const send = base.protocol === 'https:' ? process.getBuiltinModule('node:https').request : httpRequest;
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const send = base.protocol === 'https:' ? https().request : http.request;
+  const server = http.createServer((request: IncomingMessage, response: ServerResponse) => {
     const path = request.url ?? '';
     if (!allowed.test(path) || !['GET', 'POST'].includes(request.method ?? '')) {
       refusals.record({

@@ -3,13 +3,12 @@
 // is decided by the egress policy; a refusal answers the agent plainly and is logged for the run.
 import { appendFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { http } from '../../platform/node-http.ts';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import type { EgressRule } from '../../core/egress-rules.ts';
 import { decideEgress, type EgressDecision } from './egress-policy.ts';
 
-// The module only: an ESM import of node:http evaluates its lazy WebSocket export, which loads
-// Node's fetch client: ~30 ms of every supervisor's start (callback-proxy.ts does the same).
-const { createServer: createHttpServer, request: httpRequest } = process.getBuiltinModule('node:http');
+const { createServer: createHttpServer, request: httpRequest } = http;
 
 /** One refused connection, as the run's `sandbox.egress_refused` event shows it. */
 export interface EgressRefusalRecord {

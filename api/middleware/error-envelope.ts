@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { isDatabaseUnavailable } from '../../db/availability.ts';
 import { ApiError, Errors } from '../errors.ts';
 import { svcMetrics } from '../../platform/metrics.ts';
+import { setResponseBody } from './json-body.ts';
 
 export interface ErrorLogger {
   error(message: string, meta: Record<string, unknown>): void;
@@ -37,7 +38,7 @@ export function errorEnvelope(logger: ErrorLogger): Middleware {
     if (failure.code === 'event_stream_capacity') svcMetrics.eventStreamRefusals.inc();
     ctx.status = failure.status;
     for (const [name, value] of Object.entries(failure.headers)) ctx.set(name, value);
-    ctx.body = failure.toEnvelope();
+    setResponseBody(ctx, failure.toEnvelope());
   };
 }
 

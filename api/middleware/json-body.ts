@@ -71,3 +71,24 @@ export async function readJsonBody(ctx: Context, limit = MAX_JSON_BODY_BYTES, re
     throw Errors.validation('request body contains a NUL character (\\u0000)', 'remove it: no svc field accepts it');
   return parsed;
 }
+
+/**
+ * Sets a response body, a JSON value as its text. Koa's own path for an object tests it with
+ * `instanceof Response`, and the first use of that global loads Node's fetch client (undici, ~13
+ * MiB an API otherwise never needs: platform/node-http.ts). Text, bytes and streams go to Koa as
+ * they are.
+ */
+export function setResponseBody(ctx: Context, body: unknown): void {
+  const json =
+    body !== null &&
+    typeof body === 'object' &&
+    !Buffer.isBuffer(body) &&
+    !(body instanceof Uint8Array) &&
+    typeof (body as { pipe?: unknown }).pipe !== 'function';
+  if (!json) {
+    ctx.body = body;
+    return;
+  }
+  if (!ctx.response.get('Content-Type')) ctx.type = 'json';
+  ctx.body = JSON.stringify(body);
+}

@@ -4,13 +4,8 @@
 // before the preview sees the request); subdomain mode: run-<id>.<host>. Nothing else gets
 // through: no cookie, another run's cookie, a preview that is not live. svc's cookies never reach
 // the preview.
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { http } from '../../platform/node-http.ts';
 import { connect, type Socket } from 'node:net';
 import { previewCookieName } from '../../core/preview.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
@@ -115,13 +110,13 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
     return { ...target, upstream };
   }
 
-  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+  const server = http.createServer(async (request: IncomingMessage, response: ServerResponse) => {
     const admitted = await admit(request, (status, code, message) =>
       refuse(response, status, code, message, status === 401 ? 'POST /runs/{id}/preview/login sets it' : undefined),
     );
     if (!admitted) return;
     if ('redirect' in admitted) return void response.writeHead(308, { location: admitted.redirect }).end();
-    const upstream = httpRequest(
+    const upstream = http.request(
       {
         host: admitted.upstream.host,
         port: admitted.upstream.port,

@@ -2,7 +2,8 @@
 // inspect, logs, wait, stop, remove, image inspect, ping). Docker and Podman (`podman system
 // service`) both serve it. Plain node:http over a unix socket or TCP: no native modules, nothing
 // the engine does not document (docs/decisions.md: why not dockerode).
-import { request, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { http } from '../../../platform/node-http.ts';
 
 /** The API version svc speaks: Docker 20.10+ and Podman 3+ serve it. */
 const API_VERSION = 'v1.41';
@@ -76,7 +77,7 @@ export class DockerEngine {
   #open(method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = request(
+      const req = http.request(
         {
           ...target(this.address),
           method,

@@ -6,8 +6,9 @@
 import type * as KubeClient from '@kubernetes/client-node';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import { createRequire } from 'node:module';
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { RequestOptions } from 'node:https';
+import { http, https } from '../../../platform/node-http.ts';
 
 /** Labels every svc pod carries: the sweep and the admission count find them by these. */
 export const POD_LABELS = {
@@ -207,7 +208,7 @@ export class KubeApi {
       const requestOptions: RequestOptions = { method: 'GET' };
       await this.#config.applyToHTTPSOptions(requestOptions);
       const response = await new Promise<IncomingMessage>((resolve, reject) => {
-        const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+        const send = url.protocol === 'https:' ? https().request : http.request;
         request = send(url, requestOptions, resolve);
         request.once('error', reject);
         request.end();
