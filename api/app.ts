@@ -3,7 +3,7 @@
 // 404/405 for everything else.
 import Koa from 'koa';
 import type * as KoaRouter from '@koa/router';
-import { requireCommonJs } from '../platform/node-http.ts';
+import { createRequire } from 'node:module';
 import type { AuthSettings } from './auth.ts';
 import { browserGuards } from './middleware/browser-guards.ts';
 import { apiNamespaces, dashboard, type DashboardFiles } from './middleware/dashboard.ts';
@@ -13,7 +13,7 @@ import { requestLog } from './middleware/request-log.ts';
 import { mountRoutes, type RouteSpec } from './route.ts';
 
 // Its ESM build imports node:http, which would load Node's fetch client in every API (platform/node-http.ts).
-const { Router } = requireCommonJs('@koa/router') as typeof KoaRouter;
+const { Router } = createRequire(import.meta.url)('@koa/router') as typeof KoaRouter;
 type Router = KoaRouter.Router;
 
 export interface ApiAppDeps {

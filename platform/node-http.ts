@@ -4,12 +4,9 @@
 // (one per run, on its critical path) never needs that client, and the API only once it calls the
 // forge. So svc takes node:http from here (scripts/eslint.config.js refuses a value import of it),
 // and its ESM dependencies that import node:http themselves are loaded as CommonJS (api/app.ts).
-import { createRequire } from 'node:module';
+// Part of the supervisor's module graph, which runs from a stripped copy (supervisor-program.ts).
 
 export const http = process.getBuiltinModule('node:http');
 
 /** node:https, loaded when first asked for (TLS is not small either). */
 export const https = () => process.getBuiltinModule('node:https');
-
-/** A package's CommonJS build, for one whose ESM build imports node:http. */
-export const requireCommonJs = createRequire(import.meta.url);
