@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
-import type { RunSnapshot, SandboxNetworkSettings } from '../core/run-model.ts';
-import { runningRun } from '../core/run-started.ts';
+import type { SandboxNetworkSettings } from '../core/run-model.ts';
+import { runningRun, type ProjectedRun } from '../core/run-started.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { dataPaths } from '../platform/config.ts';
+import { logger } from '../platform/logger.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
 import { secondsBetween, svcMetrics } from '../platform/metrics.ts';
 import { appendRunEvents } from './read-model/run-projection.ts';
@@ -81,8 +82,8 @@ export function createAgentActivities(deps: RunActivityDeps) {
       cpuMillicores?: number | null;
       /** The project's pod settings (Kubernetes backend). */
       pod?: ProjectPodSettings | null;
-      /** The run before its start: once the agent runs, this activity writes its `running` projection. */
-      projectRunning?: { snapshot: RunSnapshot; workspaceKind: string };
+      /** The run before its start (its prompt and agent are this input's): once the agent runs, its `running` projection. */
+      projectRunning?: { snapshot: ProjectedRun; workspaceKind: string };
     }) {
       const adapter = runtimeFor(agent.runtime);
       const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
@@ -160,7 +161,15 @@ export function createAgentActivities(deps: RunActivityDeps) {
       if (!projectRunning || outcome.status !== 'running') return outcome;
       const spawnedAt = outcome.spawnedAt ?? new Date().toISOString();
       const { snapshot, workspaceKind } = projectRunning;
-      await writeRunProjection(deps.readModel, runningRun(snapshot, { ...outcome, spawnedAt }, workspaceKind));
+      const run = { ...snapshot, prompt, renderedAgentJson: agent };
+      try {
+        await writeRunProjection(deps.readModel, runningRun(run, { ...outcome, spawnedAt }, workspaceKind));
+      } catch (error) {
+        // The agent runs: a read model that is away must not fail the start (and leave the agent
+        // unwatched). The workflow's own projection, which retries until it lands, takes over.
+        logger({ component: 'worker' }).warn({ runId, error: (error as Error).message }, 'running not projected');
+        return { ...outcome, spawnedAt };
+      }
       return { ...outcome, spawnedAt, runningProjected: true as const };
     },
 

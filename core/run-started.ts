@@ -1,8 +1,10 @@
 // What a run's read model says once its agent is running: the snapshot and the events of that
-// transition. Pure, so the workflow (which holds the run) and the startAgent activity (which, on
-// runs started since the `startProjectsRunning` patch, writes it: no local activity, no workflow
-// task spent waiting on it) compute it the same way, in one place.
+// transition. Pure, so the workflow (which holds the run) and the startAgent activity (which writes
+// it, workflows/run-start.ts says when) compute it the same way, in one place.
 import type { RunSnapshot } from './run-model.ts';
+
+/** The run as the workflow hands it to the start activity: the activity's own input holds the rest. */
+export type ProjectedRun = Omit<RunSnapshot, 'prompt' | 'renderedAgentJson'>;
 
 /** What the sandbox launch answered, as far as the projection needs it. */
 export interface LaunchedAgent {

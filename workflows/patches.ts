@@ -21,4 +21,10 @@ export const PATCHES = {
    * behind silenceWatchdog and runTimeCeiling: each patched() costs a marker and an upsert.
    */
   runWatchdogs: 'run-watchdogs',
+  /**
+   * The startAgent activity writes the run's `running` projection (no local activity in the task
+   * after it). Asked before the start, where the watchdogs apply, and it stands for runWatchdogs
+   * too: a run asks one patch, not two.
+   */
+  startProjectsRunning: 'start-projects-running',
 } as const;

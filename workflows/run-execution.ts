@@ -83,6 +83,8 @@ export class RunExecution {
   readonly pause = { generation: 1, usageBefore: null as UsageTotals | null, raisedTo: null as number | null };
   /** The state/PR-state last told to the parent plan-run. */
   #toldPlan = '';
+  /** Past the startProjectsRunning patch (workflows/run-start.ts): it stands for runWatchdogs too. */
+  startProjectsRunning = false;
 
   constructor(input: RunWorkflowInput) {
     this.input = input;

@@ -2,21 +2,24 @@
 // prompt and the steering messages that arrived while it was queued. A run resumed after a pause at
 // its cost cap (workflows/run-pause.ts) starts its next generation here too, on the same workspace.
 //
-// The startAgent activity itself writes the run's `running` projection (core/run-started.ts) and
-// says so in its result: the workflow task after the start then runs no local activity (~20 ms less
-// per run, and one billed marker less). No patch: the decision is the recorded result's, so a
-// history whose activity did not project (recorded before, or run by an older worker) replays its
-// local activity as it was. The version that projection takes is reserved when the activity is
-// scheduled; whatever the workflow published meanwhile (a steering message) is newer, so the
-// workflow then publishes the running run again itself.
-import { upsertSearchAttributes } from '@temporalio/workflow';
+// Since the `startProjectsRunning` patch, the startAgent activity itself writes the run's `running`
+// projection (core/run-started.ts) and says so in its result: the workflow task after the start
+// then runs no local activity (~20 ms less per run, one billed marker less). The patch is asked
+// before the start, so a worker of the previous version fails that task (and a newer one takes it)
+// instead of recording a local activity a newer one would not replay. An activity of the previous
+// version (or one whose write failed) does not say it projected: the workflow then publishes. The
+// version that projection takes is reserved when the activity is scheduled; whatever the workflow
+// publishes meanwhile (a steering message) is newer, so the workflow then publishes again itself.
+import { patched, upsertSearchAttributes } from '@temporalio/workflow';
 import { resumePrompt } from '../core/cost-pause.ts';
 import { foldIntoPrompt } from '../core/inbox.ts';
-import type { RunOutcome } from '../core/run-model.ts';
-import { runningRun, sandboxStartedEvent } from '../core/run-started.ts';
+import type { RunOutcome, RunSnapshot } from '../core/run-model.ts';
+import { runningRun, sandboxStartedEvent, type ProjectedRun } from '../core/run-started.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { sandboxSetup } from './activity-proxies.ts';
+import { PATCHES } from './patches.ts';
 import { now, type RunExecution } from './run-execution.ts';
+import { watchdogsApply } from './run-watchdogs.ts';
 
 type Workspace = Awaited<ReturnType<typeof sandboxSetup.prepareWorkspace>>;
 
@@ -28,7 +31,12 @@ export async function startAgent(execution: RunExecution, workspace: Workspace):
   // A resumed run's next sandbox (run-pause.ts): its own events.
   const again = pause.generation > 1 ? `:g${pause.generation}` : '';
   execution.phase = 'starting';
-  const projected = again ? null : execution.reserveProjection();
+  if (!again && watchdogsApply(execution.timing) && patched(PATCHES.startProjectsRunning))
+    execution.startProjectsRunning = true;
+  // The activity's input already holds the run's agent and, unless messages were folded in, its
+  // prompt: the snapshot leaves both out (one copy of each in the payload).
+  const projects = !again && execution.startProjectsRunning && prompt === input.prompt;
+  const projected = projects ? execution.reserveProjection() : null;
   const launched = await sandboxSetup.startAgent({
     runId: run.id,
     ...(again ? { generation: pause.generation } : {}),
@@ -40,7 +48,7 @@ export async function startAgent(execution: RunExecution, workspace: Workspace):
     ...(input.sandbox.image ? { image: input.sandbox.image } : {}),
     ...(input.sandbox.cpuMillicores ? { cpuMillicores: input.sandbox.cpuMillicores } : {}),
     ...(input.sandbox.pod ? { pod: input.sandbox.pod } : {}),
-    ...(projected ? { projectRunning: { snapshot: projected, workspaceKind: workspace.kind } } : {}),
+    ...(projected ? { projectRunning: { snapshot: withoutCopies(projected), workspaceKind: workspace.kind } } : {}),
   });
   run.sandboxRunId = launched.sandboxRunId;
   run.costBasis = launched.costBasis;
@@ -61,10 +69,16 @@ export async function startAgent(execution: RunExecution, workspace: Workspace):
   upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
   // The activity's projection stands unless the workflow published something newer meanwhile.
   const current =
+    projected !== null &&
     'runningProjected' in launched &&
     launched.runningProjected &&
-    projected?.projectionVersion === run.projectionVersion;
+    projected.projectionVersion === run.projectionVersion;
   if (current) await execution.tellPlan();
   else await execution.publish(running.events);
   return null;
+}
+
+/** The run for the start activity to project, without what its own input carries. */
+function withoutCopies({ prompt: _prompt, renderedAgentJson: _agent, ...snapshot }: RunSnapshot): ProjectedRun {
+  return snapshot;
 }

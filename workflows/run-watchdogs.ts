@@ -38,11 +38,15 @@ function durationLimitMs(agentMinutes: number | null, ceilingMs: number | undefi
 /** How often the silence watchdog looks: a third of the timeout, between 1 s and 5 min. */
 const lookEveryMs = (silenceTimeoutMs: number) => Math.max(1000, Math.round(Math.min(silenceTimeoutMs / 3, 300_000)));
 
+/** Whether a run has any watchdog (an operator may turn both off). */
+export const watchdogsApply = (timing: RunExecution['timing']) => Boolean(timing.maxRunMs || timing.silenceTimeoutMs);
+
 /** Starts the watchdogs for one supervised agent (each sandbox generation has its own). */
 export function startWatchdogs(execution: RunExecution, agent: WatchedAgent): Watchdogs {
   const { input, timing } = execution;
   // Asked only where the two-timer path asked a patch too: no run pays a marker it did not pay before.
-  if ((timing.maxRunMs || timing.silenceTimeoutMs) && patched(PATCHES.runWatchdogs)) {
+  // A run past startProjectsRunning (workflows/run-start.ts) has one timer without asking.
+  if (watchdogsApply(timing) && (execution.startProjectsRunning || patched(PATCHES.runWatchdogs))) {
     const limitMs = durationLimitMs(input.agent.maxDurationMinutes, timing.maxRunMs || undefined);
     return { done: oneTimer(execution, agent, limitMs), limitMs };
   }

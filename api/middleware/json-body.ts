@@ -75,16 +75,12 @@ export async function readJsonBody(ctx: Context, limit = MAX_JSON_BODY_BYTES, re
 /**
  * Sets a response body, a JSON value as its text. Koa's own path for an object tests it with
  * `instanceof Response`, and the first use of that global loads Node's fetch client (undici, ~13
- * MiB an API otherwise never needs: platform/node-http.ts). Text, bytes and streams go to Koa as
- * they are.
+ * MiB an API otherwise never needs: platform/node-http.ts). Anything but a plain object or an
+ * array (text, bytes, a stream) goes to Koa as it is.
  */
 export function setResponseBody(ctx: Context, body: unknown): void {
-  const json =
-    body !== null &&
-    typeof body === 'object' &&
-    !Buffer.isBuffer(body) &&
-    !(body instanceof Uint8Array) &&
-    typeof (body as { pipe?: unknown }).pipe !== 'function';
+  const prototype = body !== null && typeof body === 'object' ? Object.getPrototypeOf(body) : undefined;
+  const json = Array.isArray(body) || prototype === Object.prototype || prototype === null;
   if (!json) {
     ctx.body = body;
     return;

@@ -3,22 +3,29 @@
 // server, with activities that record what the workflow asks of them. Checked here: which
 // projections the workflow writes itself, with which versions, when the activity projected, when
 // a steering message was published while the agent started (the workflow publishes the running
-// run again, newer), and when the activity did not project (a worker from before the change).
-import test from 'ava';
+// run again, newer), when the activity did not project (a worker from before the change, or a
+// read model that was away), and when messages were folded into the prompt (no second copy of it).
+import test, { type ExecutionContext } from 'ava';
 import { readFileSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
+import type { AgentDefinition } from '../../core/agents.ts';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { BUILTIN_AGENTS } from '../../core/agents.ts';
 import { newId } from '../../core/ids.ts';
 import type { RunSnapshot } from '../../core/run-model.ts';
 import { buildRunInput } from '../../core/run-input.ts';
-import { runningRun } from '../../core/run-started.ts';
+import { runningRun, type ProjectedRun } from '../../core/run-started.ts';
 import { steerSignal } from '../../workflows/messages.ts';
+import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
 import { suiteTemporalAddress } from '../support/env.ts';
 import { waitFor } from '../support/processes.ts';
 
 // The SDK logs every worker state change at INFO: only warnings and errors are worth reading here.
 Runtime.install({ logger: new DefaultLogger('WARN') });
+
+const workflowBundle = process.env.SVC_WORKFLOW_BUNDLE
+  ? { code: readFileSync(process.env.SVC_WORKFLOW_BUNDLE, 'utf8') }
+  : await buildWorkflowBundle();
 
 type Projection = { snapshot: RunSnapshot; events: { dedupeKey: string }[] };
 
@@ -29,17 +36,17 @@ async function withRecordingWorker(
     client: Client,
     taskQueue: string,
     written: Projection[],
-    started: { snapshot?: RunSnapshot },
+    started: { snapshot?: ProjectedRun; called?: boolean },
   ) => Promise<void>,
 ) {
   const taskQueue = `running-projection-${newId('run')}`;
   const written: Projection[] = [];
-  const started: { snapshot?: RunSnapshot } = {};
+  const started: { snapshot?: ProjectedRun; called?: boolean } = {};
   const connection = await NativeConnection.connect({ address: suiteTemporalAddress() });
   const worker = await Worker.create({
     connection,
     taskQueue,
-    workflowBundle: { code: readFileSync(process.env.SVC_WORKFLOW_BUNDLE!, 'utf8') },
+    workflowBundle,
     activities: {
       async projectRun(projection: Projection) {
         written.push(projection);
@@ -47,8 +54,17 @@ async function withRecordingWorker(
       async prepareWorkspace({ workspacePath }: { workspacePath: string }) {
         return { workspacePath, kind: 'scratch' as const };
       },
-      async startAgent({ projectRunning }: { projectRunning?: { snapshot: RunSnapshot; workspaceKind: string } }) {
+      async startAgent({
+        projectRunning,
+        prompt,
+        agent,
+      }: {
+        projectRunning?: { snapshot: ProjectedRun; workspaceKind: string };
+        prompt: string;
+        agent: AgentDefinition;
+      }) {
         started.snapshot = projectRunning?.snapshot;
+        started.called = true;
         await options.release;
         const outcome = {
           isolation: 'bubblewrap',
@@ -62,7 +78,9 @@ async function withRecordingWorker(
           message: null,
         };
         if (!options.activityProjects || !projectRunning) return outcome;
-        written.push(runningRun(projectRunning.snapshot, outcome, projectRunning.workspaceKind));
+        // As the real activity does: the run's prompt and agent are its own input's.
+        const run = { ...projectRunning.snapshot, prompt, renderedAgentJson: agent };
+        written.push(runningRun(run, outcome, projectRunning.workspaceKind));
         return { ...outcome, runningProjected: true };
       },
       async superviseAgent() {
@@ -105,6 +123,11 @@ function startRun(client: Client, taskQueue: string) {
   return client.workflow.start('runWorkflow', { taskQueue, workflowId: runId, args: [input] });
 }
 
+/** The finished run's history replays against the same code (each path here is deterministic). */
+async function replays(t: ExecutionContext, handle: WorkflowHandle) {
+  await t.notThrowsAsync(Worker.runReplayHistory({ workflowBundle }, await handle.fetchHistory()));
+}
+
 const stateAndVersion = (written: Projection[]) =>
   written.map(({ snapshot }) => `${snapshot.state}@${snapshot.projectionVersion}`);
 
@@ -112,10 +135,15 @@ test('the start activity writes the running run: the workflow itself projects on
   await withRecordingWorker({ activityProjects: true }, async (client, taskQueue, written, started) => {
     const handle = await startRun(client, taskQueue);
     t.is((await handle.result()).state, 'succeeded');
+    await replays(t, handle);
     t.deepEqual(stateAndVersion(written), ['queued@1', 'running@2', 'succeeded@3']);
-    // The activity was handed the run before its start, with the version its projection takes.
+    // The activity was handed the run before its start, with the version its projection takes,
+    // and without the prompt and agent its own input carries.
     t.is(started.snapshot?.state, 'queued');
     t.is(started.snapshot?.projectionVersion, 2);
+    t.false('prompt' in started.snapshot!);
+    t.false('renderedAgentJson' in started.snapshot!);
+    t.is(written[1]!.snapshot.prompt, 'true');
     t.deepEqual(
       written[1]!.events.map((event) => event.dedupeKey),
       ['sandbox:started', 'state:running'],
@@ -138,7 +166,7 @@ test('a message published while the agent starts: the workflow projects the runn
     { activityProjects: true, release: released },
     async (client, taskQueue, written, started) => {
       const handle = await startRun(client, taskQueue);
-      await waitFor(async () => started.snapshot, 'the start activity', 20_000);
+      await waitFor(async () => started.called, 'the start activity', 20_000);
       await handle.signal(steerSignal, {
         id: 'msg-1',
         body: 'also do this',
@@ -149,6 +177,7 @@ test('a message published while the agent starts: the workflow projects the runn
       await waitFor(async () => (written.length === 2 ? true : undefined), 'the steer projection', 20_000);
       release();
       t.is((await handle.result()).state, 'succeeded');
+      await replays(t, handle);
       // The activity's running@2 is older than the steer's queued@3: running@4 follows, with its events.
       t.deepEqual(stateAndVersion(written), ['queued@1', 'queued@3', 'running@2', 'running@4', 'succeeded@5']);
       t.deepEqual(
@@ -163,10 +192,42 @@ test('a start activity that does not project (an older worker): the workflow pro
   await withRecordingWorker({ activityProjects: false }, async (client, taskQueue, written) => {
     const handle = await startRun(client, taskQueue);
     t.is((await handle.result()).state, 'succeeded');
+    await replays(t, handle);
     t.deepEqual(stateAndVersion(written), ['queued@1', 'running@3', 'succeeded@4']);
     t.deepEqual(
       written[1]!.events.map((event) => event.dedupeKey),
       ['sandbox:started', 'state:running'],
     );
+  });
+});
+
+test('messages folded into the prompt: the start activity is not asked to project, the workflow does', async (t) => {
+  await withRecordingWorker({ activityProjects: true }, async (client, taskQueue, written, started) => {
+    const runId = newId('run');
+    const input = buildRunInput(
+      { runId, createdAt: Date.now(), agent: BUILTIN_AGENTS[0]!, projectId: null, prompt: 'true', trigger: 'api' },
+      '/tmp/svc-running-projection',
+    );
+    const message = {
+      id: 'msg-1',
+      body: 'first this',
+      priority: 'normal' as const,
+      fromActor: 'test',
+      createdAt: new Date().toISOString(),
+    };
+    const handle = await client.workflow.signalWithStart('runWorkflow', {
+      taskQueue,
+      workflowId: runId,
+      args: [input],
+      signal: steerSignal,
+      signalArgs: [message],
+    });
+    t.is((await handle.result()).state, 'succeeded');
+    await replays(t, handle);
+    t.true(started.called);
+    t.is(started.snapshot, undefined, "the prompt differs from the run's: no snapshot for the activity");
+    const running = written.filter(({ snapshot }) => snapshot.state === 'running');
+    t.is(running.length, 1);
+    t.is(running[0]!.snapshot.prompt, 'true', "the run's own prompt, not the folded one");
   });
 });
