@@ -58,6 +58,15 @@ export function lifecycleTransitions(
 /** What a run row held before a projection changed it: what the metrics compare the new snapshot with. */
 export type ProjectedBefore = Pick<RunSnapshot, 'state' | 'prUrl' | 'prState'> | null;
 
+/** What a projection compares the stored row with: read as columns, no entity built. */
+interface StoredRun {
+  projection_version: number | string;
+  state: RunSnapshot['state'];
+  commits_ahead: number | null;
+  pr_state: RunSnapshot['prState'] | null;
+  pr_url: string | null;
+}
+
 /**
  * Upserts the run row unless a newer projection of it is already stored, and records the
  * lifecycle transitions it makes in the same transaction; on PostgreSQL a NOTIFY (sent at commit)
@@ -65,27 +74,43 @@ export type ProjectedBefore = Pick<RunSnapshot, 'state' | 'prUrl' | 'prState'> |
  * this projection changed nothing new (an older one, or a retry of the one stored).
  */
 export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): Promise<ProjectedBefore | undefined> {
-  return em.transactional(async (tx) => {
-    const existing = await tx.findOne(RunEntity, { id: snapshot.id });
-    if (existing && existing.projectionVersion > snapshot.projectionVersion) return undefined;
-    const transitions = lifecycleTransitions(
-      existing
-        ? { state: existing.state, commitsAhead: existing.commitsAhead ?? null, prState: existing.prState ?? null }
-        : null,
-      snapshot,
+  return em.transactional((tx) => writeRunRow(tx, snapshot));
+}
+
+/**
+ * projectRunRow inside the caller's transaction. The row is read as the few columns compared and
+ * written with one insert or update (no entity hydrated, no change set computed): a projection is
+ * three of these per run, on the run's critical path (docs/performance.md).
+ */
+export async function writeRunRow(tx: EntityManager, snapshot: RunSnapshot): Promise<ProjectedBefore | undefined> {
+  const [existing] = await tx
+    .getConnection()
+    .execute<StoredRun[]>(
+      'select projection_version, state, commits_ahead, pr_state, pr_url from runs where id = ?',
+      [snapshot.id],
+      'all',
+      tx.getTransactionContext(),
     );
-    const before: ProjectedBefore | undefined =
-      existing === null
-        ? null
-        : existing.projectionVersion === snapshot.projectionVersion
-          ? undefined
-          : { state: existing.state, prUrl: existing.prUrl ?? null, prState: existing.prState ?? null };
-    const row = fitColumns(tx, RunEntity, rowFromSnapshot(snapshot));
-    if (existing) tx.assign(existing, row);
-    else tx.create(RunEntity, { ...row, lastEventSeq: 0 });
-    await recordLifecycle(tx, snapshot.id, transitions);
-    return before;
-  });
+  const storedVersion = existing ? Number(existing.projection_version) : null;
+  if (storedVersion !== null && storedVersion > snapshot.projectionVersion) return undefined;
+  const transitions = lifecycleTransitions(
+    existing
+      ? { state: existing.state, commitsAhead: existing.commits_ahead ?? null, prState: existing.pr_state ?? null }
+      : null,
+    snapshot,
+  );
+  const before: ProjectedBefore | undefined = !existing
+    ? null
+    : storedVersion === snapshot.projectionVersion
+      ? undefined
+      : { state: existing.state, prUrl: existing.pr_url ?? null, prState: existing.pr_state ?? null };
+  const row = fitColumns(tx, RunEntity, rowFromSnapshot(snapshot));
+  if (existing) {
+    const { id: _id, ...changes } = row;
+    await tx.nativeUpdate(RunEntity, { id: snapshot.id }, changes);
+  } else await tx.insert(RunEntity, { ...row, lastEventSeq: 0 });
+  await recordLifecycle(tx, snapshot.id, transitions);
+  return before;
 }
 
 /** Records lifecycle transitions (once each) and, on PostgreSQL, tells every lifecycle stream at commit. */
@@ -112,51 +137,63 @@ export async function recordLifecycle(
  * reads, which keeps concurrent writers of one run strictly ordered.
  */
 export async function appendRunEvents(em: EntityManager, runId: string, events: RunEventInput[]): Promise<number> {
+  if (events.length === 0) return 0;
+  return em.transactional((tx) => insertRunEvents(tx, runId, events));
+}
+
+/** appendRunEvents inside the caller's transaction: answers how many events were new. */
+export async function insertRunEvents(tx: EntityManager, runId: string, events: RunEventInput[]): Promise<number> {
   const unique = [...new Map(events.map((event) => [event.dedupeKey, event])).values()];
   if (unique.length === 0) return 0;
-  return em.transactional(async (tx) => {
-    const connection = tx.getConnection();
-    const bumped = await connection.execute<{ last_event_seq: number }[]>(
-      'update runs set last_event_seq = last_event_seq + ? where id = ? returning last_event_seq',
-      [unique.length, runId],
-      'all',
-      tx.getTransactionContext(),
-    );
-    if (bumped.length === 0) throw new Error(`run ${runId} has no read-model row yet`);
-    const existing = await tx.find(
-      RunEventEntity,
-      { runId, dedupeKey: { $in: unique.map((e) => e.dedupeKey) } },
-      { fields: ['dedupeKey'] },
-    );
-    const seen = new Set(existing.map((row) => row.dedupeKey));
-    const fresh = unique.filter((event) => !seen.has(event.dedupeKey));
-    let seq = Number(bumped[0]!.last_event_seq) - unique.length;
-    // Lines come from several clocks (the supervisor's reads, the workflow's time): a line is never
-    // stamped earlier than the one before it, so ts never runs backwards against seq.
-    const previous = await tx.findOne(RunEventEntity, { runId }, { orderBy: { seq: 'desc' }, fields: ['ts'] });
-    let floor = previous?.ts.getTime() ?? 0;
-    for (const event of fresh) {
-      seq += 1;
-      floor = Math.max(floor, Date.parse(event.ts) || 0);
-      tx.create(RunEventEntity, {
-        runId,
-        seq,
-        ts: new Date(floor),
-        kind: event.kind,
-        stream: event.stream,
-        payload: event.payload ?? null,
-        dedupeKey: event.dedupeKey,
-      });
-    }
-    const unused = unique.length - fresh.length;
-    if (unused > 0) {
-      await connection.execute(
-        'update runs set last_event_seq = last_event_seq - ? where id = ?',
-        [unused, runId],
-        'run',
-        tx.getTransactionContext(),
-      );
-    }
-    return fresh.length;
+  const connection = tx.getConnection();
+  const context = tx.getTransactionContext();
+  const bumped = await connection.execute<{ last_event_seq: number }[]>(
+    'update runs set last_event_seq = last_event_seq + ? where id = ? returning last_event_seq',
+    [unique.length, runId],
+    'all',
+    context,
+  );
+  if (bumped.length === 0) throw new Error(`run ${runId} has no read-model row yet`);
+  const keys = unique.map((event) => event.dedupeKey);
+  const existing = await connection.execute<{ dedupe_key: string }[]>(
+    `select dedupe_key from run_events where run_id = ? and dedupe_key in (${keys.map(() => '?').join(', ')})`,
+    [runId, ...keys],
+    'all',
+    context,
+  );
+  const seen = new Set(existing.map((row) => row.dedupe_key));
+  const fresh = unique.filter((event) => !seen.has(event.dedupeKey));
+  let seq = Number(bumped[0]!.last_event_seq) - unique.length;
+  // Lines come from several clocks (the supervisor's reads, the workflow's time): a line is never
+  // stamped earlier than the one before it, so ts never runs backwards against seq.
+  const [previous] = await connection.execute<{ ts: Date | number | string }[]>(
+    'select ts from run_events where run_id = ? order by seq desc limit 1',
+    [runId],
+    'all',
+    context,
+  );
+  let floor = previous ? new Date(previous.ts).getTime() : 0;
+  const rows = fresh.map((event) => {
+    seq += 1;
+    floor = Math.max(floor, Date.parse(event.ts) || 0);
+    return {
+      runId,
+      seq,
+      ts: new Date(floor),
+      kind: event.kind,
+      stream: event.stream,
+      payload: event.payload ?? null,
+      dedupeKey: event.dedupeKey,
+    };
   });
+  if (rows.length > 0) await tx.insertMany(RunEventEntity, rows);
+  const unused = unique.length - fresh.length;
+  if (unused > 0)
+    await connection.execute(
+      'update runs set last_event_seq = last_event_seq - ? where id = ?',
+      [unused, runId],
+      'run',
+      context,
+    );
+  return fresh.length;
 }

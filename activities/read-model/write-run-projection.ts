@@ -6,9 +6,9 @@ import type { RunSnapshot } from '../../core/run-model.ts';
 import { ProjectTriggerEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { logger } from '../../platform/logger.ts';
-import { saveInboxItems } from './inbox-store.ts';
+import { writeInboxItems } from './inbox-store.ts';
 import { observeRunEvents, observeRunProjection } from './run-metrics.ts';
-import { appendRunEvents, projectRunRow, type RunEventInput } from './run-projection.ts';
+import { insertRunEvents, writeRunRow, type RunEventInput } from './run-projection.ts';
 
 export interface RunProjection {
   snapshot: RunSnapshot;
@@ -17,24 +17,30 @@ export interface RunProjection {
   inbox?: InboxItem[];
 }
 
-/** Idempotent: a retry, or an older projection arriving late, changes nothing already written. */
+/**
+ * Idempotent: a retry, or an older projection arriving late, changes nothing already written. One
+ * transaction: the row, its inbox, its events and its trigger are seen together or not at all.
+ */
 export async function writeRunProjection(
   readModel: ReadModel,
   { snapshot, events, triggerFire, inbox }: RunProjection,
 ): Promise<void> {
-  const before = await projectRunRow(readModel.em(), snapshot);
+  const { before, appended } = await readModel.em().transactional(async (tx) => {
+    const before = await writeRunRow(tx, snapshot);
+    if (inbox?.length) await writeInboxItems(tx, snapshot.id, inbox);
+    const appended = events.length ? await insertRunEvents(tx, snapshot.id, events) : 0;
+    if (triggerFire)
+      await tx.nativeUpdate(ProjectTriggerEntity, triggerFire, {
+        lastFiredAt: new Date(snapshot.createdAt),
+        lastRunId: snapshot.id,
+      });
+    return { before, appended };
+  });
   if (before !== undefined) observeRunProjection(before, snapshot);
   if (before !== undefined && before?.state !== snapshot.state)
     logger({ component: 'worker' }).info(
       { runId: snapshot.id, workflowId: snapshot.id, state: snapshot.state, failureReason: snapshot.failureReason },
       'run state',
     );
-  if (inbox?.length) await saveInboxItems(readModel.em(), snapshot.id, inbox);
-  if (events.length && (await appendRunEvents(readModel.em(), snapshot.id, events)) > 0) observeRunEvents(events);
-  if (triggerFire) {
-    await readModel.em().nativeUpdate(ProjectTriggerEntity, triggerFire, {
-      lastFiredAt: new Date(snapshot.createdAt),
-      lastRunId: snapshot.id,
-    });
-  }
+  if (appended > 0) observeRunEvents(events);
 }
