@@ -34,7 +34,7 @@ import { createMemoryCgroup, type MemoryLimitOutcome } from './sandbox/memory-cg
 import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
 import { launchOutcome } from './sandbox/launch-outcome.ts';
 import { engineFacts } from './sandbox/container/engine-facts.ts';
-import { watchForExit } from './sandbox/exit-watch.ts';
+import { watchForExit } from './sandbox/record-watch.ts';
 
 export function createAgentActivities(deps: RunActivityDeps) {
   const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);

@@ -3,8 +3,10 @@
 // inspection works from any worker process, including one started after the first died.
 import { existsSync, mkdirSync, openSync, readSync, closeSync, fstatSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcessAlive } from '../../platform/processes.ts';
+import { watchForRecords, type RecordWatch } from './record-watch.ts';
 import { spawnDetached } from './spawner.ts';
 import { supervisorProgram } from './supervisor-program.ts';
 import {
@@ -65,6 +67,24 @@ export async function startSandbox(
   }
   const started = Date.now();
   const deadline = started + timeoutMs;
+  // Woken when the supervisor records the agent (or its exit): no close poll of the records while
+  // Node starts the supervisor, which on a busy machine took a few ms of the worker's CPU per run.
+  const landed = watchForRecords(dir, [basename(files.agent), basename(files.exit)]);
+  try {
+    return await awaitAgentStart(files, supervisorPid, started, deadline, landed);
+  } finally {
+    landed.close();
+  }
+}
+
+async function awaitAgentStart(
+  files: SandboxFiles,
+  supervisorPid: number,
+  started: number,
+  deadline: number,
+  landed: RecordWatch,
+): Promise<SandboxStatus> {
+  const never = new AbortController().signal;
   let lostSince: number | undefined;
   while (Date.now() < deadline) {
     const status = inspectSandbox(files);
@@ -79,10 +99,10 @@ export async function startSandbox(
         if (Date.now() - lostSince > 5000) return status;
       }
     }
-    // A local agent starts within ~100 ms: looked for closely then, a run's start waits less.
-    await sleep(Date.now() - started < 1000 ? 5 : 25);
+    // The poll stays the rule (a watch can miss events on some filesystems), the watch cuts it short.
+    await landed.wait(Date.now() - started < 1000 ? 20 : 50, never);
   }
-  return { kind: 'lost', reason: `the agent did not start within ${timeoutMs} ms` };
+  return { kind: 'lost', reason: `the agent did not start within ${deadline - started} ms` };
 }
 
 /** A container or pod goes on without its supervisor, and a new one can take it over. */

@@ -1,13 +1,14 @@
-// The supervise loop's wake-up (activities/sandbox/exit-watch.ts): a wait is cut short the moment
-// the sandbox's exit record is renamed into place (or was, since the last wait), and only by that
-// file; cancellation ends a wait; an agent writing a lot turns the watch off rather than the worker.
+// The start's and the supervise loop's wake-up (activities/sandbox/record-watch.ts): a wait is cut
+// short the moment a watched record is renamed into place (or was, since the last wait), and only
+// by such a file; cancellation ends a wait; an agent writing a lot turns the watch off rather than
+// the worker.
 import test, { type ExecutionContext } from 'ava';
 import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeJsonAtomic } from '../../activities/sandbox/files.ts';
-import { watchForExit } from '../../activities/sandbox/exit-watch.ts';
+import { watchForExit, watchForRecords } from '../../activities/sandbox/record-watch.ts';
 
 const never = new AbortController().signal;
 
@@ -60,4 +61,22 @@ test('a flood of writes to other files closes the watch; the wait is then the po
   const started = performance.now();
   await watch.wait(300, never);
   t.true(performance.now() - started >= 290, 'no longer woken: the watch closed itself');
+});
+
+test('a watch of several records (the start: agent.json or exit.json) wakes for either, not for others', async (t) => {
+  for (const record of ['agent.json', 'exit.json']) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-record-watch-'));
+    const watch = watchForRecords(dir, ['agent.json', 'exit.json']);
+    t.teardown(() => watch.close());
+    const started = performance.now();
+    const waiting = watch.wait(5000, never);
+    await sleep(100);
+    writeJsonAtomic(join(dir, 'supervisor.json'), { pid: 1 });
+    await sleep(100);
+    writeJsonAtomic(join(dir, record), {});
+    await waiting;
+    const waited = performance.now() - started;
+    t.true(waited >= 190, `${record}: not woken by supervisor.json (${waited} ms)`);
+    t.true(waited < 2000, `${record}: woken (${waited} ms)`);
+  }
 });

@@ -1,5 +1,6 @@
-// Wakes a supervising loop the moment a sandbox's exit record lands (inotify on its directory),
-// rather than at its next poll: a short agent's run ends a poll interval sooner. The poll stays
+// Wakes a waiting loop the moment a sandbox's record lands (inotify on its directory), rather than
+// at its next poll: the start sees the agent spawned (agent.json) and the supervising loop sees it
+// exit (exit.json) without polling closely. The poll stays
 // the rule (a watch can miss events on some filesystems); the watch only cuts a wait short. The
 // agent's own output files are in the same directory: a chatty (or hostile) agent turns the watch
 // off after a few hundred events, so its writes never cost the worker a callback each.
@@ -9,16 +10,22 @@ import { basename, dirname } from 'node:path';
 /** Events for other files a watch takes before it closes (the loop then only polls). */
 const FOREIGN_EVENTS_MAX = 256;
 
-export interface ExitWatch {
+export interface RecordWatch {
   /**
-   * Waits `ms`, or less: until the exit record appears (or appeared since the last wait), or
+   * Waits `ms`, or less: until one of the records appears (or appeared since the last wait), or
    * `cancelled` fires. A plain timer, so a long loop of waits retains nothing.
    */
   wait(ms: number, cancelled: AbortSignal): Promise<void>;
   close(): void;
 }
 
-export function watchForExit(exitPath: string): ExitWatch {
+/** Watches for the exit record alone (the supervising loop). */
+export function watchForExit(exitPath: string): RecordWatch {
+  return watchForRecords(dirname(exitPath), [basename(exitPath)]);
+}
+
+/** Watches `dir` for any of the records `names` (each written by rename: its name is the event's). */
+export function watchForRecords(dir: string, names: string[]): RecordWatch {
   let wake: (() => void) | null = null;
   let landed = false;
   let foreign = 0;
@@ -28,9 +35,9 @@ export function watchForExit(exitPath: string): ExitWatch {
     watcher = null;
   };
   try {
-    // The record is renamed into place (writeJsonAtomic): its name is the event's.
-    watcher = watch(dirname(exitPath), (_event, name) => {
-      if (name === basename(exitPath)) {
+    // A record is renamed into place (writeJsonAtomic): its name is the event's.
+    watcher = watch(dir, (_event, name) => {
+      if (name !== null && names.includes(name)) {
         landed = true;
         wake?.();
       } else if (++foreign > FOREIGN_EVENTS_MAX) close();
