@@ -7,6 +7,7 @@ import { LifecycleEventEntity, RunEntity, RunEventEntity } from '../../db/entiti
 import type { LifecycleHook, RunEventKind } from '../../core/event-kinds.ts';
 import { dialectOfEm } from '../../db/orm.ts';
 import { fitColumns } from './fit-columns.ts';
+import { insertRunRow, updateRunRow } from './run-row-sql.ts';
 
 export interface RunEventInput {
   /** Unique per run: the same key written twice is stored once. */
@@ -107,8 +108,8 @@ export async function writeRunRow(tx: EntityManager, snapshot: RunSnapshot): Pro
   const row = fitColumns(tx, RunEntity, rowFromSnapshot(snapshot));
   if (existing) {
     const { id: _id, ...changes } = row;
-    await tx.nativeUpdate(RunEntity, { id: snapshot.id }, changes);
-  } else await tx.insert(RunEntity, { ...row, lastEventSeq: 0 });
+    await updateRunRow(tx, snapshot.id, changes);
+  } else await insertRunRow(tx, { ...row, lastEventSeq: 0 });
   await recordLifecycle(tx, snapshot.id, transitions);
   return before;
 }
