@@ -34,7 +34,8 @@ const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.argv[2];
 if (!only || only === 'ingest') {
   const { ratio, ...detail } = await measureEventIngest();
-  record('event-ingest ratio (appendRunEvents / insertMany)', ratio, 6, 'max', detail);
+  // 6 was the bench's first bound; the events' plain statements (session 37) brought it to 1.5–3.2.
+  record('event-ingest ratio (appendRunEvents / insertMany)', ratio, 4, 'max', detail);
 }
 if (!only || only === 'dispatch') await measureDispatch(record);
 if (!only || only === 'plan') {
