@@ -142,6 +142,18 @@ export async function appendRunEvents(em: EntityManager, runId: string, events: 
   return em.transactional((tx) => insertRunEvents(tx, runId, events));
 }
 
+/**
+ * An agent's poll of output can be a megabyte of short lines: its statements go in batches (as the
+ * unit of work's did), never one statement the size of the whole batch.
+ */
+const STATEMENT_ROWS = 500;
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += STATEMENT_ROWS) out.push(items.slice(i, i + STATEMENT_ROWS));
+  return out;
+}
+
 /** appendRunEvents inside the caller's transaction: answers how many events were new. */
 export async function insertRunEvents(tx: EntityManager, runId: string, events: RunEventInput[]): Promise<number> {
   const unique = [...new Map(events.map((event) => [event.dedupeKey, event])).values()];
@@ -155,14 +167,16 @@ export async function insertRunEvents(tx: EntityManager, runId: string, events: 
     context,
   );
   if (bumped.length === 0) throw new Error(`run ${runId} has no read-model row yet`);
-  const keys = unique.map((event) => event.dedupeKey);
-  const existing = await connection.execute<{ dedupe_key: string }[]>(
-    `select dedupe_key from run_events where run_id = ? and dedupe_key in (${keys.map(() => '?').join(', ')})`,
-    [runId, ...keys],
-    'all',
-    context,
-  );
-  const seen = new Set(existing.map((row) => row.dedupe_key));
+  const seen = new Set<string>();
+  for (const keys of chunks(unique.map((event) => event.dedupeKey))) {
+    const stored = await connection.execute<{ dedupe_key: string }[]>(
+      `select dedupe_key from run_events where run_id = ? and dedupe_key in (${keys.map(() => '?').join(', ')})`,
+      [runId, ...keys],
+      'all',
+      context,
+    );
+    for (const row of stored) seen.add(row.dedupe_key);
+  }
   const fresh = unique.filter((event) => !seen.has(event.dedupeKey));
   let seq = Number(bumped[0]!.last_event_seq) - unique.length;
   // Lines come from several clocks (the supervisor's reads, the workflow's time): a line is never
@@ -187,7 +201,7 @@ export async function insertRunEvents(tx: EntityManager, runId: string, events: 
       dedupeKey: event.dedupeKey,
     };
   });
-  if (rows.length > 0) await tx.insertMany(RunEventEntity, rows);
+  for (const batch of chunks(rows)) await tx.insertMany(RunEventEntity, batch);
   const unused = unique.length - fresh.length;
   if (unused > 0)
     await connection.execute(

@@ -86,6 +86,42 @@ for (const leg of DATABASE_LEGS) {
     });
   });
 
+  test(`${leg}: a poll's worth of output (thousands of lines) is written in batches, repeats across them dropped`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      const run = snapshot({ projectionVersion: 1 });
+      await projectRunRow(readModel.em(), run);
+      const line = (i: number) => ({
+        dedupeKey: `out:${i}`,
+        kind: 'log.stdout' as const,
+        stream: 'stdout' as const,
+        ts: new Date().toISOString(),
+        payload: { text: `line ${i}` },
+      });
+      t.is(
+        await appendRunEvents(
+          readModel.em(),
+          run.id,
+          Array.from({ length: 700 }, (_, i) => line(i)),
+        ),
+        700,
+      );
+      // A retried poll reads the same lines again, and more: only the new ones are written.
+      const again = Array.from({ length: 2_600 }, (_, i) => line(i));
+      t.is(await appendRunEvents(readModel.em(), run.id, again), 1_900);
+      const rows = await readModel.rows<{ seq: number; dedupe_key: string }>(
+        'select seq, dedupe_key from run_events where run_id = ? order by seq',
+        [run.id],
+      );
+      t.is(rows.length, 2_600);
+      t.deepEqual(
+        rows.map((row) => Number(row.seq)),
+        Array.from({ length: 2_600 }, (_, i) => i + 1),
+      );
+      t.is(rows[1_999]!.dedupe_key, 'out:1999');
+    });
+  });
+
   test(`${leg}: an event's ts never runs backwards against its seq, whatever clock stamped it`, async (t) => {
     if (!postgresOrSkip(t, leg)) return;
     await withReadModel(leg, async (readModel) => {
