@@ -2,6 +2,7 @@
 // the entity property it belongs to: SQLite keeps booleans as 0/1, dates as epoch milliseconds
 // (MikroORM's SQLite convention) and JSON as text, and PostgreSQL stores no NUL character at all.
 import { JsonType, type EntityProperty } from '@mikro-orm/core';
+import { withoutNul } from './nul.ts';
 
 /** The conversion for one column; it throws on a value the column cannot hold. */
 export function converterFor(prop: EntityProperty): (value: unknown) => unknown {
@@ -38,25 +39,21 @@ function toJsonText(value: unknown): string | null {
   return text;
 }
 
-/** PostgreSQL stores no NUL character in text or jsonb: each becomes U+FFFD, and is counted. */
+/** PostgreSQL stores no NUL character in text or jsonb: each becomes U+FFFD (db/nul.ts), and is counted. */
 export function withNulCheck(convert: (value: unknown) => unknown, nul: { replaced: number }) {
-  const scrub = (text: string) => {
-    nul.replaced += text.split('\u0000').length - 1;
-    return text.replaceAll('\u0000', '\uFFFD');
-  };
-  const deep = (value: unknown): unknown => {
-    if (typeof value === 'string') return value.includes('\u0000') ? scrub(value) : value;
-    if (Array.isArray(value)) return value.map(deep);
-    if (value && typeof value === 'object')
-      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [deep(key), deep(inner)]));
-    return value;
+  const counted = { count: 0 };
+  const scrub = (value: unknown) => {
+    const clean = withoutNul(value, counted);
+    nul.replaced += counted.count;
+    counted.count = 0;
+    return clean;
   };
   return (value: unknown) => {
     const converted = convert(value);
     if (typeof converted !== 'string') return converted;
     if (converted.includes('\u0000')) return scrub(converted);
     // A JSON escape of NUL: only parsing tells `\u0000` from an escaped backslash before "u0000".
-    if (convert === toJsonText && converted.includes('\\u0000')) return JSON.stringify(deep(JSON.parse(converted)));
+    if (convert === toJsonText && converted.includes('\\u0000')) return JSON.stringify(scrub(JSON.parse(converted)));
     return converted;
   };
 }

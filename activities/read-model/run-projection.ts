@@ -6,6 +6,7 @@ import { isTerminalRunState, type EventStream } from '../../core/run-states.ts';
 import { LifecycleEventEntity, RunEntity, RunEventEntity } from '../../db/entities/index.ts';
 import type { LifecycleHook, RunEventKind } from '../../core/event-kinds.ts';
 import { dialectOfEm } from '../../db/orm.ts';
+import { withoutNul } from '../../db/nul.ts';
 import { fitColumns } from './fit-columns.ts';
 import { insertRunRow, updateRunRow } from './run-row-sql.ts';
 
@@ -63,6 +64,7 @@ export type ProjectedBefore = Pick<RunSnapshot, 'state' | 'prUrl' | 'prState'> |
 interface StoredRun {
   projection_version: number | string;
   state: RunSnapshot['state'];
+  cost_usd: number | string | null;
   commits_ahead: number | null;
   pr_state: RunSnapshot['prState'] | null;
   pr_url: string | null;
@@ -84,10 +86,13 @@ export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): P
  * three of these per run, on the run's critical path (docs/performance.md).
  */
 export async function writeRunRow(tx: EntityManager, snapshot: RunSnapshot): Promise<ProjectedBefore | undefined> {
+  // On PostgreSQL the row is locked until commit: an older projection still in flight (a retry's
+  // first attempt) cannot read it, wait, and then write over a newer one.
+  const locked = dialectOfEm(tx) === 'postgresql' ? ' for update' : '';
   const [existing] = await tx
     .getConnection()
     .execute<StoredRun[]>(
-      'select projection_version, state, commits_ahead, pr_state, pr_url from runs where id = ?',
+      `select projection_version, state, cost_usd, commits_ahead, pr_state, pr_url from runs where id = ?${locked}`,
       [snapshot.id],
       'all',
       tx.getTransactionContext(),
@@ -106,12 +111,23 @@ export async function writeRunRow(tx: EntityManager, snapshot: RunSnapshot): Pro
       ? undefined
       : { state: existing.state, prUrl: existing.pr_url ?? null, prState: existing.pr_state ?? null };
   const row = fitColumns(tx, RunEntity, rowFromSnapshot(snapshot));
-  if (existing) {
-    const { id: _id, ...changes } = row;
-    await updateRunRow(tx, snapshot.id, changes);
-  } else await insertRunRow(tx, { ...row, lastEventSeq: 0 });
+  if (existing) await updateRunRow(tx, snapshot.id, changedColumns(row, existing));
+  else await insertRunRow(tx, { ...row, lastEventSeq: 0 });
   await recordLifecycle(tx, snapshot.id, transitions);
   return before;
+}
+
+/**
+ * What an update sets: not what a run never changes (its id, project, agent, creation), and not its
+ * state or cost when they are as stored: run_totals' triggers fire whenever a statement sets one of
+ * them (and lock the run's totals row), changed or not.
+ */
+function changedColumns(row: Record<string, unknown>, stored: StoredRun): Record<string, unknown> {
+  const { id: _id, projectId: _project, agentName: _agent, createdAt: _created, ...changes } = row;
+  if (changes.state === stored.state) delete changes.state;
+  const storedCost = stored.cost_usd === null ? null : Number(stored.cost_usd);
+  if ((changes.costUsd ?? null) === storedCost) delete changes.costUsd;
+  return changes;
 }
 
 /** Records lifecycle transitions (once each) and, on PostgreSQL, tells every lifecycle stream at commit. */
@@ -197,7 +213,8 @@ export async function insertRunEvents(tx: EntityManager, runId: string, events: 
       ts: new Date(floor),
       kind: event.kind,
       stream: event.stream,
-      payload: event.payload ?? null,
+      // An agent's output may hold NUL, which PostgreSQL refuses (db/nul.ts).
+      payload: withoutNul(event.payload ?? null),
       dedupeKey: event.dedupeKey,
     };
   });

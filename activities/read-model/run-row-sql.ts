@@ -6,6 +6,7 @@
 import type { EntityProperty, Platform } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/sql';
 import { RunEntity } from '../../db/entities/index.ts';
+import { withoutNul } from '../../db/nul.ts';
 
 interface Column {
   quoted: string;
@@ -28,11 +29,15 @@ function runColumns(tx: EntityManager): Map<string, Column> {
   return columns;
 }
 
-/** How a property's value is stored: its type's conversion, then the platform's for dates. */
+/**
+ * How a property's value is stored: NUL replaced (an agent's text may reach the row: PostgreSQL
+ * refuses NUL, db/nul.ts), its type's conversion, then the platform's for dates.
+ */
 function storer(prop: EntityProperty, platform: Platform): (value: unknown) => unknown {
   const type = prop.customType;
-  return (value) => {
-    if (value === null || value === undefined) return null;
+  return (raw) => {
+    if (raw === null || raw === undefined) return null;
+    const value = withoutNul(raw);
     const converted = type ? type.convertToDatabaseValue(value, platform, { mode: 'query-data' }) : value;
     return converted instanceof Date ? platform.processDateProperty(converted) : converted;
   };

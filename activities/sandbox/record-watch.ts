@@ -12,8 +12,8 @@ const FOREIGN_EVENTS_MAX = 256;
 
 export interface RecordWatch {
   /**
-   * Waits `ms`, or less: until one of the records appears (or appeared since the last wait), or
-   * `cancelled` fires. A plain timer, so a long loop of waits retains nothing.
+   * Waits `ms`, or less: until one of the records appears (or appeared since the last wait, once),
+   * or `cancelled` fires. A plain timer, so a long loop of waits retains nothing.
    */
   wait(ms: number, cancelled: AbortSignal): Promise<void>;
   close(): void;
@@ -38,8 +38,10 @@ export function watchForRecords(dir: string, names: string[]): RecordWatch {
     // A record is renamed into place (writeJsonAtomic): its name is the event's.
     watcher = watch(dir, (_event, name) => {
       if (name !== null && names.includes(name)) {
-        landed = true;
-        wake?.();
+        // A waiter takes the landing; otherwise the next wait does (once: a loop that goes on
+        // after a landing must not have every later wait end at once, without yielding).
+        if (wake) wake();
+        else landed = true;
       } else if (++foreign > FOREIGN_EVENTS_MAX) close();
     });
     watcher.on('error', close);
@@ -57,7 +59,11 @@ export function watchForRecords(dir: string, names: string[]): RecordWatch {
         };
         const timer = setTimeout(done, ms);
         cancelled.addEventListener('abort', done, { once: true });
-        if (cancelled.aborted || landed) return done();
+        if (cancelled.aborted) return done();
+        if (landed) {
+          landed = false;
+          return done();
+        }
         wake = done;
       });
     },

@@ -43,6 +43,10 @@ test('a record that landed between two waits ends the next one at once; so does 
   const next = performance.now();
   await watch.wait(5000, never);
   t.true(performance.now() - next < 1000);
+  // That landing is taken: a loop that goes on waits its time again (it does not spin).
+  const after = performance.now();
+  await watch.wait(150, never);
+  t.true(performance.now() - after >= 140, 'a landing ends one wait, not every later one');
 
   const other = watched(t);
   const cancel = new AbortController();

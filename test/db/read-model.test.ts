@@ -122,6 +122,29 @@ for (const leg of DATABASE_LEGS) {
     });
   });
 
+  test(`${leg}: a NUL in an agent's output or in a run's text is stored as U+FFFD (PostgreSQL refuses NUL)`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      const run = snapshot({ projectionVersion: 1 });
+      await projectRunRow(readModel.em(), run);
+      await projectRunRow(readModel.em(), { ...run, previewFailureMessage: 'bad\u0000byte', projectionVersion: 2 });
+      const written = await appendRunEvents(readModel.em(), run.id, [
+        {
+          dedupeKey: 'stdout:0',
+          kind: 'log.stdout',
+          stream: 'stdout',
+          ts: new Date().toISOString(),
+          payload: { text: 'a\u0000b', ['k\u0000']: ['\u0000'] },
+        },
+      ]);
+      t.is(written, 1);
+      const row = await readModel.em().findOneOrFail(RunEntity, { id: run.id });
+      t.is(row.previewFailureMessage, 'bad\uFFFDbyte');
+      const [event] = await readModel.em().find(RunEventEntity, { runId: run.id });
+      t.deepEqual(event!.payload, { text: 'a\uFFFDb', ['k\uFFFD']: ['\uFFFD'] });
+    });
+  });
+
   test(`${leg}: an event's ts never runs backwards against its seq, whatever clock stamped it`, async (t) => {
     if (!postgresOrSkip(t, leg)) return;
     await withReadModel(leg, async (readModel) => {
