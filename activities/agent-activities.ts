@@ -4,6 +4,7 @@ import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
+import { createOutputIngest } from './agent-output.ts';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { SandboxNetworkSettings } from '../core/run-model.ts';
@@ -11,15 +12,15 @@ import { runningRun, type ProjectedRun } from '../core/run-started.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { dataPaths } from '../platform/config.ts';
 import { logger } from '../platform/logger.ts';
+import { svcMetrics } from '../platform/metrics.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
-import { secondsBetween, svcMetrics } from '../platform/metrics.ts';
 import { appendRunEvents } from './read-model/run-projection.ts';
 import { writeRunProjection } from './read-model/write-run-projection.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import { runtimeFor } from './runtimes/index.ts';
-import { boundedUsage, initialRuntimeState, type RuntimeAdapter, type Usage } from './runtimes/types.ts';
+import { boundedUsage, initialRuntimeState, type Usage } from './runtimes/types.ts';
 import { agentEgressRules } from './sandbox/egress-allowlist.ts';
-import { readJsonIfExists, sandboxFiles, type AgentRecord } from './sandbox/files.ts';
+import { sandboxFiles } from './sandbox/files.ts';
 import { chooseIsolation, sandboxHostId } from './sandbox/isolation.ts';
 import {
   inspectSandbox,
@@ -29,7 +30,7 @@ import {
   startSandbox,
   stopSandbox,
 } from './sandbox/local-sandbox.ts';
-import { readSandboxEvents, type CostCapCrossing, type SupervisionProgress } from './sandbox/output-ingest.ts';
+import { type CostCapCrossing, type SupervisionProgress } from './sandbox/output-ingest.ts';
 import { createMemoryCgroup, type MemoryLimitOutcome } from './sandbox/memory-cgroup.ts';
 import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
 import { launchOutcome } from './sandbox/launch-outcome.ts';
@@ -40,19 +41,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
   const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);
   const pollIntervalMs = deps.pollIntervalMs ?? 250;
 
-  async function ingestOutput(runId: string, adapter: RuntimeAdapter, progress: SupervisionProgress, final: boolean) {
-    const events = readSandboxEvents(sandboxFiles(sandboxDir(runId)), adapter, progress, final);
-    if (!events.length) return;
-    await appendRunEvents(deps.readModel.em(), runId, events);
-    // The first output of the agent (heartbeats carry the flag, so a retried attempt observes nothing).
-    const output = events.find((event) => event.stream !== 'system');
-    if (output && !progress.firstOutputSeen) {
-      progress.firstOutputSeen = true;
-      const spawnedAt = readJsonIfExists<AgentRecord>(sandboxFiles(sandboxDir(runId)).agent)?.spawnedAt ?? null;
-      const seconds = secondsBetween(spawnedAt, output.ts);
-      if (seconds !== null) svcMetrics.firstOutputSeconds.observe(seconds);
-    }
-  }
+  const ingestOutput = createOutputIngest(deps.readModel, sandboxDir);
 
   return {
     /** Starts the agent once, in its sandbox; on a retry, reports the agent that is already there. */

@@ -1,0 +1,42 @@
+// The agent's output into its run's event log: what the supervising activity does at each look at
+// the sandbox, and once more, read by read, after the agent has ended.
+import { heartbeat } from '@temporalio/activity';
+import type { ReadModel } from '../db/orm.ts';
+import { secondsBetween, svcMetrics } from '../platform/metrics.ts';
+import { appendRunEvents, type RunEventInput } from './read-model/run-projection.ts';
+import type { RuntimeAdapter } from './runtimes/types.ts';
+import { readJsonIfExists, sandboxFiles, type AgentRecord } from './sandbox/files.ts';
+import { readSandboxEvents, type SupervisionProgress } from './sandbox/output-ingest.ts';
+
+export function createOutputIngest(readModel: ReadModel, sandboxDir: (runId: string) => string) {
+  /** The first output of the agent (heartbeats carry the flag, so a retried attempt observes nothing). */
+  function observeFirstOutput(runId: string, events: RunEventInput[], progress: SupervisionProgress) {
+    const output = events.find((event) => event.stream !== 'system');
+    if (!output || progress.firstOutputSeen) return;
+    progress.firstOutputSeen = true;
+    const spawnedAt = readJsonIfExists<AgentRecord>(sandboxFiles(sandboxDir(runId)).agent)?.spawnedAt ?? null;
+    const seconds = secondsBetween(spawnedAt, output.ts);
+    if (seconds !== null) svcMetrics.firstOutputSeconds.observe(seconds);
+  }
+
+  /**
+   * Turns the agent's new output into run events. `final` (the agent has ended): read by read (1 MiB
+   * a stream each) until all it printed is in, heartbeating the offsets between reads; one read
+   * used to be all, and a fast agent's output past it was never recorded.
+   */
+  return async function ingestOutput(
+    runId: string,
+    adapter: RuntimeAdapter,
+    progress: SupervisionProgress,
+    final: boolean,
+  ): Promise<void> {
+    for (let read = 0; ; read++) {
+      const before = JSON.stringify(progress.offsets);
+      if (read > 0) heartbeat(progress);
+      const events = readSandboxEvents(sandboxFiles(sandboxDir(runId)), adapter, progress, final);
+      if (events.length) await appendRunEvents(readModel.em(), runId, events);
+      observeFirstOutput(runId, events, progress);
+      if (!final || JSON.stringify(progress.offsets) === before) return;
+    }
+  };
+}
