@@ -8,6 +8,12 @@ import type { RuntimeAdapter } from './runtimes/types.ts';
 import { readJsonIfExists, sandboxFiles, type AgentRecord } from './sandbox/files.ts';
 import { readSandboxEvents, type SupervisionProgress } from './sandbox/output-ingest.ts';
 
+/**
+ * At most this many reads after the end (a GiB a stream): the files no longer grow once the agent
+ * and its supervisor are gone, but a writer svc does not know of must not keep the loop going.
+ */
+const FINAL_READS_MAX = 1024;
+
 export function createOutputIngest(readModel: ReadModel, sandboxDir: (runId: string) => string) {
   /** The first output of the agent (heartbeats carry the flag, so a retried attempt observes nothing). */
   function observeFirstOutput(runId: string, events: RunEventInput[], progress: SupervisionProgress) {
@@ -36,7 +42,7 @@ export function createOutputIngest(readModel: ReadModel, sandboxDir: (runId: str
       const events = readSandboxEvents(sandboxFiles(sandboxDir(runId)), adapter, progress, final);
       if (events.length) await appendRunEvents(readModel.em(), runId, events);
       observeFirstOutput(runId, events, progress);
-      if (!final || JSON.stringify(progress.offsets) === before) return;
+      if (!final || JSON.stringify(progress.offsets) === before || read + 1 >= FINAL_READS_MAX) return;
     }
   };
 }
