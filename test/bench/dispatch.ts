@@ -10,7 +10,7 @@ import { dataPaths } from '../../platform/config.ts';
 import { waitForRunState } from '../support/stack.ts';
 import { breakdownOf } from './history-breakdown.ts';
 import { machineBusyCpuMs, percentile, processCpuMs, rssMiB, timed, type Record } from './measure.ts';
-import { startBenchTopology } from './topology.ts';
+import { startBenchTopology, type BenchTopology } from './topology.ts';
 
 /**
  * Dispatch: POST /runs against a bare client.workflow.start of the same workflow, on one Temporal
@@ -143,27 +143,20 @@ export async function measureDispatch(record: Record): Promise<void> {
     });
     record('worker RSS after the drain (MiB)', rssMiB(worker.child.pid!), 350, 'max', { drainedRuns: queued });
 
-    // Overhead: dispatch to terminal for an agent that does nothing.
-    const overhead: number[] = [];
-    const trivial: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      overhead.push(
-        await timed(async () => {
-          const response = await api.request('POST', '/runs', { body: { agent: 'shell', prompt: 'true' } });
-          trivial.push(response.body.run.id);
-          // Read every 5 ms (the tests' helper reads every 200 ms: that would be most of the figure).
-          for (;;) {
-            const { state } = (await api.request('GET', `/runs/${response.body.run.id}`)).body.run;
-            if (['succeeded', 'failed', 'cancelled'].includes(state)) break;
-            await new Promise((resolve) => setTimeout(resolve, 5));
-          }
-        }),
-      );
-    }
+    // Overhead: dispatch to terminal for an agent that does nothing, on a settled stack. Right after
+    // the drain the server still fires the drained runs' task timers (each workflow task's
+    // start-to-close and sticky schedule-to-start timeouts, 10 s; the activities' timeouts): ~10,000
+    // timer tasks that each load their run, during which every workflow task waits ~25 ms longer in
+    // its queue (docs/performance.md). That is a burst's tail in Temporal, not a run's overhead: it
+    // is kept as a detail, and the figure is taken once those timers have fired.
+    const rightAfterDrain = await trivialRuns(api, 10);
+    await new Promise((resolve) => setTimeout(resolve, DRAINED_TIMERS_MS));
+    const { overhead, ids: trivial } = await trivialRuns(api, 10);
     // Where it goes, by the server's clock (docs/performance.md).
     const { activities, ...breakdown } = await breakdownOf(client, trivial);
     record('run overhead, trivial agent (ms, median)', percentile(overhead, 50), 250, 'max', {
       maxMs: Math.round(Math.max(...overhead)),
+      rightAfterDrainMs: Math.round(percentile(rightAfterDrain.overhead, 50)),
       ...breakdown,
       ...Object.fromEntries(Object.entries(activities).map(([name, mean]) => [`${name}Ms`, mean])),
     });
@@ -177,4 +170,28 @@ export async function measureDispatch(record: Record): Promise<void> {
     await connection.close();
     await topology.stop();
   }
+}
+
+/** The drained runs' task timers have all fired by then: the longest is 10 s (docs/performance.md). */
+const DRAINED_TIMERS_MS = 15_000;
+
+/** Dispatches trivial runs one after another, each to its terminal state read every 5 ms. */
+async function trivialRuns(api: BenchTopology['api'], count: number): Promise<{ overhead: number[]; ids: string[] }> {
+  const overhead: number[] = [];
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    overhead.push(
+      await timed(async () => {
+        const response = await api.request('POST', '/runs', { body: { agent: 'shell', prompt: 'true' } });
+        ids.push(response.body.run.id);
+        // Read every 5 ms (the tests' helper reads every 200 ms: that would be most of the figure).
+        for (;;) {
+          const { state } = (await api.request('GET', `/runs/${response.body.run.id}`)).body.run;
+          if (['succeeded', 'failed', 'cancelled'].includes(state)) break;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      }),
+    );
+  }
+  return { overhead, ids };
 }
