@@ -95,6 +95,19 @@ ensure_container_tools() {
   fi
 }
 
+# Debian's Chromium (headless, through playwright-core): the dashboard's browser tests and bench.
+# Not called by default: scripts/test and scripts/bench call it.
+ensure_chromium() {
+  [ -n "${SVC_CHROMIUM:-}" ] && return
+  command -v chromium >/dev/null 2>&1 && return
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing chromium (the dashboard's browser tests and bench)"
+    (timeout 600 apt-get install -y -q chromium >/dev/null 2>&1 || { timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 600 apt-get install -y -q chromium >/dev/null 2>&1; }) || log "could not install chromium"
+  else
+    log "chromium is missing (apt-get install chromium, or set SVC_CHROMIUM): the browser tests and bench will fail"
+  fi
+}
+
 # The dashboard (web/) is built into web/dist, which the API serves: rebuilt when any source of it, or
 # the lockfile, is newer than the last build.
 ensure_web() {
