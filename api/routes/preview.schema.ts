@@ -10,7 +10,8 @@ export const previewLoginBody = z.object({ redirect: z.string().min(1).max(2000)
 
 export const previewLoginResponse = z.object({ url: z.string() });
 
-export const previewTeardownBody = z.object({ actor: z.string().trim().min(1).max(200).optional() }).strict();
+// The limit is on what was sent (the OpenAPI document's maxLength), before the trim.
+export const previewTeardownBody = z.object({ actor: z.string().max(200).trim().min(1).optional() }).strict();
 
 export const previewTeardownResponse = z.object({
   status: z.enum(TEARDOWN_STATUSES),

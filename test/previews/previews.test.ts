@@ -187,6 +187,12 @@ test.serial('a run without a preview: login is a validation error, teardown says
     tornDown: false,
     previousState: null,
   });
+  // The actor's limit is on what was sent: padding that a trim would take off does not get it under.
+  const padded = await svc.request('POST', `/runs/${body.run.id}/preview/teardown`, {
+    body: { actor: ` ${'a'.repeat(199)}${' '.repeat(50)}` },
+  });
+  t.is(padded.status, 400);
+  t.like(padded.body.error, { code: 'validation_error' });
 });
 
 test.serial(
