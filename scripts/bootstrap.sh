@@ -68,16 +68,22 @@ ensure_temporal() {
   fi
 }
 
+# Installs Debian packages when this runs as root with apt-get (updating the lists if the first
+# try fails); answers non-zero when it cannot try, so the caller says what is missing.
+#   apt_install <what they are for> <package…>
+apt_install() {
+  local purpose="$1"
+  shift
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 || return 1
+  log "installing $* ($purpose)"
+  (timeout 600 apt-get install -y -q "$@" >/dev/null 2>&1 || { timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 600 apt-get install -y -q "$@" >/dev/null 2>&1; }) || log "could not install $*"
+}
+
 # Agents run only in a bubblewrap sandbox (docs/security.md): install it when we can. A machine
 # where it cannot be installed or cannot run makes the worker refuse to start, and the tests fail.
 ensure_bubblewrap() {
   command -v bwrap >/dev/null 2>&1 && return
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    log "installing bubblewrap (agents run in its sandbox)"
-    (timeout 180 apt-get install -y -q bubblewrap >/dev/null 2>&1 || { timeout 180 apt-get update -q >/dev/null 2>&1 && timeout 180 apt-get install -y -q bubblewrap >/dev/null 2>&1; }) || log "could not install bubblewrap"
-  else
-    log "bubblewrap (bwrap) is missing: install it, or agents cannot run"
-  fi
+  apt_install "agents run in its sandbox" bubblewrap || log "bubblewrap (bwrap) is missing: install it, or agents cannot run"
 }
 
 # The container backend (SVC_SANDBOX=container) and its tests: Podman serves the Docker Engine API,
@@ -87,12 +93,8 @@ ensure_container_tools() {
   local missing=()
   for tool in podman runc mmdebstrap; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
   [ "${#missing[@]}" -eq 0 ] && return
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    log "installing ${missing[*]} (the container backend)"
-    (timeout 600 apt-get install -y -q podman runc mmdebstrap >/dev/null 2>&1 || { timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 600 apt-get install -y -q podman runc mmdebstrap >/dev/null 2>&1; }) || log "could not install ${missing[*]}"
-  else
+  apt_install "the container backend" podman runc mmdebstrap ||
     log "${missing[*]} missing: install podman, runc and mmdebstrap for the container backend"
-  fi
 }
 
 # Debian's Chromium (headless, through playwright-core): the dashboard's browser tests and bench.
@@ -100,12 +102,8 @@ ensure_container_tools() {
 ensure_chromium() {
   [ -n "${SVC_CHROMIUM:-}" ] && return
   command -v chromium >/dev/null 2>&1 && return
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    log "installing chromium (the dashboard's browser tests and bench)"
-    (timeout 600 apt-get install -y -q chromium >/dev/null 2>&1 || { timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 600 apt-get install -y -q chromium >/dev/null 2>&1; }) || log "could not install chromium"
-  else
+  apt_install "the dashboard's browser tests and bench" chromium ||
     log "chromium is missing (apt-get install chromium, or set SVC_CHROMIUM): the browser tests and bench will fail"
-  fi
 }
 
 # The dashboard (web/) is built into web/dist, which the API serves: rebuilt when any source of it, or
