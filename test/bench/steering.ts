@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../support/processes.ts';
 import { percentile } from './measure.ts';
-import { startBenchTopology } from './topology.ts';
+import { startBenchTopology, type BenchTopology } from './topology.ts';
 
 export interface SteeringFigures {
   messages: number;
@@ -47,10 +47,11 @@ export async function measureSteering(messages = 30): Promise<SteeringFigures> {
   const topology = await startBenchTopology({ SVC_AGENTS_FILE: agentsFile() });
   const { api } = topology;
   await topology.startWorker();
+  let started: string | undefined;
   try {
     const dispatched = await api.request('POST', '/runs', { body: { agent: 'steered', prompt: 'wait for steering' } });
     if (dispatched.status !== 201) throw new Error(`dispatch: ${dispatched.status} ${dispatched.text}`);
-    const runId = dispatched.body.run.id as string;
+    const runId = (started = dispatched.body.run.id as string);
     const arrivals = new Map<string, number>();
     const readArrivals = async () => {
       const log = (await api.request('GET', `/runs/${runId}/events?follow=0`)).text;
@@ -86,6 +87,20 @@ export async function measureSteering(messages = 30): Promise<SteeringFigures> {
       maxMs: Math.round(Math.max(...delays)),
     };
   } finally {
+    // Its agent outlives the API and the worker (a run survives them): it must end first, or it
+    // waits on its stdin for ever. stop-now ends it once the relay claims it; a cancel ends it otherwise.
+    if (started) await endRun(api, started);
     await topology.stop();
+  }
+}
+
+async function endRun(api: BenchTopology['api'], runId: string): Promise<void> {
+  const ended = async () =>
+    ['succeeded', 'failed', 'cancelled'].includes((await api.request('GET', `/runs/${runId}`)).body.run?.state);
+  try {
+    await waitFor(ended, 'the steered run to end', 5_000);
+  } catch {
+    await api.request('POST', `/runs/${runId}/cancel`, { body: {} });
+    await waitFor(ended, 'the steered run to be cancelled', 30_000);
   }
 }
