@@ -43,11 +43,12 @@ test('an Idempotency-Key makes a retried dispatch find the same run, durably', a
   t.not(other.body.run.id, first.body.run.id);
   const connection = await Connection.connect({ address: svc.stack.temporalAddress });
   t.teardown(() => connection.close());
-  t.is(
+  // Temporal's visibility lags its starts: wait until it shows the second run, then count them all.
+  const runs = async () =>
     (await new Client({ connection }).workflow.count(`TaskQueue = '${svc.config.taskQueue}' AND SvcKind = 'run'`))
-      .count,
-    2,
-  );
+      .count;
+  await waitFor(async () => (await runs()) >= 2, 'visibility to show both runs', 15_000);
+  t.is(await runs(), 2, 'one workflow per key');
   t.is(
     (
       await svc.request('POST', '/runs', {
