@@ -4,6 +4,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { BUILTIN_AGENTS } from '../../core/agents.ts';
 import { newId } from '../../core/ids.ts';
+import { isTerminalRunState } from '../../core/run-states.ts';
 import { buildRunInput } from '../../core/run-input.ts';
 import { runSearchAttributes } from '../../core/search-attributes.ts';
 import { dataPaths } from '../../platform/config.ts';
@@ -146,9 +147,9 @@ export async function measureDispatch(record: Record): Promise<void> {
     // Overhead: dispatch to terminal for an agent that does nothing, on a settled stack. Right after
     // the drain the server still fires the drained runs' task timers (each workflow task's
     // start-to-close and sticky schedule-to-start timeouts, 10 s; the activities' timeouts): ~10,000
-    // timer tasks that each load their run, during which every workflow task waits ~25 ms longer in
-    // its queue (docs/performance.md). That is a burst's tail in Temporal, not a run's overhead: it
-    // is kept as a detail, and the figure is taken once those timers have fired.
+    // timer tasks that each load their run, during which most workflow tasks wait 20–50 ms in their
+    // queue instead of 2–5 (docs/performance.md). That is a burst's tail in Temporal, not a run's
+    // overhead: it is kept as a detail, and the figure is taken once those timers have fired.
     const rightAfterDrain = await trivialRuns(api, 10);
     await new Promise((resolve) => setTimeout(resolve, DRAINED_TIMERS_MS));
     const { overhead, ids: trivial } = await trivialRuns(api, 10);
@@ -187,7 +188,7 @@ async function trivialRuns(api: BenchTopology['api'], count: number): Promise<{ 
         // Read every 5 ms (the tests' helper reads every 200 ms: that would be most of the figure).
         for (;;) {
           const { state } = (await api.request('GET', `/runs/${response.body.run.id}`)).body.run;
-          if (['succeeded', 'failed', 'cancelled'].includes(state)) break;
+          if (isTerminalRunState(state)) break;
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
       }),

@@ -6,6 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isTerminalRunState } from '../../core/run-states.ts';
 import { waitFor } from '../support/processes.ts';
 import { percentile } from './measure.ts';
 import { startBenchTopology, type BenchTopology } from './topology.ts';
@@ -95,8 +96,7 @@ export async function measureSteering(messages = 30): Promise<SteeringFigures> {
 }
 
 async function endRun(api: BenchTopology['api'], runId: string): Promise<void> {
-  const ended = async () =>
-    ['succeeded', 'failed', 'cancelled'].includes((await api.request('GET', `/runs/${runId}`)).body.run?.state);
+  const ended = async () => isTerminalRunState((await api.request('GET', `/runs/${runId}`)).body.run.state);
   try {
     await waitFor(ended, 'the steered run to end', 5_000);
   } catch {
