@@ -11,6 +11,7 @@ import { createPlanActivities, type PlanActivityDeps } from './plan-activities.t
 import { createProjectActivities, type ProjectActivityDeps } from './project-activities.ts';
 import { createReconcileActivities } from './reconcile-activities.ts';
 import { createRunActivities, type RunActivityDeps } from './run-activities.ts';
+import { createStartActivities } from './start-activities.ts';
 
 export type { RunEventInput } from './read-model/run-projection.ts';
 
@@ -31,9 +32,11 @@ export type ActivityDeps = RunActivityDeps &
  */
 export function createActivities(deps: ActivityDeps) {
   const projects = createProjectActivities(deps);
+  const agents = createAgentActivities(deps);
   return withHeartbeats({
     ...createRunActivities(deps),
-    ...createAgentActivities(deps),
+    ...agents,
+    ...createStartActivities(deps, agents),
     ...createAgentControlActivities(deps),
     ...projects,
     ...createFinalizeActivities(deps),

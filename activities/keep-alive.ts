@@ -22,6 +22,7 @@ export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
  */
 export const HEARTBEATING_ACTIVITIES = [
   'prepareWorkspace',
+  'prepareAndStartAgent',
   'setSandboxAside',
   'startAgent',
   'stopAgent',

@@ -19,11 +19,14 @@ export type NewInboxItem = Pick<InboxItem, 'id' | 'body' | 'priority' | 'fromAct
 
 const RANK: Record<InboxPriority, number> = { urgent: 0, high: 1, normal: 2, low: 3 };
 
-/** Unread messages in claim order: highest priority first, then oldest. */
+/** Messages in claim order: highest priority first, then oldest. */
+export function inClaimOrder(items: readonly InboxItem[]): InboxItem[] {
+  return [...items].sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
+}
+
+/** Unread messages in claim order. */
 export function unreadInClaimOrder(inbox: readonly InboxItem[]): InboxItem[] {
-  return inbox
-    .filter((item) => item.state === 'unread')
-    .sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.seq - b.seq);
+  return inClaimOrder(inbox.filter((item) => item.state === 'unread'));
 }
 
 /** Marks every unread message delivered (at most once: a delivered message never comes back). */

@@ -77,6 +77,12 @@ export const RUN_PHASES = [
 ] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
+/**
+ * The type of the failure of a run's workspace cut inside prepareAndStartAgent: the workflow tells
+ * it from a failed start by it, and ends the run `never_started` as a failed prepareWorkspace does.
+ */
+export const WORKSPACE_FAILED = 'workspace_failed';
+
 /** The failure reason closest to a phase that broke for good (an activity out of retries, a bug). */
 export const FAILURE_BY_PHASE: Record<RunPhase, RunFailureReason> = {
   accepting: 'never_started',

@@ -20,7 +20,10 @@ export const readModel = proxyLocalActivities<Pick<Activities, 'projectRun'>>({
 
 /** Workspace and sandbox start: bounded work, a few retries, then the run fails. */
 export const sandboxSetup = proxyActivities<
-  Pick<Activities, 'prepareWorkspace' | 'startAgent' | 'stopAgent' | 'agentActivity' | 'setSandboxAside'>
+  Pick<
+    Activities,
+    'prepareWorkspace' | 'prepareAndStartAgent' | 'startAgent' | 'stopAgent' | 'agentActivity' | 'setSandboxAside'
+  >
 >({
   startToCloseTimeout: '10m',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,

@@ -44,6 +44,13 @@ export const inboxQuery = defineQuery<InboxItem[]>('inbox');
 /** Claims every unread message: each is delivered at most once (GET …/inbox). */
 export const claimInboxUpdate = defineUpdate<InboxItem[]>('claimInbox');
 
+/**
+ * Asked by prepareAndStartAgent once it has cut a clone, before it launches the agent: whether the
+ * run was cancelled meanwhile (then the agent never starts) and how many messages came in (then
+ * it claims them, to fold them into the prompt). A query: nothing in the history when both are no.
+ */
+export const startGateQuery = defineQuery<{ cancelRequested: boolean; unread: number }>('startGate');
+
 /** The parked finalize intent (null until the agent has exited), and whether its result came in. */
 export const finalizeStateQuery = defineQuery<{ intent: FinalizeIntent | null; received: boolean }>('finalizeState');
 

@@ -27,4 +27,10 @@ export const PATCHES = {
    * too: a run asks one patch, not two.
    */
   startProjectsRunning: 'start-projects-running',
+  /**
+   * A run's first start is one activity that cuts the workspace too (prepareAndStartAgent): one
+   * workflow task and one activity less. Asked before the workspace, where startProjectsRunning
+   * was, and it stands for that one (and so for runWatchdogs): a run still asks one patch.
+   */
+  startPreparesWorkspace: 'start-prepares-workspace',
 } as const;

@@ -39,20 +39,17 @@ import {
   runAcceptedUpdate,
   runSnapshotQuery,
   salvageSignal,
+  startGateQuery,
   steerSignal,
   type CancelRequest,
 } from './messages.ts';
 import { watchPullRequest, type FinalizeChannel } from './run-tail.ts';
-import { runPreview, type PreviewChannel } from './run-preview.ts';
+import { runPreview, tearDownPreview, type PreviewChannel } from './run-preview.ts';
 import { answerPullRequest } from './pr-loop.ts';
-import { teardownAnswerFor, type TeardownAnswer } from '../core/preview.ts';
 import { PATCHES } from './patches.ts';
 import { childProgressOf } from '../core/plan-model.ts';
 import { admissionWorkflowId } from '../core/admission-queue.ts';
 import { capRaiseProblem, type UsageTotals } from '../core/cost-pause.ts';
-
-/** How long a teardown waits to answer with the preview down (the API gives Temporal calls 5 s). */
-const TEARDOWN_ANSWER_MS = 3000;
 
 /** Workflow time as an ISO-8601 string (deterministic: the SDK's Date). */
 export const now = () => new Date(Date.now()).toISOString();
@@ -111,6 +108,10 @@ export class RunExecution {
     });
     setHandler(inboxQuery, () => unreadInClaimOrder(this.#inbox));
     setHandler(claimInboxUpdate, () => this.claimInbox());
+    setHandler(startGateQuery, () => ({
+      cancelRequested: this.cancelRequest !== null,
+      unread: unreadInClaimOrder(this.#inbox).length,
+    }));
     setHandler(previewHitSignal, ({ at }) => {
       const ms = Date.parse(at);
       // A visit the proxy saw live can reach a new worker before the step that made the preview
@@ -119,7 +120,7 @@ export class RunExecution {
       const open = previewState === 'live' || (previewState === 'starting' && patched(PATCHES.previewHitShown));
       if (open && Number.isFinite(ms)) this.preview.lastHitAt = ms;
     });
-    setHandler(previewTeardownUpdate, (request) => this.#tearDownPreview(request));
+    setHandler(previewTeardownUpdate, (request) => tearDownPreview(this.run, this.preview, request));
     setHandler(finalizeStateQuery, () => ({
       intent: this.finalize.intent,
       received: this.finalize.result !== null,
@@ -264,18 +265,6 @@ export class RunExecution {
     ]);
     await condition(allHandlersFinished);
     return { runId: run.id, state, failureReason, prUrl: run.prUrl, prState: run.prState, costUsd: run.costUsd };
-  }
-
-  /**
-   * A teardown asked of a preview that is starting or live: answered once it is down, or after a few
-   * seconds as accepted (a starting preview is torn down as soon as it is up; the flag is durable).
-   */
-  async #tearDownPreview(request: { actor: string }): Promise<TeardownAnswer> {
-    const { previewState, previewPort } = this.run;
-    if (previewState !== 'starting' && previewState !== 'live') return teardownAnswerFor(previewState, previewPort);
-    this.preview.teardown ??= request;
-    if (await condition(() => this.preview.answer !== null, TEARDOWN_ANSWER_MS)) return this.preview.answer!;
-    return { status: 'torn-down', tornDown: true, previousState: previewState, port: previewPort };
   }
 
   /** Ends the run cancelled, with the cancel's reason. */

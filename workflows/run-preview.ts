@@ -4,7 +4,13 @@
 // cut them short. Whatever happens, its sandbox is stopped before the phase ends.
 import { ActivityFailure, CancellationScope, condition, isCancellation, patched } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
-import { LRU_ACTOR, type PreviewEndReason, type PreviewPlan, type TeardownAnswer } from '../core/preview.ts';
+import {
+  LRU_ACTOR,
+  teardownAnswerFor,
+  type PreviewEndReason,
+  type PreviewPlan,
+  type TeardownAnswer,
+} from '../core/preview.ts';
 import type { RunSnapshot, RunWorkflowInput } from '../core/run-model.ts';
 import { previewIo, previewWatch } from './activity-proxies.ts';
 import { PATCHES } from './patches.ts';
@@ -18,6 +24,25 @@ export interface PreviewChannel {
 }
 
 type Publish = (events: RunEventInput[]) => Promise<void>;
+
+/** How long a teardown waits to answer with the preview down (the API gives Temporal calls 5 s). */
+const TEARDOWN_ANSWER_MS = 3000;
+
+/**
+ * A teardown asked of a preview that is starting or live: answered once it is down, or after a few
+ * seconds as accepted (a starting preview is torn down as soon as it is up; the flag is durable).
+ */
+export async function tearDownPreview(
+  run: RunSnapshot,
+  channel: PreviewChannel,
+  request: { actor: string },
+): Promise<TeardownAnswer> {
+  const { previewState, previewPort } = run;
+  if (previewState !== 'starting' && previewState !== 'live') return teardownAnswerFor(previewState, previewPort);
+  channel.teardown ??= request;
+  if (await condition(() => channel.answer !== null, TEARDOWN_ANSWER_MS)) return channel.answer!;
+  return { status: 'torn-down', tornDown: true, previousState: previewState, port: previewPort };
+}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -2,66 +2,153 @@
 // prompt and the steering messages that arrived while it was queued. A run resumed after a pause at
 // its cost cap (workflows/run-pause.ts) starts its next generation here too, on the same workspace.
 //
-// Since the `startProjectsRunning` patch, the startAgent activity itself writes the run's `running`
-// projection (core/run-started.ts) and says so in its result: the workflow task after the start
-// then runs no local activity (~20 ms less per run, one billed marker less). The patch is asked
-// before the start, so a worker of the previous version fails that task (and a newer one takes it)
-// instead of recording a local activity a newer one would not replay. An activity of the previous
-// version (or one whose write failed) does not say it projected: the workflow then publishes. The
-// version that projection takes is reserved when the activity is scheduled; whatever the workflow
-// publishes meanwhile (a steering message) is newer, so the workflow then publishes again itself.
-import { patched, upsertSearchAttributes } from '@temporalio/workflow';
+// Since the `startPreparesWorkspace` patch, a run's first start is one activity that also cuts its
+// workspace (activities/start-activities.ts): one workflow task and one activity fewer per run. That
+// activity keeps what the workflow did between the two: it asks the workflow, after a clone, whether
+// the run was cancelled meanwhile (the agent then never starts) and claims the messages steered
+// meanwhile. Runs recorded before replay prepareWorkspace, then startAgent.
+//
+// Since the `startProjectsRunning` patch (implied by startPreparesWorkspace), the start activity
+// itself writes the run's `running` projection (core/run-started.ts) and says so in its result: the
+// workflow task after the start then runs no local activity (~20 ms less per run, one billed marker
+// less). The patch is asked before the start, so a worker of the previous version fails that task
+// (and a newer one takes it) instead of recording a local activity a newer one would not replay. An
+// activity of the previous version (or one whose write failed) does not say it projected: the
+// workflow then publishes. The version that projection takes is reserved when the activity is
+// scheduled; whatever the workflow publishes meanwhile (a steering message) is newer, so the
+// workflow then publishes again itself.
+import { ActivityFailure, ApplicationFailure, patched, upsertSearchAttributes } from '@temporalio/workflow';
 import { resumePrompt } from '../core/cost-pause.ts';
 import { foldIntoPrompt } from '../core/inbox.ts';
 import type { RunOutcome, RunSnapshot } from '../core/run-model.ts';
 import { runningRun, sandboxStartedEvent, type ProjectedRun } from '../core/run-started.ts';
+import { WORKSPACE_FAILED } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { sandboxSetup } from './activity-proxies.ts';
 import { PATCHES } from './patches.ts';
 import { now, type RunExecution } from './run-execution.ts';
 import { watchdogsApply } from './run-watchdogs.ts';
 
-type Workspace = Awaited<ReturnType<typeof sandboxSetup.prepareWorkspace>>;
+export type Workspace = Awaited<ReturnType<typeof sandboxSetup.prepareWorkspace>>;
+type WorkspaceInput = Parameters<typeof sandboxSetup.prepareWorkspace>[0];
 
-/** Start: the agent in its sandbox, with the prompt and the messages that arrived while queued. */
-export async function startAgent(execution: RunExecution, workspace: Workspace): Promise<RunOutcome | null> {
+/** What a start left: the run's end if it ended there, else the workspace its agent works in. */
+export type Started = { ended: RunOutcome } | { workspace: Workspace };
+
+/**
+ * Whether the run's first start cuts its workspace too (asked before the workspace, where the
+ * watchdogs apply, as startProjectsRunning was: a run asks one patch, and this one implies it).
+ */
+export function startPreparesWorkspace(execution: RunExecution): boolean {
+  if (!watchdogsApply(execution.timing) || !patched(PATCHES.startPreparesWorkspace)) return false;
+  execution.startProjectsRunning = true;
+  return true;
+}
+
+/** What the run's workspace is cut from. */
+export function workspaceInput({ input, run }: RunExecution): WorkspaceInput {
+  return {
+    runId: run.id,
+    projectId: run.projectId,
+    workspacePath: input.sandbox.workspacePath,
+    branch: input.branch ?? null,
+    baseBranch: input.baseBranch ?? null,
+    baseCommit: input.baseCommit,
+    continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null,
+    ...(input.followUp?.kind === 'rebase' ? { mergeBase: true } : {}),
+  };
+}
+
+/**
+ * Start: the agent in its sandbox, with the prompt and the messages that arrived while queued.
+ * `cut`: the workspace already cut; null: the start activity cuts it (startPreparesWorkspace).
+ */
+export async function startAgent(execution: RunExecution, cut: Workspace | null): Promise<Started> {
   const { input, run, pause } = execution;
   const task = pause.generation > 1 ? resumePrompt(input.prompt, run.costUsd ?? 0, run.maxCostUsd ?? 0) : input.prompt;
-  const prompt = foldIntoPrompt(task, await execution.claimInbox());
+  const claimed = await execution.claimInbox();
+  const prompt = foldIntoPrompt(task, claimed);
   // A resumed run's next sandbox (run-pause.ts): its own events.
   const again = pause.generation > 1 ? `:g${pause.generation}` : '';
   execution.phase = 'starting';
-  if (!again && watchdogsApply(execution.timing) && patched(PATCHES.startProjectsRunning))
-    execution.startProjectsRunning = true;
+  if (!again && !execution.startProjectsRunning && watchdogsApply(execution.timing))
+    execution.startProjectsRunning = patched(PATCHES.startProjectsRunning);
   // The activity's input already holds the run's agent and, unless messages were folded in, its
   // prompt: the snapshot leaves both out (one copy of each in the payload).
   const projects = !again && execution.startProjectsRunning && prompt === input.prompt;
   const projected = projects ? execution.reserveProjection() : null;
-  const launched = await sandboxSetup.startAgent({
+  const start = {
     runId: run.id,
     ...(again ? { generation: pause.generation } : {}),
     agent: input.agent,
-    prompt,
-    workspacePath: workspace.workspacePath,
     memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null,
     network: input.sandbox.network ?? null,
     ...(input.sandbox.image ? { image: input.sandbox.image } : {}),
     ...(input.sandbox.cpuMillicores ? { cpuMillicores: input.sandbox.cpuMillicores } : {}),
     ...(input.sandbox.pod ? { pod: input.sandbox.pod } : {}),
-    ...(projected ? { projectRunning: { snapshot: withoutCopies(projected), workspaceKind: workspace.kind } } : {}),
-  });
+  };
+  const snapshot = projected ? withoutCopies(projected) : null;
+  if (cut) {
+    const launched = await sandboxSetup.startAgent({
+      ...start,
+      prompt,
+      workspacePath: cut.workspacePath,
+      ...(snapshot ? { projectRunning: { snapshot, workspaceKind: cut.kind } } : {}),
+    });
+    return afterStart(execution, { ...launched, workspace: cut }, again, projected);
+  }
+  const launched = await cutWorkspaceAndStart(() =>
+    sandboxSetup.prepareAndStartAgent({
+      ...start,
+      prompt: task,
+      claimed,
+      workspace: workspaceInput(execution),
+      ...(snapshot ? { projectRunning: { snapshot } } : {}),
+    }),
+  );
+  if ('neverStarted' in launched)
+    return { ended: await execution.finish('failed', 'never_started', now(), launched.neverStarted) };
+  run.workspacePath = launched.workspace.workspacePath;
+  if (launched.status === 'cancelled') return { ended: await execution.cancelled() };
+  return afterStart(execution, launched, again, projected);
+}
+
+type Launched = Awaited<ReturnType<typeof sandboxSetup.startAgent>> & { workspace: Workspace };
+
+/** The combined activity, or what its workspace's failure means: the run never started. */
+async function cutWorkspaceAndStart<T>(activity: () => Promise<T>): Promise<T | { neverStarted: { message: string } }> {
+  try {
+    return await activity();
+  } catch (error) {
+    const cause = error instanceof ActivityFailure ? error.cause : null;
+    if (!(cause instanceof ApplicationFailure) || cause.type !== WORKSPACE_FAILED) throw error;
+    return { neverStarted: { message: cause.message } };
+  }
+}
+
+/** The run once its sandbox answered: failed to start, or running (projected by the activity or here). */
+async function afterStart(
+  execution: RunExecution,
+  launched: Launched,
+  again: string,
+  projected: RunSnapshot | null,
+): Promise<Started> {
+  const { run } = execution;
+  const { workspace } = launched;
   run.sandboxRunId = launched.sandboxRunId;
   run.costBasis = launched.costBasis;
   if (launched.status === 'spawn_failed')
-    return execution.finish('failed', 'spawn_failed', launched.endedAt ?? now(), { message: launched.message });
+    return ended(execution.finish('failed', 'spawn_failed', launched.endedAt ?? now(), { message: launched.message }));
   if (launched.status === 'sandbox_failed')
-    return execution.finish('failed', 'sandbox_failed', launched.endedAt ?? now(), { message: launched.message });
+    return ended(
+      execution.finish('failed', 'sandbox_failed', launched.endedAt ?? now(), { message: launched.message }),
+    );
   if (launched.status === 'lost')
-    return execution.finish('failed', 'sandbox_run_lost', now(), { message: launched.message });
+    return ended(execution.finish('failed', 'sandbox_run_lost', now(), { message: launched.message }));
 
   if (again) {
     await execution.publish([sandboxStartedEvent(run, launched, workspace.kind, again, now())]);
-    return null;
+    return { workspace };
   }
   const spawnedAt = launched.spawnedAt ?? now();
   const running = runningRun({ ...run }, { ...launched, spawnedAt }, workspace.kind);
@@ -75,8 +162,10 @@ export async function startAgent(execution: RunExecution, workspace: Workspace):
     projected.projectionVersion === run.projectionVersion;
   if (current) await execution.tellPlan();
   else await execution.publish(running.events);
-  return null;
+  return { workspace };
 }
+
+const ended = async (outcome: Promise<RunOutcome>): Promise<Started> => ({ ended: await outcome });
 
 /** The run for the start activity to project, without what its own input carries. */
 function withoutCopies({ prompt: _prompt, renderedAgentJson: _agent, ...snapshot }: RunSnapshot): ProjectedRun {

@@ -12,7 +12,7 @@ import { admit } from './run-admission.ts';
 import { describeFailure } from './failures.ts';
 import { now, RunExecution } from './run-execution.ts';
 import { pauseAtCostCap } from './run-pause.ts';
-import { startAgent } from './run-start.ts';
+import { startAgent, startPreparesWorkspace, workspaceInput, type Started, type Workspace } from './run-start.ts';
 import { addUsage } from '../core/cost-pause.ts';
 import { finalizeWork } from './run-tail.ts';
 import { startWatchdogs, type TimedOut } from './run-watchdogs.ts';
@@ -58,17 +58,16 @@ async function phases(execution: RunExecution): Promise<RunOutcome> {
   if (isEnded(accepted)) return accepted.ended;
   const admitted = await admit(execution);
   if (isEnded(admitted)) return admitted.ended;
-  const workspace = await prepare(execution);
-  if (isEnded(workspace)) return workspace.ended;
-  const started = await start(execution, workspace);
+  const started = await prepareAndStart(execution);
   if (isEnded(started)) return started.ended;
+  const { workspace } = started;
   let supervised = await supervise(execution);
   // onCapHit: pause — the run waits at its cap; a raised cap starts the agent again (run-pause.ts).
   while (pausesAtCap(execution, supervised)) {
     const paused = await pauseAtCostCap(execution, supervised.evidence.costCap!);
     if (isEnded(paused)) return paused.ended;
     if (paused === 'cancelled' || execution.cancelRequest) break;
-    const restarted = await start(execution, workspace);
+    const restarted = await startAgent(execution, workspace);
     if (isEnded(restarted)) return restarted.ended;
     supervised = await supervise(execution);
   }
@@ -105,24 +104,24 @@ async function accept(execution: RunExecution): Promise<Ended | null> {
   return execution.cancelRequest ? ended(await execution.cancelled()) : null;
 }
 
-type Workspace = Awaited<ReturnType<typeof sandboxSetup.prepareWorkspace>>;
+/**
+ * Prepare, then start: the run's workspace, cut from the project (or empty), then its agent in its
+ * sandbox (workflows/run-start.ts). Since startPreparesWorkspace, one activity does both.
+ */
+async function prepareAndStart(execution: RunExecution): Promise<Started> {
+  if (startPreparesWorkspace(execution)) return startAgent(execution, null);
+  const workspace = await prepare(execution);
+  if (isEnded(workspace)) return workspace;
+  return startAgent(execution, workspace);
+}
 
-/** Prepare: the run's workspace, cut from the project (or empty); a run that cannot have one never starts. */
+/** Prepare: the run's workspace; a run that cannot have one never starts. */
 async function prepare(execution: RunExecution): Promise<Workspace | Ended> {
-  const { input, run } = execution;
+  const { run } = execution;
   let workspace: Workspace;
   try {
     execution.phase = 'workspace';
-    workspace = await sandboxSetup.prepareWorkspace({
-      runId: run.id,
-      projectId: run.projectId,
-      workspacePath: input.sandbox.workspacePath,
-      branch: input.branch ?? null,
-      baseBranch: input.baseBranch ?? null,
-      baseCommit: input.baseCommit,
-      continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null,
-      ...(input.followUp?.kind === 'rebase' ? { mergeBase: true } : {}),
-    });
+    workspace = await sandboxSetup.prepareWorkspace(workspaceInput(execution));
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     return ended(
@@ -131,12 +130,6 @@ async function prepare(execution: RunExecution): Promise<Workspace | Ended> {
   }
   run.workspacePath = workspace.workspacePath;
   return execution.cancelRequest ? ended(await execution.cancelled()) : workspace;
-}
-
-/** Start: the agent in its sandbox (workflows/run-start.ts). */
-async function start(execution: RunExecution, workspace: Workspace): Promise<Ended | null> {
-  const outcome = await startAgent(execution, workspace);
-  return outcome ? ended(outcome) : null;
 }
 
 type Supervised = {

@@ -162,8 +162,8 @@ export async function measureDispatch(record: Record): Promise<void> {
       ...Object.fromEntries(Object.entries(activities).map(([name, mean]) => [`${name}Ms`, mean])),
     });
     // What a run costs Temporal: a regression guard, at what a trivial run takes now.
-    record('Temporal history events per trivial run', breakdown.events, 31, 'max', {});
-    record('Temporal billed actions per trivial run (heartbeats aside)', breakdown.actions, 11, 'max', {});
+    record('Temporal history events per trivial run', breakdown.events, 25, 'max', {});
+    record('Temporal billed actions per trivial run (heartbeats aside)', breakdown.actions, 10, 'max', {});
     record('API server RSS (MiB)', rssMiB(server.child.pid!), 150, 'max', {
       workerRssMiB: Math.round(rssMiB(worker.child.pid!)),
     });

@@ -8,10 +8,10 @@ import { withFileLock } from '../../platform/file-lock.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { startStack } from '../../stack/stack.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';
+import { spawnSvc, waitForActivityUnderWay, waitForOutput } from '../support/processes.ts';
 import { request, testEnvironment, waitForRunState } from '../support/stack.ts';
 
-test('a worker killed mid-prepareWorkspace is replaced within seconds', async (t) => {
+test('a worker killed while it cuts a workspace is replaced within seconds', async (t) => {
   const github = new GitHubStandIn();
   github.createRepo('acme', 'slowcut');
   const environment = await testEnvironment({});
@@ -41,10 +41,8 @@ test('a worker killed mid-prepareWorkspace is replaced within seconds', async (t
   const runId = await withFileLock(projectLockFile(config.projectsRoot, 'acme', 'slowcut'), 'exclusive', async () => {
     const { body } = await api.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'echo cut' } });
     const handle = new Client({ connection }).workflow.getHandle(body.run.id);
-    await waitFor(async () => {
-      const pending = (await handle.describe()).raw.pendingActivities ?? [];
-      return pending.some((activity) => activity.activityType?.name === 'prepareWorkspace' && activity.lastStartedTime);
-    }, 'prepareWorkspace to be under way');
+    // One activity cuts the workspace and starts the agent (activities/start-activities.ts).
+    await waitForActivityUnderWay(handle, 'prepareAndStartAgent');
     first.child.kill('SIGKILL');
     await first.exited;
     second = spawnSvc(['worker'], environment.env);

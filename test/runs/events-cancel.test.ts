@@ -1,9 +1,13 @@
 // A run's NDJSON event stream (history, live, paging), cancel, and `svc run` tailing it.
 import test from 'ava';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
+import { projectLockFile, withProjectLock } from '../../activities/git/project-lock.ts';
+import { startGateQuery } from '../../workflows/messages.ts';
+import { suiteTemporalAddress } from '../support/env.ts';
 import { join } from 'node:path';
 import { isProcessAlive } from '../../platform/processes.ts';
-import { spawnSvc, waitFor } from '../support/processes.ts';
+import { spawnSvc, waitFor, waitForActivityUnderWay } from '../support/processes.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 
@@ -101,6 +105,38 @@ test.serial('cancel stops a running agent, records why, and is idempotent', asyn
   t.like(again.body, { state: 'cancelled', alreadyTerminal: true });
   t.is((await svc.request('POST', '/runs/run_000000000000/cancel')).status, 404);
   t.is((await svc.request('POST', `/runs/${runId}/cancel`, { body: { reason: 7 } })).status, 400);
+});
+
+test.serial('a run cancelled while its workspace is cut never starts its agent', async (t) => {
+  github.createRepo('acme', 'slow-cut');
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/slow-cut' } }))
+    .body.project;
+  const [owner, name] = project.localPath.split('/').slice(-2) as [string, string];
+  const connection = await Connection.connect({ address: suiteTemporalAddress() });
+  t.teardown(() => connection.close());
+  let runId = '';
+  let cancelling: ReturnType<typeof svc.request> | undefined;
+  // The test holds the project's lock: the clone waits inside the start activity while the run is cancelled.
+  await withProjectLock(projectLockFile(svc.config.projectsRoot, owner, name), 'exclusive', async () => {
+    runId = (
+      await svc.request('POST', '/runs', { body: { agent: 'shell', project: project.id, prompt: 'echo started' } })
+    ).body.run.id;
+    const handle = new Client({ connection }).workflow.getHandle(runId);
+    await waitForActivityUnderWay(handle, 'prepareAndStartAgent');
+    // The answer waits for the run's end, which waits for the lock: sent now, read after.
+    cancelling = svc.request('POST', `/runs/${runId}/cancel`, { body: { reason: 'not this one' } });
+    await waitFor(async () => (await handle.query(startGateQuery)).cancelRequested, 'the cancel to reach the run');
+  });
+  t.like((await cancelling!).body, { state: 'cancelled', alreadyTerminal: false });
+  const lines = await readStream(`/runs/${runId}/events?follow=0`);
+  t.like(lines.at(-1), { kind: 'state_change', payload: { state: 'cancelled', reason: 'not this one' } });
+  t.false(
+    lines.some((line) => line.kind === 'sandbox.started' || line.stream === 'stdout'),
+    'no sandbox, no agent output',
+  );
+  t.false(existsSync(join(svc.config.dataDir, 'sandboxes', runId)), 'no sandbox was ever launched');
+  const run = (await svc.request('GET', `/runs/${runId}`)).body.run;
+  t.like(run, { state: 'cancelled', startedAt: run.endedAt });
 });
 
 test.serial('cancel reaches an agent that ignores SIGTERM', async (t) => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withProjectLock, projectLockFile } from '../../activities/git/project-lock.ts';
 import { mintRunToken } from '../../core/run-token.ts';
-import { waitFor } from '../support/processes.ts';
+import { waitFor, waitForActivityUnderWay } from '../support/processes.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { startTestStack, waitForRunState, type TestStack, runStdout } from '../support/stack.ts';
 
@@ -58,6 +58,11 @@ test.serial(
       runId = (
         await svc.request('POST', '/runs', { body: { agent: 'listener', project: projectId, prompt: 'the task' } })
       ).body.run.id;
+      // Its start activity waits for the lock to clone: the messages come in while the workspace is
+      // cut, and the activity claims them before it launches the agent (activities/start-activities.ts).
+      const connection = await Connection.connect({ address: svc.stack.temporalAddress });
+      t.teardown(() => connection.close());
+      await waitForActivityUnderWay(new Client({ connection }).workflow.getHandle(runId), 'prepareAndStartAgent');
       const low = await svc.request('POST', `/runs/${runId}/steer`, {
         body: { body: 'also tidy up', priority: 'low' },
       });

@@ -1,5 +1,6 @@
 // Real child processes for tests that kill things: an `svc worker` in its own process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { WorkflowHandle } from '@temporalio/client';
 
 export interface ChildHandle {
   child: ChildProcess;
@@ -68,4 +69,12 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Waits until the workflow has an activity of this type under way (started, not yet completed). */
+export async function waitForActivityUnderWay(handle: WorkflowHandle, activityType: string): Promise<void> {
+  await waitFor(async () => {
+    const pending = (await handle.describe()).raw.pendingActivities ?? [];
+    return pending.some((activity) => activity.activityType?.name === activityType && activity.lastStartedTime);
+  }, `${activityType} to be under way`);
 }

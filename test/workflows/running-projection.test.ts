@@ -11,6 +11,7 @@ import type { AgentDefinition } from '../../core/agents.ts';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { BUILTIN_AGENTS } from '../../core/agents.ts';
+import { foldIntoPrompt, type InboxItem } from '../../core/inbox.ts';
 import { newId } from '../../core/ids.ts';
 import type { RunSnapshot } from '../../core/run-model.ts';
 import { buildRunInput } from '../../core/run-input.ts';
@@ -42,6 +43,35 @@ async function withRecordingWorker(
   const taskQueue = `running-projection-${newId('run')}`;
   const written: Projection[] = [];
   const started: { snapshot?: ProjectedRun; called?: boolean } = {};
+  async function start({
+    projectRunning,
+    prompt,
+    agent,
+  }: {
+    projectRunning?: { snapshot: ProjectedRun; workspaceKind: string };
+    prompt: string;
+    agent: AgentDefinition;
+  }) {
+    started.snapshot = projectRunning?.snapshot;
+    started.called = true;
+    await options.release;
+    const outcome = {
+      isolation: 'bubblewrap',
+      sandbox: { isolation: 'bubblewrap' },
+      costBasis: 'api' as const,
+      memory: null,
+      status: 'running' as const,
+      sandboxRunId: 'sandbox-run-1',
+      spawnedAt: '2026-11-29T00:00:01.000Z',
+      endedAt: null,
+      message: null,
+    };
+    if (!options.activityProjects || !projectRunning) return outcome;
+    // As the real activity does: the run's prompt and agent are its own input's.
+    const run = { ...projectRunning.snapshot, prompt, renderedAgentJson: agent };
+    written.push(runningRun(run, outcome, projectRunning.workspaceKind));
+    return { ...outcome, runningProjected: true };
+  }
   const connection = await NativeConnection.connect({ address: suiteTemporalAddress() });
   const worker = await Worker.create({
     connection,
@@ -51,37 +81,29 @@ async function withRecordingWorker(
       async projectRun(projection: Projection) {
         written.push(projection);
       },
-      async prepareWorkspace({ workspacePath }: { workspacePath: string }) {
-        return { workspacePath, kind: 'scratch' as const };
-      },
-      async startAgent({
+      // The combined start (activities/start-activities.ts): a scratch workspace, then the start.
+      async prepareAndStartAgent({
+        workspace,
+        claimed,
         projectRunning,
         prompt,
         agent,
       }: {
-        projectRunning?: { snapshot: ProjectedRun; workspaceKind: string };
+        workspace: { workspacePath: string };
+        claimed: InboxItem[];
+        projectRunning?: { snapshot: ProjectedRun };
         prompt: string;
         agent: AgentDefinition;
       }) {
-        started.snapshot = projectRunning?.snapshot;
-        started.called = true;
-        await options.release;
-        const outcome = {
-          isolation: 'bubblewrap',
-          sandbox: { isolation: 'bubblewrap' },
-          costBasis: 'api' as const,
-          memory: null,
-          status: 'running' as const,
-          sandboxRunId: 'sandbox-run-1',
-          spawnedAt: '2026-11-29T00:00:01.000Z',
-          endedAt: null,
-          message: null,
-        };
-        if (!options.activityProjects || !projectRunning) return outcome;
-        // As the real activity does: the run's prompt and agent are its own input's.
-        const run = { ...projectRunning.snapshot, prompt, renderedAgentJson: agent };
-        written.push(runningRun(run, outcome, projectRunning.workspaceKind));
-        return { ...outcome, runningProjected: true };
+        const { workspacePath } = workspace;
+        const outcome = await start({
+          prompt: foldIntoPrompt(prompt, claimed),
+          agent,
+          ...(projectRunning
+            ? { projectRunning: { snapshot: { ...projectRunning.snapshot, workspacePath }, workspaceKind: 'scratch' } }
+            : {}),
+        });
+        return { ...outcome, workspace: { workspacePath, kind: 'scratch' as const } };
       },
       async superviseAgent() {
         return {
@@ -156,6 +178,13 @@ test('the start activity writes the running run: the workflow itself projects on
       (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
     );
     t.is(markers.length, 2, 'two local activities: queued and the end');
+    // One activity cut the workspace and started the agent; the running run says where it works.
+    const scheduled = history.events!.flatMap(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+    );
+    t.deepEqual(scheduled, ['prepareAndStartAgent', 'superviseAgent']);
+    t.truthy(written[1]!.snapshot.workspacePath);
+    t.is(written[1]!.snapshot.workspacePath, written[2]!.snapshot.workspacePath);
   });
 });
 
