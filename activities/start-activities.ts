@@ -6,10 +6,10 @@
 // after a clone; an empty scratch workspace takes no longer than the start itself.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { foldIntoPrompt, inClaimOrder, type InboxItem } from '../core/inbox.ts';
-import { WORKSPACE_FAILED } from '../core/run-states.ts';
+import { NOT_LAUNCHED } from '../core/run-states.ts';
 import { dataPaths } from '../platform/config.ts';
 import { claimInboxUpdate, startGateQuery } from '../workflows/messages.ts';
 import type { ProjectedRun } from '../core/run-started.ts';
@@ -37,23 +37,24 @@ export function createStartActivities(deps: StartActivityDeps, agents: Pick<Agen
   return {
     /**
      * Cuts the run's workspace, then starts its agent there (startAgent, whose retry reports the
-     * agent already started). A workspace that cannot be cut fails as `workspace_failed`, which the
-     * workflow ends `never_started`.
+     * agent already started). A failure before the launch (the cut, or asking the workflow) fails
+     * as `not_launched`, which the workflow ends `never_started`.
      */
     async prepareAndStartAgent({ workspace, claimed, projectRunning, ...start }: PrepareAndStartInput) {
-      const prepared = await prepareRunWorkspace(deps, workspace).catch((error: unknown) => {
-        throw workspaceFailure(error);
-      });
-      // A retry whose agent already started must report it, whatever happened since.
-      const launched = existsSync(sandboxFiles(join(dataPaths.sandboxes(deps.dataDir), start.runId)).claim);
+      const prepared = await notLaunchedOnFailure(prepareRunWorkspace(deps, workspace));
+      // An earlier attempt that got as far as the launch (its spec written, its supervisor maybe
+      // still loading): startAgent reports that agent, whatever happened since; no second look.
+      const files = sandboxFiles(join(dataPaths.sandboxes(deps.dataDir), start.runId));
+      const launching = existsSync(files.spec) || existsSync(files.claim);
+      // A retry may come long after the workflow last looked: it asks too, even for a scratch workspace.
+      const retry = Context.current().info.attempt > 1;
       let messages = claimed;
       let projects = projectRunning !== undefined;
-      if (prepared.kind === 'clone' && !launched) {
-        const handle = deps.temporal.workflow.getHandle(start.runId);
-        const gate = await handle.query(startGateQuery);
-        if (gate.cancelRequested) return { ...NOT_STARTED, workspace: prepared };
-        if (gate.unread > 0) {
-          messages = inClaimOrder([...claimed, ...(await handle.executeUpdate(claimInboxUpdate))]);
+      if (!launching && (prepared.kind === 'clone' || retry)) {
+        const gate = await notLaunchedOnFailure(startGate(deps.temporal, start.runId, retry));
+        if (gate === 'cancelled') return { ...NOT_STARTED, workspace: prepared };
+        if (gate.length > 0) {
+          messages = inClaimOrder([...claimed, ...gate]);
           // The claim was published: the workflow's projection is newer than the one handed here.
           projects = false;
         }
@@ -85,13 +86,31 @@ const NOT_STARTED = {
   message: 'cancelled while the workspace was cut',
 };
 
-/** The workspace's failure, typed so the workflow tells it from a failed start; retryable as it was. */
-function workspaceFailure(error: unknown): ApplicationFailure {
-  const cause = error instanceof Error ? error : new Error(String(error));
-  return ApplicationFailure.create({
-    message: cause.message,
-    type: WORKSPACE_FAILED,
-    nonRetryable: error instanceof ApplicationFailure && error.nonRetryable === true,
-    cause,
-  });
+/**
+ * After the cut: `cancelled` when the run was cancelled meanwhile, else the messages steered
+ * meanwhile, claimed. The claim has a fixed update id: a retry after an attempt that claimed
+ * (and died before the launch) gets the same messages back from Temporal, not an empty inbox, so
+ * a retry claims whether or not anything is unread.
+ */
+export async function startGate(temporal: Client, runId: string, retry: boolean): Promise<'cancelled' | InboxItem[]> {
+  const handle = temporal.workflow.getHandle(runId);
+  const gate = await handle.query(startGateQuery);
+  if (gate.cancelRequested) return 'cancelled';
+  if (gate.unread === 0 && !retry) return [];
+  return handle.executeUpdate(claimInboxUpdate, { updateId: `${runId}:start-claim` });
+}
+
+/** A failure before the launch, typed so the workflow tells it from a failed start; retryable as it was. */
+async function notLaunchedOnFailure<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    const cause = error instanceof Error ? error : new Error(String(error));
+    throw ApplicationFailure.create({
+      message: cause.message,
+      type: NOT_LAUNCHED,
+      nonRetryable: error instanceof ApplicationFailure && error.nonRetryable === true,
+      cause,
+    });
+  }
 }

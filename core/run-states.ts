@@ -78,10 +78,11 @@ export const RUN_PHASES = [
 export type RunPhase = (typeof RUN_PHASES)[number];
 
 /**
- * The type of the failure of a run's workspace cut inside prepareAndStartAgent: the workflow tells
- * it from a failed start by it, and ends the run `never_started` as a failed prepareWorkspace does.
+ * The type of a failure inside prepareAndStartAgent before its agent's launch (the workspace cut,
+ * or asking the workflow): the workflow tells it from a failed start by it, and ends the run
+ * `never_started` as a failed prepareWorkspace does.
  */
-export const WORKSPACE_FAILED = 'workspace_failed';
+export const NOT_LAUNCHED = 'not_launched';
 
 /** The failure reason closest to a phase that broke for good (an activity out of retries, a bug). */
 export const FAILURE_BY_PHASE: Record<RunPhase, RunFailureReason> = {

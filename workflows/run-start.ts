@@ -22,7 +22,7 @@ import { resumePrompt } from '../core/cost-pause.ts';
 import { foldIntoPrompt } from '../core/inbox.ts';
 import type { RunOutcome, RunSnapshot } from '../core/run-model.ts';
 import { runningRun, sandboxStartedEvent, type ProjectedRun } from '../core/run-started.ts';
-import { WORKSPACE_FAILED } from '../core/run-states.ts';
+import { NOT_LAUNCHED } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { sandboxSetup } from './activity-proxies.ts';
 import { PATCHES } from './patches.ts';
@@ -65,6 +65,8 @@ export function workspaceInput({ input, run }: RunExecution): WorkspaceInput {
  */
 export async function startAgent(execution: RunExecution, cut: Workspace | null): Promise<Started> {
   const { input, run, pause } = execution;
+  // Cancelled since the run was admitted: no workspace, no agent (the activity looks again after a clone).
+  if (!cut && execution.cancelRequest) return { ended: await execution.cancelled() };
   const task = pause.generation > 1 ? resumePrompt(input.prompt, run.costUsd ?? 0, run.maxCostUsd ?? 0) : input.prompt;
   const claimed = await execution.claimInbox();
   const prompt = foldIntoPrompt(task, claimed);
@@ -121,7 +123,7 @@ async function cutWorkspaceAndStart<T>(activity: () => Promise<T>): Promise<T | 
     return await activity();
   } catch (error) {
     const cause = error instanceof ActivityFailure ? error.cause : null;
-    if (!(cause instanceof ApplicationFailure) || cause.type !== WORKSPACE_FAILED) throw error;
+    if (!(cause instanceof ApplicationFailure) || cause.type !== NOT_LAUNCHED) throw error;
     return { neverStarted: { message: cause.message } };
   }
 }
