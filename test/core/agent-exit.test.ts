@@ -1,17 +1,8 @@
 import test from 'ava';
 import { classifyAgentExit, type AgentExitEvidence } from '../../core/agent-exit.ts';
+import { CLEAN_EXIT } from '../support/agent-evidence.ts';
 
-const base: AgentExitEvidence = {
-  spawnError: null,
-  exitCode: 0,
-  signal: null,
-  stoppedBySvc: false,
-  sawOutput: true,
-  stderrHead: [],
-  oomKilled: false,
-  lost: false,
-  providerError: null,
-};
+const base: AgentExitEvidence = CLEAN_EXIT;
 
 const cases: [string, Partial<AgentExitEvidence>, string, string | null][] = [
   ['clean exit', {}, 'succeeded', null],

@@ -8,8 +8,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { readFileSync } from 'node:fs';
 import type { AgentDefinition } from '../../core/agents.ts';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { BUILTIN_AGENTS } from '../../core/agents.ts';
 import { foldIntoPrompt, type InboxItem } from '../../core/inbox.ts';
 import { newId } from '../../core/ids.ts';
@@ -18,7 +18,7 @@ import { buildRunInput } from '../../core/run-input.ts';
 import { runningRun, type ProjectedRun } from '../../core/run-started.ts';
 import { steerSignal } from '../../workflows/messages.ts';
 import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
-import { suiteTemporalAddress } from '../support/env.ts';
+import { cleanExitSupervision, STARTED_AGENT, startTrivialRun, withTestWorker } from '../support/fake-agent.ts';
 import { waitFor } from '../support/processes.ts';
 
 // The SDK logs every worker state change at INFO: only warnings and errors are worth reading here.
@@ -55,94 +55,56 @@ async function withRecordingWorker(
     started.snapshot = projectRunning?.snapshot;
     started.called = true;
     await options.release;
-    const outcome = {
-      isolation: 'bubblewrap',
-      sandbox: { isolation: 'bubblewrap' },
-      costBasis: 'api' as const,
-      memory: null,
-      status: 'running' as const,
-      sandboxRunId: 'sandbox-run-1',
-      spawnedAt: '2026-11-29T00:00:01.000Z',
-      endedAt: null,
-      message: null,
-    };
+    const outcome = STARTED_AGENT;
     if (!options.activityProjects || !projectRunning) return outcome;
     // As the real activity does: the run's prompt and agent are its own input's.
     const run = { ...projectRunning.snapshot, prompt, renderedAgentJson: agent };
     written.push(runningRun(run, outcome, projectRunning.workspaceKind));
     return { ...outcome, runningProjected: true };
   }
-  const connection = await NativeConnection.connect({ address: suiteTemporalAddress() });
-  const worker = await Worker.create({
-    connection,
-    taskQueue,
-    workflowBundle,
-    activities: {
-      async projectRun(projection: Projection) {
-        written.push(projection);
-      },
-      // The combined start (activities/start-activities.ts): a scratch workspace, then the start.
-      async prepareAndStartAgent({
-        workspace,
-        claimed,
-        projectRunning,
-        prompt,
-        agent,
-      }: {
-        workspace: { workspacePath: string };
-        claimed: InboxItem[];
-        projectRunning?: { snapshot: ProjectedRun };
-        prompt: string;
-        agent: AgentDefinition;
-      }) {
-        const { workspacePath } = workspace;
-        const outcome = await start({
-          prompt: foldIntoPrompt(prompt, claimed),
+  await withTestWorker(
+    {
+      taskQueue,
+      workflowBundle,
+      activities: {
+        async projectRun(projection: Projection) {
+          written.push(projection);
+        },
+        // The combined start (activities/start-activities.ts): a scratch workspace, then the start.
+        async prepareAndStartAgent({
+          workspace,
+          claimed,
+          projectRunning,
+          prompt,
           agent,
-          ...(projectRunning
-            ? { projectRunning: { snapshot: { ...projectRunning.snapshot, workspacePath }, workspaceKind: 'scratch' } }
-            : {}),
-        });
-        return { ...outcome, workspace: { workspacePath, kind: 'scratch' as const } };
-      },
-      async superviseAgent() {
-        return {
-          spawnError: null,
-          exitCode: 0,
-          signal: null,
-          stoppedBySvc: false,
-          sawOutput: true,
-          stderrHead: [],
-          oomKilled: false,
-          providerError: null,
-          lost: false,
-          endedAt: '2026-11-29T00:00:02.000Z',
-          usage: null,
-          costCap: null,
-        };
-      },
-      async stopAgent() {},
-      async agentActivity() {
-        return { lastOutputAt: Date.now() };
+        }: {
+          workspace: { workspacePath: string };
+          claimed: InboxItem[];
+          projectRunning?: { snapshot: ProjectedRun };
+          prompt: string;
+          agent: AgentDefinition;
+        }) {
+          const { workspacePath } = workspace;
+          const outcome = await start({
+            prompt: foldIntoPrompt(prompt, claimed),
+            agent,
+            ...(projectRunning
+              ? {
+                  projectRunning: { snapshot: { ...projectRunning.snapshot, workspacePath }, workspaceKind: 'scratch' },
+                }
+              : {}),
+          });
+          return { ...outcome, workspace: { workspacePath, kind: 'scratch' as const } };
+        },
+        ...cleanExitSupervision,
       },
     },
-  });
-  const client = new Client({ connection: await Connection.connect({ address: suiteTemporalAddress() }) });
-  try {
-    await worker.runUntil(work(client, taskQueue, written, started));
-  } finally {
-    await client.connection.close();
-    await connection.close();
-  }
+    (client) => work(client, taskQueue, written, started),
+  );
 }
 
 function startRun(client: Client, taskQueue: string) {
-  const runId = newId('run');
-  const input = buildRunInput(
-    { runId, createdAt: Date.now(), agent: BUILTIN_AGENTS[0]!, projectId: null, prompt: 'true', trigger: 'api' },
-    '/tmp/svc-running-projection',
-  );
-  return client.workflow.start('runWorkflow', { taskQueue, workflowId: runId, args: [input] });
+  return startTrivialRun(client, taskQueue, 'true', '/tmp/svc-running-projection');
 }
 
 /** The finished run's history replays against the same code (each path here is deterministic). */

@@ -9,15 +9,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createStartActivities, startGate } from '../../activities/start-activities.ts';
 import type { RunActivityDeps } from '../../activities/run-activities.ts';
-import { BUILTIN_AGENTS } from '../../core/agents.ts';
 import { newId } from '../../core/ids.ts';
-import { buildRunInput } from '../../core/run-input.ts';
 import { steerSignal } from '../../workflows/messages.ts';
 import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
 import { suiteTemporalAddress } from '../support/env.ts';
+import { cleanExitSupervision, STARTED_AGENT, startTrivialRun, withTestWorker } from '../support/fake-agent.ts';
 import { waitFor } from '../support/processes.ts';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -34,24 +33,12 @@ const message = (id: string, body: string) => ({
   createdAt: new Date().toISOString(),
 });
 
-const RUNNING = {
-  isolation: 'process',
-  sandbox: null,
-  costBasis: 'api' as const,
-  memory: null,
-  status: 'running' as const,
-  sandboxRunId: 'sandbox-run-1',
-  spawnedAt: '2026-11-29T00:00:01.000Z',
-  endedAt: null,
-  message: null,
-};
-
 /**
  * A worker with the real start activity; `launch` stands in for startAgent. `projected` counts the
  * steering deliveries the workflow projected.
  */
 async function withWorker(
-  launch: (input: { prompt: string }) => Promise<typeof RUNNING>,
+  launch: (input: { prompt: string }) => Promise<typeof STARTED_AGENT>,
   work: (client: Client, taskQueue: string, projected: { delivered: number }) => Promise<void>,
 ) {
   const taskQueue = `start-gate-${newId('run')}`;
@@ -64,53 +51,30 @@ async function withWorker(
     projectsRoot: join(dataDir, 'projects'),
     sandbox: { mode: 'process', allowUnsandboxed: true },
   } as unknown as RunActivityDeps & { temporal: Client };
-  const connection = await NativeConnection.connect({ address: suiteTemporalAddress() });
-  const worker = await Worker.create({
-    connection,
-    taskQueue,
-    workflowBundle,
-    activities: {
-      ...createStartActivities(deps, { startAgent: launch as never }),
-      async projectRun({ events }: { events: { kind: string }[] }) {
-        projected.delivered += events.filter((event) => event.kind === 'steer.delivered').length;
-      },
-      async superviseAgent() {
-        return {
-          spawnError: null,
-          exitCode: 0,
-          signal: null,
-          stoppedBySvc: false,
-          sawOutput: true,
-          stderrHead: [],
-          oomKilled: false,
-          providerError: null,
-          lost: false,
-          endedAt: '2026-11-29T00:00:02.000Z',
-          usage: null,
-          costCap: null,
-        };
-      },
-      async stopAgent() {},
-      async agentActivity() {
-        return { lastOutputAt: Date.now() };
+  await withTestWorker(
+    {
+      taskQueue,
+      workflowBundle,
+      activities: {
+        ...createStartActivities(deps, { startAgent: launch as never }),
+        async projectRun({ events }: { events: { kind: string }[] }) {
+          projected.delivered += events.filter((event) => event.kind === 'steer.delivered').length;
+        },
+        ...cleanExitSupervision,
       },
     },
-  });
-  try {
-    await worker.runUntil(work(client, taskQueue, projected));
-  } finally {
-    await client.connection.close();
-    await connection.close();
-  }
+    () => work(client, taskQueue, projected),
+    client,
+  );
 }
 
 function startRun(client: Client, taskQueue: string) {
-  const runId = newId('run');
-  const input = buildRunInput(
-    { runId, createdAt: Date.now(), agent: BUILTIN_AGENTS[0]!, projectId: null, prompt: 'the task', trigger: 'api' },
+  return startTrivialRun(
+    client,
+    taskQueue,
+    'the task',
     join(mkdtempSync(join(tmpdir(), 'svc-start-gate-ws-')), 'workspace'),
   );
-  return client.workflow.start('runWorkflow', { taskQueue, workflowId: runId, args: [input] });
 }
 
 test('a retried start looks at its workflow, even for a scratch workspace, and folds what was steered meanwhile', async (t) => {
@@ -120,7 +84,7 @@ test('a retried start looks at its workflow, even for a scratch workspace, and f
   await withWorker(
     async ({ prompt }) => {
       prompts.push(prompt);
-      if (prompts.length > 1) return RUNNING;
+      if (prompts.length > 1) return STARTED_AGENT;
       // The first attempt: a message comes in, then the worker "dies" before the launch.
       await client.workflow.getHandle(runId).signal(steerSignal, message('msg-1', 'mind the tests'));
       throw new Error('the worker died before the launch');
@@ -144,7 +108,7 @@ test('a claim repeated with the start gate update id answers the same messages',
   await withWorker(
     async () => {
       await released;
-      return RUNNING;
+      return STARTED_AGENT;
     },
     async (client, taskQueue, projected) => {
       const handle = await startRun(client, taskQueue);
