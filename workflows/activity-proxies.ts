@@ -20,12 +20,19 @@ export const readModel = proxyLocalActivities<Pick<Activities, 'projectRun'>>({
 
 /** Workspace and sandbox start: bounded work, a few retries, then the run fails. */
 export const sandboxSetup = proxyActivities<
-  Pick<
-    Activities,
-    'prepareWorkspace' | 'prepareAndStartAgent' | 'startAgent' | 'stopAgent' | 'agentActivity' | 'setSandboxAside'
-  >
+  Pick<Activities, 'prepareWorkspace' | 'startAgent' | 'stopAgent' | 'agentActivity' | 'setSandboxAside'>
 >({
   startToCloseTimeout: '10m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
+
+/**
+ * The workspace cut and the sandbox start in one activity (activities/start-activities.ts): the
+ * time of the two it replaces (a large clone, then a pod that waits for a node), the same retries.
+ */
+export const workspaceAndStart = proxyActivities<Pick<Activities, 'prepareAndStartAgent'>>({
+  startToCloseTimeout: '20m',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });

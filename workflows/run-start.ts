@@ -24,7 +24,7 @@ import type { RunOutcome, RunSnapshot } from '../core/run-model.ts';
 import { runningRun, sandboxStartedEvent, type ProjectedRun } from '../core/run-started.ts';
 import { NOT_LAUNCHED } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
-import { sandboxSetup } from './activity-proxies.ts';
+import { sandboxSetup, workspaceAndStart } from './activity-proxies.ts';
 import { PATCHES } from './patches.ts';
 import { now, type RunExecution } from './run-execution.ts';
 import { watchdogsApply } from './run-watchdogs.ts';
@@ -100,7 +100,7 @@ export async function startAgent(execution: RunExecution, cut: Workspace | null)
     return afterStart(execution, { ...launched, workspace: cut }, again, projected);
   }
   const launched = await cutWorkspaceAndStart(() =>
-    sandboxSetup.prepareAndStartAgent({
+    workspaceAndStart.prepareAndStartAgent({
       ...start,
       prompt: task,
       claimed,
