@@ -117,7 +117,7 @@ export async function startAgent(execution: RunExecution, cut: Workspace | null)
 
 type Launched = Awaited<ReturnType<typeof sandboxSetup.startAgent>> & { workspace: Workspace };
 
-/** The combined activity, or what its workspace's failure means: the run never started. */
+/** The combined activity, or, for a failure before its launch (`not_launched`), a run that never started. */
 async function cutWorkspaceAndStart<T>(activity: () => Promise<T>): Promise<T | { neverStarted: { message: string } }> {
   try {
     return await activity();
