@@ -5,9 +5,8 @@ import type { ReadModel } from '../db/orm.ts';
 import { writeRunProjection, type RunProjection } from './read-model/write-run-projection.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
-import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from './sandbox/files.ts';
-import { isSameProcessAlive } from '../platform/processes.ts';
-import { inspectSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
+import { sandboxFiles } from './sandbox/files.ts';
+import { inspectSandbox, stopSandbox, supervisorHolds } from './sandbox/local-sandbox.ts';
 import { dataPaths } from '../platform/config.ts';
 import { prepareRunWorkspace, type PrepareWorkspaceInput } from './workspace/prepare-workspace.ts';
 
@@ -47,11 +46,7 @@ export function createRunActivities(deps: RunActivityDeps) {
       if (!existsSync(dir) || existsSync(aside)) return;
       const files = sandboxFiles(dir);
       // Moved only once nothing of the ended sandbox writes there any more: agent and supervisor gone.
-      const busy = () => {
-        const supervisor = readJsonIfExists<SupervisorRecord>(files.supervisor);
-        const alive = supervisor && isSameProcessAlive(supervisor.pid, supervisor.startTime ?? undefined);
-        return inspectSandbox(files).kind === 'running' || Boolean(alive);
-      };
+      const busy = () => inspectSandbox(files).kind === 'running' || supervisorHolds(files);
       for (let waited = 0; busy(); waited += 200) {
         if (waited === 0) stopSandbox(files);
         if (waited > 60_000) throw new Error(`the sandbox of run ${runId} did not stop`);

@@ -78,6 +78,11 @@ export interface SandboxSettings {
   uidBase: number;
   /** Processes and threads one sandbox may have at once when svc is root (SVC_SANDBOX_MAX_PROCESSES). */
   maxProcesses: number;
+  /**
+   * Who supervises a sandbox whose agent is a process of this host (SVC_SUPERVISOR): one shared
+   * supervisor per worker (`shared`, the default) or a supervisor process per run (`per-run`).
+   */
+  supervisor: 'shared' | 'per-run';
   container: ContainerSettings;
   kubernetes: KubernetesSettings;
 }
@@ -157,9 +162,13 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     throw new Error(
       `SVC_SANDBOX_MAX_PROCESSES must be a whole number, at least 16, not "${env.SVC_SANDBOX_MAX_PROCESSES}"`,
     );
+  const supervisor = env.SVC_SUPERVISOR || 'shared';
+  if (supervisor !== 'shared' && supervisor !== 'per-run')
+    throw new Error(`SVC_SUPERVISOR must be shared or per-run, not "${env.SVC_SUPERVISOR}"`);
   return {
     mode,
     allowUnsandboxed,
+    supervisor,
     binds: parseBinds(env.SVC_SANDBOX_BINDS),
     memoryLimitMiB: memory,
     cpuMillicores: cpu,

@@ -63,7 +63,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
   const temporal = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
   // Every run's supervisor starts from plain JavaScript (activities/sandbox/supervisor-program.ts).
   pruneStalePrograms(dataPaths.programs(config.dataDir));
-  prepareSupervisorProgram(dataPaths.programs(config.dataDir));
+  prepareSupervisorProgram(dataPaths.programs(config.dataDir), { shared: config.sandbox.supervisor === 'shared' });
   const workflowBundle = config.workflowBundlePath
     ? { code: readFileSync(config.workflowBundlePath, 'utf8') }
     : await buildWorkflowBundleApart(dataPaths.programs(config.dataDir));

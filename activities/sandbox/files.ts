@@ -33,6 +33,8 @@ export interface LaunchSpec {
 export interface SupervisorRecord {
   pid: number;
   startTime: string | null;
+  /** The worker host's shared supervisor (supervisor-host.ts), which outlives this sandbox. */
+  shared?: boolean;
 }
 
 export interface AgentRecord {

@@ -3,12 +3,13 @@
 // inspection works from any worker process, including one started after the first died.
 import { existsSync, mkdirSync, openSync, readSync, closeSync, fstatSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcessAlive } from '../../platform/processes.ts';
 import { watchForRecords, type RecordWatch } from './record-watch.ts';
 import { spawnDetached } from './spawner.ts';
-import { supervisorProgram } from './supervisor-program.ts';
+import { superviseOnHost } from './supervisor-host-client.ts';
+import { supervisorHost, supervisorProgram } from './supervisor-program.ts';
 import {
   readJsonIfExists,
   sandboxFiles,
@@ -30,7 +31,10 @@ export type SandboxStatus =
 export function sandboxRunId(supervisor: SupervisorRecord, agent: AgentRecord | undefined): string {
   if (agent?.containerId) return `container:${agent.containerId.slice(0, 12)}`;
   if (agent?.pod) return `pod:${agent.pod}`;
-  return `local:${hostname()}:${supervisor.pid}`;
+  // A shared supervisor holds many sandboxes: the agent's pid tells them apart.
+  return supervisor.shared
+    ? `local:${hostname()}:${supervisor.pid}:${agent?.pid ?? 0}`
+    : `local:${hostname()}:${supervisor.pid}`;
 }
 
 export function inspectSandbox(files: SandboxFiles): SandboxStatus {
@@ -63,7 +67,7 @@ export async function startSandbox(
   let supervisorPid = 0;
   if (!existsSync(files.claim)) {
     writeJsonAtomic(files.spec, spec);
-    supervisorPid = await spawnDetached([process.execPath, '--no-warnings', supervisorProgram(dir), dir]);
+    supervisorPid = await startSupervisor(dir, spec);
   }
   const started = Date.now();
   const deadline = started + timeoutMs;
@@ -75,6 +79,25 @@ export async function startSandbox(
   } finally {
     landed.close();
   }
+}
+
+/**
+ * The worker's shared supervisor takes the sandbox when there is one and the agent is a process of
+ * this host; a container, a pod or a preview (which holds a port of its own) gets a supervisor of
+ * its own, as does any sandbox the shared one could not be asked for. Answers the pid of a
+ * supervisor started for this sandbox alone (0: the shared one, which has claimed it by now).
+ */
+async function startSupervisor(dir: string, spec: LaunchSpec): Promise<number> {
+  const host = spec.container || spec.pod || spec.expose ? null : supervisorHost(dir);
+  if (host) {
+    try {
+      await superviseOnHost(host, resolve(dir));
+      return 0;
+    } catch {
+      // a supervisor of its own, below
+    }
+  }
+  return spawnDetached([process.execPath, '--no-warnings', supervisorProgram(dir), dir]);
 }
 
 async function awaitAgentStart(
@@ -131,7 +154,20 @@ export async function reattachSandbox(dir: string, timeoutMs = 10_000): Promise<
   return false;
 }
 
-/** Asks the supervisor to stop its agent (SIGTERM to the agent's group, SIGKILL after 5 s). */
+/**
+ * Whether the sandbox's supervisor may still write in its directory: its own supervisor lives, or
+ * the shared one (which lives on) has not recorded the sandbox's exit yet.
+ */
+export function supervisorHolds(files: SandboxFiles): boolean {
+  const supervisor = readJsonIfExists<SupervisorRecord>(files.supervisor);
+  if (!supervisor || !isSameProcessAlive(supervisor.pid, supervisor.startTime ?? undefined)) return false;
+  return !supervisor.shared || !existsSync(files.exit);
+}
+
+/**
+ * Asks the supervisor to stop its agent (SIGTERM to the agent's group, SIGKILL after 5 s). A shared
+ * supervisor takes the SIGTERM as "look at your sandboxes' stop requests".
+ */
 export function stopSandbox(files: SandboxFiles): void {
   // Kept, so a supervisor that takes a container over later stops it too.
   if (existsSync(files.dir)) closeSync(openSync(files.stopRequested, 'a', 0o600));

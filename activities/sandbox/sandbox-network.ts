@@ -3,7 +3,7 @@
 // loopback. Started by the sandbox's supervisor, so the network lives exactly as long as the
 // agent does, through any restart of the worker.
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
-import type { Server } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import type { EgressRule } from '../../core/egress-rules.ts';
 import { callbackServer, type CallbackTarget } from './callback-proxy.ts';
@@ -51,6 +51,18 @@ export async function startSandboxNetwork(spec: NetworkSpec): Promise<{ close():
     [egress.socksServer(), NETWORK_SOCKETS.socks],
   ];
   if (callback) servers.push([callback, NETWORK_SOCKETS.callback]);
+  // What the sandbox holds open is cut at close: a shared supervisor lives on after the sandbox.
+  const open = new Set<Socket>();
+  for (const [server] of servers)
+    server.on('connection', (socket: Socket) => {
+      open.add(socket);
+      socket.once('close', () => open.delete(socket));
+    });
   await Promise.all(servers.map(([server, name]) => listen(server, join(spec.socketDir, name))));
-  return { close: () => servers.forEach(([server]) => server.close()) };
+  return {
+    close: () => {
+      for (const [server] of servers) server.close();
+      for (const socket of open) socket.destroy();
+    },
+  };
 }

@@ -20,8 +20,10 @@ import {
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dataPaths } from '../../platform/config.ts';
 import { logger } from '../../platform/logger.ts';
 import { isSameProcessAlive, processStartTime } from '../../platform/processes.ts';
+import type { SupervisorHost } from './supervisor-host-client.ts';
 
 const CHECKOUT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ENTRY = join(CHECKOUT, 'activities', 'sandbox', 'supervisor.ts');
@@ -82,10 +84,13 @@ export function pruneStalePrograms(cacheDir: string, now = Date.now()): string[]
 
 /**
  * The copy each worker of this process prepared, by its data directory: a process may hold several
- * workers (tests, tools), and one's data directory may be removed while another's runs go on.
+ * workers (tests, tools), and one's data directory may be removed while another's runs go on. With
+ * it, the shared supervisor that runs from that copy, when the worker uses one.
  */
-const prepared = new Map<string, string>();
+const prepared = new Map<string, { entry: string; host: SupervisorHost | null }>();
 let lastPrepared: string | null = null;
+/** The longest unix socket path Linux takes (108 bytes with its terminating zero). */
+const MAX_SOCKET_PATH = 107;
 
 /**
  * The supervisor's entry point to start for a sandbox under `sandboxDir`: the stripped copy its
@@ -93,24 +98,34 @@ let lastPrepared: string | null = null;
  * copy prepared last.
  */
 export function supervisorProgram(sandboxDir?: string): string {
-  let entry = lastPrepared;
-  if (sandboxDir) {
-    entry = null;
-    const target = resolve(sandboxDir);
-    let longest = '';
-    for (const [dataDir, copy] of prepared)
-      if (target.startsWith(`${dataDir}${sep}`) && dataDir.length > longest.length) [longest, entry] = [dataDir, copy];
-  }
+  const entry = sandboxDir ? preparedFor(sandboxDir)?.entry : lastPrepared;
   return entry && existsSync(entry) ? entry : ENTRY;
+}
+
+/** The shared supervisor for a sandbox under `sandboxDir`, when its worker uses one. */
+export function supervisorHost(sandboxDir: string): SupervisorHost | null {
+  const host = preparedFor(sandboxDir)?.host;
+  return host && existsSync(host.program) ? host : null;
+}
+
+function preparedFor(sandboxDir: string) {
+  const target = resolve(sandboxDir);
+  let longest = '';
+  let found: { entry: string; host: SupervisorHost | null } | undefined;
+  for (const [dataDir, copy] of prepared)
+    if (target.startsWith(`${dataDir}${sep}`) && dataDir.length > longest.length) [longest, found] = [dataDir, copy];
+  return found;
 }
 
 /**
  * Writes a fresh stripped copy into a new private directory under `cacheDir` (in the data
  * directory, which only svc can write) and, once a trial start of it reaches its usage check,
  * starts supervisors from it. Never reuses a copy it did not write itself: what the root
- * supervisor runs is what this worker made from its own checkout. Answers the entry point.
+ * supervisor runs is what this worker made from its own checkout. Answers the entry point. With
+ * `shared`, sandboxes whose agent is a process of this host go to one shared supervisor that runs
+ * from the copy (supervisor-host.ts), listening in the copy's directory.
  */
-export function prepareSupervisorProgram(cacheDir: string): string {
+export function prepareSupervisorProgram(cacheDir: string, { shared = false }: { shared?: boolean } = {}): string {
   try {
     mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
     const held = lstatSync(cacheDir);
@@ -134,7 +149,13 @@ export function prepareSupervisorProgram(cacheDir: string): string {
     });
     if (trial.status !== 2 || !trial.stderr.includes('usage: supervisor.ts'))
       throw new Error(`the stripped supervisor does not start: ${trial.stderr.slice(0, 500)}`);
-    prepared.set(dirname(resolve(cacheDir)), entry);
+    const dataDir = dirname(resolve(cacheDir));
+    const socket = join(dir, 'host.sock');
+    const host =
+      shared && socket.length <= MAX_SOCKET_PATH
+        ? { program: entry, socket, sandboxes: dataPaths.sandboxes(dataDir) }
+        : null;
+    prepared.set(dataDir, { entry, host });
     lastPrepared = entry;
     return entry;
   } catch (error) {

@@ -6,7 +6,7 @@ import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import {
   prepareSupervisorProgram,
   pruneStalePrograms,
@@ -22,7 +22,8 @@ test.serial('the supervisor runs from a fresh stripped copy that needs no TypeSc
   t.true(entry.startsWith(cache) && entry.endsWith('activities/sandbox/supervisor.mjs'), entry);
   t.is(supervisorProgram(), entry);
   t.not(prepareSupervisorProgram(cache), entry, 'each start writes its own copy, never reusing one');
-  const code = readFileSync(entry, 'utf8');
+  t.regex(readFileSync(entry, 'utf8'), /from "\.\/supervision\.mjs"/);
+  const code = readFileSync(join(dirname(entry), 'supervision.mjs'), 'utf8');
   t.regex(code, /from "\.\/sandbox-network\.mjs"/);
   t.regex(code, new RegExp(`import\\("file://${resolve('activities/sandbox/container/container-runner.ts')}"\\)`));
   // A Node that strips no types gets through every import to the supervisor's own usage check.

@@ -1,0 +1,270 @@
+// One sandbox's supervision: claim the sandbox exactly once, start its network and its agent with
+// the output going to files, record how it ended, clean up. A supervisor process runs one
+// (supervisor.ts); the shared supervisor of a worker host runs many side by side
+// (supervisor-host.ts), so nothing here is process-wide: no exit, no signal handler, every handle
+// closed when the supervision ends.
+import { spawn } from 'node:child_process';
+import { existsSync, openSync, readFileSync, closeSync, writeSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isSameProcessAlive, processStartTime } from '../../platform/processes.ts';
+import { joinCgroupArgv, oomKillCount, removeMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
+import { startSandboxNetwork } from './sandbox-network.ts';
+import type { ContainerSpec } from './container/container-launch.ts';
+import type { PodSpec } from './kubernetes/pod-launch.ts';
+import {
+  readJsonIfExists,
+  sandboxFiles,
+  writeJsonAtomic,
+  type AgentRecord,
+  type ExitRecord,
+  type LaunchSpec,
+  type SandboxFiles,
+  type SupervisorRecord,
+} from './files.ts';
+
+/** A supervision under way. */
+export interface Supervision {
+  readonly files: SandboxFiles;
+  /** Settles once the exit is recorded and everything the supervision held is let go. */
+  readonly ended: Promise<void>;
+  /** svc asked the agent to stop (cancel, cap, watchdog, the finalizer's lifetime). Once is enough. */
+  stop(): void;
+}
+
+/** How long an engine's own processes (Podman's conmon) may stay in the run's cgroup after the container. */
+const CGROUP_RELEASE_MS = 5000;
+
+/**
+ * Claims the sandbox in `dir` and supervises it, recording `self` as its supervisor. Answers null
+ * when there is nothing to supervise: someone else claimed it, or (a reattach) its container or pod
+ * needs no new supervisor.
+ */
+export async function superviseSandbox(
+  dir: string,
+  self: SupervisorRecord,
+  { reattach = false }: { reattach?: boolean } = {},
+): Promise<Supervision | null> {
+  const files = sandboxFiles(dir);
+  const spec = JSON.parse(readFileSync(files.spec, 'utf8')) as LaunchSpec;
+  // Exactly once: only the one who creates the claim file may start the agent. A container or pod
+  // outlives its supervisor: one new supervisor per dead one may take it over (reattach), and it
+  // only ever finds the container or pod, never starts the agent again.
+  const previous = reattach ? readJsonIfExists<SupervisorRecord>(files.supervisor) : undefined;
+  if (
+    reattach &&
+    (!(spec.container || spec.pod) ||
+      !previous ||
+      existsSync(files.exit) ||
+      isSameProcessAlive(previous.pid, previous.startTime ?? undefined))
+  )
+    return null;
+  try {
+    const claim = previous ? `${files.claim}.reattach-${previous.pid}-${previous.startTime}` : files.claim;
+    closeSync(openSync(claim, 'wx', 0o600));
+  } catch {
+    return null;
+  }
+  writeJsonAtomic<SupervisorRecord>(files.supervisor, self);
+  return new SandboxSupervision(files, spec, reattach).begin();
+}
+
+class SandboxSupervision implements Supervision {
+  readonly ended: Promise<void>;
+  #end!: () => void;
+  #stdoutFd: number;
+  #stderrFd: number;
+  #network: { close(): void } | null = null;
+  #stopAgent: () => void = () => {};
+  #stoppedBySvc = false;
+  #finished = false;
+  #lifetime: NodeJS.Timeout | null = null;
+
+  readonly files: SandboxFiles;
+  readonly spec: LaunchSpec;
+  readonly reattach: boolean;
+
+  constructor(files: SandboxFiles, spec: LaunchSpec, reattach: boolean) {
+    this.files = files;
+    this.spec = spec;
+    this.reattach = reattach;
+    this.ended = new Promise((resolve) => (this.#end = resolve));
+    this.#stdoutFd = openSync(files.stdout, 'a', 0o600);
+    this.#stderrFd = openSync(files.stderr, 'a', 0o600);
+  }
+
+  async begin(): Promise<Supervision> {
+    const { spec, files } = this;
+    try {
+      // The sandbox's proxies live as long as the agent, whatever happens to workers.
+      if (spec.network) this.#network = await startSandboxNetwork(spec.network);
+    } catch (error) {
+      this.#failToStart('SANDBOX_NETWORK', `the sandbox's network could not start: ${(error as Error).message}`);
+      return this;
+    }
+    // A preview is served on a port of this worker as long as its sandbox lives (its door connects in).
+    if (spec.expose && !this.reattach)
+      await (await import('./preview-expose.ts')).exposePreview(spec.expose, files.dir);
+    this.#stopAgent = spec.pod
+      ? await this.#runAgentPod(spec.pod)
+      : spec.container
+        ? await this.#runAgentContainer(spec.container)
+        : this.#spawnAgent();
+    // A stop asked while no supervisor was there to hear it (a container or pod between two supervisors).
+    if ((spec.container || spec.pod) && existsSync(files.stopRequested)) this.stop();
+    // A launch with a lifetime (the finalizer) is stopped when it runs out, whatever it is doing.
+    // Node fires a longer timer at once: a lifetime past 24.8 days is cut there.
+    if (spec.maxLifetimeMs && !this.#finished) {
+      this.#lifetime = setTimeout(() => this.stop(), Math.min(spec.maxLifetimeMs, 2 ** 31 - 1));
+      this.#lifetime.unref();
+    }
+    return this;
+  }
+
+  stop(): void {
+    if (this.#finished) return;
+    this.#stoppedBySvc = true;
+    this.#stopAgent();
+  }
+
+  /** Records how the agent ended, then cleans up (the container, the cgroup) and lets everything go. */
+  #finish(record: ExitRecord, cleanup: () => Promise<void> = async () => {}): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    if (this.#lifetime) clearTimeout(this.#lifetime);
+    const { spec, files } = this;
+    if (spec.memoryCgroup) record.oomKilled = record.oomKilled || oomKillCount(spec.memoryCgroup) > 0;
+    // What the backend said (the kubelet's eviction message, a lost pod) is shown with the agent's stderr.
+    if (record.detail) writeSync(this.#stderrFd, `svc sandbox: ${record.loss ?? 'ended'}: ${record.detail}\n`);
+    if (record.notHandedBack)
+      writeSync(this.#stderrFd, 'svc sandbox: the pod ended without handing its workspace back\n');
+    // Before the record: once it is there, the sandbox directory may be moved aside and a new one
+    // made in its place (a resumed run), whose sockets a late close must not unlink.
+    this.#network?.close();
+    // The record first: a supervisor that dies after it leaves nothing a successor would redo.
+    writeJsonAtomic(files.exit, { ...record, stoppedBySvc: record.stoppedBySvc || this.#stoppedBySvc });
+    void cleanup()
+      .catch(() => {})
+      .then(() => (spec.memoryCgroup ? releaseCgroup(spec.memoryCgroup) : undefined))
+      .finally(() => {
+        closeSync(this.#stdoutFd);
+        closeSync(this.#stderrFd);
+        this.#end();
+      });
+  }
+
+  #failToStart(code: string, message: string): void {
+    this.#finish({
+      exitCode: null,
+      signal: null,
+      spawnError: { code, message },
+      stoppedBySvc: false,
+      endedAt: new Date().toISOString(),
+    });
+  }
+
+  /** Starts the agent as a process of this host (bubblewrap, or unsandboxed); answers how to stop it. */
+  #spawnAgent(): () => void {
+    const { spec, files } = this;
+    const argv = spec.memoryCgroup ? joinCgroupArgv(spec.memoryCgroup, spec.argv) : spec.argv;
+    const agent = spawn(argv[0]!, argv.slice(1), {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: ['pipe', this.#stdoutFd, this.#stderrFd],
+      // Its own process group: a stop reaches everything the agent started.
+      detached: true,
+    });
+    let exited = false;
+    agent.once('error', (error: NodeJS.ErrnoException) => {
+      exited = true;
+      this.#failToStart(error.code ?? 'ERROR', error.message);
+    });
+    agent.once('spawn', () => {
+      writeJsonAtomic<AgentRecord>(files.agent, {
+        pid: agent.pid!,
+        startTime: processStartTime(agent.pid!) ?? null,
+        spawnedAt: new Date().toISOString(),
+      });
+      agent.stdin!.on('error', () => {
+        // The agent may exit without reading its prompt; that is its business, not a supervisor crash.
+      });
+      agent.stdin!.end(spec.stdin ?? '');
+    });
+    agent.once('exit', (exitCode, signal) => {
+      exited = true;
+      this.#finish({ exitCode, signal, spawnError: null, stoppedBySvc: false, endedAt: new Date().toISOString() });
+    });
+    // SIGTERM to the agent's whole group, then SIGKILL after 5 s; never once it is gone (its
+    // group's id may be another's by then, in a process that lives on).
+    const signalGroup = (signal: NodeJS.Signals) => {
+      if (exited || !agent.pid) return;
+      try {
+        process.kill(-agent.pid, signal);
+      } catch {
+        // already gone
+      }
+    };
+    return () => {
+      signalGroup('SIGTERM');
+      setTimeout(() => signalGroup('SIGKILL'), 5000).unref();
+    };
+  }
+
+  /** Runs the agent's container (container backend): the engine owns the process, this its output. */
+  async #runAgentContainer(container: ContainerSpec): Promise<() => void> {
+    // Loaded only for a container (as the pod's runner, the preview's door): a supervisor starts on
+    // every run's critical path, and each module it loads costs it time and memory.
+    const { runContainer } = await import('./container/container-runner.ts');
+    const { files, reattach } = this;
+    const output = { stdoutFd: this.#stdoutFd, stderrFd: this.#stderrFd, cursorFile: files.logCursor };
+    const run = runContainer(container, this.spec.memoryCgroup, output, { reattach }, (record) => {
+      // A reattached container keeps the record of its first start.
+      if (!reattach || !existsSync(files.agent)) writeJsonAtomic<AgentRecord>(files.agent, record);
+    });
+    void run.exited.then(
+      (exit) => this.#finish({ ...exit, stoppedBySvc: false }, run.remove),
+      (error: Error) => this.#failToStart('CONTAINER_ENGINE', `the container engine failed: ${error.message}`),
+    );
+    return () => run.stop();
+  }
+
+  /** Runs the agent's pod (Kubernetes backend) behind the run's gateway on this worker. */
+  async #runAgentPod(pod: PodSpec): Promise<() => void> {
+    // Loaded only for a pod: the Kubernetes client takes a few hundred ms to load, in every supervisor.
+    const [{ runPod }, { startPodGateway }] = await Promise.all([
+      import('./kubernetes/pod-runner.ts'),
+      import('./kubernetes/pod-gateway.ts'),
+    ]);
+    const { files, reattach } = this;
+    let gateway: string;
+    try {
+      const { port } = await startPodGateway({ ...pod.gateway, socketDir: files.net }, files.gateway);
+      gateway = `${pod.gateway.host}:${port}`;
+    } catch (error) {
+      // A successor that cannot listen where the pod was told still watches the pod to its end.
+      if (!reattach) {
+        this.#failToStart('POD_GATEWAY', `the run's gateway could not listen: ${(error as Error).message}`);
+        return () => {};
+      }
+      gateway = '';
+    }
+    const output = { stdoutFd: this.#stdoutFd, stderrFd: this.#stderrFd, cursorFile: files.logCursor };
+    const run = runPod(pod, gateway, output, { reattach }, (record) => {
+      if (!reattach || !existsSync(files.agent)) writeJsonAtomic<AgentRecord>(files.agent, record);
+    });
+    void run.exited.then(
+      (exit) => {
+        const handedBack = readJsonIfExists<{ handedBack: string[] }>(files.gateway)?.handedBack ?? [];
+        const notHandedBack = exit.exitCode !== null && !handedBack.includes('workspace');
+        this.#finish({ ...exit, ...(notHandedBack ? { notHandedBack } : {}), stoppedBySvc: false }, run.remove);
+      },
+      (error: Error) => this.#failToStart('KUBERNETES', `the Kubernetes API failed: ${error.message}`),
+    );
+    return () => run.stop();
+  }
+}
+
+/** Removes the run's memory cgroup once it is empty (an engine's processes may leave it late). */
+async function releaseCgroup(cgroup: MemoryCgroup): Promise<void> {
+  const deadline = Date.now() + CGROUP_RELEASE_MS;
+  while (!removeMemoryCgroup(cgroup) && Date.now() <= deadline) await sleep(100);
+}

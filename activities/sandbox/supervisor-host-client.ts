@@ -1,0 +1,109 @@
+// The worker's side of its shared supervisor (supervisor-host.ts): one connection per host, held
+// for the worker's life (a host with a worker connected stays up), the host started on first use
+// through the spawner. Anything amiss rejects, and the caller starts a supervisor of its own: at
+// least once, so a sandbox may be asked twice; its claim lets only one of them start the agent.
+import { connect, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HostAnswer, HostRequest } from './supervisor-host.ts';
+import { spawnDetached } from './spawner.ts';
+
+/** Where a worker's shared supervisor listens, what it runs, and the sandboxes it may take. */
+export interface SupervisorHost {
+  program: string;
+  socket: string;
+  sandboxes: string;
+}
+
+const ANSWER_TIMEOUT_MS = 5000;
+/** A host that is not listening this long after it was started is not used (a supervisor per run is). */
+const START_TIMEOUT_MS = 10_000;
+
+interface Connection {
+  socket: Socket;
+  pending: { resolve(pid: number): void; reject(error: Error): void }[];
+}
+
+const connections = new Map<string, Promise<Connection>>();
+
+/** Asks the host to supervise the sandbox in `dir`, starting the host if it is not there; answers its pid. */
+export async function superviseOnHost(host: SupervisorHost, dir: string): Promise<number> {
+  let connecting = connections.get(host.socket);
+  if (!connecting) {
+    const forget = () => connections.get(host.socket) === connecting && connections.delete(host.socket);
+    connecting = open(host, forget);
+    connections.set(host.socket, connecting);
+    connecting.catch(forget);
+  }
+  const connection = await connecting;
+  return new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      connection.socket.destroy(new Error('the shared supervisor did not answer'));
+    }, ANSWER_TIMEOUT_MS);
+    connection.pending.push({
+      resolve: (pid) => (clearTimeout(timer), resolve(pid)),
+      reject: (error) => (clearTimeout(timer), reject(error)),
+    });
+    connection.socket.ref();
+    connection.socket.write(`${JSON.stringify({ supervise: dir } satisfies HostRequest)}\n`);
+  });
+}
+
+/** Drops the connections (their hosts end once they supervise nothing more). */
+export function disconnectSupervisorHosts(): void {
+  for (const connecting of connections.values())
+    void connecting.then(
+      ({ socket }) => socket.destroy(),
+      () => {},
+    );
+  connections.clear();
+}
+
+async function open(host: SupervisorHost, forget: () => void): Promise<Connection> {
+  let socket = await attempt(host.socket);
+  if (!socket) {
+    await spawnDetached([process.execPath, '--no-warnings', host.program, '--host', host.socket, host.sandboxes]);
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!socket && Date.now() < deadline) {
+      await sleep(20);
+      socket = await attempt(host.socket);
+    }
+    if (!socket) throw new Error('the shared supervisor did not start');
+  }
+  const connection: Connection = { socket, pending: [] };
+  const gone = (error?: Error) => {
+    forget();
+    for (const request of connection.pending.splice(0))
+      request.reject(error ?? new Error('the shared supervisor left'));
+  };
+  socket.once('error', gone);
+  socket.once('close', () => gone());
+  createInterface({ input: socket }).on('line', (line) => {
+    const request = connection.pending.shift();
+    if (!connection.pending.length) socket.unref();
+    let answer: HostAnswer;
+    try {
+      answer = JSON.parse(line) as HostAnswer;
+    } catch {
+      answer = { error: `the shared supervisor said: ${line.slice(0, 200)}` };
+    }
+    if ('pid' in answer) request?.resolve(answer.pid);
+    else request?.reject(new Error(answer.error));
+  });
+  // Held open for the worker's life, never keeping a worker that is shutting down alive.
+  socket.unref();
+  return connection;
+}
+
+/** A connection to the socket, or null when nothing listens there. */
+function attempt(path: string): Promise<Socket | null> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once('connect', () => {
+      socket.removeAllListeners('error');
+      socket.on('error', () => undefined);
+      resolve(socket);
+    });
+    socket.once('error', () => resolve(null));
+  });
+}

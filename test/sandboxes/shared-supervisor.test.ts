@@ -1,0 +1,95 @@
+// The worker host's shared supervisor (activities/sandbox/supervisor-host.ts): the sandboxes of one
+// worker side by side in one process, each stopped alone; it takes only its worker's sandboxes, and
+// ends once it supervises nothing and no worker is connected.
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { once } from 'node:events';
+import { isSameProcessAlive } from '../../platform/processes.ts';
+import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
+import { waitFor } from '../support/processes.ts';
+import { runStdout, startTestStack, waitForRunState } from '../support/stack.ts';
+
+const SUPERVISOR = resolve('activities/sandbox/supervisor.ts');
+
+test('two runs share one supervisor; cancelling one leaves the other running to its end', async (t) => {
+  const svc = await startTestStack();
+  t.teardown(() => svc.stop());
+  const dispatch = async (prompt: string) =>
+    (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt } })).body.run.id as string;
+  const cancelled = await dispatch('echo first up\nsleep 60');
+  const kept = await dispatch('echo second up\nsleep 3\necho second done');
+  const record = async (id: string) => {
+    const path = join(svc.config.dataDir, 'sandboxes', id, 'supervisor.json');
+    await waitFor(async () => existsSync(path), `the supervisor of ${id}`);
+    return JSON.parse(readFileSync(path, 'utf8')) as { pid: number; shared?: boolean };
+  };
+  const [first, second] = [await record(cancelled), await record(kept)];
+  t.true(first.shared, 'a shared supervisor');
+  t.is(first.pid, second.pid, 'the same process for both');
+  await waitForRunState(svc, cancelled, ['running']);
+  t.is((await svc.request('POST', `/runs/${cancelled}/cancel`, { body: {} })).status, 200);
+  t.is((await waitForRunState(svc, cancelled)).state, 'cancelled');
+  const run = await waitForRunState(svc, kept);
+  t.is(run.state, 'succeeded', 'the neighbour was not stopped with it');
+  t.deepEqual((await runStdout(svc, kept)).slice(-2), ['second up', 'second done']);
+  t.true(isSameProcessAlive(first.pid, undefined), 'the shared supervisor lives on');
+});
+
+test('SVC_SUPERVISOR=per-run gives each sandbox a supervisor process of its own', async (t) => {
+  t.throws(() => parseSandboxSettings({ SVC_SUPERVISOR: 'pooled' }), {
+    message: /SVC_SUPERVISOR must be shared or per-run/,
+  });
+  const svc = await startTestStack({ env: { SVC_SUPERVISOR: 'per-run' } });
+  t.teardown(() => svc.stop());
+  const records = [];
+  for (const prompt of ['echo one', 'echo two']) {
+    const id = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt } })).body.run.id as string;
+    t.is((await waitForRunState(svc, id)).state, 'succeeded');
+    records.push(JSON.parse(readFileSync(join(svc.config.dataDir, 'sandboxes', id, 'supervisor.json'), 'utf8')));
+  }
+  t.falsy(records[0].shared);
+  t.not(records[0].pid, records[1].pid);
+  t.false(isSameProcessAlive(records[0].pid, records[0].startTime), 'each ended with its sandbox');
+});
+
+/** The host started by hand, as a worker starts it; answers its requests and its end. */
+function startHost(dataDir: string) {
+  const socket = join(dataDir, 'host.sock');
+  const host = spawn(process.execPath, ['--no-warnings', SUPERVISOR, '--host', socket, join(dataDir, 'sandboxes')], {
+    stdio: 'ignore',
+  });
+  const exited = once(host, 'exit');
+  return { socket, host, exited };
+}
+
+test('the host takes only sandboxes of its own directory, and ends once idle with no worker', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
+  mkdirSync(join(dataDir, 'sandboxes'));
+  const { socket, host, exited } = startHost(dataDir);
+  t.teardown(() => host.kill('SIGKILL'));
+  await waitFor(async () => existsSync(socket), 'the host to listen');
+  const worker = connect(socket);
+  await once(worker, 'connect');
+  const answers: string[] = [];
+  worker.on('data', (chunk) => answers.push(...chunk.toString().split('\n').filter(Boolean)));
+  const elsewhere = mkdtempSync(join(tmpdir(), 'svc-elsewhere-'));
+  for (const dir of [elsewhere, join(dataDir, 'sandboxes', '..', 'programs'), 'sandboxes/relative'])
+    worker.write(`${JSON.stringify({ supervise: dir })}\n`);
+  worker.write('not json\n');
+  await waitFor(async () => answers.length === 4, 'four answers');
+  t.deepEqual(
+    answers.map((line) => JSON.parse(line)),
+    Array(4).fill({ error: 'not a sandbox directory of this host' }),
+  );
+  t.false(existsSync(join(elsewhere, 'claim')), 'nothing claimed outside');
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  t.is(host.exitCode, null, 'a host with its worker connected stays');
+  worker.destroy();
+  const [code] = await exited;
+  t.is(code, 0, 'idle and alone, it ends');
+  t.false(existsSync(socket), 'and leaves no socket behind');
+});
