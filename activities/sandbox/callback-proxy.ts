@@ -68,6 +68,8 @@ export function callbackServer(target: CallbackTarget, refusals: RefusalLog) {
             .writeHead(502, { 'content-type': 'application/json' })
             .end(JSON.stringify({ error: { code: 'svc_unreachable', message: error.message } })),
     );
+    // A sandbox that hangs up mid-answer does not leave the call to the API open.
+    response.once('close', () => response.writableFinished || upstream.destroy());
     request.pipe(upstream);
   });
   server.on('clientError', (_error, socket) => socket.destroy());

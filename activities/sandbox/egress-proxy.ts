@@ -20,8 +20,13 @@ export interface EgressRefusalRecord {
 }
 
 const MAX_LOGGED_REFUSALS = 1000;
-/** Connections one sandbox may hold open through one proxy: the proxies run outside its memory limit. */
+/**
+ * Connections one sandbox may hold open through its proxies, all of them together: the proxies run
+ * outside its memory limit, and (a shared supervisor) beside other sandboxes' proxies.
+ */
 export const MAX_SANDBOX_CONNECTIONS = 256;
+/** Name lookups one sandbox may have in flight: they take threads of a pool its neighbours share. */
+const MAX_SANDBOX_LOOKUPS = 4;
 const SOCKS_HANDSHAKE_MS = 30_000;
 
 function bounded<T extends { maxConnections: number }>(server: T): T {
@@ -89,6 +94,8 @@ export class EgressProxy {
   readonly #rules: readonly EgressRule[];
   readonly #refusals: RefusalLog;
   readonly #callback: CallbackRoute | null;
+  #lookups = 0;
+  readonly #waiting: (() => void)[] = [];
 
   constructor(rules: readonly EgressRule[], refusals: RefusalLog, callback: CallbackRoute | null = null) {
     this.#rules = rules;
@@ -97,7 +104,15 @@ export class EgressProxy {
   }
 
   async #decide(protocol: EgressRefusalRecord['protocol'], host: string, port: number): Promise<EgressDecision> {
-    const decision = await decideEgress(this.#rules, host, port);
+    if (this.#lookups >= MAX_SANDBOX_LOOKUPS) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#lookups += 1;
+    let decision: EgressDecision;
+    try {
+      decision = await decideEgress(this.#rules, host, port);
+    } finally {
+      this.#lookups -= 1;
+      this.#waiting.shift()?.();
+    }
     if (!decision.allowed)
       this.#refusals.record({
         protocol,
@@ -135,10 +150,11 @@ export class EgressProxy {
       return void client.end(
         `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nsvc sandbox: egress to ${target.host}:${target.port} refused (${decision.reason})\n`,
       );
-    const upstream = connect({ host: decision.address, port: target.port });
+    const upstream = upstreamOf(client, decision.address, target.port);
     upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
     upstream.once('connect', () => {
       upstream.removeAllListeners('error');
+      if (client.destroyed) return void upstream.destroy();
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);
       splice(client, upstream);
@@ -176,6 +192,8 @@ export class EgressProxy {
         path: `${url.pathname}${url.search}`,
         headers,
         setHost: false,
+        // A connection of its own, closed after: none kept in a pool beyond the sandbox's count.
+        agent: false,
       },
       (answer) => {
         response.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -183,6 +201,7 @@ export class EgressProxy {
       },
     );
     upstream.once('error', () => (response.headersSent ? response.destroy() : response.writeHead(502).end()));
+    response.once('close', () => response.writableFinished || upstream.destroy());
     request.pipe(upstream);
   }
 
@@ -218,10 +237,11 @@ export class EgressProxy {
       if (command !== 1) return void (reply(7), client.end());
       const decision = await this.#decide('socks', host, port);
       if (!decision.allowed) return void (reply(2), client.end());
-      const upstream = connect({ host: decision.address, port });
+      const upstream = upstreamOf(client, decision.address, port);
       upstream.once('error', () => (reply(5), client.end()));
       upstream.once('connect', () => {
         upstream.removeAllListeners('error');
+        if (client.destroyed) return void upstream.destroy();
         reply(0);
         client.setTimeout(0);
         splice(client, upstream);
@@ -230,6 +250,13 @@ export class EgressProxy {
       client.destroy();
     }
   }
+}
+
+/** A connection out for `client`, cut when the client goes (even before it connects). */
+function upstreamOf(client: Socket, host: string, port: number): Socket {
+  const upstream = connect({ host, port });
+  client.once('close', () => upstream.destroy());
+  return upstream;
 }
 
 /** Reads exact byte counts from a socket during a handshake; leftover bytes are unshifted back. */

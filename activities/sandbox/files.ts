@@ -84,6 +84,8 @@ export function sandboxFiles(dir: string) {
     exit: join(dir, 'exit.json'),
     stdout: join(dir, 'stdout.log'),
     stderr: join(dir, 'stderr.log'),
+    /** The supervisor let go of everything of this sandbox (written last: after the exit record, the cleanup). */
+    released: join(dir, 'released'),
     /** svc asked for a stop: a supervisor that takes a container over honours it too. */
     stopRequested: join(dir, 'stop-requested'),
     /** How far a container's output has been copied (container backend: what a reattach skips). */

@@ -49,6 +49,9 @@ export function inspectSandbox(files: SandboxFiles): SandboxStatus {
     if (lateExit) return { kind: 'exited', agent: readJsonIfExists<AgentRecord>(files.agent), exit: lateExit };
     return { kind: 'lost', reason: `supervisor ${supervisor.pid} is gone without an exit record` };
   }
+  // A shared supervisor lives on: one that let the sandbox go could not write its exit (a full disk).
+  if (supervisor.shared && existsSync(files.released) && !existsSync(files.exit))
+    return { kind: 'lost', reason: `supervisor ${supervisor.pid} let the sandbox go without an exit record` };
   return { kind: 'running', supervisor, agent };
 }
 
@@ -155,13 +158,13 @@ export async function reattachSandbox(dir: string, timeoutMs = 10_000): Promise<
 }
 
 /**
- * Whether the sandbox's supervisor may still write in its directory: its own supervisor lives, or
- * the shared one (which lives on) has not recorded the sandbox's exit yet.
+ * Whether the sandbox's supervisor may still touch its directory or its cgroup: its own supervisor
+ * lives, or the shared one (which lives on) has not let the sandbox go yet.
  */
 export function supervisorHolds(files: SandboxFiles): boolean {
   const supervisor = readJsonIfExists<SupervisorRecord>(files.supervisor);
   if (!supervisor || !isSameProcessAlive(supervisor.pid, supervisor.startTime ?? undefined)) return false;
-  return !supervisor.shared || !existsSync(files.exit);
+  return !supervisor.shared || !existsSync(files.released);
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import type { EgressRule } from '../../core/egress-rules.ts';
 import { callbackServer, type CallbackTarget } from './callback-proxy.ts';
-import { EgressProxy, RefusalLog } from './egress-proxy.ts';
+import { EgressProxy, MAX_SANDBOX_CONNECTIONS, RefusalLog } from './egress-proxy.ts';
 
 export interface NetworkSpec {
   /** Host directory holding the sockets; bound into the sandbox at SANDBOX_PATHS.net. */
@@ -28,6 +28,8 @@ function listen(server: Server, path: string): Promise<void> {
     server.once('error', reject);
     server.listen(path, () => {
       server.off('error', reject);
+      // An error of a listening server (an accept that failed) ends nothing but that accept.
+      server.on('error', () => undefined);
       // The sandbox's uid must be able to connect; nobody else can see this directory.
       chmodSync(path, 0o666);
       resolve();
@@ -51,18 +53,25 @@ export async function startSandboxNetwork(spec: NetworkSpec): Promise<{ close():
     [egress.socksServer(), NETWORK_SOCKETS.socks],
   ];
   if (callback) servers.push([callback, NETWORK_SOCKETS.callback]);
-  // What the sandbox holds open is cut at close: a shared supervisor lives on after the sandbox.
+  // The sandbox's connections, counted over all its proxies (their upstreams go with them), and cut
+  // at close: a shared supervisor lives on after the sandbox.
   const open = new Set<Socket>();
   for (const [server] of servers)
     server.on('connection', (socket: Socket) => {
+      if (open.has(socket)) return; // a tunnel handed on to the callback routes
+      if (open.size >= MAX_SANDBOX_CONNECTIONS) return void socket.destroy();
       open.add(socket);
       socket.once('close', () => open.delete(socket));
     });
-  await Promise.all(servers.map(([server, name]) => listen(server, join(spec.socketDir, name))));
-  return {
-    close: () => {
-      for (const [server] of servers) server.close();
-      for (const socket of open) socket.destroy();
-    },
+  const close = () => {
+    for (const [server] of servers) if (server.listening) server.close();
+    for (const socket of open) socket.destroy();
   };
+  try {
+    await Promise.all(servers.map(([server, name]) => listen(server, join(spec.socketDir, name))));
+  } catch (error) {
+    close();
+    throw error;
+  }
+  return { close };
 }

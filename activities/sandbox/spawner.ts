@@ -55,8 +55,8 @@ function holdOpen(child: ChildProcess, hold: boolean): void {
   else stdout.unref?.();
 }
 
-function spawnHere(argv: string[]): number {
-  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: 'ignore' });
+function spawnHere(argv: string[], env: NodeJS.ProcessEnv): number {
+  const child = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: 'ignore', env });
   // A start that fails (EAGAIN, ENOENT) is seen by the caller's own wait, never a crash.
   child.once('error', () => undefined);
   child.unref();
@@ -64,12 +64,12 @@ function spawnHere(argv: string[]): number {
 }
 
 /**
- * Starts `argv` detached (its own session, no stdio, this process's environment) and answers its
+ * Starts `argv` detached (its own session, no stdio, `env`: this process's environment) and answers its
  * pid (0 when unknown). Through the helper when it answers, else from this process. At least
  * once: a helper lost mid-request means a second start here, so what is started must be
  * idempotent (a supervisor is: its claim).
  */
-export async function spawnDetached(argv: string[]): Promise<number> {
+export async function spawnDetached(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
     helper ??= startHelper();
     const { child, pending } = helper;
@@ -86,10 +86,10 @@ export async function spawnDetached(argv: string[]): Promise<number> {
       });
       holdOpen(child, true);
       // This process's environment and directory now, as a spawn from here would have them.
-      child.stdin!.write(`${JSON.stringify({ argv, env: process.env, cwd: process.cwd() })}\n`);
+      child.stdin!.write(`${JSON.stringify({ argv, env, cwd: process.cwd() })}\n`);
     });
   } catch {
-    return spawnHere(argv);
+    return spawnHere(argv, env);
   }
 }
 

@@ -4,7 +4,7 @@
 // (supervisor-host.ts), so nothing here is process-wide: no exit, no signal handler, every handle
 // closed when the supervision ends.
 import { spawn } from 'node:child_process';
-import { existsSync, openSync, readFileSync, closeSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcessAlive, processStartTime } from '../../platform/processes.ts';
 import { joinCgroupArgv, oomKillCount, removeMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
@@ -92,14 +92,23 @@ class SandboxSupervision implements Supervision {
     this.#stderrFd = openSync(files.stderr, 'a', 0o600);
   }
 
+  /** Starts the sandbox; whatever fails ends this sandbox alone, recorded, never the process. */
   async begin(): Promise<Supervision> {
+    try {
+      await this.#start();
+    } catch (error) {
+      this.#fault(error as Error);
+    }
+    return this;
+  }
+
+  async #start(): Promise<void> {
     const { spec, files } = this;
     try {
       // The sandbox's proxies live as long as the agent, whatever happens to workers.
       if (spec.network) this.#network = await startSandboxNetwork(spec.network);
     } catch (error) {
-      this.#failToStart('SANDBOX_NETWORK', `the sandbox's network could not start: ${(error as Error).message}`);
-      return this;
+      return this.#failToStart('SANDBOX_NETWORK', `the sandbox's network could not start: ${(error as Error).message}`);
     }
     // A preview is served on a port of this worker as long as its sandbox lives (its door connects in).
     if (spec.expose && !this.reattach)
@@ -117,13 +126,26 @@ class SandboxSupervision implements Supervision {
       this.#lifetime = setTimeout(() => this.stop(), Math.min(spec.maxLifetimeMs, 2 ** 31 - 1));
       this.#lifetime.unref();
     }
-    return this;
   }
 
   stop(): void {
-    if (this.#finished) return;
+    if (this.#finished || this.#stoppedBySvc) return;
     this.#stoppedBySvc = true;
-    this.#stopAgent();
+    try {
+      this.#stopAgent();
+    } catch (error) {
+      this.#fault(error as Error);
+    }
+  }
+
+  /**
+   * Something of svc's own failed for this sandbox (a full disk under a record, a spawn that threw):
+   * said in its log, its agent stopped, its end recorded as far as the disk lets; the others go on.
+   */
+  #fault(error: Error): void {
+    attempt(() => appendFileSync(this.files.supervisorLog, `${new Date().toISOString()} ${error.stack ?? error}\n`));
+    attempt(() => this.#stopAgent());
+    this.#failToStart('SUPERVISOR', `the supervisor failed: ${error.message}`);
   }
 
   /** Records how the agent ended, then cleans up (the container, the cgroup) and lets everything go. */
@@ -132,22 +154,26 @@ class SandboxSupervision implements Supervision {
     this.#finished = true;
     if (this.#lifetime) clearTimeout(this.#lifetime);
     const { spec, files } = this;
-    if (spec.memoryCgroup) record.oomKilled = record.oomKilled || oomKillCount(spec.memoryCgroup) > 0;
+    const cgroup = spec.memoryCgroup;
+    if (cgroup) attempt(() => (record.oomKilled = record.oomKilled || oomKillCount(cgroup) > 0));
     // What the backend said (the kubelet's eviction message, a lost pod) is shown with the agent's stderr.
-    if (record.detail) writeSync(this.#stderrFd, `svc sandbox: ${record.loss ?? 'ended'}: ${record.detail}\n`);
+    if (record.detail)
+      attempt(() => writeSync(this.#stderrFd, `svc sandbox: ${record.loss ?? 'ended'}: ${record.detail}\n`));
     if (record.notHandedBack)
-      writeSync(this.#stderrFd, 'svc sandbox: the pod ended without handing its workspace back\n');
-    // Before the record: once it is there, the sandbox directory may be moved aside and a new one
-    // made in its place (a resumed run), whose sockets a late close must not unlink.
-    this.#network?.close();
+      attempt(() => writeSync(this.#stderrFd, 'svc sandbox: the pod ended without handing its workspace back\n'));
+    attempt(() => this.#network?.close());
     // The record first: a supervisor that dies after it leaves nothing a successor would redo.
-    writeJsonAtomic(files.exit, { ...record, stoppedBySvc: record.stoppedBySvc || this.#stoppedBySvc });
+    attempt(() => writeJsonAtomic(files.exit, { ...record, stoppedBySvc: record.stoppedBySvc || this.#stoppedBySvc }));
     void cleanup()
       .catch(() => {})
-      .then(() => (spec.memoryCgroup ? releaseCgroup(spec.memoryCgroup) : undefined))
+      .then(() => (cgroup ? releaseCgroup(cgroup) : undefined))
+      .catch(() => {})
       .finally(() => {
-        closeSync(this.#stdoutFd);
-        closeSync(this.#stderrFd);
+        attempt(() => closeSync(this.#stdoutFd));
+        attempt(() => closeSync(this.#stderrFd));
+        // Only now may the directory be moved aside, and a new sandbox (a resumed run: the same
+        // path, the same cgroup) be made there: nothing of this one is left to touch it.
+        attempt(() => closeSync(openSync(files.released, 'w', 0o600)));
         this.#end();
       });
   }
@@ -178,16 +204,20 @@ class SandboxSupervision implements Supervision {
       exited = true;
       this.#failToStart(error.code ?? 'ERROR', error.message);
     });
+    agent.stdin!.on('error', () => {
+      // The agent may exit without reading its prompt; that is its business, not a supervisor crash.
+    });
     agent.once('spawn', () => {
-      writeJsonAtomic<AgentRecord>(files.agent, {
-        pid: agent.pid!,
-        startTime: processStartTime(agent.pid!) ?? null,
-        spawnedAt: new Date().toISOString(),
-      });
-      agent.stdin!.on('error', () => {
-        // The agent may exit without reading its prompt; that is its business, not a supervisor crash.
-      });
-      agent.stdin!.end(spec.stdin ?? '');
+      try {
+        writeJsonAtomic<AgentRecord>(files.agent, {
+          pid: agent.pid!,
+          startTime: processStartTime(agent.pid!) ?? null,
+          spawnedAt: new Date().toISOString(),
+        });
+        agent.stdin!.end(spec.stdin ?? '');
+      } catch (error) {
+        this.#fault(error as Error);
+      }
     });
     agent.once('exit', (exitCode, signal) => {
       exited = true;
@@ -260,6 +290,15 @@ class SandboxSupervision implements Supervision {
       (error: Error) => this.#failToStart('KUBERNETES', `the Kubernetes API failed: ${error.message}`),
     );
     return () => run.stop();
+  }
+}
+
+/** Runs `step`; what it throws is dropped (the step's effect is best effort: a full disk, a closed fd). */
+function attempt(step: () => unknown): void {
+  try {
+    step();
+  } catch {
+    // best effort
   }
 }
 

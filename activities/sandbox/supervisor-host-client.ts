@@ -16,6 +16,7 @@ export interface SupervisorHost {
 }
 
 const ANSWER_TIMEOUT_MS = 5000;
+const HOST_THREADPOOL_SIZE = 64;
 /** A host that is not listening this long after it was started is not used (a supervisor per run is). */
 const START_TIMEOUT_MS = 10_000;
 
@@ -62,7 +63,10 @@ export function disconnectSupervisorHosts(): void {
 async function open(host: SupervisorHost, forget: () => void): Promise<Connection> {
   let socket = await attempt(host.socket);
   if (!socket) {
-    await spawnDetached([process.execPath, '--no-warnings', host.program, '--host', host.socket, host.sandboxes]);
+    // Name lookups of every sandbox's proxies share libuv's pool (4 threads unless told): a few per
+    // sandbox (egress-proxy.ts), and threads enough that a few sandboxes cannot hold them all.
+    const env = { ...process.env, UV_THREADPOOL_SIZE: String(HOST_THREADPOOL_SIZE) };
+    await spawnDetached([process.execPath, '--no-warnings', host.program, '--host', host.socket, host.sandboxes], env);
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (!socket && Date.now() < deadline) {
       await sleep(20);

@@ -5,15 +5,21 @@
 // records, `stop-requested`. A SIGTERM (what stopSandbox sends any supervisor) stops the sandboxes
 // whose stop was asked, not the host. It outlives its worker, and ends once it supervises nothing
 // and no worker is connected.
-import { appendFileSync, chmodSync, existsSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, chmodSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { sandboxFiles, writeJsonAtomic, type ExitRecord, type SupervisorRecord } from './files.ts';
+import { MAX_SANDBOX_CONNECTIONS } from './egress-proxy.ts';
 import { superviseSandbox, type Supervision } from './supervision.ts';
 
 /** How long a host that supervises nothing and has no worker stays, in case its worker comes back. */
 export const HOST_IDLE_EXIT_MS = 10_000;
+/** A sandbox's descriptors at its worst: two per proxied connection, its output, its agent, its servers. */
+const SANDBOX_DESCRIPTORS = 2 * MAX_SANDBOX_CONNECTIONS + 16;
+/** The host's own: its worker connections, the modules it loads, the log. */
+const HOST_DESCRIPTORS = 256;
 
 /** One request a line: supervise this sandbox directory. The answer, a line in order: the host's pid. */
 export interface HostRequest {
@@ -24,26 +30,20 @@ export type HostAnswer = { pid: number } | { error: string };
 /** Serves the host on `socketPath` for sandboxes under `sandboxesDir`, until it is idle. */
 export async function serveSupervisorHost(socketPath: string, sandboxesDir: string, self: SupervisorRecord) {
   const root = resolve(sandboxesDir);
-  const hostLog = join(dirname(socketPath), 'host.log');
-  const active = new Map<string, Supervision>();
+  const hostLog = new HostLog(join(dirname(socketPath), 'host.log'));
+  const capacity = sandboxCapacity();
+  const active = new Set<Supervision>();
+  let held = 0;
   let workers = 0;
   let idleTimer: NodeJS.Timeout | null = null;
 
-  // A crash loses every sandbox here: each one's log says why, as its own supervisor's would.
+  // Each sandbox's own failures end that sandbox alone (supervision.ts). Anything that still gets
+  // here is logged and left: exiting would lose every sandbox of the worker, not the one at fault.
   for (const event of ['uncaughtException', 'unhandledRejection'] as const)
-    process.on(event, (error: unknown) => {
-      const line = `${new Date().toISOString()} shared supervisor ${event}: ${(error as Error)?.stack ?? error}\n`;
-      for (const path of [hostLog, ...[...active.keys()].map((dir) => sandboxFiles(dir).supervisorLog)])
-        try {
-          appendFileSync(path, line, { mode: 0o600 });
-        } catch {
-          // a sandbox directory already gone
-        }
-      process.exit(70);
-    });
+    process.on(event, (error: unknown) => hostLog.write(`${event}: ${(error as Error)?.stack ?? error}`));
   for (const name of ['SIGTERM', 'SIGINT'] as const)
     process.on(name, () => {
-      for (const supervision of active.values()) if (existsSync(supervision.files.stopRequested)) supervision.stop();
+      for (const supervision of active) if (existsSync(supervision.files.stopRequested)) supervision.stop();
     });
 
   const server: Server = createServer((socket) => {
@@ -56,25 +56,28 @@ export async function serveSupervisorHost(socketPath: string, sandboxesDir: stri
     });
     createInterface({ input: socket }).on('line', (line) => {
       const dir = sandboxDirOf(line, root);
-      socket.write(`${JSON.stringify(dir ? { pid: self.pid } : { error: 'not a sandbox directory of this host' })}\n`);
-      if (dir) void supervise(dir);
+      const refusal = !dir ? 'not a sandbox directory of this host' : held >= capacity ? 'full' : null;
+      // The claim is made before the first await of supervise(): the answer comes after it.
+      if (!refusal) void supervise(dir!);
+      socket.write(`${JSON.stringify(refusal ? { error: refusal } : { pid: self.pid })}\n`);
     });
   });
 
   async function supervise(dir: string): Promise<void> {
-    if (active.has(dir)) return;
+    held += 1;
     let supervision: Supervision | null = null;
     try {
       supervision = await superviseSandbox(dir, { ...self, shared: true });
       if (!supervision) return;
-      active.set(dir, supervision);
+      active.add(supervision);
       // A stop asked before the host held it (the SIGTERM found nothing to stop).
       if (existsSync(supervision.files.stopRequested)) supervision.stop();
       await supervision.ended;
     } catch (error) {
-      failed(dir, error as Error, supervision !== null);
+      failed(dir, error as Error);
     } finally {
-      active.delete(dir);
+      held -= 1;
+      if (supervision) active.delete(supervision);
       settle();
     }
   }
@@ -83,15 +86,55 @@ export async function serveSupervisorHost(socketPath: string, sandboxesDir: stri
   function settle(): void {
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = null;
-    if (active.size || workers) return;
+    if (held || workers) return;
     idleTimer = setTimeout(() => {
-      if (active.size || workers) return;
+      if (held || workers) return;
       server.close();
       process.exit(0);
     }, HOST_IDLE_EXIT_MS);
   }
 
-  await listenOnce(server, socketPath);
+  try {
+    await listenOnce(server, socketPath);
+  } catch (error) {
+    hostLog.write(`cannot listen on ${socketPath}: ${(error as Error).message}`);
+    process.exit(1);
+  }
+}
+
+/** The host's own log beside its socket, capped: a fault that repeats cannot fill the disk. */
+class HostLog {
+  #written = 0;
+  readonly #path: string;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  write(text: string): void {
+    if (this.#written++ >= 1000) return;
+    try {
+      appendFileSync(this.#path, `${new Date().toISOString()} ${text}\n`, { mode: 0o600 });
+    } catch {
+      // its directory pruned, a full disk
+    }
+  }
+}
+
+/**
+ * How many sandboxes this process can hold with every one of them at its worst: each may keep
+ * MAX_SANDBOX_CONNECTIONS through its proxies, two descriptors each (theirs and the upstream), and
+ * a few of its own. Past it the worker gets `full` and starts a supervisor for the sandbox alone:
+ * one agent holding all it may can never leave a neighbour without a descriptor. A root svc first
+ * raises the process's limit as far as the kernel allows.
+ */
+function sandboxCapacity(): number {
+  if (process.getuid?.() === 0) {
+    const most = Math.min(Number(readFileSync('/proc/sys/fs/nr_open', 'utf8')) || 0, 1 << 20);
+    if (most > 0) spawnSync('prlimit', ['--pid', String(process.pid), `--nofile=${most}:${most}`], { stdio: 'ignore' });
+  }
+  const limit = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? 1024);
+  return Math.max(0, Math.floor((limit - HOST_DESCRIPTORS) / SANDBOX_DESCRIPTORS));
 }
 
 /** The sandbox directory a request names, when it is one under `root` (the worker's own), else null. */
@@ -106,12 +149,12 @@ function sandboxDirOf(line: string, root: string): string | null {
   }
 }
 
-/** A supervision that threw: said in the sandbox's log; a sandbox that never got going ends with the reason. */
-function failed(dir: string, error: Error, running: boolean): void {
+/** A sandbox that failed before its supervision began (supervision.ts handles the rest): its log says why, its end too. */
+function failed(dir: string, error: Error): void {
   const files = sandboxFiles(dir);
   try {
     appendFileSync(files.supervisorLog, `${new Date().toISOString()} ${error.stack ?? error}\n`, { mode: 0o600 });
-    if (running || existsSync(files.exit) || existsSync(files.agent) || !existsSync(files.supervisor)) return;
+    if (existsSync(files.exit) || !existsSync(files.supervisor)) return;
     writeJsonAtomic<ExitRecord>(files.exit, {
       exitCode: null,
       signal: null,

@@ -3,11 +3,20 @@
 // ends once it supervises nothing and no worker is connected.
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
+import {
+  readJsonIfExists,
+  sandboxFiles,
+  writeJsonAtomic,
+  type AgentRecord,
+  type ExitRecord,
+  type SupervisorRecord,
+} from '../../activities/sandbox/files.ts';
+import { supervisorHolds } from '../../activities/sandbox/local-sandbox.ts';
 import { isSameProcessAlive } from '../../platform/processes.ts';
 import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 import { waitFor } from '../support/processes.ts';
@@ -56,15 +65,103 @@ test('SVC_SUPERVISOR=per-run gives each sandbox a supervisor process of its own'
   t.false(isSameProcessAlive(records[0].pid, records[0].startTime), 'each ended with its sandbox');
 });
 
-/** The host started by hand, as a worker starts it; answers its requests and its end. */
-function startHost(dataDir: string) {
+/** The host started by hand, as a worker starts it (`prefix`: a command to run it under). */
+function startHost(dataDir: string, prefix: string[] = []) {
   const socket = join(dataDir, 'host.sock');
-  const host = spawn(process.execPath, ['--no-warnings', SUPERVISOR, '--host', socket, join(dataDir, 'sandboxes')], {
-    stdio: 'ignore',
-  });
+  const argv = [...prefix, process.execPath, '--no-warnings', SUPERVISOR, '--host', socket, join(dataDir, 'sandboxes')];
+  const host = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore' });
   const exited = once(host, 'exit');
   return { socket, host, exited };
 }
+
+/** A worker's connection to a host: one request a line, the answers in order. */
+async function connectWorker(socket: string) {
+  await waitFor(async () => existsSync(socket), 'the host to listen');
+  const worker = connect(socket);
+  await once(worker, 'connect');
+  const answers: unknown[] = [];
+  worker.on('data', (chunk) =>
+    answers.push(
+      ...chunk
+        .toString()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    ),
+  );
+  return {
+    worker,
+    async ask(dir: string) {
+      const before = answers.length;
+      worker.write(`${JSON.stringify({ supervise: dir })}\n`);
+      await waitFor(async () => answers.length > before, 'an answer');
+      return answers[before];
+    },
+  };
+}
+
+/** A sandbox directory with its launch spec, as startSandbox writes it. */
+function sandbox(dataDir: string, name: string, argv: string[]) {
+  const dir = join(dataDir, 'sandboxes', name);
+  mkdirSync(dir, { recursive: true });
+  writeJsonAtomic(join(dir, 'launch.json'), { argv, cwd: dir, env: { PATH: process.env.PATH! }, stdin: null });
+  return sandboxFiles(dir);
+}
+
+test('a sandbox whose records fail ends alone, recorded; its neighbour runs; the host lives on', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
+  const { socket, host } = startHost(dataDir);
+  t.teardown(() => host.kill('SIGKILL'));
+  const { worker, ask } = await connectWorker(socket);
+  t.teardown(() => worker.destroy());
+  // Its agent record cannot be written (a directory is in the way): as a full disk would fail it.
+  const broken = sandbox(dataDir, 'run_broken', ['sleep', '30']);
+  mkdirSync(broken.agent);
+  t.deepEqual(await ask(broken.dir), { pid: host.pid });
+  await waitFor(async () => existsSync(broken.released), 'the broken sandbox let go');
+  const exit = readJsonIfExists<ExitRecord>(broken.exit)!;
+  t.is(exit.spawnError?.code, 'SUPERVISOR', JSON.stringify(exit));
+  t.regex(readFileSync(broken.supervisorLog, 'utf8'), /EISDIR|illegal operation on a directory/);
+  const healthy = sandbox(dataDir, 'run_healthy', ['bash', '-c', 'echo fine']);
+  t.deepEqual(await ask(healthy.dir), { pid: host.pid });
+  await waitFor(async () => existsSync(healthy.released), 'the healthy sandbox ended');
+  t.like(readJsonIfExists<ExitRecord>(healthy.exit), { exitCode: 0, spawnError: null });
+  t.is(readFileSync(healthy.stdout, 'utf8'), 'fine\n');
+  t.like(readJsonIfExists<SupervisorRecord>(healthy.supervisor), { pid: host.pid, shared: true });
+  t.false(supervisorHolds(healthy), 'released: the directory may be moved aside');
+  t.is(host.exitCode, null);
+  t.deepEqual(await ask(healthy.dir), { pid: host.pid }, 'asked again: claimed already, nothing starts');
+});
+
+test('past what its descriptors allow with every sandbox at its worst, the host answers full', async (t) => {
+  // Not root (root raises the limit first): nobody, with a limit that fits one sandbox.
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
+  mkdirSync(join(dataDir, 'sandboxes'));
+  chownSync(dataDir, 65534, 65534);
+  chownSync(join(dataDir, 'sandboxes'), 65534, 65534);
+  const limit = 256 + 2 * 256 + 16 + 100; // the host's own, one sandbox, not a second
+  const { socket, host } = startHost(dataDir, [
+    'prlimit',
+    `--nofile=${limit}:${limit}`,
+    '--',
+    'setpriv',
+    '--reuid=65534',
+    '--regid=65534',
+    '--clear-groups',
+  ]);
+  t.teardown(() => host.kill('SIGKILL'));
+  const { worker, ask } = await connectWorker(socket);
+  t.teardown(() => worker.destroy());
+  const first = sandbox(dataDir, 'run_first', ['sleep', '30']);
+  const second = sandbox(dataDir, 'run_second', ['sleep', '30']);
+  for (const files of [first, second]) for (const path of [files.dir, files.spec]) chownSync(path, 65534, 65534);
+  t.like(await ask(first.dir), { pid: host.pid });
+  await waitFor(async () => existsSync(first.agent), 'the first agent');
+  t.deepEqual(await ask(second.dir), { error: 'full' });
+  t.false(existsSync(second.claim), 'the worker starts a supervisor of its own for it');
+  const agent = await waitFor(async () => readJsonIfExists<AgentRecord>(first.agent), 'the first agent');
+  process.kill(-agent.pid, 'SIGKILL');
+});
 
 test('the host takes only sandboxes of its own directory, and ends once idle with no worker', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
