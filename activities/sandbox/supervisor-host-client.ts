@@ -20,29 +20,44 @@ const HOST_THREADPOOL_SIZE = 64;
 /** A host that is not listening this long after it was started is not used (a supervisor per run is). */
 const START_TIMEOUT_MS = 10_000;
 
+/**
+ * How many shared supervisors one worker may run. Each takes the sandboxes its descriptors cover
+ * (supervisor-host.ts); one that is full sends the next sandbox to the next.
+ */
+const MAX_HOSTS = 16;
+
 interface Connection {
   socket: Socket;
-  pending: { resolve(pid: number): void; reject(error: Error): void }[];
+  pending: { resolve(answer: HostAnswer): void; reject(error: Error): void }[];
 }
 
 const connections = new Map<string, Promise<Connection>>();
 
-/** Asks the host to supervise the sandbox in `dir`, starting the host if it is not there; answers its pid. */
+/** Asks a shared supervisor to supervise the sandbox in `dir`, starting one if needed; answers its pid. */
 export async function superviseOnHost(host: SupervisorHost, dir: string): Promise<number> {
-  let connecting = connections.get(host.socket);
+  for (let index = 0; index < MAX_HOSTS; index++) {
+    const answer = await ask(host, index ? host.socket.replace(/\.sock$/, `-${index}.sock`) : host.socket, dir);
+    if ('pid' in answer) return answer.pid;
+    if ('error' in answer) throw new Error(answer.error);
+  }
+  throw new Error('every shared supervisor is full');
+}
+
+async function ask(host: SupervisorHost, socket: string, dir: string): Promise<HostAnswer> {
+  let connecting = connections.get(socket);
   if (!connecting) {
-    const forget = () => connections.get(host.socket) === connecting && connections.delete(host.socket);
-    connecting = open(host, forget);
-    connections.set(host.socket, connecting);
+    const forget = () => connections.get(socket) === connecting && connections.delete(socket);
+    connecting = open(host, socket, forget);
+    connections.set(socket, connecting);
     connecting.catch(forget);
   }
   const connection = await connecting;
-  return new Promise<number>((resolve, reject) => {
+  return new Promise<HostAnswer>((resolve, reject) => {
     const timer = setTimeout(() => {
       connection.socket.destroy(new Error('the shared supervisor did not answer'));
     }, ANSWER_TIMEOUT_MS);
     connection.pending.push({
-      resolve: (pid) => (clearTimeout(timer), resolve(pid)),
+      resolve: (answer) => (clearTimeout(timer), resolve(answer)),
       reject: (error) => (clearTimeout(timer), reject(error)),
     });
     connection.socket.ref();
@@ -50,27 +65,17 @@ export async function superviseOnHost(host: SupervisorHost, dir: string): Promis
   });
 }
 
-/** Drops the connections (their hosts end once they supervise nothing more). */
-export function disconnectSupervisorHosts(): void {
-  for (const connecting of connections.values())
-    void connecting.then(
-      ({ socket }) => socket.destroy(),
-      () => {},
-    );
-  connections.clear();
-}
-
-async function open(host: SupervisorHost, forget: () => void): Promise<Connection> {
-  let socket = await attempt(host.socket);
+async function open(host: SupervisorHost, path: string, forget: () => void): Promise<Connection> {
+  let socket = await attempt(path);
   if (!socket) {
     // Name lookups of every sandbox's proxies share libuv's pool (4 threads unless told): a few per
     // sandbox (egress-proxy.ts), and threads enough that a few sandboxes cannot hold them all.
     const env = { ...process.env, UV_THREADPOOL_SIZE: String(HOST_THREADPOOL_SIZE) };
-    await spawnDetached([process.execPath, '--no-warnings', host.program, '--host', host.socket, host.sandboxes], env);
+    await spawnDetached([process.execPath, '--no-warnings', host.program, '--host', path, host.sandboxes], env);
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (!socket && Date.now() < deadline) {
       await sleep(20);
-      socket = await attempt(host.socket);
+      socket = await attempt(path);
     }
     if (!socket) throw new Error('the shared supervisor did not start');
   }
@@ -91,8 +96,7 @@ async function open(host: SupervisorHost, forget: () => void): Promise<Connectio
     } catch {
       answer = { error: `the shared supervisor said: ${line.slice(0, 200)}` };
     }
-    if ('pid' in answer) request?.resolve(answer.pid);
-    else request?.reject(new Error(answer.error));
+    request?.resolve(answer);
   });
   // Held open for the worker's life, never keeping a worker that is shutting down alive.
   socket.unref();

@@ -25,7 +25,8 @@ const HOST_DESCRIPTORS = 256;
 export interface HostRequest {
   supervise: string;
 }
-export type HostAnswer = { pid: number } | { error: string };
+/** Its pid (it claimed the sandbox); full (ask another: supervisor-host-client.ts); or why not. */
+export type HostAnswer = { pid: number } | { full: true } | { error: string };
 
 /** Serves the host on `socketPath` for sandboxes under `sandboxesDir`, until it is idle. */
 export async function serveSupervisorHost(socketPath: string, sandboxesDir: string, self: SupervisorRecord) {
@@ -56,10 +57,14 @@ export async function serveSupervisorHost(socketPath: string, sandboxesDir: stri
     });
     createInterface({ input: socket }).on('line', (line) => {
       const dir = sandboxDirOf(line, root);
-      const refusal = !dir ? 'not a sandbox directory of this host' : held >= capacity ? 'full' : null;
+      const answer: HostAnswer = !dir
+        ? { error: 'not a sandbox directory of this host' }
+        : held >= capacity
+          ? { full: true }
+          : { pid: self.pid };
       // The claim is made before the first await of supervise(): the answer comes after it.
-      if (!refusal) void supervise(dir!);
-      socket.write(`${JSON.stringify(refusal ? { error: refusal } : { pid: self.pid })}\n`);
+      if ('pid' in answer) void supervise(dir!);
+      socket.write(`${JSON.stringify(answer)}\n`);
     });
   });
 
@@ -124,9 +129,9 @@ class HostLog {
 /**
  * How many sandboxes this process can hold with every one of them at its worst: each may keep
  * MAX_SANDBOX_CONNECTIONS through its proxies, two descriptors each (theirs and the upstream), and
- * a few of its own. Past it the worker gets `full` and starts a supervisor for the sandbox alone:
- * one agent holding all it may can never leave a neighbour without a descriptor. A root svc first
- * raises the process's limit as far as the kernel allows.
+ * a few of its own. Past it the worker gets `full` and asks another shared supervisor: one agent
+ * holding all it may can never leave a neighbour without a descriptor. A process that may (root,
+ * with CAP_SYS_RESOURCE) first raises its limit as far as the kernel allows.
  */
 function sandboxCapacity(): number {
   if (process.getuid?.() === 0) {

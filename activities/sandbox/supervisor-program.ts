@@ -152,7 +152,8 @@ export function prepareSupervisorProgram(cacheDir: string, { shared = false }: {
     const dataDir = dirname(resolve(cacheDir));
     const socket = join(dir, 'host.sock');
     const host =
-      shared && socket.length <= MAX_SOCKET_PATH
+      // The worker's further shared supervisors listen at host-<n>.sock.
+      shared && socket.length + 3 <= MAX_SOCKET_PATH
         ? { program: entry, socket, sandboxes: dataPaths.sandboxes(dataDir) }
         : null;
     prepared.set(dataDir, { entry, host });

@@ -17,6 +17,7 @@ import {
   type SupervisorRecord,
 } from '../../activities/sandbox/files.ts';
 import { supervisorHolds } from '../../activities/sandbox/local-sandbox.ts';
+import { superviseOnHost } from '../../activities/sandbox/supervisor-host-client.ts';
 import { isSameProcessAlive } from '../../platform/processes.ts';
 import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 import { waitFor } from '../support/processes.ts';
@@ -133,7 +134,7 @@ test('a sandbox whose records fail ends alone, recorded; its neighbour runs; the
   t.deepEqual(await ask(healthy.dir), { pid: host.pid }, 'asked again: claimed already, nothing starts');
 });
 
-test('past what its descriptors allow with every sandbox at its worst, the host answers full', async (t) => {
+test('past what its descriptors allow with every sandbox at its worst, a host answers full: the next one takes it', async (t) => {
   // Not root (root raises the limit first): nobody, with a limit that fits one sandbox.
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
   mkdirSync(join(dataDir, 'sandboxes'));
@@ -157,10 +158,21 @@ test('past what its descriptors allow with every sandbox at its worst, the host 
   for (const files of [first, second]) for (const path of [files.dir, files.spec]) chownSync(path, 65534, 65534);
   t.like(await ask(first.dir), { pid: host.pid });
   await waitFor(async () => existsSync(first.agent), 'the first agent');
-  t.deepEqual(await ask(second.dir), { error: 'full' });
-  t.false(existsSync(second.claim), 'the worker starts a supervisor of its own for it');
-  const agent = await waitFor(async () => readJsonIfExists<AgentRecord>(first.agent), 'the first agent');
-  process.kill(-agent.pid, 'SIGKILL');
+  t.deepEqual(await ask(second.dir), { full: true });
+  t.false(existsSync(second.claim), 'nothing claimed');
+  // The worker's side then asks the next shared supervisor, which it starts.
+  const next = await superviseOnHost(
+    { program: SUPERVISOR, socket, sandboxes: join(dataDir, 'sandboxes') },
+    second.dir,
+  );
+  t.teardown(() => process.kill(next, 'SIGKILL'));
+  t.not(next, host.pid);
+  t.true(existsSync(join(dataDir, 'host-1.sock')));
+  t.like(readJsonIfExists<SupervisorRecord>(second.supervisor), { pid: next, shared: true });
+  for (const files of [first, second]) {
+    const agent = await waitFor(async () => readJsonIfExists<AgentRecord>(files.agent), 'the agent');
+    process.kill(-agent.pid, 'SIGKILL');
+  }
 });
 
 test('the host takes only sandboxes of its own directory, and ends once idle with no worker', async (t) => {
