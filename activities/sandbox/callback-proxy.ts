@@ -4,7 +4,8 @@
 // API started with --no-auth (every caller the operator) shows it nothing but its own run.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { http, https } from '../../platform/node-http.ts';
-import { MAX_SANDBOX_CONNECTIONS, type RefusalLog } from './egress-proxy.ts';
+import type { RefusalLog } from './egress-proxy.ts';
+import { MAX_SANDBOX_CONNECTIONS } from './proxy-limits.ts';
 
 export interface CallbackTarget {
   /** The API base URL as the worker reaches it (SVC_API_URL, or the API this process serves). */
@@ -17,6 +18,9 @@ export interface CallbackTarget {
 /** What a local sandbox may call. Not salvage: svc salvages a local run itself (and its 96 MiB
  * bodies would be the agent's way to load the API). */
 export const CALLBACK_ROUTES = ['inbox', 'finalize-intent', 'finalize-result', 'git-credential'] as const;
+
+/** Connections one sandbox's callbacks hold to the API at once. */
+const CALLBACK_CONNECTIONS = 8;
 
 /** The request headers that reach the API; everything else (cookies, origins, credentials) stays behind. */
 const FORWARDED_HEADERS = ['accept', 'content-type', 'content-length', 'x-request-id'];
@@ -32,7 +36,11 @@ function refuse(response: ServerResponse, message: string): void {
 export function callbackServer(target: CallbackTarget, refusals: RefusalLog) {
   const allowed = new RegExp(`^/runs/${target.runId}/(${CALLBACK_ROUTES.join('|')})(\\?[^#]*)?$`);
   const base = new URL(target.baseUrl);
-  const send = base.protocol === 'https:' ? https().request : http.request;
+  const secure = base.protocol === 'https:';
+  const send = secure ? https().request : http.request;
+  // The sandbox's own few connections to the API (its callbacks come one or two at a time): a
+  // sandbox that pipelines thousands of requests waits for them, it does not open thousands.
+  const agent = new (secure ? https().Agent : http.Agent)({ keepAlive: true, maxSockets: CALLBACK_CONNECTIONS });
   const server = http.createServer((request: IncomingMessage, response: ServerResponse) => {
     const path = request.url ?? '';
     if (!allowed.test(path) || !['GET', 'POST'].includes(request.method ?? '')) {
@@ -53,7 +61,7 @@ export function callbackServer(target: CallbackTarget, refusals: RefusalLog) {
     }
     const upstream = send(
       new URL(`${base.pathname.replace(/\/+$/, '')}${path}`, base),
-      { method: request.method, headers },
+      { method: request.method, headers, agent },
       (answer) => {
         response.writeHead(answer.statusCode ?? 502, {
           'content-type': answer.headers['content-type'] ?? 'application/json',
@@ -73,6 +81,7 @@ export function callbackServer(target: CallbackTarget, refusals: RefusalLog) {
     request.pipe(upstream);
   });
   server.on('clientError', (_error, socket) => socket.destroy());
+  server.once('close', () => agent.destroy());
   server.maxConnections = MAX_SANDBOX_CONNECTIONS;
   return server;
 }

@@ -2,11 +2,12 @@
 // a SOCKS5 proxy, each listening on a unix socket that is bound into the sandbox. Every connection
 // is decided by the egress policy; a refusal answers the agent plainly and is logged for the run.
 import { appendFileSync } from 'node:fs';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { http } from '../../platform/node-http.ts';
-import { connect, createServer as createNetServer, type Socket } from 'node:net';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import type { EgressRule } from '../../core/egress-rules.ts';
 import { decideEgress, type EgressDecision } from './egress-policy.ts';
+import { bounded, MAX_SANDBOX_CONNECTIONS, OutboundConnections, splice } from './proxy-limits.ts';
 
 const { createServer: createHttpServer, request: httpRequest } = http;
 
@@ -20,19 +21,11 @@ export interface EgressRefusalRecord {
 }
 
 const MAX_LOGGED_REFUSALS = 1000;
-/**
- * Connections one sandbox may hold open through its proxies, all of them together: the proxies run
- * outside its memory limit, and (a shared supervisor) beside other sandboxes' proxies.
- */
-export const MAX_SANDBOX_CONNECTIONS = 256;
 /** Name lookups one sandbox may have in flight: they take threads of a pool its neighbours share. */
 const MAX_SANDBOX_LOOKUPS = 4;
 const SOCKS_HANDSHAKE_MS = 30_000;
-
-function bounded<T extends { maxConnections: number }>(server: T): T {
-  server.maxConnections = MAX_SANDBOX_CONNECTIONS;
-  return server;
-}
+const BUSY_TEXT = `svc sandbox: this sandbox holds ${MAX_SANDBOX_CONNECTIONS} connections out already\n`;
+const BUSY = `HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\r\n${BUSY_TEXT}`;
 
 /** Appends refusals as JSON lines, capped so a looping agent cannot fill the disk with them. */
 export class RefusalLog {
@@ -70,20 +63,6 @@ function splitHostPort(authority: string): { host: string; port: number } | null
   return port >= 1 && port <= 65535 ? { host: match[1]!, port } : null;
 }
 
-/** Pipes two sockets together until either side ends. */
-export function splice(left: Socket, right: Socket): void {
-  left.pipe(right);
-  right.pipe(left);
-  const close = () => {
-    left.destroy();
-    right.destroy();
-  };
-  left.once('error', close);
-  right.once('error', close);
-  left.once('close', close);
-  right.once('close', close);
-}
-
 /** The sandbox-local address of svc's callback routes, and the server that answers there. */
 export interface CallbackRoute {
   address: string;
@@ -94,13 +73,20 @@ export class EgressProxy {
   readonly #rules: readonly EgressRule[];
   readonly #refusals: RefusalLog;
   readonly #callback: CallbackRoute | null;
+  readonly #outbound: OutboundConnections;
   #lookups = 0;
   readonly #waiting: (() => void)[] = [];
 
-  constructor(rules: readonly EgressRule[], refusals: RefusalLog, callback: CallbackRoute | null = null) {
+  constructor(
+    rules: readonly EgressRule[],
+    refusals: RefusalLog,
+    callback: CallbackRoute | null = null,
+    outbound = new OutboundConnections(),
+  ) {
     this.#rules = rules;
     this.#refusals = refusals;
     this.#callback = callback;
+    this.#outbound = outbound;
   }
 
   async #decide(protocol: EgressRefusalRecord['protocol'], host: string, port: number): Promise<EgressDecision> {
@@ -150,7 +136,8 @@ export class EgressProxy {
       return void client.end(
         `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nsvc sandbox: egress to ${target.host}:${target.port} refused (${decision.reason})\n`,
       );
-    const upstream = upstreamOf(client, decision.address, target.port);
+    const upstream = upstreamOf(this.#outbound, client, decision.address, target.port);
+    if (!upstream) return void client.end(BUSY);
     upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
     upstream.once('connect', () => {
       upstream.removeAllListeners('error');
@@ -162,6 +149,9 @@ export class EgressProxy {
   }
 
   async #forward(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // Whatever opens for this request is cut once its client is gone, even while it is decided.
+    let upstream: ClientRequest | null = null;
+    response.once('close', () => response.writableFinished || upstream?.destroy());
     let url: URL;
     try {
       url = new URL(request.url ?? '');
@@ -178,22 +168,23 @@ export class EgressProxy {
       return void this.#callback.server.emit('request', request, response);
     }
     const decision = await this.#decide('http', url.hostname, port);
+    if (response.destroyed) return;
     if (!decision.allowed)
       return void response
         .writeHead(403, { 'content-type': 'text/plain' })
         .end(`svc sandbox: egress to ${url.hostname}:${port} refused (${decision.reason})\n`);
+    const socket = this.#outbound.connect(decision.address, port);
+    if (!socket) return void response.writeHead(503, { 'content-type': 'text/plain' }).end(BUSY_TEXT);
     const headers: Record<string, string | string[] | undefined> = { ...request.headers, host: url.host };
     for (const hop of ['proxy-authorization', 'proxy-connection', 'connection', 'keep-alive']) delete headers[hop];
-    const upstream = httpRequest(
+    upstream = httpRequest(
       {
-        host: decision.address,
-        port,
         method: request.method,
         path: `${url.pathname}${url.search}`,
         headers,
         setHost: false,
-        // A connection of its own, closed after: none kept in a pool beyond the sandbox's count.
-        agent: false,
+        // A connection of its own, counted in the sandbox's, closed after: no pool between sandboxes.
+        createConnection: () => socket,
       },
       (answer) => {
         response.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -201,7 +192,6 @@ export class EgressProxy {
       },
     );
     upstream.once('error', () => (response.headersSent ? response.destroy() : response.writeHead(502).end()));
-    response.once('close', () => response.writableFinished || upstream.destroy());
     request.pipe(upstream);
   }
 
@@ -237,7 +227,8 @@ export class EgressProxy {
       if (command !== 1) return void (reply(7), client.end());
       const decision = await this.#decide('socks', host, port);
       if (!decision.allowed) return void (reply(2), client.end());
-      const upstream = upstreamOf(client, decision.address, port);
+      const upstream = upstreamOf(this.#outbound, client, decision.address, port);
+      if (!upstream) return void (reply(1), client.end());
       upstream.once('error', () => (reply(5), client.end()));
       upstream.once('connect', () => {
         upstream.removeAllListeners('error');
@@ -252,10 +243,11 @@ export class EgressProxy {
   }
 }
 
-/** A connection out for `client`, cut when the client goes (even before it connects). */
-function upstreamOf(client: Socket, host: string, port: number): Socket {
-  const upstream = connect({ host, port });
-  client.once('close', () => upstream.destroy());
+/** A connection out for `client`, cut when the client goes (even before it connects); null when none may open. */
+function upstreamOf(outbound: OutboundConnections, client: Socket, host: string, port: number): Socket | null {
+  if (client.destroyed) return null;
+  const upstream = outbound.connect(host, port);
+  client.once('close', () => upstream?.destroy());
   return upstream;
 }
 

@@ -7,7 +7,8 @@ import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import type { EgressRule } from '../../core/egress-rules.ts';
 import { callbackServer, type CallbackTarget } from './callback-proxy.ts';
-import { EgressProxy, MAX_SANDBOX_CONNECTIONS, RefusalLog } from './egress-proxy.ts';
+import { EgressProxy, RefusalLog } from './egress-proxy.ts';
+import { MAX_SANDBOX_CONNECTIONS, OutboundConnections } from './proxy-limits.ts';
 
 export interface NetworkSpec {
   /** Host directory holding the sockets; bound into the sandbox at SANDBOX_PATHS.net. */
@@ -43,10 +44,12 @@ export async function startSandboxNetwork(spec: NetworkSpec): Promise<{ close():
   chmodSync(spec.socketDir, 0o755);
   const refusals = new RefusalLog(spec.refusalLog);
   const callback = spec.callback ? callbackServer(spec.callback, refusals) : null;
+  const outbound = new OutboundConnections();
   const egress = new EgressProxy(
     spec.rules,
     refusals,
     callback && spec.callbackAddress ? { address: spec.callbackAddress, server: callback } : null,
+    outbound,
   );
   const servers: [Server, string][] = [
     [egress.httpServer(), NETWORK_SOCKETS.http],
@@ -66,6 +69,7 @@ export async function startSandboxNetwork(spec: NetworkSpec): Promise<{ close():
   const close = () => {
     for (const [server] of servers) if (server.listening) server.close();
     for (const socket of open) socket.destroy();
+    outbound.close();
   };
   try {
     await Promise.all(servers.map(([server, name]) => listen(server, join(spec.socketDir, name))));

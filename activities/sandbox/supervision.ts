@@ -9,8 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcessAlive, processStartTime } from '../../platform/processes.ts';
 import { joinCgroupArgv, oomKillCount, removeMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
 import { startSandboxNetwork } from './sandbox-network.ts';
-import type { ContainerSpec } from './container/container-launch.ts';
-import type { PodSpec } from './kubernetes/pod-launch.ts';
+import { runAgentContainer, runAgentPod, type SupervisedBackend } from './supervised-backends.ts';
 import {
   readJsonIfExists,
   sandboxFiles,
@@ -64,8 +63,30 @@ export async function superviseSandbox(
   } catch {
     return null;
   }
-  writeJsonAtomic<SupervisorRecord>(files.supervisor, self);
-  return new SandboxSupervision(files, spec, reattach).begin();
+  let supervision: SandboxSupervision;
+  try {
+    writeJsonAtomic<SupervisorRecord>(files.supervisor, self);
+    supervision = new SandboxSupervision(files, spec, reattach);
+  } catch (error) {
+    // Claimed, and nothing started (a full disk, no descriptor left): ended, said why, let go.
+    endUnstarted(files, error as Error);
+    return null;
+  }
+  return supervision.begin();
+}
+
+/** A claimed sandbox that never started: its log and its exit say why, and it is let go. */
+function endUnstarted(files: SandboxFiles, error: Error): void {
+  attempt(() => appendFileSync(files.supervisorLog, `${new Date().toISOString()} ${error.stack ?? error}\n`));
+  const exit: ExitRecord = {
+    exitCode: null,
+    signal: null,
+    spawnError: { code: 'SUPERVISOR', message: `the supervisor could not start the sandbox: ${error.message}` },
+    stoppedBySvc: false,
+    endedAt: new Date().toISOString(),
+  };
+  attempt(() => writeJsonAtomic(files.exit, exit));
+  attempt(() => closeSync(openSync(files.released, 'w', 0o600)));
 }
 
 class SandboxSupervision implements Supervision {
@@ -77,6 +98,9 @@ class SandboxSupervision implements Supervision {
   #stopAgent: () => void = () => {};
   #stoppedBySvc = false;
   #finished = false;
+  /** The agent runs: its end is awaited before the sandbox is let go, whatever else ended it. */
+  #agentRunning = false;
+  #fault: Error | null = null;
   #lifetime: NodeJS.Timeout | null = null;
 
   readonly files: SandboxFiles;
@@ -89,7 +113,12 @@ class SandboxSupervision implements Supervision {
     this.reattach = reattach;
     this.ended = new Promise((resolve) => (this.#end = resolve));
     this.#stdoutFd = openSync(files.stdout, 'a', 0o600);
-    this.#stderrFd = openSync(files.stderr, 'a', 0o600);
+    try {
+      this.#stderrFd = openSync(files.stderr, 'a', 0o600);
+    } catch (error) {
+      closeSync(this.#stdoutFd);
+      throw error;
+    }
   }
 
   /** Starts the sandbox; whatever fails ends this sandbox alone, recorded, never the process. */
@@ -97,7 +126,7 @@ class SandboxSupervision implements Supervision {
     try {
       await this.#start();
     } catch (error) {
-      this.#fault(error as Error);
+      this.#faulted(error as Error);
     }
     return this;
   }
@@ -114,9 +143,9 @@ class SandboxSupervision implements Supervision {
     if (spec.expose && !this.reattach)
       await (await import('./preview-expose.ts')).exposePreview(spec.expose, files.dir);
     this.#stopAgent = spec.pod
-      ? await this.#runAgentPod(spec.pod)
+      ? await runAgentPod(spec.pod, this.#backend())
       : spec.container
-        ? await this.#runAgentContainer(spec.container)
+        ? await runAgentContainer(spec.container, this.#backend())
         : this.#spawnAgent();
     // A stop asked while no supervisor was there to hear it (a container or pod between two supervisors).
     if ((spec.container || spec.pod) && existsSync(files.stopRequested)) this.stop();
@@ -134,25 +163,30 @@ class SandboxSupervision implements Supervision {
     try {
       this.#stopAgent();
     } catch (error) {
-      this.#fault(error as Error);
+      this.#faulted(error as Error);
     }
   }
 
   /**
    * Something of svc's own failed for this sandbox (a full disk under a record, a spawn that threw):
-   * said in its log, its agent stopped, its end recorded as far as the disk lets; the others go on.
+   * said in its log, its agent stopped (its end awaited, then recorded as the supervisor's
+   * failure, as far as the disk lets); the others go on.
    */
-  #fault(error: Error): void {
+  #faulted(error: Error): void {
     attempt(() => appendFileSync(this.files.supervisorLog, `${new Date().toISOString()} ${error.stack ?? error}\n`));
+    this.#fault ??= error;
+    if (!this.#agentRunning) return this.#failToStart('SUPERVISOR', `the supervisor failed: ${error.message}`);
     attempt(() => this.#stopAgent());
-    this.#failToStart('SUPERVISOR', `the supervisor failed: ${error.message}`);
   }
 
   /** Records how the agent ended, then cleans up (the container, the cgroup) and lets everything go. */
   #finish(record: ExitRecord, cleanup: () => Promise<void> = async () => {}): void {
     if (this.#finished) return;
     this.#finished = true;
+    this.#agentRunning = false;
     if (this.#lifetime) clearTimeout(this.#lifetime);
+    if (this.#fault && !record.spawnError)
+      record.spawnError = { code: 'SUPERVISOR', message: `the supervisor failed: ${this.#fault.message}` };
     const { spec, files } = this;
     const cgroup = spec.memoryCgroup;
     if (cgroup) attempt(() => (record.oomKilled = record.oomKilled || oomKillCount(cgroup) > 0));
@@ -208,6 +242,7 @@ class SandboxSupervision implements Supervision {
       // The agent may exit without reading its prompt; that is its business, not a supervisor crash.
     });
     agent.once('spawn', () => {
+      this.#agentRunning = true;
       try {
         writeJsonAtomic<AgentRecord>(files.agent, {
           pid: agent.pid!,
@@ -216,7 +251,7 @@ class SandboxSupervision implements Supervision {
         });
         agent.stdin!.end(spec.stdin ?? '');
       } catch (error) {
-        this.#fault(error as Error);
+        this.#faulted(error as Error);
       }
     });
     agent.once('exit', (exitCode, signal) => {
@@ -239,57 +274,17 @@ class SandboxSupervision implements Supervision {
     };
   }
 
-  /** Runs the agent's container (container backend): the engine owns the process, this its output. */
-  async #runAgentContainer(container: ContainerSpec): Promise<() => void> {
-    // Loaded only for a container (as the pod's runner, the preview's door): a supervisor starts on
-    // every run's critical path, and each module it loads costs it time and memory.
-    const { runContainer } = await import('./container/container-runner.ts');
-    const { files, reattach } = this;
-    const output = { stdoutFd: this.#stdoutFd, stderrFd: this.#stderrFd, cursorFile: files.logCursor };
-    const run = runContainer(container, this.spec.memoryCgroup, output, { reattach }, (record) => {
-      // A reattached container keeps the record of its first start.
-      if (!reattach || !existsSync(files.agent)) writeJsonAtomic<AgentRecord>(files.agent, record);
-    });
-    void run.exited.then(
-      (exit) => this.#finish({ ...exit, stoppedBySvc: false }, run.remove),
-      (error: Error) => this.#failToStart('CONTAINER_ENGINE', `the container engine failed: ${error.message}`),
-    );
-    return () => run.stop();
-  }
-
-  /** Runs the agent's pod (Kubernetes backend) behind the run's gateway on this worker. */
-  async #runAgentPod(pod: PodSpec): Promise<() => void> {
-    // Loaded only for a pod: the Kubernetes client takes a few hundred ms to load, in every supervisor.
-    const [{ runPod }, { startPodGateway }] = await Promise.all([
-      import('./kubernetes/pod-runner.ts'),
-      import('./kubernetes/pod-gateway.ts'),
-    ]);
-    const { files, reattach } = this;
-    let gateway: string;
-    try {
-      const { port } = await startPodGateway({ ...pod.gateway, socketDir: files.net }, files.gateway);
-      gateway = `${pod.gateway.host}:${port}`;
-    } catch (error) {
-      // A successor that cannot listen where the pod was told still watches the pod to its end.
-      if (!reattach) {
-        this.#failToStart('POD_GATEWAY', `the run's gateway could not listen: ${(error as Error).message}`);
-        return () => {};
-      }
-      gateway = '';
-    }
-    const output = { stdoutFd: this.#stdoutFd, stderrFd: this.#stderrFd, cursorFile: files.logCursor };
-    const run = runPod(pod, gateway, output, { reattach }, (record) => {
-      if (!reattach || !existsSync(files.agent)) writeJsonAtomic<AgentRecord>(files.agent, record);
-    });
-    void run.exited.then(
-      (exit) => {
-        const handedBack = readJsonIfExists<{ handedBack: string[] }>(files.gateway)?.handedBack ?? [];
-        const notHandedBack = exit.exitCode !== null && !handedBack.includes('workspace');
-        this.#finish({ ...exit, ...(notHandedBack ? { notHandedBack } : {}), stoppedBySvc: false }, run.remove);
-      },
-      (error: Error) => this.#failToStart('KUBERNETES', `the Kubernetes API failed: ${error.message}`),
-    );
-    return () => run.stop();
+  /** What a backend's runner (supervised-backends.ts) reports to. */
+  #backend(): SupervisedBackend {
+    return {
+      files: this.files,
+      reattach: this.reattach,
+      memoryCgroup: this.spec.memoryCgroup,
+      output: { stdoutFd: this.#stdoutFd, stderrFd: this.#stderrFd, cursorFile: this.files.logCursor },
+      started: () => (this.#agentRunning = true),
+      ended: (record, cleanup) => this.#finish(record, cleanup),
+      failed: (code, message) => this.#failToStart(code, message),
+    };
   }
 }
 

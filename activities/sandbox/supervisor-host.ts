@@ -5,19 +5,21 @@
 // records, `stop-requested`. A SIGTERM (what stopSandbox sends any supervisor) stops the sandboxes
 // whose stop was asked, not the host. It outlives its worker, and ends once it supervises nothing
 // and no worker is connected.
-import { spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
-import { sandboxFiles, writeJsonAtomic, type ExitRecord, type SupervisorRecord } from './files.ts';
-import { MAX_SANDBOX_CONNECTIONS } from './egress-proxy.ts';
+import { sandboxFiles, type SupervisorRecord } from './files.ts';
+import { MAX_SANDBOX_CONNECTIONS } from './proxy-limits.ts';
 import { superviseSandbox, type Supervision } from './supervision.ts';
 
 /** How long a host that supervises nothing and has no worker stays, in case its worker comes back. */
 export const HOST_IDLE_EXIT_MS = 10_000;
-/** A sandbox's descriptors at its worst: two per proxied connection, its output, its agent, its servers. */
-const SANDBOX_DESCRIPTORS = 2 * MAX_SANDBOX_CONNECTIONS + 16;
+/**
+ * A sandbox's descriptors at its worst: its connections in and out (each capped at
+ * MAX_SANDBOX_CONNECTIONS), its callbacks' few to the API, its output, its agent, its servers.
+ */
+const SANDBOX_DESCRIPTORS = 2 * MAX_SANDBOX_CONNECTIONS + 32;
 /** The host's own: its worker connections, the modules it loads, the log. */
 const HOST_DESCRIPTORS = 256;
 
@@ -127,18 +129,18 @@ class HostLog {
 }
 
 /**
- * How many sandboxes this process can hold with every one of them at its worst: each may keep
- * MAX_SANDBOX_CONNECTIONS through its proxies, two descriptors each (theirs and the upstream), and
- * a few of its own. Past it the worker gets `full` and asks another shared supervisor: one agent
- * holding all it may can never leave a neighbour without a descriptor. A process that may (root,
- * with CAP_SYS_RESOURCE) first raises its limit as far as the kernel allows.
+ * How many sandboxes this process can hold with every one of them at its worst (SANDBOX_DESCRIPTORS
+ * each). Past it the worker gets `full` and asks its next shared supervisor: one agent holding all
+ * it may never leaves a neighbour without a descriptor. The limit is the one the worker has (its
+ * agents inherit it: it is not raised here); a larger `LimitNOFILE` means fewer such processes.
  */
 function sandboxCapacity(): number {
-  if (process.getuid?.() === 0) {
-    const most = Math.min(Number(readFileSync('/proc/sys/fs/nr_open', 'utf8')) || 0, 1 << 20);
-    if (most > 0) spawnSync('prlimit', ['--pid', String(process.pid), `--nofile=${most}:${most}`], { stdio: 'ignore' });
+  let limit = 1024;
+  try {
+    limit = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? limit);
+  } catch {
+    // not Linux's /proc: Node's usual soft limit
   }
-  const limit = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? 1024);
   return Math.max(0, Math.floor((limit - HOST_DESCRIPTORS) / SANDBOX_DESCRIPTORS));
 }
 
@@ -154,18 +156,11 @@ function sandboxDirOf(line: string, root: string): string | null {
   }
 }
 
-/** A sandbox that failed before its supervision began (supervision.ts handles the rest): its log says why, its end too. */
+/** A sandbox the host could not even claim (its launch spec unreadable): its log says why. */
 function failed(dir: string, error: Error): void {
-  const files = sandboxFiles(dir);
   try {
-    appendFileSync(files.supervisorLog, `${new Date().toISOString()} ${error.stack ?? error}\n`, { mode: 0o600 });
-    if (existsSync(files.exit) || !existsSync(files.supervisor)) return;
-    writeJsonAtomic<ExitRecord>(files.exit, {
-      exitCode: null,
-      signal: null,
-      spawnError: { code: 'SUPERVISOR', message: `the supervisor could not start the sandbox: ${error.message}` },
-      stoppedBySvc: false,
-      endedAt: new Date().toISOString(),
+    appendFileSync(sandboxFiles(dir).supervisorLog, `${new Date().toISOString()} ${error.stack ?? error}\n`, {
+      mode: 0o600,
     });
   } catch {
     // a sandbox directory already gone

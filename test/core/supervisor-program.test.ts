@@ -25,7 +25,8 @@ test.serial('the supervisor runs from a fresh stripped copy that needs no TypeSc
   t.regex(readFileSync(entry, 'utf8'), /from "\.\/supervision\.mjs"/);
   const code = readFileSync(join(dirname(entry), 'supervision.mjs'), 'utf8');
   t.regex(code, /from "\.\/sandbox-network\.mjs"/);
-  t.regex(code, new RegExp(`import\\("file://${resolve('activities/sandbox/container/container-runner.ts')}"\\)`));
+  const backends = readFileSync(join(dirname(entry), 'supervised-backends.mjs'), 'utf8');
+  t.regex(backends, new RegExp(`import\\("file://${resolve('activities/sandbox/container/container-runner.ts')}"\\)`));
   // A Node that strips no types gets through every import to the supervisor's own usage check.
   const run = spawnSync(process.execPath, ['--no-experimental-strip-types', entry], { encoding: 'utf8' });
   t.is(run.status, 2, run.stderr);

@@ -115,6 +115,9 @@ test('a sandbox whose records fail ends alone, recorded; its neighbour runs; the
   t.teardown(() => host.kill('SIGKILL'));
   const { worker, ask } = await connectWorker(socket);
   t.teardown(() => worker.destroy());
+  // The neighbour first, running while its neighbour breaks.
+  const healthy = sandbox(dataDir, 'run_healthy', ['bash', '-c', 'sleep 2; echo fine']);
+  t.deepEqual(await ask(healthy.dir), { pid: host.pid });
   // Its agent record cannot be written (a directory is in the way): as a full disk would fail it.
   const broken = sandbox(dataDir, 'run_broken', ['sleep', '30']);
   mkdirSync(broken.agent);
@@ -122,16 +125,20 @@ test('a sandbox whose records fail ends alone, recorded; its neighbour runs; the
   await waitFor(async () => existsSync(broken.released), 'the broken sandbox let go');
   const exit = readJsonIfExists<ExitRecord>(broken.exit)!;
   t.is(exit.spawnError?.code, 'SUPERVISOR', JSON.stringify(exit));
+  t.is(exit.signal, 'SIGTERM', 'let go once its agent was stopped, not before');
   t.regex(readFileSync(broken.supervisorLog, 'utf8'), /EISDIR|illegal operation on a directory/);
-  const healthy = sandbox(dataDir, 'run_healthy', ['bash', '-c', 'echo fine']);
-  t.deepEqual(await ask(healthy.dir), { pid: host.pid });
+  t.false(existsSync(healthy.exit), 'the neighbour still runs');
   await waitFor(async () => existsSync(healthy.released), 'the healthy sandbox ended');
   t.like(readJsonIfExists<ExitRecord>(healthy.exit), { exitCode: 0, spawnError: null });
   t.is(readFileSync(healthy.stdout, 'utf8'), 'fine\n');
   t.like(readJsonIfExists<SupervisorRecord>(healthy.supervisor), { pid: host.pid, shared: true });
   t.false(supervisorHolds(healthy), 'released: the directory may be moved aside');
   t.is(host.exitCode, null);
-  t.deepEqual(await ask(healthy.dir), { pid: host.pid }, 'asked again: claimed already, nothing starts');
+  const recorded = readFileSync(healthy.exit, 'utf8');
+  t.deepEqual(await ask(healthy.dir), { pid: host.pid }, 'asked again');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  t.is(readFileSync(healthy.stdout, 'utf8'), 'fine\n', 'claimed already: nothing started again');
+  t.is(readFileSync(healthy.exit, 'utf8'), recorded);
 });
 
 test('past what its descriptors allow with every sandbox at its worst, a host answers full: the next one takes it', async (t) => {

@@ -9,16 +9,18 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEgressList } from '../../core/egress-rules.ts';
-import { MAX_SANDBOX_CONNECTIONS } from '../../activities/sandbox/egress-proxy.ts';
+import { MAX_SANDBOX_CONNECTIONS } from '../../activities/sandbox/proxy-limits.ts';
 import { NETWORK_SOCKETS, startSandboxNetwork } from '../../activities/sandbox/sandbox-network.ts';
 import { waitFor } from '../support/processes.ts';
 
-/** A TCP service on loopback that counts the connections it holds open. */
+/** A TCP service on loopback that answers nothing and counts the connections it holds open. */
 async function countingService(): Promise<{ server: Server; port: number; open: () => number }> {
   const held = new Set<Socket>();
   const server = createServer((socket) => {
     held.add(socket);
     socket.on('error', () => undefined);
+    // Read (and drop) what comes, so that an end from the proxy is seen.
+    socket.resume();
     socket.once('close', () => held.delete(socket));
   });
   server.listen(0, '127.0.0.1');
@@ -66,8 +68,26 @@ test('a connection out that opens after its sandbox hung up is cut at once', asy
     const client = connect(net.path('http'));
     client.on('error', () => undefined);
     // The request, and gone before the proxy has decided and connected.
-    client.end(`CONNECT 127.0.0.1:${service.port} HTTP/1.1\r\n\r\n`, () => client.destroy());
+    client.write(`CONNECT 127.0.0.1:${service.port} HTTP/1.1\r\n\r\n`, () => client.destroy());
   }
   await new Promise((resolve) => setTimeout(resolve, 1500));
   t.is(service.open(), 0, `${service.open()} connections out outlived their sandbox's`);
+});
+
+test('pipelined requests open no more connections out than the sandbox may hold', async (t) => {
+  const service = await countingService();
+  t.teardown(() => service.server.close());
+  const net = await network(service.port);
+  t.teardown(() => net.close());
+  const client = connect(net.path('http'));
+  client.on('error', () => undefined);
+  client.on('data', () => undefined);
+  // One connection of the sandbox's, 300 requests at once, none of them ever answered.
+  const request = `GET http://127.0.0.1:${service.port}/ HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`;
+  client.write(request.repeat(300));
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  t.true(service.open() > 0, 'the requests went out');
+  t.true(service.open() <= MAX_SANDBOX_CONNECTIONS, `${service.open()} connections out for one sandbox`);
+  net.close();
+  await waitFor(async () => service.open() === 0, 'every connection out cut with the network');
 });
