@@ -7,7 +7,7 @@ import { http } from '../../platform/node-http.ts';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import type { EgressRule } from '../../core/egress-rules.ts';
 import { decideEgress, type EgressDecision } from './egress-policy.ts';
-import { bounded, MAX_SANDBOX_CONNECTIONS, OutboundConnections, splice } from './proxy-limits.ts';
+import { bounded, MAX_SANDBOX_CONNECTIONS, MAX_SANDBOX_LOOKUPS, OutboundConnections, splice } from './proxy-limits.ts';
 
 const { createServer: createHttpServer, request: httpRequest } = http;
 
@@ -21,8 +21,6 @@ export interface EgressRefusalRecord {
 }
 
 const MAX_LOGGED_REFUSALS = 1000;
-/** Name lookups one sandbox may have in flight: they take threads of a pool its neighbours share. */
-const MAX_SANDBOX_LOOKUPS = 4;
 const SOCKS_HANDSHAKE_MS = 30_000;
 const BUSY_TEXT = `svc sandbox: this sandbox holds ${MAX_SANDBOX_CONNECTIONS} connections out already\n`;
 const BUSY = `HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\r\n${BUSY_TEXT}`;

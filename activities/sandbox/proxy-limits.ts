@@ -8,6 +8,16 @@ import { connect, type Socket } from 'node:net';
  */
 export const MAX_SANDBOX_CONNECTIONS = 256;
 
+/** Name lookups one sandbox may have in flight: each holds a thread of a pool its neighbours share. */
+export const MAX_SANDBOX_LOOKUPS = 4;
+
+/**
+ * The lookup threads of a process that serves several sandboxes' proxies (libuv's pool, 4 unless
+ * told): it takes no more sandboxes than leave each its own MAX_SANDBOX_LOOKUPS, so that no
+ * sandbox's lookups (of names whose server never answers, say) can hold a neighbour's.
+ */
+export const SHARED_LOOKUP_THREADS = 128;
+
 /** A proxy server that takes no more of a sandbox's connections than the sandbox may hold in all. */
 export function bounded<T extends { maxConnections: number }>(server: T): T {
   server.maxConnections = MAX_SANDBOX_CONNECTIONS;

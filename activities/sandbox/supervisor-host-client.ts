@@ -6,6 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HostAnswer, HostRequest } from './supervisor-host.ts';
+import { SHARED_LOOKUP_THREADS } from './proxy-limits.ts';
 import { spawnDetached } from './spawner.ts';
 
 /** Where a worker's shared supervisor listens, what it runs, and the sandboxes it may take. */
@@ -16,7 +17,6 @@ export interface SupervisorHost {
 }
 
 const ANSWER_TIMEOUT_MS = 5000;
-const HOST_THREADPOOL_SIZE = 64;
 /** A host that is not listening this long after it was started is not used (a supervisor per run is). */
 const START_TIMEOUT_MS = 10_000;
 
@@ -68,9 +68,8 @@ async function ask(host: SupervisorHost, socket: string, dir: string): Promise<H
 async function open(host: SupervisorHost, path: string, forget: () => void): Promise<Connection> {
   let socket = await attempt(path);
   if (!socket) {
-    // Name lookups of every sandbox's proxies share libuv's pool (4 threads unless told): a few per
-    // sandbox (egress-proxy.ts), and threads enough that a few sandboxes cannot hold them all.
-    const env = { ...process.env, UV_THREADPOOL_SIZE: String(HOST_THREADPOOL_SIZE) };
+    // Name lookups of every sandbox's proxies share libuv's pool: a few threads each (proxy-limits.ts).
+    const env = { ...process.env, UV_THREADPOOL_SIZE: String(SHARED_LOOKUP_THREADS) };
     await spawnDetached([process.execPath, '--no-warnings', host.program, '--host', path, host.sandboxes], env);
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (!socket && Date.now() < deadline) {

@@ -10,7 +10,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { sandboxFiles, type SupervisorRecord } from './files.ts';
-import { MAX_SANDBOX_CONNECTIONS } from './proxy-limits.ts';
+import { MAX_SANDBOX_CONNECTIONS, MAX_SANDBOX_LOOKUPS } from './proxy-limits.ts';
 import { superviseSandbox, type Supervision } from './supervision.ts';
 
 /** How long a host that supervises nothing and has no worker stays, in case its worker comes back. */
@@ -22,6 +22,8 @@ export const HOST_IDLE_EXIT_MS = 10_000;
 const SANDBOX_DESCRIPTORS = 2 * MAX_SANDBOX_CONNECTIONS + 32;
 /** The host's own: its worker connections, the modules it loads, the log. */
 const HOST_DESCRIPTORS = 256;
+/** Lookup threads kept for the host's own use. */
+const HOST_LOOKUP_THREADS = 8;
 
 /** One request a line: supervise this sandbox directory. The answer, a line in order: the host's pid. */
 export interface HostRequest {
@@ -129,10 +131,11 @@ class HostLog {
 }
 
 /**
- * How many sandboxes this process can hold with every one of them at its worst (SANDBOX_DESCRIPTORS
- * each). Past it the worker gets `full` and asks its next shared supervisor: one agent holding all
- * it may never leaves a neighbour without a descriptor. The limit is the one the worker has (its
- * agents inherit it: it is not raised here); a larger `LimitNOFILE` means fewer such processes.
+ * How many sandboxes this process can hold with every one of them at its worst: SANDBOX_DESCRIPTORS
+ * each, and MAX_SANDBOX_LOOKUPS of its lookup threads (a few kept for itself). Past it the worker
+ * gets `full` and asks its next shared supervisor: one agent holding all it may never leaves a
+ * neighbour without a descriptor or a lookup thread. The descriptor limit is the one the worker has
+ * (its agents inherit it: it is not raised here); a larger `LimitNOFILE` means fewer processes.
  */
 function sandboxCapacity(): number {
   let limit = 1024;
@@ -141,7 +144,10 @@ function sandboxCapacity(): number {
   } catch {
     // not Linux's /proc: Node's usual soft limit
   }
-  return Math.max(0, Math.floor((limit - HOST_DESCRIPTORS) / SANDBOX_DESCRIPTORS));
+  const byDescriptors = Math.floor((limit - HOST_DESCRIPTORS) / SANDBOX_DESCRIPTORS);
+  const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  const byLookups = Math.floor((threads - HOST_LOOKUP_THREADS) / MAX_SANDBOX_LOOKUPS);
+  return Math.max(0, Math.min(byDescriptors, byLookups));
 }
 
 /** The sandbox directory a request names, when it is one under `root` (the worker's own), else null. */

@@ -17,6 +17,7 @@ import {
   type SupervisorRecord,
 } from '../../activities/sandbox/files.ts';
 import { supervisorHolds } from '../../activities/sandbox/local-sandbox.ts';
+import { SHARED_LOOKUP_THREADS } from '../../activities/sandbox/proxy-limits.ts';
 import { superviseOnHost } from '../../activities/sandbox/supervisor-host-client.ts';
 import { isSameProcessAlive } from '../../platform/processes.ts';
 import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
@@ -67,10 +68,11 @@ test('SVC_SUPERVISOR=per-run gives each sandbox a supervisor process of its own'
 });
 
 /** The host started by hand, as a worker starts it (`prefix`: a command to run it under). */
-function startHost(dataDir: string, prefix: string[] = []) {
+function startHost(dataDir: string, prefix: string[] = [], threads = SHARED_LOOKUP_THREADS) {
   const socket = join(dataDir, 'host.sock');
   const argv = [...prefix, process.execPath, '--no-warnings', SUPERVISOR, '--host', socket, join(dataDir, 'sandboxes')];
-  const host = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore' });
+  const env = { ...process.env, UV_THREADPOOL_SIZE: String(threads) };
+  const host = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore', env });
   const exited = once(host, 'exit');
   return { socket, host, exited };
 }
@@ -108,6 +110,20 @@ function sandbox(dataDir: string, name: string, argv: string[]) {
   writeJsonAtomic(join(dir, 'launch.json'), { argv, cwd: dir, env: { PATH: process.env.PATH! }, stdin: null });
   return sandboxFiles(dir);
 }
+
+test('a host takes no more sandboxes than leave each its own lookup threads', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
+  // 8 threads kept for the host, 4 for each sandbox: 12 threads hold one sandbox.
+  const { socket, host } = startHost(dataDir, [], 12);
+  t.teardown(() => host.kill('SIGKILL'));
+  const { worker, ask } = await connectWorker(socket);
+  t.teardown(() => worker.destroy());
+  const first = sandbox(dataDir, 'run_first', ['sleep', '30']);
+  t.like(await ask(first.dir), { pid: host.pid });
+  t.deepEqual(await ask(sandbox(dataDir, 'run_second', ['true']).dir), { full: true });
+  const agent = await waitFor(async () => readJsonIfExists<AgentRecord>(first.agent), 'the agent');
+  process.kill(-agent.pid, 'SIGKILL');
+});
 
 test('a sandbox whose records fail ends alone, recorded; its neighbour runs; the host lives on', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
