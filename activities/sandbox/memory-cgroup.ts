@@ -3,6 +3,7 @@
 // above it. The kernel's OOM-kill counter for that cgroup is what makes a run `oom_killed`.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface MemoryCgroup {
   path: string;
@@ -100,6 +101,15 @@ export function removeMemoryCgroup(cgroup: MemoryCgroup): boolean {
   let gone = true;
   for (const path of paths) gone = removeTree(path) && gone;
   return gone;
+}
+
+/** How long an engine's own processes (Podman's conmon) may stay in the run's cgroup after the container. */
+const RELEASE_WITHIN_MS = 5000;
+
+/** Removes the run's cgroup once it is empty (an engine's processes may leave it late), or gives up. */
+export async function releaseMemoryCgroup(cgroup: MemoryCgroup): Promise<void> {
+  const deadline = Date.now() + RELEASE_WITHIN_MS;
+  while (!removeMemoryCgroup(cgroup) && Date.now() <= deadline) await sleep(100);
 }
 
 const V1_ROOT = '/sys/fs/cgroup';

@@ -5,9 +5,8 @@
 // closed when the supervision ends.
 import { spawn } from 'node:child_process';
 import { appendFileSync, closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcessAlive, processStartTime } from '../../platform/processes.ts';
-import { joinCgroupArgv, oomKillCount, removeMemoryCgroup, type MemoryCgroup } from './memory-cgroup.ts';
+import { joinCgroupArgv, oomKillCount, releaseMemoryCgroup } from './memory-cgroup.ts';
 import { startSandboxNetwork } from './sandbox-network.ts';
 import { runAgentContainer, runAgentPod, type SupervisedBackend } from './supervised-backends.ts';
 import {
@@ -29,9 +28,6 @@ export interface Supervision {
   /** svc asked the agent to stop (cancel, cap, watchdog, the finalizer's lifetime). Once is enough. */
   stop(): void;
 }
-
-/** How long an engine's own processes (Podman's conmon) may stay in the run's cgroup after the container. */
-const CGROUP_RELEASE_MS = 5000;
 
 /**
  * Claims the sandbox in `dir` and supervises it, recording `self` as its supervisor. Answers null
@@ -200,7 +196,7 @@ class SandboxSupervision implements Supervision {
     attempt(() => writeJsonAtomic(files.exit, { ...record, stoppedBySvc: record.stoppedBySvc || this.#stoppedBySvc }));
     void cleanup()
       .catch(() => {})
-      .then(() => (cgroup ? releaseCgroup(cgroup) : undefined))
+      .then(() => (cgroup ? releaseMemoryCgroup(cgroup) : undefined))
       .catch(() => {})
       .finally(() => {
         attempt(() => closeSync(this.#stdoutFd));
@@ -295,10 +291,4 @@ function attempt(step: () => unknown): void {
   } catch {
     // best effort
   }
-}
-
-/** Removes the run's memory cgroup once it is empty (an engine's processes may leave it late). */
-async function releaseCgroup(cgroup: MemoryCgroup): Promise<void> {
-  const deadline = Date.now() + CGROUP_RELEASE_MS;
-  while (!removeMemoryCgroup(cgroup) && Date.now() <= deadline) await sleep(100);
 }

@@ -32,6 +32,9 @@ interface Connection {
 }
 
 const connections = new Map<string, Promise<Connection>>();
+/** Hosts that would not start, and until when they are not tried again (each try costs a start its 10 s). */
+const unstartable = new Map<string, number>();
+const RETRY_START_AFTER_MS = 60_000;
 
 /** Asks a shared supervisor to supervise the sandbox in `dir`, starting one if needed; answers its pid. */
 export async function superviseOnHost(host: SupervisorHost, dir: string): Promise<number> {
@@ -45,6 +48,8 @@ export async function superviseOnHost(host: SupervisorHost, dir: string): Promis
 
 async function ask(host: SupervisorHost, socket: string, dir: string): Promise<HostAnswer> {
   let connecting = connections.get(socket);
+  if (!connecting && (unstartable.get(socket) ?? 0) > Date.now())
+    throw new Error('the shared supervisor did not start a moment ago');
   if (!connecting) {
     const forget = () => connections.get(socket) === connecting && connections.delete(socket);
     connecting = open(host, socket, forget);
@@ -76,7 +81,10 @@ async function open(host: SupervisorHost, path: string, forget: () => void): Pro
       await sleep(20);
       socket = await attempt(path);
     }
-    if (!socket) throw new Error('the shared supervisor did not start');
+    if (!socket) {
+      unstartable.set(path, Date.now() + RETRY_START_AFTER_MS);
+      throw new Error('the shared supervisor did not start');
+    }
   }
   const connection: Connection = { socket, pending: [] };
   const gone = (error?: Error) => {

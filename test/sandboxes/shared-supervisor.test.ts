@@ -3,7 +3,7 @@
 // ends once it supervises nothing and no worker is connected.
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -224,4 +224,15 @@ test('the host takes only sandboxes of its own directory, and ends once idle wit
   const [code] = await exited;
   t.is(code, 0, 'idle and alone, it ends');
   t.false(existsSync(socket), 'and leaves no socket behind');
+});
+
+test('a host that will not start is not waited for again at once: sandboxes get supervisors of their own', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
+  const program = join(dataDir, 'exits.mjs');
+  writeFileSync(program, 'process.exit(0);\n');
+  const host = { program, socket: join(dataDir, 'host.sock'), sandboxes: join(dataDir, 'sandboxes') };
+  await t.throwsAsync(superviseOnHost(host, join(host.sandboxes, 'run_a')), { message: /did not start$/ });
+  const started = performance.now();
+  await t.throwsAsync(superviseOnHost(host, join(host.sandboxes, 'run_b')), { message: /a moment ago/ });
+  t.true(performance.now() - started < 1000, 'answered at once, not after another start');
 });
