@@ -15,10 +15,22 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
+/**
+ * Random bytes for ids, drawn from the system's generator 4 KiB at a time (as Node's randomUUID
+ * does): one call per id was a system call on every dispatch. Each byte is used once.
+ */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
 export function newId(kind: IdKind): string {
-  const bytes = randomBytes(ID_BODY_LENGTH);
+  if (poolOffset + ID_BODY_LENGTH > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolOffset = 0;
+  }
   let body = '';
-  for (const byte of bytes) body += ID_ALPHABET[byte & 31];
+  for (let i = 0; i < ID_BODY_LENGTH; i++) body += ID_ALPHABET[pool[poolOffset + i]! & 31];
+  poolOffset += ID_BODY_LENGTH;
   return `${ID_PREFIXES[kind]}_${body}`;
 }
 

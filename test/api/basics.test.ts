@@ -138,6 +138,20 @@ test('POST /runs with malformed JSON, no body, or a non-JSON type is rejected wi
   t.is(await workflowsStarted(), 0);
 });
 
+test('a JSON body over 1 MiB is 413 with the envelope, the connection is closed, and nothing starts', async (t) => {
+  const huge = JSON.stringify({ agent: 'shell', prompt: 'x'.repeat(1 << 20) });
+  const refused = await svc.request('POST', '/runs', {
+    rawBody: huge,
+    headers: { 'content-type': 'application/json' },
+  });
+  t.is(refused.status, 413);
+  assertEnvelope(t, refused, 'payload_too_large');
+  t.is(refused.headers.get('connection'), 'close', 'the unread rest of the body is not taken for a next request');
+  // The API goes on answering.
+  t.is((await svc.request('GET', '/healthz', { token: null })).status, 200);
+  t.is(await workflowsStarted(), 0);
+});
+
 test('POST /runs naming an unknown agent or project is 404 and starts nothing', async (t) => {
   const agent = await svc.request('POST', '/runs', { body: { agent: 'nobody', prompt: 'x' } });
   t.is(agent.status, 404);
