@@ -4,8 +4,8 @@
 // instead of holding a token, so no run ever handles a long-lived credential of svc's.
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/rest';
+import type { createAppAuth } from '@octokit/auth-app';
+import type { Octokit } from '@octokit/rest';
 import { dataPaths, type GitHubAppSettings, type SvcConfig } from './config.ts';
 import { loadPrivateKey, readStoredGitHubApp, type GitHubAppCredentials } from './github-app.ts';
 
@@ -27,8 +27,12 @@ const REQUEST_TIMEOUT_MS = 30_000;
 // Failures reach callers as errors; octokit's own request log would only repeat them.
 const QUIET = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
-/** An octokit for GitHub's REST API at `apiUrl`, unauthenticated unless told, each request bounded in time. */
-export function githubApi(apiUrl: string): Octokit {
+/**
+ * An octokit for GitHub's REST API at `apiUrl`, unauthenticated unless told, each request bounded in
+ * time. Loaded on first use: an API that never calls GitHub does not hold it (~1 MiB).
+ */
+export async function githubApi(apiUrl: string): Promise<Octokit> {
+  const { Octokit } = await import('@octokit/rest');
   const timedFetch: typeof fetch = (input, init) =>
     fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   return new Octokit({ baseUrl: apiUrl, userAgent: 'svc', log: QUIET, request: { retries: 0, fetch: timedFetch } });
@@ -56,14 +60,18 @@ const statusOf = (error: unknown) => (error as { status?: number }).status;
 export class ForgeCredentials {
   readonly apiUrl: string;
   readonly #settings: ForgeCredentialSettings;
-  readonly #github: Octokit;
+  #github: Promise<Octokit> | undefined;
   #stored: { stamp: string; app: GitHubAppCredentials | null } | undefined;
-  #auth: { key: string; auth: AppAuth; accounts: Map<string, string> } | undefined;
+  #auth: { key: string; auth: Promise<AppAuth>; accounts: Map<string, string> } | undefined;
 
   constructor(settings: ForgeCredentialSettings) {
     this.#settings = settings;
     this.apiUrl = settings.apiUrl;
-    this.#github = githubApi(settings.apiUrl);
+  }
+
+  #client(): Promise<Octokit> {
+    this.#github ??= githubApi(this.#settings.apiUrl);
+    return this.#github;
   }
 
   static fromConfig(config: Pick<SvcConfig, 'githubApiUrl' | 'githubToken' | 'githubApp' | 'dataDir'>) {
@@ -139,9 +147,11 @@ export class ForgeCredentials {
     const entry = this.#authFor(app);
     const known = entry.accounts.get(installationId);
     if (known) return known;
-    const { token: jwt } = await entry.auth({ type: 'app' });
+    const { token: jwt } = await (await entry.auth)({ type: 'app' });
     try {
-      const { data } = await this.#github.request('GET /app/installations/{installation_id}', {
+      const { data } = await (
+        await this.#client()
+      ).request('GET /app/installations/{installation_id}', {
         installation_id: Number(installationId),
         headers: { authorization: `bearer ${jwt}` },
       });
@@ -165,7 +175,9 @@ export class ForgeCredentials {
     const account = await this.installationAccount(app, app.installationId);
     if (account?.toLowerCase() !== owner.toLowerCase()) return null;
     try {
-      const { token } = await this.#authFor(app).auth({
+      const { token } = await (
+        await this.#authFor(app).auth
+      )({
         type: 'installation',
         installationId: app.installationId,
         repositoryNames: [name],
@@ -182,12 +194,10 @@ export class ForgeCredentials {
   #authFor(app: GitHubAppCredentials) {
     const key = `${app.appId}:${createHash('sha256').update(app.privateKey).digest('hex')}`;
     if (this.#auth?.key !== key) {
-      const auth = createAppAuth({
-        appId: app.appId,
-        privateKey: loadPrivateKey(app.privateKey),
-        request: this.#github.request,
-        log: QUIET,
-      });
+      const privateKey = loadPrivateKey(app.privateKey);
+      const auth = Promise.all([import('@octokit/auth-app'), this.#client()]).then(([{ createAppAuth }, github]) =>
+        createAppAuth({ appId: app.appId, privateKey, request: github.request, log: QUIET }),
+      );
       this.#auth = { key, auth, accounts: new Map() };
     }
     return this.#auth;

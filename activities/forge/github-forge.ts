@@ -1,6 +1,6 @@
 // GitHub through octokit, with a configurable base URL (GitHub Enterprise, or a local stand-in in
 // tests), authenticated with a token (PAT). Without a token the forge is "unsupported".
-import { Octokit } from '@octokit/rest';
+import type { Octokit } from '@octokit/rest';
 import type { PrStatus } from '../../core/pr-loop.ts';
 import { readPullRequestStatus } from './pull-request-status.ts';
 
@@ -20,29 +20,40 @@ export interface ForgeSettings {
 // Failures reach callers as errors; octokit's own request log would only repeat them.
 const QUIET = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
+/**
+ * An octokit with `token`, loaded on first use: octokit is ~1 MiB an API that never calls
+ * GitHub need not hold (docs/performance.md).
+ */
+async function octokitWith(settings: ForgeSettings & { token: string }): Promise<Octokit> {
+  const { Octokit } = await import('@octokit/rest');
+  return new Octokit({
+    auth: settings.token,
+    baseUrl: settings.apiUrl,
+    userAgent: 'svc',
+    log: QUIET,
+    request: { retries: 0 },
+  });
+}
+
 export class GitHubForge {
-  readonly #octokit: Octokit | undefined;
+  readonly #settings: ForgeSettings;
+  #octokit: Promise<Octokit> | undefined;
 
   constructor(settings: ForgeSettings) {
-    this.#octokit = settings.token
-      ? new Octokit({
-          auth: settings.token,
-          baseUrl: settings.apiUrl,
-          userAgent: 'svc',
-          log: QUIET,
-          request: { retries: 0 },
-        })
-      : undefined;
+    this.#settings = settings;
   }
 
   get supported(): boolean {
-    return this.#octokit !== undefined;
+    return Boolean(this.#settings.token);
   }
 
   /** Every repository the token can see, across pages. */
   async listRepos(): Promise<ForgeRepo[]> {
-    if (!this.#octokit) return [];
-    const repos = await this.#octokit.paginate(this.#octokit.rest.repos.listForAuthenticatedUser, {
+    const token = this.#settings.token;
+    if (!token) return [];
+    this.#octokit ??= octokitWith({ ...this.#settings, token });
+    const octokit = await this.#octokit;
+    const repos = await octokit.paginate(octokit.rest.repos.listForAuthenticatedUser, {
       per_page: 100,
       sort: 'full_name',
     });
@@ -85,20 +96,20 @@ export class ForgeUnavailableError extends Error {}
 export type PullRequestStatus = PullRequestRef & PrStatus;
 
 export class PullRequests {
-  readonly #octokit: Octokit;
+  readonly #settings: ForgeSettings & { token: string };
+  #loaded: Promise<Octokit> | undefined;
 
   constructor(settings: ForgeSettings) {
     if (!settings.token)
       throw new ForgeUnavailableError(
         "no forge credentials for this repository: set SVC_GIT_TOKEN or GITHUB_TOKEN, or install svc's GitHub App on it",
       );
-    this.#octokit = new Octokit({
-      auth: settings.token,
-      baseUrl: settings.apiUrl,
-      userAgent: 'svc',
-      log: QUIET,
-      request: { retries: 0 },
-    });
+    this.#settings = { ...settings, token: settings.token };
+  }
+
+  #octokit(): Promise<Octokit> {
+    this.#loaded ??= octokitWith(this.#settings);
+    return this.#loaded;
   }
 
   /** Opens the PR for head→base, or answers the one that already exists: never two for one branch. */
@@ -111,7 +122,9 @@ export class PullRequests {
     body: string;
   }): Promise<PullRequestRef> {
     const existing = async () => {
-      const { data } = await this.#octokit.rest.pulls.list({
+      const { data } = await (
+        await this.#octokit()
+      ).rest.pulls.list({
         owner: input.owner,
         repo: input.name,
         head: `${input.owner}:${input.head}`,
@@ -123,7 +136,9 @@ export class PullRequests {
     const found = await existing();
     if (found) return found;
     try {
-      const { data } = await this.#octokit.rest.pulls.create({
+      const { data } = await (
+        await this.#octokit()
+      ).rest.pulls.create({
         owner: input.owner,
         repo: input.name,
         head: input.head,
@@ -145,7 +160,9 @@ export class PullRequests {
   async get(url: string): Promise<PullRequestRef> {
     const ref = parsePullRequestUrl(url);
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
-    const { data } = await this.#octokit.rest.pulls.get({ owner: ref.owner, repo: ref.name, pull_number: ref.number });
+    const { data } = await (
+      await this.#octokit()
+    ).rest.pulls.get({ owner: ref.owner, repo: ref.name, pull_number: ref.number });
     return toRef(data as PullLike);
   }
 
@@ -153,14 +170,16 @@ export class PullRequests {
   async status(url: string, logTailLines: number, handledComments: number[] = []): Promise<PullRequestStatus> {
     const ref = parsePullRequestUrl(url);
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
-    return readPullRequestStatus(this.#octokit, ref, logTailLines, handledComments);
+    return readPullRequestStatus(await this.#octokit(), ref, logTailLines, handledComments);
   }
 
   /** Merges the PR at this head (a head that moved since is refused by the forge: 409). */
   async merge(url: string, method: 'squash' | 'merge' | 'rebase', sha: string): Promise<void> {
     const ref = parsePullRequestUrl(url);
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
-    await this.#octokit.rest.pulls.merge({
+    await (
+      await this.#octokit()
+    ).rest.pulls.merge({
       owner: ref.owner,
       repo: ref.name,
       pull_number: ref.number,
@@ -173,6 +192,8 @@ export class PullRequests {
   async comment(url: string, body: string): Promise<void> {
     const ref = parsePullRequestUrl(url);
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
-    await this.#octokit.rest.issues.createComment({ owner: ref.owner, repo: ref.name, issue_number: ref.number, body });
+    await (
+      await this.#octokit()
+    ).rest.issues.createComment({ owner: ref.owner, repo: ref.name, issue_number: ref.number, body });
   }
 }

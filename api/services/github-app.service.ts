@@ -161,7 +161,7 @@ export class GitHubAppService {
   async convert(code: string): Promise<StoredGitHubApp> {
     let data: Record<string, unknown>;
     try {
-      ({ data } = await githubApi(this.#deps.credentials.apiUrl).rest.apps.createFromManifest({ code }));
+      ({ data } = await (await githubApi(this.#deps.credentials.apiUrl)).rest.apps.createFromManifest({ code }));
     } catch (error) {
       const status = (error as { status?: number }).status;
       throw new ConversionFailedError(`GitHub refused the conversion${status ? ` (HTTP ${status})` : ''}`);
