@@ -68,8 +68,9 @@ export async function readJsonBody(ctx: Context, limit = MAX_JSON_BODY_BYTES, re
 
 /**
  * The request's bytes, up to `limit`. Read by its events: an async iterator over the request cost
- * ~4× as much, on every POST (docs/performance.md, "POST /runs"). Past the limit it is 413, the
- * rest of the body is read and dropped, and the connection closes once that answer is sent.
+ * ~4× as much, on every POST (docs/performance.md, "POST /runs"). Past the limit it is 413: what
+ * more comes is read and dropped until that answer is sent, and then the connection closes. A
+ * request closed before its body ended (its client gone, maybe while it was authorised) rejects.
  */
 function readBytes(
   request: Context['req'],
@@ -77,6 +78,7 @@ function readBytes(
   limit: number,
 ): Promise<{ chunks: Buffer[]; size: number }> {
   if (request.readableEnded) return Promise.resolve({ chunks: [], size: 0 });
+  if (request.destroyed) return Promise.reject(request.errored ?? closedEarly());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -96,16 +98,24 @@ function readBytes(
       detach();
       reject(error);
     };
+    // 'end' comes before 'close' when the body is whole: a close first is a body cut short.
+    const onClose = () => onError(closedEarly());
     const detach = () => {
       request.off('data', onData);
       request.off('end', onEnd);
       request.off('error', onError);
+      request.off('close', onClose);
     };
     request.on('data', onData);
     request.on('end', onEnd);
     request.on('error', onError);
+    request.on('close', onClose);
   });
 }
+
+/** As Node names a stream that closed before its end. */
+const closedEarly = () =>
+  Object.assign(new Error('the request closed before its body ended'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 
 /**
  * Sets a response body, a JSON value as its text. Koa's own path for an object tests it with
