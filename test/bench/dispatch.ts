@@ -28,17 +28,20 @@ export async function measureDispatch(record: Record): Promise<void> {
   const { environment, server, api } = topology;
   const connection = await Connection.connect({ address: topology.temporal.address });
   const lean = leanClient(topology.apiUrl, topology.token);
-  const floorServer = await startFloorServer(
-    {
-      address: topology.temporal.address,
-      // A queue no worker polls: its runs are never drained (the start costs the server the same).
-      taskQueue: 'svc-bench-floor',
-      workspacesDir: dataPaths.workspaces(environment.dataDir),
-    },
-    environment.env,
-  );
-  const floor = leanClient(floorServer.url, 'none');
+  let floorServer: Awaited<ReturnType<typeof startFloorServer>> | undefined;
+  let floor: ReturnType<typeof leanClient> | undefined;
   try {
+    floorServer = await startFloorServer(
+      {
+        address: topology.temporal.address,
+        // A queue no worker polls: its runs are never drained (the start costs the server the same).
+        taskQueue: 'svc-bench-floor',
+        workspacesDir: dataPaths.workspaces(environment.dataDir),
+      },
+      environment.env,
+    );
+    const floorClient = leanClient(floorServer.url, 'none');
+    floor = floorClient;
     const client = new Client({ connection });
     const taskQueue = environment.env.SVC_TASK_QUEUE!;
     const started: string[] = [];
@@ -72,7 +75,7 @@ export async function measureDispatch(record: Record): Promise<void> {
     };
     // The same start behind a bare node:http server (floor-server.ts): what any HTTP API pays here.
     const floorStart = async () => {
-      const response = await floor.request('POST', '/runs', dispatchBody);
+      const response = await floorClient.request('POST', '/runs', dispatchBody);
       if (response.status !== 201) throw new Error(`floor dispatch failed: ${response.status}`);
     };
     // The same request through fetch (the tests' helper): what a heavier caller sees, as a detail.
@@ -212,8 +215,8 @@ export async function measureDispatch(record: Record): Promise<void> {
     });
   } finally {
     lean.close();
-    floor.close();
-    floorServer.stop();
+    floor?.close();
+    floorServer?.stop();
     await connection.close();
     await topology.stop();
   }

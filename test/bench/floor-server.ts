@@ -33,12 +33,21 @@ export async function startFloorServer(
   );
   const url = await new Promise<string>((resolve, reject) => {
     let printed = '';
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error('the floor server did not listen within 30 s'));
+    }, 30_000);
     child.stdout.on('data', (chunk: Buffer) => {
       printed += chunk.toString();
       const found = /floor: (\S+)/.exec(printed);
-      if (found) resolve(found[1]!);
+      if (!found) return;
+      clearTimeout(timer);
+      resolve(found[1]!);
     });
-    child.once('exit', (code) => reject(new Error(`the floor server exited (${code}) before it listened`)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the floor server exited (${code}) before it listened`));
+    });
   });
   return { url, stop: () => child.kill() };
 }
