@@ -21,38 +21,39 @@ export interface ForgeSettings {
 const QUIET = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
 /**
- * An octokit with `token`, loaded on first use: octokit is ~1 MiB an API that never calls
+ * An octokit with `token`, loaded on first use and kept: octokit is ~1 MiB an API that never calls
  * GitHub need not hold (docs/performance.md).
  */
-async function octokitWith(settings: ForgeSettings & { token: string }): Promise<Octokit> {
-  const { Octokit } = await import('@octokit/rest');
-  return new Octokit({
-    auth: settings.token,
-    baseUrl: settings.apiUrl,
-    userAgent: 'svc',
-    log: QUIET,
-    request: { retries: 0 },
-  });
+function lazyOctokit(settings: ForgeSettings & { token: string }): () => Promise<Octokit> {
+  let loaded: Promise<Octokit> | undefined;
+  const load = async () => {
+    const { Octokit } = await import('@octokit/rest');
+    return new Octokit({
+      auth: settings.token,
+      baseUrl: settings.apiUrl,
+      userAgent: 'svc',
+      log: QUIET,
+      request: { retries: 0 },
+    });
+  };
+  return () => (loaded ??= load());
 }
 
 export class GitHubForge {
-  readonly #settings: ForgeSettings;
-  #octokit: Promise<Octokit> | undefined;
+  readonly #octokit: (() => Promise<Octokit>) | undefined;
 
   constructor(settings: ForgeSettings) {
-    this.#settings = settings;
+    this.#octokit = settings.token ? lazyOctokit({ ...settings, token: settings.token }) : undefined;
   }
 
   get supported(): boolean {
-    return Boolean(this.#settings.token);
+    return this.#octokit !== undefined;
   }
 
   /** Every repository the token can see, across pages. */
   async listRepos(): Promise<ForgeRepo[]> {
-    const token = this.#settings.token;
-    if (!token) return [];
-    this.#octokit ??= octokitWith({ ...this.#settings, token });
-    const octokit = await this.#octokit;
+    if (!this.#octokit) return [];
+    const octokit = await this.#octokit();
     const repos = await octokit.paginate(octokit.rest.repos.listForAuthenticatedUser, {
       per_page: 100,
       sort: 'full_name',
@@ -96,20 +97,14 @@ export class ForgeUnavailableError extends Error {}
 export type PullRequestStatus = PullRequestRef & PrStatus;
 
 export class PullRequests {
-  readonly #settings: ForgeSettings & { token: string };
-  #loaded: Promise<Octokit> | undefined;
+  readonly #octokit: () => Promise<Octokit>;
 
   constructor(settings: ForgeSettings) {
     if (!settings.token)
       throw new ForgeUnavailableError(
         "no forge credentials for this repository: set SVC_GIT_TOKEN or GITHUB_TOKEN, or install svc's GitHub App on it",
       );
-    this.#settings = { ...settings, token: settings.token };
-  }
-
-  #octokit(): Promise<Octokit> {
-    this.#loaded ??= octokitWith(this.#settings);
-    return this.#loaded;
+    this.#octokit = lazyOctokit({ ...settings, token: settings.token });
   }
 
   /** Opens the PR for head→base, or answers the one that already exists: never two for one branch. */
@@ -121,10 +116,9 @@ export class PullRequests {
     title: string;
     body: string;
   }): Promise<PullRequestRef> {
+    const octokit = await this.#octokit();
     const existing = async () => {
-      const { data } = await (
-        await this.#octokit()
-      ).rest.pulls.list({
+      const { data } = await octokit.rest.pulls.list({
         owner: input.owner,
         repo: input.name,
         head: `${input.owner}:${input.head}`,
@@ -136,9 +130,7 @@ export class PullRequests {
     const found = await existing();
     if (found) return found;
     try {
-      const { data } = await (
-        await this.#octokit()
-      ).rest.pulls.create({
+      const { data } = await octokit.rest.pulls.create({
         owner: input.owner,
         repo: input.name,
         head: input.head,
@@ -160,9 +152,8 @@ export class PullRequests {
   async get(url: string): Promise<PullRequestRef> {
     const ref = parsePullRequestUrl(url);
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
-    const { data } = await (
-      await this.#octokit()
-    ).rest.pulls.get({ owner: ref.owner, repo: ref.name, pull_number: ref.number });
+    const octokit = await this.#octokit();
+    const { data } = await octokit.rest.pulls.get({ owner: ref.owner, repo: ref.name, pull_number: ref.number });
     return toRef(data as PullLike);
   }
 
@@ -177,9 +168,8 @@ export class PullRequests {
   async merge(url: string, method: 'squash' | 'merge' | 'rebase', sha: string): Promise<void> {
     const ref = parsePullRequestUrl(url);
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
-    await (
-      await this.#octokit()
-    ).rest.pulls.merge({
+    const octokit = await this.#octokit();
+    await octokit.rest.pulls.merge({
       owner: ref.owner,
       repo: ref.name,
       pull_number: ref.number,
@@ -192,8 +182,7 @@ export class PullRequests {
   async comment(url: string, body: string): Promise<void> {
     const ref = parsePullRequestUrl(url);
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
-    await (
-      await this.#octokit()
-    ).rest.issues.createComment({ owner: ref.owner, repo: ref.name, issue_number: ref.number, body });
+    const octokit = await this.#octokit();
+    await octokit.rest.issues.createComment({ owner: ref.owner, repo: ref.name, issue_number: ref.number, body });
   }
 }
