@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { setSwitch, startPlanStack, type PlanFixture } from '../support/plan-fixture.ts';
+import { waitFor } from '../support/processes.ts';
 import type { TestStack } from '../support/stack.ts';
 import { documentIsMarked, launchBrowser, markDocument, screenshot } from '../support/browser.ts';
 
@@ -149,6 +150,20 @@ test.serial('a plan-run page shows its children advance, one after another, live
   setSwitch(fixture, 'slow', first);
   // Dispatched from the form, as the project page's "Run this plan" link opens it.
   const page = await operatorPage(`/ui/plan-runs?project=${project}&plan=${fixture.planId}`);
+  // The plan's projection trailing its run's (as on a loaded worker): until the page has read the
+  // run running, its child is answered still dispatched. No lifecycle line follows the child's own
+  // move, so the page must see the lag itself and re-read.
+  let trailing = true;
+  let trailed = 0;
+  const planRunRead = (url: URL) =>
+    url.origin === new URL(svc.url).origin && /^\/plan-runs\/plnr_[0-9a-z]+$/.test(url.pathname);
+  await page.route(planRunRead, async (route) => {
+    const response = await route.fetch();
+    const detail = await response.json();
+    for (const child of detail.children)
+      if (trailing && child.state === 'running') ((child.state = 'dispatched'), (trailed += 1));
+    await route.fulfill({ status: response.status(), contentType: 'application/json', body: JSON.stringify(detail) });
+  });
   const form = page.getByRole('form', { name: 'New plan-run' });
   await form.getByLabel('Agent').selectOption('shell');
   await form.getByText('Template, ref, overrides and limits').click();
@@ -158,7 +173,10 @@ test.serial('a plan-run page shows its children advance, one after another, live
   const id = page.url().split('/').pop()!;
   t.is((await svc.request('GET', `/plan-runs/${id}`)).body.planRun.planId, fixture.planId);
   await markDocument(page);
-  await page.locator('tr[data-seq="1"][data-state="running"]').waitFor({ timeout: 60_000 });
+  await waitFor(async () => trailed > 0 || undefined, 'the page to read the child behind its run', 60_000);
+  trailing = false;
+  await page.locator('tr[data-seq="1"][data-state="running"]').waitFor({ timeout: 30_000 });
+  await page.unrouteAll();
   t.is(await page.locator('tr[data-seq="3"][data-state="pending"]').count(), 1);
   await screenshot(page, 'plan-run');
   setSwitch(fixture, 'slow', first, false);

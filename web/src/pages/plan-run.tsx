@@ -5,6 +5,7 @@ import { useRoute } from 'preact-iso';
 import { useQuery } from '../api/cache.ts';
 import { sendJson, type ApiError } from '../api/client.ts';
 import { identity } from '../api/identity.ts';
+import { planRunLagsItsRuns } from '../api/plan-run-lag.ts';
 import type {
   CancelPlanRunResult,
   PlanRunChildView,
@@ -17,7 +18,7 @@ import { PlanChildren } from '../components/plan-children.tsx';
 import { usePlanRunEvents } from '../components/plan-events.tsx';
 import { EventTail } from '../components/event-tail.tsx';
 import { ErrorBox, Facts, Loading, PageHeader, StateBadge } from '../components/ui.tsx';
-import { useNow, useTitle } from '../components/hooks.ts';
+import { useNow, useReReadWhile, useTitle } from '../components/hooks.ts';
 import { money, span, when, httpUrl } from '../format.ts';
 import { projectName } from './project-name.ts';
 
@@ -61,6 +62,8 @@ export function PlanRunPage() {
   useEffect(() => {
     if (planSteps > 0) void detail.reload();
   }, [planSteps]);
+  // The children are projected after their runs: a read in between is re-read until they agree.
+  useReReadWhile(Boolean(active && detail.data && planRunLagsItsRuns(detail.data)), detail.reload);
   const now = useNow(active);
   const [actionError, setActionError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
