@@ -158,10 +158,15 @@ test.serial('a plan-run page shows its children advance, one after another, live
   const planRunRead = (url: URL) =>
     url.origin === new URL(svc.url).origin && /^\/plan-runs\/plnr_[0-9a-z]+$/.test(url.pathname);
   await page.route(planRunRead, async (route) => {
+    // Decided as the read is sent: one in flight when the hold ends is still held.
+    const holding = trailing;
     const response = await route.fetch();
     const detail = await response.json();
-    for (const child of detail.children)
-      if (trailing && child.state === 'running') ((child.state = 'dispatched'), (trailed += 1));
+    for (const child of detail.children) {
+      if (!holding || child.state !== 'running') continue;
+      child.state = 'dispatched';
+      trailed += 1;
+    }
     await route.fulfill({ status: response.status(), contentType: 'application/json', body: JSON.stringify(detail) });
   });
   const form = page.getByRole('form', { name: 'New plan-run' });
@@ -174,9 +179,10 @@ test.serial('a plan-run page shows its children advance, one after another, live
   t.is((await svc.request('GET', `/plan-runs/${id}`)).body.planRun.planId, fixture.planId);
   await markDocument(page);
   await waitFor(async () => trailed > 0 || undefined, 'the page to read the child behind its run', 60_000);
+  await page.locator('tr[data-seq="1"][data-state="dispatched"]').waitFor();
   trailing = false;
   await page.locator('tr[data-seq="1"][data-state="running"]').waitFor({ timeout: 30_000 });
-  await page.unrouteAll();
+  await page.unrouteAll({ behavior: 'wait' });
   t.is(await page.locator('tr[data-seq="3"][data-state="pending"]').count(), 1);
   await screenshot(page, 'plan-run');
   setSwitch(fixture, 'slow', first, false);
