@@ -3,7 +3,9 @@
 import test from 'ava';
 import { projectPlanRun } from '../../activities/read-model/plan-run-projection.ts';
 import { projectRunRow } from '../../activities/read-model/run-projection.ts';
-import type { PlanRunSnapshot } from '../../core/plan-model.ts';
+import { BUILTIN_AGENTS } from '../../core/agents.ts';
+import { DEFAULT_PLAN_TIMING, initialPlanRunSnapshot, type PlanRunSnapshot } from '../../core/plan-model.ts';
+import { DEFAULT_RUN_TIMING } from '../../core/run-model.ts';
 import { newId } from '../../core/ids.ts';
 import { PlanRunChildEntity, PlanRunEntity, RunEventEntity } from '../../db/entities/index.ts';
 import { DATABASE_LEGS, postgresOrSkip } from '../support/env.ts';
@@ -11,43 +13,29 @@ import { snapshot, withReadModel } from '../support/read-model-fixture.ts';
 
 const at = '2026-12-01T10:00:00.000Z';
 
+/** A running plan-run of two seeds whose first child's run is `runId`. */
 function planSnapshot(runId: string): PlanRunSnapshot {
-  const child = (seq: number, state: 'dispatched' | 'pending', childRunId: string | null) => ({
-    seq,
-    seedId: `seed-${seq}`,
-    runId: childRunId,
-    state,
+  const plan = initialPlanRunSnapshot({
+    planRunId: newId('planRun'),
     createdAt: at,
-    updatedAt: at,
-    startedAt: childRunId ? at : null,
-    endedAt: null,
-    prMergedAt: null,
-    failureReason: null,
-    retryCount: 0,
-    prUrl: null,
-  });
-  return {
-    id: newId('planRun'),
     planId: 'pl-1',
     source: 'plan',
     projectId: 'prj_1',
-    agentName: 'shell',
+    agent: BUILTIN_AGENTS[0]!,
     trigger: 'cli',
-    state: 'running',
-    failureReason: null,
-    createdAt: at,
-    startedAt: at,
-    endedAt: null,
-    resumedAt: null,
+    seedIds: ['seed-1', 'seed-2'],
+    timing: DEFAULT_PLAN_TIMING,
+    runTiming: DEFAULT_RUN_TIMING,
     promptTemplate: 'work on sd {seed_id}',
     ref: null,
     providerOverride: null,
     modelOverride: null,
     maxCostUsd: null,
     dispatcherHandle: 'operator',
-    children: [child(1, 'dispatched', runId), child(2, 'pending', null)],
-    projectionVersion: 3,
-  };
+  });
+  const [first, ...rest] = plan.children;
+  const dispatchedChild = { ...first!, state: 'dispatched' as const, runId, startedAt: at };
+  return { ...plan, state: 'running', startedAt: at, children: [dispatchedChild, ...rest], projectionVersion: 3 };
 }
 
 const dispatched = (runId: string) => ({
