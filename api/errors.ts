@@ -1,5 +1,5 @@
 // The one errors catalogue: every failure the API sends is one of these, rendered as the envelope
-// {error:{code,message,hint?}}. Codes are stable snake_case; statuses follow notes/api.md §3.
+// {error:{code,message,hint?}}. Codes are stable snake_case; docs/api.md lists them with their statuses.
 
 export class ApiError extends Error {
   readonly status: number;

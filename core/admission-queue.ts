@@ -1,4 +1,4 @@
-// The rules of the admission queue (concurrency limits, issue 18 §5): which waiting runs may start
+// The rules of the admission queue (concurrency limits): which waiting runs may start
 // now, and why the others wait. Pure, so the admission workflow (workflows/admission.workflow.ts)
 // replays it and tests can drive it directly. Limits travel with each request: the latest request
 // says what the instance's limit (SVC_MAX_CONCURRENT_RUNS) and its project's limit

@@ -1,4 +1,4 @@
-// Pause instead of cancel (issue 18 §3): what a run that crossed its cost cap with `onCapHit: pause`
+// Pause instead of cancel: what a run that crossed its cost cap with `onCapHit: pause`
 // says while it waits, how its generations' usage adds up, and what its agent is told when an
 // operator raises the cap. Pure: workflows/run-pause.ts replays it.
 

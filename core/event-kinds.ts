@@ -73,7 +73,7 @@ export const RUN_EVENT_KINDS = [
 /** A kind in a run's log: one of svc's, or an agent's own line (`agent.<its type>`). */
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number] | `agent.${string}`;
 
-/** The hooks of GET /events/stream, each with the run state it reports (notes/runs.md §7). */
+/** The hooks of GET /events/stream, each with the run state it reports (docs/events.md). */
 // Beyond the reference: `pr_merged` and `pr_closed`, so a client holding the stream (the dashboard)
 // also follows a run's PR after the run ended, when nothing else about the run changes.
 export const LIFECYCLE_HOOKS = [

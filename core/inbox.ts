@@ -47,7 +47,7 @@ export function foldIntoPrompt(prompt: string, messages: readonly InboxItem[]): 
   return `${prompt}\n\nSteering messages received before you started (most important first):\n${lines.join('\n')}\n`;
 }
 
-/** The wire form of a message (notes/api.md InboxMessage): runId is set once delivered. */
+/** The wire form of a message (GET /runs/{id}/inbox in docs/openapi.json): runId is set once delivered. */
 export function presentInboxItem(item: InboxItem) {
   return {
     id: item.id,

@@ -1,4 +1,4 @@
-// The pull-request loop (issue 18): after a run opened its PR, what svc does about the PR next —
+// The pull-request loop: after a run opened its PR, what svc does about the PR next —
 // a CI fix round when its checks fail, a review round when a reviewer asks for changes, a merge
 // when it is green, a comment when a limit stops it — within the PR's rounds and cost budget.
 // Pure: workflows/pr-loop.ts replays it; the forge's answers come in as a PrStatus.

@@ -3,7 +3,7 @@
 // its ends. Pure, and free of zod: workflows use it.
 import type { PreviewState } from './run-states.ts';
 
-/** The preview a run starts after it opened its PR (notes/plans.md §6), with the defaults filled in. */
+/** The preview a run starts after it opened its PR (docs/previews.md), with the defaults filled in. */
 export interface PreviewPlan {
   type: 'server' | 'static';
   command: string;
@@ -27,7 +27,7 @@ export type PreviewEndReason = (typeof PREVIEW_END_REASONS)[number];
 /** Who tears a preview down to keep the live ones under SVC_PREVIEW_MAX_LIVE. */
 export const LRU_ACTOR = 'svc:lru';
 
-/** POST /runs/{id}/preview/teardown's answers (notes/plans.md §6). */
+/** POST /runs/{id}/preview/teardown's answers (docs/previews.md). */
 export const TEARDOWN_STATUSES = ['torn-down', 'already-torn-down', 'already-failed', 'never-launched'] as const;
 export type TeardownStatus = (typeof TEARDOWN_STATUSES)[number];
 

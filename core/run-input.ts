@@ -140,7 +140,7 @@ const HOUR = 60 * 60_000;
 const ms = (value: string | undefined, fallback: number): number =>
   value === undefined ? fallback : durationSeconds(value) * 1000;
 
-/** The project's preview, with svc's defaults filled in (notes/plans.md §6). */
+/** The project's preview, with svc's defaults filled in (docs/previews.md). */
 export function previewPlan(defaults: SvcDefaults | null | undefined): PreviewPlan | null {
   const preview = defaults?.preview;
   if (!preview) return null;

@@ -1,4 +1,4 @@
-// The spec's Run JSON (§2.2), declared once: the API validates and documents it from this schema,
+// The API's Run JSON, declared once: the API validates and documents it from this schema,
 // presentRun is typed by it, the workflow's RunSnapshot and the read model's Run entity are checked
 // against it at compile time. Add a field here first; the compiler then names every other place.
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// Run vocabulary from the spec (§2.2, §3.1). Pure: imported by workflows, activities and the API.
+// Run vocabulary of the HTTP interface (docs/api.md). Pure: imported by workflows, activities and the API.
 
 export const RUN_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type RunState = (typeof RUN_STATES)[number];

@@ -1,4 +1,4 @@
-// Outgoing webhooks (issue 18 §6): what an operator registers, which lifecycle events it receives,
+// Outgoing webhooks: what an operator registers, which lifecycle events it receives,
 // and how a failed delivery is retried. Pure: the webhooks workflows replay it; signing (crypto)
 // lives in platform/webhook-signing.ts.
 import { LIFECYCLE_HOOKS, type LifecycleHook } from './event-kinds.ts';

@@ -1,4 +1,4 @@
-// Pause instead of cancel at the cost cap (issue 18 §3; core/cost-pause.ts): a run dispatched with
+// Pause instead of cancel at the cost cap (core/cost-pause.ts): a run dispatched with
 // `onCapHit: pause` whose agent crossed its cap keeps its workspace and waits — durably, for hours
 // or days, holding no worker, no sandbox and no concurrency slot — for an operator to raise the cap
 // (POST /runs/{id}/resume, the raiseCostCap signal) or to cancel it. A raise starts the agent again

@@ -34,7 +34,7 @@ function rowFromSnapshot(snapshot: RunSnapshot) {
   };
 }
 
-/** The lifecycle hooks a projection crosses (notes/runs.md §7), from the stored row to the new snapshot. */
+/** The lifecycle hooks a projection crosses (docs/events.md), from the stored row to the new snapshot. */
 export function lifecycleTransitions(
   before: (Pick<RunSnapshot, 'state' | 'commitsAhead'> & { prState?: RunSnapshot['prState'] }) | null,
   after: RunSnapshot,

@@ -55,7 +55,7 @@ const PROTOCOLS: Record<SteeringFormat, Protocol> = {
   },
 };
 
-/** How often the inbox is asked while the agent works (the bound: at most a second). */
+/** How often the inbox is asked while the agent works (at most a second). */
 const POLL_MS = Math.max(100, Number(process.env.SVC_INBOX_POLL_INTERVAL_MS) || 500);
 /** Between the two empty claims that let the relay close an idle agent's input. */
 const CLOSE_CONFIRM_MS = 1000;

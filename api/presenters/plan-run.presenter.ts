@@ -1,4 +1,4 @@
-// PlanRun and PlanRun child → the spec's JSON (§2.4, §2.5). Accepts read-model rows or the
+// PlanRun and PlanRun child → the API's JSON (api/routes/plan-runs.schema.ts). Accepts read-model rows or the
 // workflow's snapshot.
 import type { PlanChild, PlanRunSnapshot } from '../../core/plan-model.ts';
 import type { PlanRun, PlanRunChild } from '../../db/entities/index.ts';

@@ -1,4 +1,4 @@
-// Project → the spec's Project JSON (§2.1).
+// Project → the API's Project JSON (api/routes/projects.schema.ts).
 import type { Project } from '../../db/entities/index.ts';
 import type { ProjectRecord } from '../../activities/read-model/project-store.ts';
 import { iso } from './run.presenter.ts';

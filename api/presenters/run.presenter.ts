@@ -1,4 +1,4 @@
-// Run → the spec's Run JSON (§2.2): exactly its fields, timestamps as ISO-8601 UTC strings,
+// Run → the API's Run JSON (core/run-schema.ts): exactly its fields, timestamps as ISO-8601 UTC strings,
 // createdAt as epoch milliseconds. Accepts a read-model row or a workflow snapshot.
 import type { Run } from '../../db/entities/index.ts';
 import type { RunSnapshot } from '../../core/run-model.ts';

@@ -1,4 +1,4 @@
-// Public mode's spectator views (SVC_AUTH=public, notes/runs.md §6): a credential-less caller sees
+// Public mode's spectator views (SVC_AUTH=public, docs/security.md): a credential-less caller sees
 // only allowlisted projects and their runs and plan-runs, without agent definitions, caps,
 // dispatcher handles, failure detail of plan-runs, prompts (unless the project opts in with
 // `spectators.showPrompts`), local paths or USD aggregates, with secrets masked in every text it

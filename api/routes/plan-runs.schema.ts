@@ -104,7 +104,7 @@ export const planRunChildSchema = z.object({
   prMergedAt: timestamp,
   failureReason: z.string().nullable(),
 });
-/** Spectators do not get a child's failureReason (notes/api.md, PlanRunChild). */
+/** Spectators do not get a child's failureReason (docs/security.md, public mode). */
 const spectatorPlanRunChildSchema = planRunChildSchema.omit({ failureReason: true });
 const planRunChildView = z.union([planRunChildSchema, spectatorPlanRunChildSchema]);
 

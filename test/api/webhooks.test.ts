@@ -1,4 +1,4 @@
-// Outgoing webhooks (issue 18 §6): registered through the API or SVC_WEBHOOKS, each lifecycle event
+// Outgoing webhooks: registered through the API or SVC_WEBHOOKS, each lifecycle event
 // POSTed signed (HMAC-SHA256 over timestamp and body), retried with backoff by a delivery workflow
 // across a kill -9 of the worker, every attempt visible; bad input changes nothing.
 import test from 'ava';

@@ -1,4 +1,4 @@
-// 100 agents at once (issue 17 §3): the production topology (an API process, a worker process,
+// 100 agents at once: the production topology (an API process, a worker process,
 // one Temporal dev server) runs 100 `sleep` agents in bubblewrap; once all of them run, the memory
 // of svc's processes: the API, the worker (and its spawner) and the supervisors (the worker's
 // shared one, or one per run with SVC_SUPERVISOR=per-run), as RSS (each process's resident pages,

@@ -1,4 +1,4 @@
-// Dispatch, drain and overhead (issue 17's table): POST /runs against a bare `workflow.start`, the
+// Dispatch, drain and overhead: POST /runs against a bare `workflow.start`, the
 // rate both sustain, how fast a worker completes what queued, its memory after, and what a trivial
 // run adds to its agent's time, with where that goes (docs/performance.md).
 import { Client, Connection } from '@temporalio/client';

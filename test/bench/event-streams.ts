@@ -1,4 +1,4 @@
-// 1,000 held /events/stream clients (issue 17 §3): the production topology (an API process, a
+// 1,000 held /events/stream clients: the production topology (an API process, a
 // worker process) with 1,000 NDJSON lifecycle streams open on the API; trivial runs go through
 // their states, and every line is timed from its transition (the row's `ts`, written by the worker's
 // projection on this machine's clock) to its arrival at each client. Also the API's RSS with the

@@ -62,7 +62,7 @@ if (!only || only === 'analytics') {
   }
 }
 if (!only || only === 'list') {
-  // GET /runs at scale (issue 17): the route's page within twice its raw query, and ≤ 10 ms.
+  // GET /runs at scale: the route's page within twice its raw query, and ≤ 10 ms.
   const sqlite = await measureRunsList(join(mkdtempSync(join(tmpdir(), 'svc-bench-')), 'list.sqlite'));
   record('GET /runs over 100k runs, sqlite, worst page (ms, p50)', sqlite.p50Ms, 10, 'max', { ...sqlite });
   record('GET /runs over 100k runs, sqlite, worst ÷ its raw page query', sqlite.ratio, 2, 'max', {});
@@ -76,14 +76,14 @@ if (!only || only === 'list') {
   }
 }
 if (!only || only === 'agents') {
-  // 100 agents at once (issue 17): svc's own processes' memory, the supervisors' included.
+  // 100 agents at once: svc's own processes' memory, the supervisors' included.
   const memory = await measureConcurrentAgents();
   // RSS counts shared pages in every process; PSS splits them: what the machine really spends.
   record('100 running agents: API + worker + supervisors (RSS, MiB)', memory.totalRssMiB, 2048, 'max', { ...memory });
   record('100 running agents: API + worker + supervisors (PSS, MiB)', memory.totalPssMiB, 2048, 'max', {});
 }
 if (!only || only === 'streams') {
-  // 1,000 held lifecycle streams (issue 17 §3): every line at every client within 100 ms p99.
+  // 1,000 held lifecycle streams: every line at every client within 100 ms p99.
   const streams = await measureEventStreams();
   record('1,000 /events/stream clients: transition → line at a client (ms, p99)', streams.p99Ms, 100, 'max', {
     ...streams,

@@ -1,4 +1,4 @@
-// Steering latency (issue 17 §3): POST /runs/{id}/steer → the mid-run agent has the message. The
+// Steering latency: POST /runs/{id}/steer → the mid-run agent has the message. The
 // agent speaks Claude Code's stream-json input behind svc's steering relay (the production path for
 // a mid-run agent: the relay claims the run's inbox and writes each message into the agent's
 // input) and stamps each message as it reads it, from bash's clock without a fork; the bench

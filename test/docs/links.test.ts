@@ -53,7 +53,7 @@ test('every relative link and image in README.md and docs/ resolves inside the r
 test('the check itself: links, images and anchors that do not resolve are reported', (t) => {
   const readme = resolve('README.md');
   const sample = [
-    '[spec](../shared/spec/x.md) [gone](docs/nowhere.md) ![img](docs/images/none.png)',
+    '[spec](../outside/x.md) [gone](docs/nowhere.md) ![img](docs/images/none.png)',
     '<img src="docs/images/missing.png"> [web](https://example.com) `[code](not/a/link.md)`',
     '[anchor](docs/runs.md#no-such-heading) [fine](docs/runs.md#cancel) [here](#the-dashboard)',
     '```',
@@ -62,7 +62,7 @@ test('the check itself: links, images and anchors that do not resolve are report
   ].join('\n');
   const reasons = relativeLinks(sample).map(({ target }) => `${target} ${brokenBecause(readme, target) ?? 'ok'}`);
   t.deepEqual(reasons, [
-    '../shared/spec/x.md outside the repository',
+    '../outside/x.md outside the repository',
     'docs/nowhere.md no such file',
     'docs/images/none.png no such file',
     'docs/images/missing.png no such file',

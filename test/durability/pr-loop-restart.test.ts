@@ -1,4 +1,4 @@
-// The PR loop across the loss of every process (issue 18 §7): on the production topology (Temporal,
+// The PR loop across the loss of every process: on the production topology (Temporal,
 // PostgreSQL, an API process, a worker process), Temporal, the API and the worker are killed with
 // SIGKILL and PostgreSQL restarted while a CI fix round runs; the loop still fixes the PR, answers
 // the review and merges it, each once.

@@ -146,7 +146,7 @@ test.serial(
     );
     t.is(failed.children[0].runId, null);
     t.is(failed.children[2].failureReason, 'child_crashed');
-    // Spectators see the plan-run and its children without failure detail (notes/api.md).
+    // Spectators see the plan-run and its children without failure detail (docs/security.md).
     const spectated = (await svc.request('GET', `/plan-runs/${created.body.planRun.id}`, { token: null })).body;
     t.like(spectated.planRun, { state: 'failed' });
     t.false('failureReason' in spectated.planRun);

@@ -1,4 +1,4 @@
-// Concurrency limits (issue 18 §5): a run past its project's `admission.maxConcurrentRuns` or the
+// Concurrency limits: a run past its project's `admission.maxConcurrentRuns` or the
 // instance's SVC_MAX_CONCURRENT_RUNS is accepted, stays queued saying why, and starts in dispatch
 // order when a slot frees — across a kill -9 of the worker. The queue is a Temporal workflow
 // (workflows/admission.workflow.ts), so nothing here is held in a process's memory.

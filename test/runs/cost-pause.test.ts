@@ -1,4 +1,4 @@
-// Pause instead of cancel at the cost cap (issue 18 §3, onCapHit: pause): the agent is stopped, the
+// Pause instead of cancel at the cost cap (onCapHit: pause): the agent is stopped, the
 // workspace kept, and the run waits — across a kill -9 of its worker — for an operator to raise the
 // cap from the run's page (its next agent carries on from the workspace, the run's cost adds up) or
 // to cancel it.

@@ -1,4 +1,4 @@
-// The PR loop end to end (issue 18): a run's PR whose CI fails gets fixed, a requested change gets
+// The PR loop end to end: a run's PR whose CI fails gets fixed, a requested change gets
 // made, and the green PR merges — each without a person, within the PR's rounds, driven by the
 // GitHub stand-in (check runs, reviews, comments, merges), across a kill -9 of the worker mid-loop.
 import test from 'ava';
