@@ -51,11 +51,12 @@ export function relativeLinks(text: string): MarkdownLink[] {
   return links;
 }
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens (code spans kept as text). */
 export function headingSlug(heading: string): string {
   return heading
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>]+>/g, '')
+    .split(/(`+[^`]*`+)/)
+    .map((part) => (part.startsWith('`') ? part : part.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '')))
+    .join('')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
     .replace(/\s/g, '-');
