@@ -46,7 +46,7 @@ test('every relative link and image in README.md and docs/ resolves inside the r
   const files = [resolve('README.md'), ...markdownFiles(resolve('docs'))];
   t.true(files.length > 10, `only ${files.length} Markdown files found`);
   const links = files.flatMap((file) => relativeLinks(readFileSync(file, 'utf8')));
-  t.true(links.length > 5, `only ${links.length} relative links found: the scan finds none`);
+  t.true(links.length > 100, `only ${links.length} relative links found: the scan finds none`);
   t.deepEqual(brokenLinks(files), [], 'broken links');
 });
 

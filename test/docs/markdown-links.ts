@@ -51,11 +51,14 @@ export function relativeLinks(text: string): MarkdownLink[] {
   return links;
 }
 
+/** Link text instead of links, and no HTML tags: what a heading shows outside its code spans. */
+const shownText = (part: string) => part.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
+
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens (code spans kept as text). */
 export function headingSlug(heading: string): string {
   return heading
     .split(/(`+[^`]*`+)/)
-    .map((part) => (part.startsWith('`') ? part : part.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '')))
+    .map((part) => (part.startsWith('`') ? part : shownText(part)))
     .join('')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')
