@@ -6,7 +6,7 @@ import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { clashes } from './bind-policy.ts';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeEgressRule, type EgressRule } from '../../core/egress-rules.ts';
 import { bubblewrapArgv, sandboxEtc, SANDBOX_PATHS, type SandboxLayout } from './bubblewrap.ts';
@@ -24,6 +24,8 @@ import { fronted, programNode, SANDBOX_PROGRAMS, sandboxProgramCode } from './sa
 export { DOOR_SOCKET, SANDBOX_PROGRAMS } from './sandbox-programs.ts';
 
 const SVC_CHECKOUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The built-in agents' CLIs, from svc's own installation: no PATH of the operator's needs to name them. */
+export const SVC_AGENT_BIN = join(SVC_CHECKOUT, 'node_modules', '.bin');
 
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
 const SOCKS_VARIABLES = ['ALL_PROXY', 'all_proxy'];
@@ -112,6 +114,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   if (request.isolation === 'process') {
     const env: Record<string, string> = {
       ...launch.env,
+      PATH: [SVC_AGENT_BIN, ...(launch.env.PATH ? [launch.env.PATH] : [])].join(delimiter),
       HOME: ownedDir(join(dir, 'home'), null),
       TMPDIR: ownedDir(join(dir, 'tmp'), null),
     };
@@ -141,6 +144,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
         command: launch.argv[0] ?? 'true',
         trustCommand: request.trustCommand,
         hostPath: process.env.PATH,
+        svcBin: SVC_AGENT_BIN,
         agentPath: launch.env.PATH,
         extra: request.settings.toolchain,
         forbidden: request.forbidden,
