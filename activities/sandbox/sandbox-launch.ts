@@ -242,17 +242,24 @@ function sandboxNetworkEnv(request: SandboxLaunchRequest) {
   // there tunnels to them through the proxy, so a client that skips proxies for loopback works too.
   // A preview's own port is its server's: the proxies take others.
   const taken = new Set<number>(request.launch.door ? [request.launch.door.port] : []);
-  const forwards = request.egress.flatMap((rule) =>
-    LOOPBACK_HOSTS.includes(rule.host) && rule.source !== 'project' && rule.ports !== '*'
-      ? rule.ports.map((port) => ({ rule, port }))
-      : [],
-  );
+  // One listener per address: `localhost:N` and `127.0.0.1:N` are one port inside; the first rule's is kept.
+  const inside = (host: string) => (host === '::1' ? '::1' : '127.0.0.1');
+  const seen = new Set<string>();
+  const forwards: { rule: EgressRule; port: number }[] = [];
+  for (const rule of request.egress) {
+    if (!LOOPBACK_HOSTS.includes(rule.host) || rule.source === 'project' || rule.ports === '*') continue;
+    for (const port of rule.ports) {
+      if (seen.has(`${inside(rule.host)} ${port}`)) continue;
+      seen.add(`${inside(rule.host)} ${port}`);
+      forwards.push({ rule, port });
+    }
+  }
   const socket = (name: keyof typeof NETWORK_SOCKETS) => `${SANDBOX_PATHS.net}/${NETWORK_SOCKETS[name]}`;
   const listeners: { host: string; port: number; socket: string; connect?: string }[] = forwards.map(
     ({ rule, port }) => {
       taken.add(port);
       return {
-        host: rule.host === '::1' ? '::1' : '127.0.0.1',
+        host: inside(rule.host),
         port,
         socket: socket('http'),
         connect: `${rule.host === '::1' ? '[::1]' : rule.host}:${port}`,
