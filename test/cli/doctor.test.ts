@@ -262,7 +262,7 @@ test("--local starts each agent's CLI in a sandbox, from svc's own install, and 
   );
   t.is(result.code, 1, result.stderr);
   const agents = names(result).filter((name) => name.startsWith('agent:'));
-  t.deepEqual(agents, [...BUILTIN_CLI_AGENTS, 'agent:gone', 'agent:sulky'], 'a command agent is not started');
+  t.deepEqual(agents, [...BUILTIN_CLI_AGENTS, 'agent:gone', 'agent:sulky'].sort(), 'a command agent is not started');
   const isolation = bubblewrapWorks() ? 'bubblewrap' : 'process';
   for (const [name, version] of [
     ['agent:claude-code', /Claude Code/],
