@@ -1,8 +1,8 @@
 // Whom an agent's sandbox may reach, composed per run: its runtime's model endpoints always; then,
 // unless the project says `resources.network: none`, the forge, the operator's SVC_SANDBOX_EGRESS
 // and the project's own `resources.egress` (public destinations only); `open` adds every public
-// destination. An entry that repeats an earlier one is merged into it. svc's own API is not on it: the sandbox reaches only its run's callback routes,
-// through the callback proxy.
+// destination. An entry that repeats an earlier one is merged into it. svc's own API is not on it:
+// the sandbox reaches only its run's callback routes, through the callback proxy.
 import { egressRuleForUrl, mergeEgressRules, parseEgressEntry, type EgressRule } from '../../core/egress-rules.ts';
 import type { SandboxNetworkSettings } from '../../core/run-model.ts';
 
