@@ -11,7 +11,10 @@ export interface AgentDefinition {
   name: string;
   description: string | null;
   runtime: RuntimeId;
-  /** argv of the agent process (for claude-code: the CLI itself, e.g. ["claude"]); the prompt arrives on stdin. */
+  /**
+   * argv of the agent process (for claude-code: the CLI itself, e.g. ["claude"], looked up in svc's
+   * node_modules/.bin first); the prompt arrives on stdin.
+   */
   command: string[];
   env: Record<string, string>;
   provider: string | null;
@@ -48,7 +51,7 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
     name: 'claude-code',
     description:
       'Claude Code (@anthropic-ai/claude-code) in print mode, steerable while it works; ' +
-      'needs `claude` on PATH and ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
+      'installed with svc; needs ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN.',
     runtime: 'claude-code',
     command: ['claude'],
     provider: 'anthropic',
@@ -57,7 +60,7 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
   }),
   builtin({
     name: 'codex',
-    description: 'OpenAI Codex (@openai/codex) as `codex exec --json`; needs `codex` on PATH and OPENAI_API_KEY.',
+    description: 'OpenAI Codex (@openai/codex) as `codex exec --json`, installed with svc; needs OPENAI_API_KEY.',
     runtime: 'codex',
     command: ['codex'],
     provider: 'openai',
@@ -65,7 +68,7 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
   builtin({
     name: 'opencode',
     description:
-      "OpenCode (opencode-ai) as `opencode run --format json`; needs `opencode` on PATH and the chosen provider's key.",
+      "OpenCode (opencode-ai) as `opencode run --format json`, installed with svc; needs the chosen provider's key.",
     runtime: 'opencode',
     command: ['opencode'],
     provider: 'anthropic',

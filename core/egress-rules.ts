@@ -75,6 +75,24 @@ export function egressRuleForUrl(url: string, source: EgressSource): EgressRule 
   return { host: parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase(), ports: [port], source };
 }
 
+/**
+ * The rules without what an earlier one already admits for the same host: an operator entry that
+ * repeats a model endpoint is one destination, and opens one forwarded port in the sandbox, not two.
+ * The earlier rule (the more trusted source, as a run's list is ordered) is the one kept.
+ */
+export function mergeEgressRules(rules: readonly EgressRule[]): EgressRule[] {
+  const merged: EgressRule[] = [];
+  for (const rule of rules) {
+    const earlier = merged.filter((kept) => kept.host === rule.host);
+    if (earlier.some((kept) => kept.ports === '*')) continue;
+    const taken = new Set(earlier.flatMap((kept) => kept.ports as number[]));
+    if (rule.ports === '*') merged.push(rule);
+    else if (rule.ports.some((port) => !taken.has(port)))
+      merged.push({ ...rule, ports: rule.ports.filter((port) => !taken.has(port)) });
+  }
+  return merged;
+}
+
 function hostMatches(rule: EgressRule, host: string): boolean {
   if (rule.host === '*') return true;
   if (rule.host.startsWith('*.')) return host.endsWith(rule.host.slice(1)) && host.length > rule.host.length - 1;

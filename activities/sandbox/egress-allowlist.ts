@@ -1,9 +1,9 @@
 // Whom an agent's sandbox may reach, composed per run: its runtime's model endpoints always; then,
 // unless the project says `resources.network: none`, the forge, the operator's SVC_SANDBOX_EGRESS
 // and the project's own `resources.egress` (public destinations only); `open` adds every public
-// destination. svc's own API is not on it: the sandbox reaches only its run's callback routes,
-// through the callback proxy.
-import { egressRuleForUrl, parseEgressEntry, type EgressRule } from '../../core/egress-rules.ts';
+// destination. An entry that repeats an earlier one is merged into it. svc's own API is not on it:
+// the sandbox reaches only its run's callback routes, through the callback proxy.
+import { egressRuleForUrl, mergeEgressRules, parseEgressEntry, type EgressRule } from '../../core/egress-rules.ts';
 import type { SandboxNetworkSettings } from '../../core/run-model.ts';
 
 export interface AllowlistInput {
@@ -19,7 +19,7 @@ const FORGE_HOSTS = ['github.com', '*.githubusercontent.com'];
 export function agentEgressRules(input: AllowlistInput): EgressRule[] {
   const rules = input.modelEndpoints.map((url) => egressRuleForUrl(url, 'builtin'));
   const mode = input.project?.mode ?? 'restricted';
-  if (mode === 'none') return rules;
+  if (mode === 'none') return mergeEgressRules(rules);
   rules.push(
     ...FORGE_HOSTS.map((host) => parseEgressEntry(host, 'builtin')),
     egressRuleForUrl(input.githubApiUrl, 'builtin'),
@@ -33,5 +33,5 @@ export function agentEgressRules(input: AllowlistInput): EgressRule[] {
     }
   }
   if (mode === 'open') rules.push({ host: '*', ports: '*', source: 'project' });
-  return rules;
+  return mergeEgressRules(rules);
 }

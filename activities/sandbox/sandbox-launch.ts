@@ -6,7 +6,7 @@ import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { clashes } from './bind-policy.ts';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeEgressRule, type EgressRule } from '../../core/egress-rules.ts';
 import { bubblewrapArgv, sandboxEtc, SANDBOX_PATHS, type SandboxLayout } from './bubblewrap.ts';
@@ -24,6 +24,8 @@ import { fronted, programNode, SANDBOX_PROGRAMS, sandboxProgramCode } from './sa
 export { DOOR_SOCKET, SANDBOX_PROGRAMS } from './sandbox-programs.ts';
 
 const SVC_CHECKOUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The built-in agents' CLIs, from svc's own installation: no PATH of the operator's needs to name them. */
+export const SVC_AGENT_BIN = join(SVC_CHECKOUT, 'node_modules', '.bin');
 
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
 const SOCKS_VARIABLES = ['ALL_PROXY', 'all_proxy'];
@@ -112,6 +114,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   if (request.isolation === 'process') {
     const env: Record<string, string> = {
       ...launch.env,
+      PATH: [SVC_AGENT_BIN, ...(launch.env.PATH ? [launch.env.PATH] : [])].join(delimiter),
       HOME: ownedDir(join(dir, 'home'), null),
       TMPDIR: ownedDir(join(dir, 'tmp'), null),
     };
@@ -141,6 +144,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
         command: launch.argv[0] ?? 'true',
         trustCommand: request.trustCommand,
         hostPath: process.env.PATH,
+        svcBin: SVC_AGENT_BIN,
         agentPath: launch.env.PATH,
         extra: request.settings.toolchain,
         forbidden: request.forbidden,
@@ -238,17 +242,24 @@ function sandboxNetworkEnv(request: SandboxLaunchRequest) {
   // there tunnels to them through the proxy, so a client that skips proxies for loopback works too.
   // A preview's own port is its server's: the proxies take others.
   const taken = new Set<number>(request.launch.door ? [request.launch.door.port] : []);
-  const forwards = request.egress.flatMap((rule) =>
-    LOOPBACK_HOSTS.includes(rule.host) && rule.source !== 'project' && rule.ports !== '*'
-      ? rule.ports.map((port) => ({ rule, port }))
-      : [],
-  );
+  // One listener per address: `localhost:N` and `127.0.0.1:N` are one port inside; the first rule's is kept.
+  const inside = (host: string) => (host === '::1' ? '::1' : '127.0.0.1');
+  const seen = new Set<string>();
+  const forwards: { rule: EgressRule; port: number }[] = [];
+  for (const rule of request.egress) {
+    if (!LOOPBACK_HOSTS.includes(rule.host) || rule.source === 'project' || rule.ports === '*') continue;
+    for (const port of rule.ports) {
+      if (seen.has(`${inside(rule.host)} ${port}`)) continue;
+      seen.add(`${inside(rule.host)} ${port}`);
+      forwards.push({ rule, port });
+    }
+  }
   const socket = (name: keyof typeof NETWORK_SOCKETS) => `${SANDBOX_PATHS.net}/${NETWORK_SOCKETS[name]}`;
   const listeners: { host: string; port: number; socket: string; connect?: string }[] = forwards.map(
     ({ rule, port }) => {
       taken.add(port);
       return {
-        host: rule.host === '::1' ? '::1' : '127.0.0.1',
+        host: inside(rule.host),
         port,
         socket: socket('http'),
         connect: `${rule.host === '::1' ? '[::1]' : rule.host}:${port}`,

@@ -1,6 +1,7 @@
-// What of the host an agent needs besides the system: the Node that runs svc's in-sandbox programs
-// and the agent's own CLI (an operator-defined agent's command; a project's agents get only what
-// is already there). A path inside a node_modules tree brings that whole tree (a CLI's platform
+// What of the host an agent needs besides the system: the Node that runs svc's in-sandbox programs,
+// svc's own node_modules/.bin (the built-in agents' CLIs, whatever PATH svc was started with) and
+// the agent's own CLI (an operator-defined agent's command; a project's agents get only what is
+// already there). A path inside a node_modules tree brings that whole tree (a CLI's platform
 // binary lives in a sibling package); anything else brings its own directory. A path that would
 // show the data directory, the project clones, svc's checkout or a whole home is never bound.
 import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
@@ -63,6 +64,8 @@ export interface ToolchainRequest {
   trustCommand: boolean;
   /** svc's own PATH: its node_modules/.bin entries bring their trees. */
   hostPath: string | undefined;
+  /** svc's installation's node_modules/.bin: searched first for the command, bound, first on the sandbox's PATH. */
+  svcBin: string;
   /** The PATH the agent asked for, filtered to what the sandbox can see. */
   agentPath: string | undefined;
   /** SVC_SANDBOX_TOOLCHAIN. */
@@ -81,10 +84,10 @@ export function resolveToolchain(request: ToolchainRequest): Toolchain {
   const dirs = new Set<string>();
   const forbidden = request.forbidden.map(real);
   const enclosing = request.enclosing.map(real);
-  const commandPath = request.trustCommand ? whichOnPath(request.command, request.hostPath) : undefined;
-  const nodeModulesBins = (request.hostPath ?? '')
-    .split(delimiter)
-    .filter((entry) => entry.endsWith(`${sep}node_modules${sep}.bin`));
+  const svcBin = real(request.svcBin);
+  const searchPath = [svcBin, request.hostPath ?? ''].join(delimiter);
+  const commandPath = request.trustCommand ? whichOnPath(request.command, searchPath) : undefined;
+  const nodeModulesBins = searchPath.split(delimiter).filter((entry) => entry.endsWith(`${sep}node_modules${sep}.bin`));
   for (const candidate of [
     process.execPath,
     ...(commandPath ? [commandPath] : []),
@@ -111,6 +114,7 @@ export function resolveToolchain(request: ToolchainRequest): Toolchain {
   const nodeBin = dirname(process.execPath);
   if (!entries.includes(nodeBin) && [...dirs].some((dir) => isUnder(realpathSync(nodeBin), dir)))
     entries.unshift(nodeBin);
+  if (visible(svcBin)) entries.unshift(svcBin);
   for (const system of ['/usr/local/bin', '/usr/bin', '/bin']) if (!entries.includes(system)) entries.push(system);
   const reachable =
     commandPath && !visible(dirname(commandPath)) && existsSync(commandPath)

@@ -13,6 +13,7 @@ import { redactUrl } from '../../db/sqlite-to-postgres.ts';
 import { AgentCatalog } from '../../platform/agent-catalog.ts';
 import { dataPaths, loadConfig, type SvcConfig } from '../../platform/config.ts';
 import { loadSvcConfigFrom } from '../../platform/svc-config-files.ts';
+import { agentChecks } from './agent-checks.ts';
 import { sandboxCheck, staleWorkspacesCheck } from './sandbox-checks.ts';
 
 /** One check's outcome; `detail` is what `--verbose` adds to a passing check. */
@@ -54,6 +55,7 @@ export async function* localChecks(env: NodeJS.ProcessEnv): AsyncGenerator<Findi
     yield db.finding;
     yield writableDirCheck('projects_root', config.projectsRoot, 'SVC_PROJECTS_DIR');
     yield await sandboxCheck(config);
+    yield* agentChecks(config);
     yield await temporalCheck(config, env);
     yield* await svcConfigChecks(db.readModel);
     yield await staleWorkspacesCheck(config.dataDir, db.readModel);

@@ -4,7 +4,7 @@ import test from 'ava';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { bubblewrapWorks } from '../../activities/sandbox/isolation.ts';
 import { initORM, migrate } from '../../db/orm.ts';
 import { SVC_VERSION } from '../../platform/version.ts';
@@ -100,6 +100,8 @@ function hostEnv(dataDir: string, extra: Record<string, string> = {}): Record<st
   };
 }
 
+const BUILTIN_CLI_AGENTS = ['agent:claude-code', 'agent:codex', 'agent:opencode'];
+
 const LOCAL_CHECKS = [
   'config',
   'data_dir',
@@ -114,7 +116,14 @@ const LOCAL_CHECKS = [
 test('--local on a data directory svc has never used: warnings, and no file created', async (t) => {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-doctor-')), 'data');
   const result = await svcCli(['doctor', '--local'], hostEnv(dataDir));
-  const expected = [...LOCAL_CHECKS, 'bwrap', 'temporal_reachable', 'svc_config', 'stale_sandbox_workspaces'];
+  const expected = [
+    ...LOCAL_CHECKS,
+    'bwrap',
+    ...BUILTIN_CLI_AGENTS,
+    'temporal_reachable',
+    'svc_config',
+    'stale_sandbox_workspaces',
+  ];
   t.deepEqual(names(result), expected, result.stderr);
   t.like(check(result, 'data_dir'), { ok: true, message: `${dataDir} does not exist yet: svc serve creates it` });
   t.like(check(result, 'operator_token'), { ok: true });
@@ -148,6 +157,8 @@ test('--local on a data directory svc has never used: warnings, and no file crea
     hostEnv(dataDir, { SVC_SANDBOX: 'container', SVC_CONTAINER_ENGINE: `unix://${dataDir}-nothing.sock` }),
   );
   t.false(names(noEngine).includes('bwrap'), 'the container backend is checked instead of bubblewrap');
+  t.like(check(noEngine, 'agent:codex'), { ok: true }, 'a warning: the image holds the CLI');
+  t.regex(check(noEngine, 'agent:codex').message, /not started: with SVC_SANDBOX=container/);
   t.like(check(noEngine, 'container_engine'), { ok: false, hint: 'docs/sandboxes.md, Running it' });
   t.regex(check(noEngine, 'container_engine').message, /does not answer/);
 
@@ -226,4 +237,48 @@ test('--local on a used data directory: project configs, stale workspaces, the t
   t.regex(stale.message, /run_cut\.partial-run_cut/);
   t.notRegex(stale.message, /run_done/);
   t.regex(stale.message, /1 of ended runs kept/, '--verbose adds what was found');
+});
+
+test("--local starts each agent's CLI in a sandbox, from svc's own install, and names the one that fails", async (t) => {
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-doctor-')), 'data');
+  const agentsFile = join(dirname(dataDir), 'agents.yaml');
+  writeFileSync(
+    agentsFile,
+    [
+      'agents:',
+      '  - { name: gone, runtime: codex, command: ["/nonexistent/codex"] }',
+      '  - { name: sulky, runtime: claude-code, command: ["bash", "-c", "echo no key for you >&2; exit 3", "sulky"] }',
+      '  - { name: plain, command: ["/nonexistent/plain"] }',
+    ].join('\n'),
+  );
+  // The PATH an operator's shell gives svc: nothing of svc's node_modules on it.
+  const path = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((entry) => !entry.includes('node_modules'))
+    .join(delimiter);
+  const result = await svcCli(
+    ['doctor', '--local', '--verbose'],
+    hostEnv(dataDir, { SVC_AGENTS_FILE: agentsFile, PATH: path }),
+  );
+  t.is(result.code, 1, result.stderr);
+  const agents = names(result).filter((name) => name.startsWith('agent:'));
+  t.deepEqual(agents, [...BUILTIN_CLI_AGENTS, 'agent:gone', 'agent:sulky'].sort(), 'a command agent is not started');
+  const isolation = bubblewrapWorks() ? 'bubblewrap' : 'process';
+  for (const [name, version] of [
+    ['agent:claude-code', /Claude Code/],
+    ['agent:codex', /codex/i],
+    ['agent:opencode', /\d+\.\d+\.\d+/],
+  ] as const) {
+    t.true(check(result, name).ok, JSON.stringify(check(result, name)));
+    t.regex(check(result, name).message, new RegExp(`--version in a ${isolation} sandbox: `), name);
+    t.regex(check(result, name).message, version, name);
+  }
+  t.like(check(result, 'agent:gone'), { ok: false });
+  t.regex(
+    check(result, 'agent:gone').message,
+    /^`\/nonexistent\/codex --version` in a \w+ sandbox found no such command: /,
+  );
+  t.regex(check(result, 'agent:gone').message, /ENOENT/);
+  t.like(check(result, 'agent:sulky'), { ok: false, hint: 'runs of this agent would fail the same way' });
+  t.regex(check(result, 'agent:sulky').message, /ended with 3: no key for you$/);
 });

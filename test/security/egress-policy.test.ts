@@ -11,6 +11,11 @@ import {
 import { networkInterfaces } from 'node:os';
 import { decideEgress, isPublicAddress } from '../../activities/sandbox/egress-policy.ts';
 import { agentEgressRules } from '../../activities/sandbox/egress-allowlist.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sandboxLaunch, SANDBOX_PROGRAMS } from '../../activities/sandbox/sandbox-launch.ts';
+import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 
 const answers = (table: Record<string, string[]>) => async (host: string) => {
   if (!table[host]) throw new Error(`ENOTFOUND ${host}`);
@@ -116,6 +121,63 @@ test("a run's allowlist: its model endpoints always; forge, operator and project
     ['127.0.0.1', 'github.com', '*.githubusercontent.com', 'api.github.com', 'registry.npmjs.org', 'pypi.org'],
   );
   t.is(restricted.find((rule) => rule.host === 'pypi.org')?.source, 'project');
+});
+
+test('an entry that repeats an earlier one is merged into it: the first, more trusted, is kept', (t) => {
+  const rules = agentEgressRules({
+    modelEndpoints: ['http://127.0.0.1:4000', 'http://localhost:4001'],
+    githubApiUrl: 'https://api.github.com',
+    operator: parseEgressList(
+      '127.0.0.1:4000 localhost:4001,localhost:4002 github.com api.github.com:443,[::1]:4000',
+      'operator',
+    ),
+    project: { mode: 'restricted', egress: ['github.com:443', 'pypi.org', 'pypi.org:443'] },
+  });
+  t.deepEqual(
+    rules.map((rule) => `${rule.host} ${rule.ports} ${rule.source}`),
+    [
+      '127.0.0.1 4000 builtin',
+      'localhost 4001 builtin',
+      'github.com 80,443 builtin',
+      '*.githubusercontent.com 80,443 builtin',
+      'api.github.com 443 builtin',
+      'localhost 4002 operator',
+      '::1 4000 operator',
+      'pypi.org 80,443 project',
+    ],
+  );
+});
+
+test('a loopback endpoint named twice (a repeated entry, localhost and 127.0.0.1) is one port in the sandbox', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-egress-merge-'));
+  const { spec } = sandboxLaunch({
+    name: 'run_merge',
+    dir,
+    launch: { argv: ['true'], cwd: dir, env: {}, stdin: null },
+    isolation: 'bubblewrap',
+    settings: parseSandboxSettings({}),
+    hostId: null,
+    egress: [
+      ...parseEgressList('127.0.0.1:4000', 'builtin'),
+      ...parseEgressList('127.0.0.1:4000 localhost:4000 localhost:4001 [::1]:4000', 'operator'),
+    ],
+    callback: null,
+    dieWithParent: true,
+    forbidden: [],
+    trustCommand: true,
+  });
+  const listeners = JSON.parse(spec.argv[spec.argv.lastIndexOf(SANDBOX_PROGRAMS.init.target) + 1]!) as {
+    host: string;
+    port: number;
+    connect?: string;
+  }[];
+  const forwarded = listeners.filter((listener) => listener.connect);
+  t.deepEqual(
+    forwarded.map((listener) => `${listener.host}:${listener.port} → ${listener.connect}`),
+    ['127.0.0.1:4000 → 127.0.0.1:4000', '127.0.0.1:4001 → localhost:4001', '::1:4000 → [::1]:4000'],
+  );
+  const addresses = listeners.map((listener) => `${listener.host}:${listener.port}`);
+  t.is(new Set(addresses).size, addresses.length, 'no two listeners on one address');
 });
 
 test('the address classes', (t) => {

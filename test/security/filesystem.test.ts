@@ -1,12 +1,14 @@
 // Attack: take over the control plane from the file system. A running victim run holds a secret
 // in its workspace; the attacker run goes looking for the operator token, the read model, the
 // victim's workspace and launch spec (its run token), svc's checkout, /root and /home, and tries
-// to write or delete on the host. The sandbox shows none of it, and nothing outside changes.
+// to write or delete on the host, svc's own agent CLIs included. The sandbox shows none of it, and
+// nothing outside changes.
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { SVC_AGENT_BIN } from '../../activities/sandbox/sandbox-launch.ts';
 import { compileCacheDir } from '../../platform/compile-cache.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 import { assertPathsHidden, hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
@@ -31,6 +33,7 @@ test.serial("an agent sees nothing of svc's data, the host's homes, svc's checko
   const victimLaunch = join(dataDir, 'sandboxes', victim, 'launch.json');
   const before = { token: digest(join(dataDir, 'operator-token')), launch: digest(victimLaunch) };
   const trap = hostTrap();
+  const agentBin = realpathSync(SVC_AGENT_BIN);
   const targets: Record<string, string> = {
     token: join(dataDir, 'operator-token'),
     database: join(dataDir, 'svc.sqlite'),
@@ -57,6 +60,11 @@ test.serial("an agent sees nothing of svc's data, the host's homes, svc's checko
     // svc's own programs in the sandbox (its init runs the agent): bound read-only, as JavaScript.
     probe('writes_programs', 'touch /run/svc/bin/init.mjs'),
     probe('programs_js', 'test -s /run/svc/bin/init.mjs'),
+    // The built-in agents' CLIs, from svc's own node_modules: on the agent's PATH, never writable.
+    probe('cli_found', 'test -x "$(command -v claude)"'),
+    probe('writes_cli', 'touch "$(readlink -f "$(command -v claude)")"'),
+    probe('writes_cli_link', `touch '${agentBin}/claude'`),
+    probe('writes_node_modules', `touch '${dirname(agentBin)}/svc-escape'`),
     probe('removes_canary', `rm -f '${trap.canary}'`),
     'echo found=$(find / -xdev -name secret.txt 2>/dev/null | head -1)',
     'echo operator_env=$(env -u SVC_PROMPT | grep -c -i -E "SVC_API_TOKEN|GIT_TOKEN|GITHUB_TOKEN|DATABASE_URL")',
@@ -64,9 +72,11 @@ test.serial("an agent sees nothing of svc's data, the host's homes, svc's checko
   const { run, stdout, everything } = await runAttack(svc, prompt);
   t.is(run.state, 'succeeded', JSON.stringify(run));
   assertPathsHidden(t, stdout, targets);
-  for (const label of ['writes_usr', 'writes_etc', 'writes_root', 'writes_programs'])
+  for (const label of ['writes_usr', 'writes_etc', 'writes_root', 'writes_programs', 'writes_cli', 'writes_cli_link'])
     t.is(reported(stdout, label), 'no', label);
   t.is(reported(stdout, 'programs_js'), 'yes', 'the probe reached the program it tried to write');
+  t.is(reported(stdout, 'cli_found'), 'yes', "the agent's CLI it tried to write is there");
+  t.is(reported(stdout, 'writes_node_modules'), 'no');
   t.is(reported(stdout, 'found'), '', "no other run's workspace is anywhere in the sandbox");
   t.is(reported(stdout, 'operator_env'), '0', "no svc credential or database URL in the agent's environment");
   t.false(everything.includes(svc.token), 'the operator token appears nowhere in the run');

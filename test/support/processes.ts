@@ -17,7 +17,7 @@ const DRAIN_GRACE_MS = 2_000;
  * the last 'data' events; 'close' alone could wait forever on a grandchild (a sandbox, Temporal)
  * that inherited the pipes and outlives a killed parent, so the wait for it is bounded.
  */
-function drainedExit(child: ChildProcess): Promise<number | null> {
+export function drainedExit(child: ChildProcess): Promise<number | null> {
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return new Promise((resolve) =>
     child.once('exit', (code) => {
