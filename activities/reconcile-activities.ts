@@ -72,9 +72,10 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
   };
 
   /**
-   * A preview is the PR workflow's to end (workflows/pull-request.workflow.ts); one whose workflow was closed under it (terminated)
-   * is marked failed, so the proxy stops sending browsers there, then stopped (else the
-   * sweep, or its supervisor's lifetime, ends it) and its port can serve another run.
+   * A preview is the PR workflow's to end (workflows/pull-request.workflow.ts); one whose workflow
+   * was closed under it (terminated) is marked failed, so the proxy stops sending browsers there,
+   * then stopped (else the sweep, or its supervisor's lifetime, ends it) and its port can serve
+   * another run.
    */
   const failOrphanedPreviews = async (): Promise<string[]> => {
     const em = deps.readModel.em();

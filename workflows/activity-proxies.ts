@@ -125,7 +125,7 @@ export const admissionIo = proxyActivities<Pick<Activities, 'requestAdmission' |
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 
-/** A cancelled run's request for its own workflow's cancellation (workflows/run.workflow.ts): retried until it lands. */
+/** A cancelled run asks for its own workflow's cancellation (workflows/run.workflow.ts): retried until it lands. */
 export const runWorkflowControl = proxyActivities<Pick<Activities, 'requestRunWorkflowCancel'>>({
   startToCloseTimeout: '1m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
