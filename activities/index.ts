@@ -11,6 +11,7 @@ import { createPlanActivities, type PlanActivityDeps } from './plan-activities.t
 import { createProjectActivities, type ProjectActivityDeps } from './project-activities.ts';
 import { createReconcileActivities } from './reconcile-activities.ts';
 import { createRunActivities, type RunActivityDeps } from './run-activities.ts';
+import { createRunWorkflowActivities, type RunWorkflowActivityDeps } from './run-workflow-activities.ts';
 import { createStartActivities } from './start-activities.ts';
 
 export type { RunEventInput } from './read-model/run-projection.ts';
@@ -24,7 +25,8 @@ export type ActivityDeps = RunActivityDeps &
   PreviewActivityDeps &
   AdmissionActivityDeps &
   WebhookActivityDeps &
-  PrLoopActivityDeps;
+  PrLoopActivityDeps &
+  RunWorkflowActivityDeps;
 
 /**
  * Every activity the worker registers, built from its dependencies (read model, Temporal client,
@@ -46,6 +48,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAdmissionActivities(deps),
     ...createWebhookActivities(deps),
     ...createPrLoopActivities(deps),
+    ...createRunWorkflowActivities(deps),
   });
 }
 

@@ -19,6 +19,7 @@ import { parseIssues } from '../core/seeds.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../platform/config.ts';
 import { loadSvcConfigFrom } from '../platform/svc-config-files.ts';
+import { pullRequestWorkflowId } from '../core/run-workflows.ts';
 import { runSnapshotQuery } from '../workflows/messages.ts';
 import { projectPlanRun, type PlanEventInput } from './read-model/plan-run-projection.ts';
 import type { ProjectActivities } from './project-activities.ts';
@@ -91,13 +92,23 @@ export function createPlanActivities(deps: PlanActivityDeps, projects: Pick<Proj
       return { kind: 'dispatch', input };
     },
 
-    /** A child run as its workflow holds it now (for a resumed plan-run, whose children it did not start). */
+    /**
+     * A child run as its workflows hold it now (for a resumed plan-run, whose children it did not
+     * start): the workflow following its PR, which knows of a merge, else the run's own.
+     */
     async describeRun({ runId }: { runId: string }): Promise<Omit<ChildRunProgress, 'planRunId' | 'seq'>> {
+      const notFound = (error: unknown) => (error as Error).name === 'WorkflowNotFoundError';
+      try {
+        return childProgressOf(
+          await deps.temporal.workflow.getHandle(pullRequestWorkflowId(runId)).query(runSnapshotQuery),
+        );
+      } catch (error) {
+        if (!notFound(error)) throw error;
+      }
       try {
         return childProgressOf(await deps.temporal.workflow.getHandle(runId).query(runSnapshotQuery));
       } catch (error) {
-        if ((error as Error).name === 'WorkflowNotFoundError')
-          throw ApplicationFailure.nonRetryable(`run ${runId} has no workflow`, 'not_found');
+        if (notFound(error)) throw ApplicationFailure.nonRetryable(`run ${runId} has no workflow`, 'not_found');
         throw error;
       }
     },

@@ -6,6 +6,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { LRU_ACTOR, type PreviewPlan } from '../core/preview.ts';
+import { pullRequestWorkflowId } from '../core/run-workflows.ts';
 import { RunEntity } from '../db/entities/index.ts';
 import { previewTeardownUpdate } from '../workflows/messages.ts';
 import type { SandboxNetworkSettings } from '../core/run-model.ts';
@@ -103,7 +104,7 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
         .slice(0, Math.max(0, others.length - deps.preview.maxLive + 1));
       for (const victim of victims)
         await deps.temporal.workflow
-          .getHandle(victim.id)
+          .getHandle(pullRequestWorkflowId(victim.id))
           .executeUpdate(previewTeardownUpdate, { args: [{ actor: LRU_ACTOR }] })
           .catch(() => undefined);
       return { evicted: victims.map((victim) => victim.id) };

@@ -4,6 +4,7 @@ import { heartbeat } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { PlanRunOutcome } from '../core/plan-model.ts';
 import type { RunOutcome } from '../core/run-model.ts';
+import { outcomeOfClosedRun, pullRequestWorkflowId } from '../core/run-workflows.ts';
 import { PlanRunEntity, RunEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
@@ -54,8 +55,16 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
     try {
       const { status } = await handle.describe();
       if (status.name === 'RUNNING' || status.name === 'CONTINUED_AS_NEW') return null;
-      if (status.name !== 'COMPLETED') return { status: status.name };
-      return { status: status.name, result: await handle.result() };
+      if (status.name === 'COMPLETED') return { status: status.name, result: await handle.result() };
+      // A run workflow closes Failed with its outcome in the failure's details.
+      if (status.name === 'FAILED') {
+        const outcome = await handle.result().then(
+          () => null,
+          (error: unknown) => outcomeOfClosedRun(workflowId, error),
+        );
+        if (outcome) return { status: status.name, result: outcome };
+      }
+      return { status: status.name };
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return { status: 'NOT_FOUND' };
       throw error;
@@ -63,9 +72,10 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
   };
 
   /**
-   * A preview is its run workflow's to end; one whose workflow was closed under it (terminated)
-   * is marked failed, so the proxy stops sending browsers there, then stopped (else the
-   * sweep, or its supervisor's lifetime, ends it) and its port can serve another run.
+   * A preview is the PR workflow's to end (workflows/pull-request.workflow.ts); one whose workflow
+   * was closed under it (terminated) is marked failed, so the proxy stops sending browsers there,
+   * then stopped (else the sweep, or its supervisor's lifetime, ends it) and its port can serve
+   * another run.
    */
   const failOrphanedPreviews = async (): Promise<string[]> => {
     const em = deps.readModel.em();
@@ -74,9 +84,9 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
     const failed: string[] = [];
     for (const row of rows) {
       heartbeat();
-      const end = await closed(row.id);
+      const end = await closed(pullRequestWorkflowId(row.id));
       if (!end) continue;
-      const message = `the run's workflow ended (${end.status}) while its preview was up`;
+      const message = `the PR's workflow ended (${end.status}) while its preview was up`;
       const changed = await em.nativeUpdate(
         RunEntity,
         { id: row.id, previewState: up },
@@ -134,7 +144,7 @@ export function createReconcileActivities(deps: ReconcileActivityDeps) {
 /** What a closed run workflow says of its run: its own result, or the closest failure. */
 export function runRepair(rowState: string, end: Closed): RunRepair {
   const detail = { workflowStatus: end.status };
-  if (end.status === 'COMPLETED' && end.result) {
+  if ((end.status === 'COMPLETED' || end.status === 'FAILED') && end.result) {
     const outcome = end.result as RunOutcome;
     return {
       state: outcome.state,

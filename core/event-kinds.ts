@@ -39,6 +39,8 @@ export const RUN_EVENT_KINDS = [
   'reap.workspace_salvage_failed',
   'reap.workspace_salvage_recorded',
   'pr.state_changed',
+  // The open PR handed over to the workflow that follows it (workflows/pull-request.workflow.ts).
+  'pr.follow_started',
   // The PR loop (workflows/pr-loop.ts): rounds, merges, comments.
   'pr_loop.follow_up_started',
   'pr_loop.follow_up_ended',

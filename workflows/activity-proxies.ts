@@ -125,6 +125,12 @@ export const admissionIo = proxyActivities<Pick<Activities, 'requestAdmission' |
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 
+/** A cancelled run asks for its own workflow's cancellation (workflows/run.workflow.ts): retried until it lands. */
+export const runWorkflowControl = proxyActivities<Pick<Activities, 'requestRunWorkflowCancel'>>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
 /**
  * Webhooks: the registry's projection, the outbox read, one delivery attempt (its HTTP failures are
  * its answer, not an error: the delivery workflow spaces its attempts with durable timers).

@@ -19,6 +19,7 @@ import {
   type PlanRunSnapshot,
   type PlanRunWorkflowInput,
 } from '../core/plan-model.ts';
+import { pullRequestWorkflowId } from '../core/run-workflows.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { planReadModel } from './activity-proxies.ts';
 import {
@@ -166,11 +167,17 @@ export class PlanRunExecution {
       },
     ];
     if (inFlight?.runId) {
+      const request = { reason: `plan_run_cancelled:${plan.id}`, requestedBy: 'plan-run' };
+      const runId = inFlight.runId;
       try {
-        await getExternalWorkflowHandle(inFlight.runId).signal(cancelSignal, {
-          reason: `plan_run_cancelled:${plan.id}`,
-          requestedBy: 'plan-run',
-        });
+        // A child that ended with its PR open has handed the PR over to a workflow of its own
+        // (core/run-workflows.ts): the cancel stops that PR's loop.
+        await getExternalWorkflowHandle(runId)
+          .signal(cancelSignal, request)
+          .catch((error: unknown) => {
+            if (inFlight.state !== 'pr_open') throw error;
+            return getExternalWorkflowHandle(pullRequestWorkflowId(runId)).signal(cancelSignal, request);
+          });
         cancelledChild = { childSeq: inFlight.seq, runId: inFlight.runId };
       } catch (error) {
         events.push({

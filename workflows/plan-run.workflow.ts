@@ -90,7 +90,7 @@ async function dispatch(execution: PlanRunExecution, child: PlanChild): Promise<
   }
   const runInput = prepared.input;
   try {
-    await startChild(runWorkflow, {
+    const started = await startChild(runWorkflow, {
       workflowId: runInput.runId,
       args: [runInput],
       // The run is a run in its own right: it outlives the plan-run (a cancel reaches it by signal).
@@ -107,6 +107,9 @@ async function dispatch(execution: PlanRunExecution, child: PlanChild): Promise<
         childSeq: child.seq,
       },
     });
+    // The plan follows the run's news (childRunProgress), not its workflow's close, which is Failed
+    // or Canceled when the run ends so.
+    started.result().catch(() => undefined);
   } catch (error) {
     return { kind: 'failed', reason: `dispatch_failed:${(error as Error).message}` };
   }

@@ -14,6 +14,7 @@ import {
   type PrStatus,
 } from '../core/pr-loop.ts';
 import type { RunOutcome, RunSnapshot, RunTiming, RunWorkflowInput } from '../core/run-model.ts';
+import { outcomeOfClosedRun } from '../core/run-workflows.ts';
 import { prLoopIo } from './activity-proxies.ts';
 import { describeFailure } from './failures.ts';
 import { cancelSignal } from './messages.ts';
@@ -188,7 +189,12 @@ async function roundOutcome(runId: string, input: RunWorkflowInput, stopRequeste
     // The round ends on its own even if this run's workflow were terminated meanwhile.
     parentClosePolicy: ParentClosePolicy.ABANDON,
   });
-  const result = child.result() as Promise<RunOutcome>;
+  // A round that failed or was cancelled closes its workflow so: its outcome is in the failure.
+  const result = (child.result() as Promise<RunOutcome>).catch((error: unknown) => {
+    const outcome = outcomeOfClosedRun(runId, error);
+    if (!outcome) throw error;
+    return outcome;
+  });
   let done = false;
   void result.finally(() => (done = true)).catch(() => undefined);
   await condition(() => done || stopRequested());

@@ -4,10 +4,13 @@
 // publish() (the read-model projection, and the parent plan-run) and finish() (its terminal state).
 import {
   allHandlersFinished,
+  CancellationScope,
   condition,
   getExternalWorkflowHandle,
-  patched,
+  ParentClosePolicy,
   setHandler,
+  startChild,
+  upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -22,19 +25,16 @@ import {
   type RunWorkflowInput,
 } from '../core/run-model.ts';
 import { isTerminalRunState, type RunFailureReason, type RunPhase, type RunState } from '../core/run-states.ts';
-import { SvcState } from '../core/search-attributes.ts';
-import { readModel } from './activity-proxies.ts';
+import { pullRequestWorkflowId } from '../core/run-workflows.ts';
+import { SvcKind, SvcProjectId, SvcState } from '../core/search-attributes.ts';
 import {
   admissionDecisionSignal,
   admissionReleaseSignal,
   cancelSignal,
-  childRunProgressSignal,
   claimInboxUpdate,
   finalizeResultSignal,
   finalizeStateQuery,
   inboxQuery,
-  previewHitSignal,
-  previewTeardownUpdate,
   raiseCostCapSignal,
   runAcceptedUpdate,
   runSnapshotQuery,
@@ -43,11 +43,9 @@ import {
   steerSignal,
   type CancelRequest,
 } from './messages.ts';
-import { watchPullRequest, type FinalizeChannel } from './run-tail.ts';
-import { runPreview, tearDownPreview, type PreviewChannel } from './run-preview.ts';
-import { answerPullRequest } from './pr-loop.ts';
-import { PATCHES } from './patches.ts';
-import { childProgressOf } from '../core/plan-model.ts';
+import type { FinalizeChannel } from './run-tail.ts';
+import type { pullRequestWorkflow } from './pull-request.workflow.ts';
+import { RunPublisher } from './run-publisher.ts';
 import { admissionWorkflowId } from '../core/admission-queue.ts';
 import { capRaiseProblem, type UsageTotals } from '../core/cost-pause.ts';
 
@@ -60,8 +58,10 @@ export class RunExecution {
   readonly timing: RunTiming;
   /** The first cancel wins; a later one changes nothing. */
   cancelRequest: CancelRequest | null = null;
-  /** A cancel that came after the run ended: it stops the PR loop (workflows/pr-loop.ts). */
+  /** A cancel that came after the run ended: it stops the PR loop (workflows/pull-request.workflow.ts). */
   prLoopStop: CancelRequest | null = null;
+  /** The workflow's cancellation was asked in Temporal (the UI, a client's cancel): it ends Canceled as it is. */
+  cancelledInTemporal = false;
   /** Where the run is: a failure that escapes a phase ends the run with that phase's reason. */
   phase: RunPhase = 'accepting';
   /** The sandbox fetches the parked intent and posts its result for that attempt only. */
@@ -69,8 +69,6 @@ export class RunExecution {
   /** The steering inbox: the API validates a message and signals it; claims are updates. */
   readonly #inbox: InboxItem[] = [];
   #accepted = false;
-  /** The preview's messages from the API (workflows/run-preview.ts). */
-  readonly preview: PreviewChannel = { lastHitAt: null, teardown: null, answer: null };
   /** The admission queue's answer, for a run under a concurrency limit (workflows/run.workflow.ts admit). */
   readonly admission = { asked: false, granted: false, reason: null as string | null };
   /**
@@ -78,8 +76,9 @@ export class RunExecution {
    * usage of the generations before it, and the cap an operator raised it to.
    */
   readonly pause = { generation: 1, usageBefore: null as UsageTotals | null, raisedTo: null as number | null };
-  /** The state/PR-state last told to the parent plan-run. */
-  #toldPlan = '';
+  readonly #publisher: RunPublisher;
+  /** The workflow following the run's PR, once started (a stop is passed on to it). */
+  #pullRequestFollowed = false;
   /** Past the startProjectsRunning patch (workflows/run-start.ts): it stands for runWatchdogs too. */
   startProjectsRunning = false;
 
@@ -87,16 +86,19 @@ export class RunExecution {
     this.input = input;
     this.run = initialRunSnapshot(input);
     this.timing = input.timing ?? DEFAULT_RUN_TIMING;
+    this.#publisher = new RunPublisher(this.run, input.planRun);
+    // A cancellation asked in Temporal is the run's cancel, with svc's events; the phases run in a
+    // scope it does not cut short (workflows/run.workflow.ts), so the agent is stopped as for any cancel.
+    CancellationScope.current().cancelRequested.catch(() => {
+      this.cancelledInTemporal = true;
+      return this.requestCancel({ reason: 'workflow cancellation requested in Temporal', requestedBy: 'temporal' });
+    });
     setHandler(runSnapshotQuery, () => this.run);
     setHandler(runAcceptedUpdate, async () => {
       await condition(() => this.#accepted);
       return this.run;
     });
-    setHandler(cancelSignal, (request) => {
-      // A run that has ended may still answer its PR: a cancel then stops that loop (docs/pr-loop.md).
-      if (isTerminalRunState(this.run.state)) this.prLoopStop ??= request;
-      this.cancelRequest ??= request;
-    });
+    setHandler(cancelSignal, (request) => this.requestCancel(request));
     setHandler(steerSignal, (message) => this.#receiveSteer(message));
     setHandler(raiseCostCapSignal, ({ maxCostUsd }) => {
       if (!capRaiseProblem(this.run.pausedReason !== null, this.run.costUsd, maxCostUsd))
@@ -112,15 +114,6 @@ export class RunExecution {
       cancelRequested: this.cancelRequest !== null,
       unread: unreadInClaimOrder(this.#inbox).length,
     }));
-    setHandler(previewHitSignal, ({ at }) => {
-      const ms = Date.parse(at);
-      // A visit the proxy saw live can reach a new worker before the step that made the preview
-      // live is replayed there (the worker died just after it was shown): it counts all the same.
-      const { previewState } = this.run;
-      const open = previewState === 'live' || (previewState === 'starting' && patched(PATCHES.previewHitShown));
-      if (open && Number.isFinite(ms)) this.preview.lastHitAt = ms;
-    });
-    setHandler(previewTeardownUpdate, (request) => tearDownPreview(this.run, this.preview, request));
     setHandler(finalizeStateQuery, () => ({
       intent: this.finalize.intent,
       received: this.finalize.result !== null,
@@ -148,36 +141,32 @@ export class RunExecution {
     this.#accepted = true;
   }
 
-  /** Writes the run (and these events) to the read model, then tells the parent plan-run (tellPlan). */
-  async publish(
+  /** Writes the run (and these events) to the read model, then tells the parent plan-run (run-publisher.ts). */
+  publish(
     events: RunEventInput[],
     extra: { triggerFire?: RunWorkflowInput['triggerFire']; inbox?: InboxItem[] } = {},
   ): Promise<void> {
-    await readModel.projectRun({
-      snapshot: this.reserveProjection(),
-      events,
-      triggerFire: extra.triggerFire ?? null,
-      inbox: extra.inbox ?? [],
-    });
-    await this.tellPlan();
+    return this.#publisher.publish(events, extra);
   }
 
   /** Counts one more projection of the run (an activity writes it) and answers the run as it is now. */
   reserveProjection(): RunSnapshot {
-    this.run.projectionVersion += 1;
-    return { ...this.run };
+    return this.#publisher.reserveProjection();
   }
 
   /** Tells the parent plan-run, if any, about a change of the run's state or PR state. */
-  async tellPlan(): Promise<void> {
-    const { run, input } = this;
-    if (!input.planRun || `${run.state}/${run.prState}` === this.#toldPlan) return;
-    this.#toldPlan = `${run.state}/${run.prState}`;
-    const { planRunId, seq } = input.planRun;
-    // A plan-run that has ended (failed, cancelled) no longer listens; a resumed one asks afresh.
-    await getExternalWorkflowHandle(planRunId)
-      .signal(childRunProgressSignal, { planRunId, seq, ...childProgressOf(run) })
-      .catch(() => undefined);
+  tellPlan(): Promise<void> {
+    return this.#publisher.tellPlan();
+  }
+
+  /**
+   * The first cancel wins. A run that has ended may still have its PR followed: a cancel then stops
+   * the PR loop (docs/pr-loop.md), in the PR's workflow once that has started.
+   */
+  async requestCancel(request: CancelRequest): Promise<void> {
+    if (isTerminalRunState(this.run.state)) this.prLoopStop ??= request;
+    this.cancelRequest ??= request;
+    if (this.#pullRequestFollowed) await this.#stopPullRequestLoop(request);
   }
 
   /** Delivers every unread message, most important first; each message at most once. */
@@ -201,7 +190,7 @@ export class RunExecution {
 
   /**
    * The run's terminal state: projected with its terminal envelope (undelivered messages marked
-   * failed), then, once every handler is done, the run keeps following its pull request.
+   * failed), then, once every handler is done, an open PR is handed over to a workflow of its own.
    */
   async finish(
     state: RunState,
@@ -239,32 +228,57 @@ export class RunExecution {
     await this.publish(events, { inbox: undelivered.map((item) => ({ ...item })) });
     // The run's slot (or its place in the queue) is free for the next run.
     if (this.admission.asked)
-      await getExternalWorkflowHandle(admissionWorkflowId(workflowInfo().taskQueue))
-        .signal(admissionReleaseSignal, { runId: run.id })
-        .catch(() => undefined);
+      await CancellationScope.nonCancellable(() =>
+        getExternalWorkflowHandle(admissionWorkflowId(workflowInfo().taskQueue))
+          .signal(admissionReleaseSignal, { runId: run.id })
+          .catch(() => undefined),
+      );
     await condition(allHandlersFinished);
-    // A terminal run still follows its pull request until it is merged or closed; a successful
-    // one with an open PR shows its preview meanwhile.
-    const publish = (more: RunEventInput[]) => this.publish(more);
-    const { preview, followUp, prLoop } = this.input;
     // A cancel that lost the race with a successful end still means "stop": the PR is only followed.
     this.prLoopStop ??= this.cancelRequest;
-    // A PR loop's round leaves the PR (and its preview) to the run that opened it.
-    const previewing =
-      !followUp && preview && state === 'succeeded' && run.prState === 'open' && patched(PATCHES.previews);
-    await Promise.all([
-      followUp
-        ? undefined
-        : prLoop
-          ? answerPullRequest(run, this.input, this.timing, publish, () => this.prLoopStop !== null).then(
-              // Stopped by an operator: the PR is still followed, no longer answered.
-              (end) => (end === 'stopped' ? watchPullRequest(run, this.timing, publish) : undefined),
-            )
-          : watchPullRequest(run, this.timing, publish),
-      previewing ? runPreview(run, preview, this.input.sandbox, this.preview, publish) : undefined,
-    ]);
+    // An open PR is followed by a workflow of its own; a PR loop's round leaves it to its run.
+    if (run.prUrl && run.prState === 'open' && !this.input.followUp) await this.#handOverPullRequest();
     await condition(allHandlersFinished);
     return { runId: run.id, state, failureReason, prUrl: run.prUrl, prState: run.prState, costUsd: run.costUsd };
+  }
+
+  /**
+   * Starts the workflow that follows the run's open PR (workflows/pull-request.workflow.ts), an
+   * abandoned child, so it outlives this workflow's close; its start is recorded here, exactly once.
+   * The run's row says where it went, then that workflow writes it on from this version.
+   */
+  async #handOverPullRequest(): Promise<void> {
+    const { run, input } = this;
+    const workflowId = pullRequestWorkflowId(run.id);
+    upsertMemo({ pullRequestWorkflowId: workflowId });
+    await this.publish([
+      { dedupeKey: 'pr:followed', kind: 'pr.follow_started', stream: 'system', ts: now(), payload: { workflowId } },
+    ]);
+    const stop = this.prLoopStop;
+    await CancellationScope.nonCancellable(() =>
+      startChild<typeof pullRequestWorkflow>('pullRequestWorkflow', {
+        workflowId,
+        args: [{ run: { ...run }, input, toldPlan: this.#publisher.toldPlan, prLoopStop: stop }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        typedSearchAttributes: [
+          { key: SvcKind, value: 'pull-request' },
+          { key: SvcState, value: run.state },
+          ...(run.projectId ? [{ key: SvcProjectId, value: run.projectId }] : []),
+        ],
+        memo: { runId: run.id, prUrl: run.prUrl },
+      }),
+    );
+    this.#pullRequestFollowed = true;
+    // A cancel that came while the workflow was being started.
+    if (this.prLoopStop && !stop) await this.#stopPullRequestLoop(this.prLoopStop);
+  }
+
+  async #stopPullRequestLoop(request: CancelRequest): Promise<void> {
+    await CancellationScope.nonCancellable(() =>
+      getExternalWorkflowHandle(pullRequestWorkflowId(this.run.id))
+        .signal(cancelSignal, request)
+        .catch(() => undefined),
+    );
   }
 
   /** Ends the run cancelled, with the cancel's reason. */

@@ -1,13 +1,22 @@
 // runWorkflow: one run, from queued to a terminal state. Workflow id = run id. The workflow holds
 // the run (workflows/run-execution.ts: its state and message handlers); this file is the sequence
 // of phases, read top-down: accept → admit → prepare → start → supervise (→ pause at the cost cap →
-// start again) → judge → finalize → finish.
+// start again) → judge → finalize → finish → close. The workflow closes with the run's terminal
+// state (core/run-workflows.ts); an open PR is followed on by workflows/pull-request.workflow.ts.
 // Every transition is published to the read model by an activity before the run goes on.
-import { ActivityFailure, condition, isCancellation } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { classifyAgentExit, type AgentExitEvidence } from '../core/agent-exit.ts';
 import type { RunOutcome, RunWorkflowInput } from '../core/run-model.ts';
 import { FAILURE_BY_PHASE, isTerminalRunState } from '../core/run-states.ts';
-import { sandboxSetup, supervision } from './activity-proxies.ts';
+import { runFailureMessage, RUN_FAILED } from '../core/run-workflows.ts';
+import { runWorkflowControl, sandboxSetup, supervision } from './activity-proxies.ts';
 import { admit } from './run-admission.ts';
 import { describeFailure } from './failures.ts';
 import { now, RunExecution } from './run-execution.ts';
@@ -25,12 +34,45 @@ const isEnded = (value: unknown): value is Ended => typeof value === 'object' &&
 /**
  * One run, from dispatch to its terminal state (workflow id = run id): cut the workspace, start the
  * agent in its sandbox, supervise it (steering, cancel, watchdogs), finalize its work (push, PR,
- * change summary), then follow the PR. The run's state lives here; every projection to the read
+ * change summary), hand its open PR over to the workflow that follows it, and close as the run
+ * ended: Completed, Failed or Canceled. The run's state lives here; every projection to the read
  * model and every I/O is an activity. Whatever fails inside, the run still ends in a terminal
  * state (docs/runs.md, docs/reliability.md).
  */
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
   const execution = new RunExecution(input);
+  // A cancellation asked in Temporal does not cut the phases short: RunExecution turns it into the
+  // run's cancel, which stops the agent and ends the run like POST /runs/{id}/cancel.
+  const outcome = await CancellationScope.nonCancellable(() => toTheEnd(execution));
+  return close(execution, outcome);
+}
+
+/**
+ * The workflow's close, as the run ended: succeeded → Completed with the outcome; failed → Failed,
+ * a non-retryable failure whose message names the reason and whose details hold the outcome;
+ * cancelled → Canceled, which only a cancellation request gives: one svc asks for itself when the
+ * cancel came from svc (the API's signal, a plan-run, the PR loop, the cost cap).
+ */
+async function close(execution: RunExecution, outcome: RunOutcome): Promise<RunOutcome> {
+  if (outcome.state === 'failed')
+    throw ApplicationFailure.create({
+      type: RUN_FAILED,
+      message: runFailureMessage(outcome),
+      nonRetryable: true,
+      details: [outcome],
+    });
+  if (outcome.state !== 'cancelled') return outcome;
+  if (!execution.cancelledInTemporal)
+    await CancellationScope.nonCancellable(() =>
+      runWorkflowControl.requestRunWorkflowCancel({ runId: workflowInfo().workflowId }),
+    );
+  // Rejects with the cancellation, which closes the workflow Canceled.
+  await CancellationScope.current().cancelRequested;
+  return outcome;
+}
+
+/** The run from queued to its terminal state, whatever fails on the way. */
+async function toTheEnd(execution: RunExecution): Promise<RunOutcome> {
   // Whatever fails for good (an activity out of retries, a bug), the run still ends: failed, with
   // the reason closest to where it broke, and an event that says what broke. Its token dies with it.
   try {

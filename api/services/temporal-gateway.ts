@@ -6,6 +6,7 @@ import { Client, Connection, ScheduleNotFoundError, WorkflowExecutionAlreadyStar
 import { defaultPayloadConverter } from '@temporalio/common';
 import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflowInput } from '../../core/run-model.ts';
 import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
+import { outcomeOfClosedRun, pullRequestWorkflowId } from '../../core/run-workflows.ts';
 import type { runWorkflow } from '../../workflows/run.workflow.ts';
 import type * as projectWorkflows from '../../workflows/project.workflow.ts';
 import {
@@ -151,7 +152,8 @@ export class TemporalGateway {
 
   /**
    * Signals a cancel and waits (bounded) for the run to end; answers the outcome, or undefined
-   * when the run is still stopping after `waitMs`.
+   * when the run is still stopping after `waitMs`. The run's workflow closes Failed or Canceled
+   * when the run ends so: the outcome is then read from its failure.
    */
   async cancelRun(runId: string, request: CancelRequest, waitMs = 30_000): Promise<RunOutcome | 'closed' | undefined> {
     const handle = this.client.workflow.getHandle<typeof runWorkflow>(runId);
@@ -159,16 +161,24 @@ export class TemporalGateway {
       await this.call(() => handle.signal(cancelSignal, request));
     } catch (error) {
       // A workflow that has ended takes no signal: its row is behind, and the reconciler catches up.
-      if (isNotFound(error) || isClosed(error)) return 'closed';
+      // The run may have ended just now with its PR still open: the cancel then stops its PR loop.
+      if (isNotFound(error) || isClosed(error)) {
+        await this.stopPrLoop(runId, request);
+        return 'closed';
+      }
       throw toApiError(error);
     }
-    return awaitResult(handle, waitMs);
+    const closed = { result: () => handle.result().catch((error: unknown) => closedOutcome(runId, error)) };
+    return awaitResult(closed, waitMs);
   }
 
-  /** Stops the PR loop of a run that has ended (a cancel signal, docs/pr-loop.md); a closed workflow has none. */
+  /**
+   * Stops the PR loop of a run that has ended (a cancel signal to the workflow that follows its PR,
+   * docs/pr-loop.md); a PR no longer followed has none.
+   */
   async stopPrLoop(runId: string, request: CancelRequest): Promise<void> {
     try {
-      await this.call(() => this.client.workflow.getHandle(runId).signal(cancelSignal, request));
+      await this.call(() => this.client.workflow.getHandle(pullRequestWorkflowId(runId)).signal(cancelSignal, request));
     } catch (error) {
       if (isNotFound(error) || isClosed(error)) return;
       throw toApiError(error);
@@ -197,17 +207,20 @@ export class TemporalGateway {
     }
   }
 
-  /** Tells a run's workflow its preview was used (the proxy, debounced); a closed workflow is left alone. */
+  /** Tells the workflow showing a run's preview it was used (the proxy, debounced); a closed one is left alone. */
   async previewHit(runId: string, at: string): Promise<void> {
     await this.client.workflow
-      .getHandle(runId)
+      .getHandle(pullRequestWorkflowId(runId))
       .signal(previewHitSignal, { at })
       .catch(() => {});
   }
 
-  /** Tears a run's preview down and answers how it went; undefined when the workflow has ended. */
+  /**
+   * Tears a run's preview down (the workflow following its PR shows it) and answers how it went;
+   * undefined when that workflow has ended or never started.
+   */
   async previewTeardown(runId: string, actor: string): Promise<TeardownAnswer | undefined> {
-    const handle = this.client.workflow.getHandle(runId);
+    const handle = this.client.workflow.getHandle(pullRequestWorkflowId(runId));
     try {
       return await this.call(() => handle.executeUpdate(previewTeardownUpdate, { args: [{ actor }] }));
     } catch (error) {
@@ -288,6 +301,13 @@ export class TemporalGateway {
     while (this.#inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     await this.#connection.close();
   }
+}
+
+/** A run workflow that closed Failed or Canceled: the outcome its failure carries. */
+function closedOutcome(runId: string, error: unknown): RunOutcome {
+  const outcome = outcomeOfClosedRun(runId, error);
+  if (!outcome) throw error;
+  return outcome;
 }
 
 /** How long one call to Temporal may take before the API answers 503 runtime_unreachable. */

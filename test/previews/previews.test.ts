@@ -12,6 +12,7 @@ import { waitFor } from '../support/processes.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 import { reconcilerScheduleId } from '../../worker/reconciler-schedule.ts';
+import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
 
 /** The project's preview: `page.txt` of the workspace, the request's cookies, and a WebSocket that greets and echoes. */
 const SERVER = `
@@ -262,7 +263,7 @@ test.serial('a preview whose workflow is terminated under it is failed by the re
   const connection = await Connection.connect({ address: svc.stack.temporalAddress });
   t.teardown(() => connection.close());
   const client = new Client({ connection });
-  await client.workflow.getHandle(run.id).terminate('an operator');
+  await client.workflow.getHandle(pullRequestWorkflowId(run.id)).terminate('an operator');
   await client.schedule.getHandle(reconcilerScheduleId(svc.config.taskQueue)).trigger();
   const failed = await waitFor(
     async () => {

@@ -4,7 +4,9 @@
 import test from 'ava';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { mintRunToken } from '../../core/run-token.ts';
+import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
 import { waitFor } from '../support/processes.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
@@ -75,6 +77,21 @@ test.serial(
     t.like(forge.pulls[0], { head: `svc/${runId}`, base: 'main', state: 'open' });
     t.is(run.prUrl, 'https://github.com/acme/work/pull/1');
     t.true((await kinds(runId)).includes('reap.pr_opened'));
+    t.true((await kinds(runId)).includes('pr.follow_started'));
+
+    // The run's workflow is done with the run; the PR is followed by a workflow of its own.
+    const connection = await Connection.connect({ address: svc.stack.temporalAddress });
+    t.teardown(() => connection.close());
+    const client = new Client({ connection });
+    const runWorkflow = client.workflow.getHandle(runId);
+    t.like(await runWorkflow.result(), { runId, state: 'succeeded', prUrl: run.prUrl, prState: 'open' });
+    t.is((await runWorkflow.describe()).status.name, 'COMPLETED');
+    const following = client.workflow.getHandle(pullRequestWorkflowId(runId));
+    const described = await following.describe();
+    t.is(described.status.name, 'RUNNING', 'the PR is followed after the run workflow closed');
+    t.is(described.type, 'pullRequestWorkflow');
+    t.is(described.parentExecution?.workflowId, runId);
+    t.like(described.memo, { runId, prUrl: run.prUrl });
 
     forge.merge(1);
     const merged = await waitFor(async () => {
@@ -83,6 +100,7 @@ test.serial(
     }, 'svc to see the merge');
     t.truthy(merged.prMergedAt);
     t.true((await kinds(runId)).includes('pr.state_changed'));
+    t.like(await following.result(), { runId, prState: 'merged', prMergedAt: merged.prMergedAt });
     // The lifecycle stream says so too: a dashboard holding it sees the merge of an ended run.
     const hooks = (await svc.request('GET', '/events?limit=1000')).body.events
       .filter((event: { runId: string }) => event.runId === runId)

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
 import { planFixture } from './plan-fixture.ts';
 import { waitFor } from './processes.ts';
 import { startIsolatedStack, waitForRunState } from './stack.ts';
@@ -21,8 +22,9 @@ const scenarios: { file: string; prompt: string; cancel?: boolean }[] = [
 async function saveHistory(connection: Connection, workflowId: string, file: string, complete = true): Promise<void> {
   // The whole history: wait for the workflow to complete, not only for its terminal projection
   // (a history saved earlier stops at a workflow task and replays only a prefix).
+  // A run's workflow closes Failed or Canceled when the run ends so: closed is all this waits for.
   const handle = new Client({ connection }).workflow.getHandle(workflowId);
-  if (complete) await handle.result();
+  if (complete) await handle.result().catch(() => undefined);
   const history = await handle.fetchHistory();
   const target = join(
     'test',
@@ -36,9 +38,10 @@ async function saveHistory(connection: Connection, workflowId: string, file: str
 }
 
 const wanted = (file: string) => process.argv.length <= 2 || process.argv.slice(2).includes(file);
-// A plan-run of two seeds, each merged by the forge stand-in's reviewer, and its first child run
-// (a run that reports to its plan-run).
-const planFiles = ['plan-run-succeeded.json', 'plan-run-child.json'];
+// A plan-run of two seeds, each merged by the forge stand-in's reviewer, its first child run (a
+// run that reports to its plan-run and hands its open PR over), and the workflow that followed
+// that PR until it was merged (workflows/pull-request.workflow.ts).
+const planFiles = ['plan-run-succeeded.json', 'plan-run-child.json', 'pull-request.json'];
 const fixture = planFiles.some(wanted)
   ? await planFixture('acme', 'recorded', ['Record one', 'Record two'])
   : undefined;
@@ -65,6 +68,7 @@ try {
     );
     if (wanted(planFiles[0]!)) await save(body.planRun.id, planFiles[0]!);
     if (wanted(planFiles[1]!)) await save(done.children[0].runId, planFiles[1]!);
+    if (wanted(planFiles[2]!)) await save(pullRequestWorkflowId(done.children[0].runId), planFiles[2]!);
     fixture.stopReviewer();
     await fixture.forge.stop();
   }
