@@ -180,7 +180,15 @@ export function createAgentActivities(deps: RunActivityDeps) {
       generation?: number;
       /** What the run's earlier generations spent: the cap counts it. */
       spentUsd?: number;
-    }): Promise<AgentExitEvidence & { endedAt: string | null; usage: Usage | null; costCap: CostCapCrossing | null }> {
+    }): Promise<
+      AgentExitEvidence & {
+        endedAt: string | null;
+        usage: Usage | null;
+        costCap: CostCapCrossing | null;
+        /** The model the agent said it ran, when it said one. */
+        model?: string | null;
+      }
+    > {
       const context = Context.current();
       const adapter = runtimeFor(runtime ?? 'command');
       const progress: SupervisionProgress = (context.info.heartbeatDetails as SupervisionProgress | undefined) ?? {
@@ -196,6 +204,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         providerError: progress.runtime.providerError,
         usage: boundedUsage(progress.runtime.usage),
         costCap: progress.costCap ?? null,
+        model: progress.runtime.model ?? null,
         oomKilled: false,
       });
       const exitWatch = watchForExit(files.exit);

@@ -1,4 +1,5 @@
-// The Koa application: request id → request log → error envelope → Host guard (--no-auth) → dashboard fallback
+// The Koa application: request id → request log → error envelope → Host guard (--no-auth) → a browser's
+// navigation to a run or plan-run sent to its dashboard page → dashboard fallback
 // (outside the API's namespaces) → routes (each with its own same-site guard, auth policy and validation) →
 // 404/405 for everything else.
 import Koa from 'koa';
@@ -7,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { AuthSettings } from './auth.ts';
 import { browserGuards } from './middleware/browser-guards.ts';
 import { apiNamespaces, dashboard, type DashboardFiles } from './middleware/dashboard.ts';
+import { dashboardRedirect } from './middleware/dashboard-redirect.ts';
 import { errorEnvelope, type ErrorLogger } from './middleware/error-envelope.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requestLog } from './middleware/request-log.ts';
@@ -40,6 +42,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   app.use(requestLog());
   app.use(errorEnvelope(deps.logger));
   app.use(browserGuards({ noAuth: deps.auth.noAuth }));
+  app.use(dashboardRedirect(Boolean(deps.dashboard)));
   app.use(dashboard(deps.dashboard ?? null, apiNamespaces(deps.routes.map((route) => route.path))));
   app.use(router.routes());
   app.use(router.allowedMethods());

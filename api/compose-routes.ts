@@ -30,6 +30,7 @@ import { eventsRoutes } from './routes/events.router.ts';
 import { type LifecycleHub } from './services/lifecycle-hub.ts';
 import { JudgeProxy } from './services/judge-proxy.ts';
 import { Spectators } from './presenters/spectator.ts';
+import { runLinks } from './presenters/links.ts';
 import { PlanRunWorkflows } from './services/plan-run-workflows.ts';
 import { PlanRunsService } from './services/plan-runs.service.ts';
 import { ProjectsService } from './services/projects.service.ts';
@@ -50,6 +51,8 @@ export function allRoutes(
   lifecycle: LifecycleHub,
   secrets: string[] = [],
   previewProxyPort: () => number = () => 0,
+  /** Where this API listens, once it does: the dashboard's links without SVC_PUBLIC_URL. */
+  ownUrl: () => string = () => '',
 ) {
   const runRows = new RunsRepository(deps.readModel);
   const planRunRows = new PlanRunsRepository(deps.readModel);
@@ -91,7 +94,10 @@ export function allRoutes(
     projectRows,
     forgeCredentials,
   });
-  const links = temporalLinks(deps.temporalUi);
+  const links = runLinks({
+    temporalUi: deps.temporalUi,
+    dashboardBase: () => deps.instance?.publicUrl ?? ownUrl(),
+  });
   const spectators = new Spectators({
     allowlist: deps.publicAllowlist ?? [],
     secrets,
@@ -173,16 +179,6 @@ export function documentedRoutes(version: string): RouteSpec<any, any, any>[] {
     'host' | 'port'
   >;
   return allRoutes(inert, undefined as unknown as RunEventsService, undefined as unknown as LifecycleHub);
-}
-
-export type TemporalLinks = (workflowId: string) => { temporalUi: string | null };
-
-function temporalLinks(ui: ApiServerDeps['temporalUi']): TemporalLinks {
-  return (workflowId) => ({
-    temporalUi: ui?.url
-      ? `${ui.url}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${encodeURIComponent(workflowId)}`
-      : null,
-  });
 }
 
 async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal'>): Promise<ReadinessCheck[]> {

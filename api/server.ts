@@ -104,10 +104,18 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
     runs: new RunsRepository(deps.readModel),
     hit: (runId, at) => void deps.temporal.previewHit(runId, at),
   });
+  let ownUrl = '';
   const app = createApiApp({
     dashboard,
     auth: { ...deps.auth, isRunActive },
-    routes: allRoutes(deps, events, lifecycle, [deps.auth.operatorToken], () => preview.port),
+    routes: allRoutes(
+      deps,
+      events,
+      lifecycle,
+      [deps.auth.operatorToken],
+      () => preview.port,
+      () => ownUrl,
+    ),
     logger: { error: (message, meta) => logger({ component: 'api' }).error(meta, message) },
   });
   const server = http.createServer(app.callback());
@@ -123,8 +131,9 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : deps.port;
   const host = deps.host.includes(':') ? `[${deps.host}]` : deps.host;
+  ownUrl = `http://${host}:${port}`;
   return {
-    url: `http://${host}:${port}`,
+    url: ownUrl,
     previewUrl: `http://${host}:${preview.port}`,
     server,
     async close() {

@@ -117,7 +117,16 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/api/routes/*', '**/core/*', '**/db/*', '**/platform/*', '**/activities/*', 'zod'],
+              // core/project-name.ts: a pure rule the dashboard and the CLI share (no dependency).
+              group: [
+                '**/api/routes/*',
+                '**/core/*',
+                '!**/core/project-name.ts',
+                '**/db/*',
+                '**/platform/*',
+                '**/activities/*',
+                'zod',
+              ],
               allowTypeImports: true,
               message: 'the dashboard takes only types from the server (import type)',
             },

@@ -209,6 +209,8 @@ async function supervise(execution: RunExecution): Promise<Supervised> {
     ...(generation > 1 ? { generation, spentUsd: usageBefore?.costUsd ?? 0 } : {}),
   });
   if (evidence.usage) Object.assign(run, addUsage(usageBefore, evidence.usage));
+  // The model the agent said it ran outweighs the one asked for (none, an alias, a provider's default).
+  if (evidence.model) run.model = evidence.model;
   supervising = false;
   await Promise.all([stopping, watchdogs.done]);
   return { evidence, timedOut, limitMs: watchdogs.limitMs };

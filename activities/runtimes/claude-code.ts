@@ -2,7 +2,7 @@
 // stdin, the model and the spend cap as flags, and its own JSON lines parsed into events, with the
 // `result` envelope giving cost and tokens. A steerable agent reads stream-json input through svc's
 // steering relay, which writes steering messages into it while it works (one `result` per turn).
-import { jsonLine, sandboxEnv, type RuntimeAdapter } from './types.ts';
+import { jsonLine, noteReportedModel, sandboxEnv, type RuntimeAdapter } from './types.ts';
 
 /** Model credentials and endpoints Claude Code reads; only these reach its sandbox. */
 const CLAUDE_ENV = [
@@ -113,6 +113,8 @@ export const claudeCodeRuntime: RuntimeAdapter = {
         },
       };
     }
+    // Its init line names the model it runs (an alias asked for, or its own default, resolved).
+    if (line.type === 'system' && line.subtype === 'init') noteReportedModel(state, line.model);
     // Input it took (the prompt, a steering message), replayed by --replay-user-messages.
     if (line.type === 'user' && line.isReplay) return { kind: 'agent.user_message', payload: replayed(line) };
     if (line.type === 'user') return { kind: 'tool_result', payload: { content: line.message?.content } };

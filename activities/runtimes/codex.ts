@@ -1,7 +1,7 @@
 // OpenAI Codex CLI (`@openai/codex`) as `codex exec --json`: the prompt on stdin, the model as a
 // flag, an OpenAI-compatible endpoint as a custom provider when OPENAI_BASE_URL is set, and its
 // JSON events parsed into run events and tokens (Codex reports no cost: costUsd stays unmeasured).
-import { jsonLine, sandboxEnv, type RuntimeAdapter } from './types.ts';
+import { jsonLine, noteReportedModel, sandboxEnv, type RuntimeAdapter } from './types.ts';
 
 const CODEX_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'];
 
@@ -38,6 +38,8 @@ export const codexRuntime: RuntimeAdapter = {
     const parsed = jsonLine(stream, text);
     if ('plain' in parsed) return parsed.plain;
     const line = parsed.json;
+    // The configuration summary Codex prints first (`{"model":…,"provider":…}`) names its model.
+    if (line.type === undefined) noteReportedModel(state, line.model);
     const item = line.item as Record<string, any> | undefined;
     if (line.type === 'item.completed' && item) {
       if (item.type === 'agent_message' || item.type === 'reasoning') state.modelOutput = true;

@@ -4,6 +4,7 @@
 import type { AgentDefinition } from '../../core/agents.ts';
 import type { RunEventKind } from '../../core/event-kinds.ts';
 import type { CostBasis, EventStream } from '../../core/run-states.ts';
+import { FIELD_LIMITS } from '../../core/field-limits.ts';
 import type { LaunchSpec } from '../sandbox/files.ts';
 
 export interface LaunchContext {
@@ -56,6 +57,8 @@ export interface RuntimeState {
   modelOutput: boolean;
   usage: Usage | null;
   providerError: string | null;
+  /** The model the agent says it runs (absent from heartbeats recorded before svc read it). */
+  model?: string | null;
 }
 
 export interface ParsedLine {
@@ -73,7 +76,22 @@ export interface RuntimeAdapter {
   parseLine(stream: EventStream, text: string, state: RuntimeState): ParsedLine;
 }
 
-export const initialRuntimeState = (): RuntimeState => ({ modelOutput: false, usage: null, providerError: null });
+export const initialRuntimeState = (): RuntimeState => ({
+  modelOutput: false,
+  usage: null,
+  providerError: null,
+  model: null,
+});
+
+/**
+ * Records the model an agent names, as svc keeps it: a short printable name (the run's `model`
+ * column holds FIELD_LIMITS.name), or nothing. Agents are hostile: anything else is ignored.
+ */
+export function noteReportedModel(state: RuntimeState, value: unknown): void {
+  if (typeof value !== 'string') return;
+  const model = value.trim();
+  if (model && model.length <= FIELD_LIMITS.name && !/[\p{Cc}\p{Cf}]/u.test(model)) state.model = model;
+}
 
 /** Host variables every agent may see; nothing else of the service's environment leaks in (a
  * sandbox replaces the paths among them with its own). */

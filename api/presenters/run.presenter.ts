@@ -3,6 +3,7 @@
 import type { Run } from '../../db/entities/index.ts';
 import type { RunSnapshot } from '../../core/run-model.ts';
 import type { RunJson } from '../../core/run-schema.ts';
+import type { Links } from './links.ts';
 
 type Timestamp = Date | string | null | undefined;
 
@@ -67,10 +68,6 @@ export function presentRun(run: PresentableRun): RunJson {
 export type { RunJson };
 
 /** The answer to a dispatch (POST /runs, a trigger run): the run, its sandbox, and where to watch it. */
-export function presentDispatch(
-  run: Run | RunSnapshot,
-  sandbox: { id: string; workspacePath: string },
-  links: { temporalUi: string | null },
-) {
+export function presentDispatch(run: Run | RunSnapshot, sandbox: { id: string; workspacePath: string }, links: Links) {
   return { run: presentRun(run), sandbox: { id: sandbox.id, workspacePath: sandbox.workspacePath }, links };
 }

@@ -3,7 +3,7 @@ import { defineRoute } from '../route.ts';
 import { presentRun } from '../presenters/run.presenter.ts';
 import type { PlanRunsService } from '../services/plan-runs.service.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
-import type { TemporalLinks } from '../compose-routes.ts';
+import type { RunLinks } from '../presenters/links.ts';
 import { Spectators } from '../presenters/spectator.ts';
 import { eventLineSchema } from './runs.schema.ts';
 import {
@@ -23,7 +23,7 @@ import {
 export function planRunsRoutes(
   planRuns: PlanRunsService,
   events: RunEventsService,
-  links: TemporalLinks,
+  links: RunLinks,
   spectators: Spectators,
 ) {
   return [
@@ -40,7 +40,7 @@ export function planRunsRoutes(
       },
       handler: async ({ body }) => {
         const created = await planRuns.create(body);
-        return { status: 201, body: { ...created, links: links(created.planRun.id) } };
+        return { status: 201, body: { ...created, links: links('planRun', created.planRun.id) } };
       },
     }),
     defineRoute({
@@ -75,10 +75,13 @@ export function planRunsRoutes(
               planRun: Spectators.planRun(planRun),
               children: children.map(Spectators.planRunChild),
               runs: await spectators.runs(runs.map(presentRun)),
-              links: { temporalUi: null },
+              links: links('planRun', params.id, true),
             },
           };
-        return { status: 200, body: { planRun, children, runs: runs.map(presentRun), links: links(params.id) } };
+        return {
+          status: 200,
+          body: { planRun, children, runs: runs.map(presentRun), links: links('planRun', params.id) },
+        };
       },
     }),
     defineRoute({

@@ -2,7 +2,7 @@ import { Spectators } from '../presenters/spectator.ts';
 import { defineRoute } from '../route.ts';
 import { presentProject } from '../presenters/project.presenter.ts';
 import { presentDispatch } from '../presenters/run.presenter.ts';
-import type { TemporalLinks } from '../compose-routes.ts';
+import type { RunLinks } from '../presenters/links.ts';
 import type { ProjectsService } from '../services/projects.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import { dispatchRunResponse } from './runs.schema.ts';
@@ -26,12 +26,7 @@ import {
   triggersResponse,
 } from './projects.schema.ts';
 
-export function projectsRoutes(
-  projects: ProjectsService,
-  runs: RunsService,
-  links: TemporalLinks,
-  spectators: Spectators,
-) {
+export function projectsRoutes(projects: ProjectsService, runs: RunsService, links: RunLinks, spectators: Spectators) {
   const tags = ['projects'];
   return [
     defineRoute({
@@ -167,7 +162,7 @@ export function projectsRoutes(
       responses: { 201: { description: 'The run and its sandbox', schema: dispatchRunResponse } },
       handler: async ({ params }) => {
         const { run, sandbox } = await runs.dispatchTrigger(params.id, params.triggerId);
-        return { status: 201, body: presentDispatch(run, sandbox, links(run.id)) };
+        return { status: 201, body: presentDispatch(run, sandbox, links('run', run.id)) };
       },
     }),
     defineRoute({

@@ -6,7 +6,7 @@ import { isTerminalRunState } from '../../core/run-states.ts';
 import { finalizeResultEnvelopeSchema } from '../../core/finalize-schema.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
-import type { TemporalLinks } from '../compose-routes.ts';
+import type { RunLinks } from '../presenters/links.ts';
 import type { SandboxCallbacksService } from '../services/sandbox-callbacks.service.ts';
 import { Spectators } from '../presenters/spectator.ts';
 import { salvageBodyReader } from '../services/salvage-intake.ts';
@@ -34,7 +34,7 @@ export function runsRoutes(
   runs: RunsService,
   callbacks: SandboxCallbacksService,
   events: RunEventsService,
-  links: TemporalLinks,
+  links: RunLinks,
   spectators: Spectators,
 ) {
   return [
@@ -49,7 +49,7 @@ export function runsRoutes(
       responses: { 201: { description: 'The run, queued, and its sandbox', schema: dispatchRunResponse } },
       handler: async ({ body, ctx }) => {
         const { run, sandbox } = await runs.dispatch(body, idempotencyKeyOf(ctx));
-        return { status: 201, body: presentDispatch(run, sandbox, links(run.id)) };
+        return { status: 201, body: presentDispatch(run, sandbox, links('run', run.id)) };
       },
     }),
     defineRoute({
@@ -86,8 +86,8 @@ export function runsRoutes(
         return {
           status: 200,
           body: Spectators.is(identity)
-            ? { run: await spectators.run(presentRun(run)), links: { temporalUi: null } }
-            : { run: presentRun(run), links: links(params.id) },
+            ? { run: await spectators.run(presentRun(run)), links: links('run', params.id, true) }
+            : { run: presentRun(run), links: links('run', params.id) },
         };
       },
     }),

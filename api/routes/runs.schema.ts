@@ -159,8 +159,14 @@ export const listRunsQuery = z
   });
 export type ListRunsQuery = z.infer<typeof listRunsQuery>;
 
-/** Beyond the spec: where to debug the workflow (the Temporal UI page), when svc knows the UI. */
-export const linksSchema = z.object({ temporalUi: z.string().nullable() });
+/** Beyond the spec: the dashboard's page, and where to debug the workflow (the Temporal UI page) when svc knows the UI. */
+export const linksSchema = z.object({
+  temporalUi: z
+    .string()
+    .nullable()
+    .describe('The workflow in the Temporal UI; null when svc knows no UI, and for spectators'),
+  dashboard: z.string().describe("The dashboard's page: at SVC_PUBLIC_URL, else at the address this API listens on"),
+});
 export const dispatchRunResponse = z.object({
   run: runSchema,
   sandbox: z.object({ id: z.string(), workspacePath: z.string() }),

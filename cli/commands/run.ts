@@ -1,6 +1,7 @@
 import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import { EXIT, RemoteCommand } from '../base-command.ts';
+import { projectLabel } from '../client/project-label.ts';
 import type { DispatchRunResponse, GetRunResponse } from '../client/responses.ts';
 
 export class RunCommand extends RemoteCommand {
@@ -12,7 +13,7 @@ export class RunCommand extends RemoteCommand {
     details: `
       Dispatches a run of \`<agent>\` against the project \`<project>\` (POST /runs), then follows its events (GET /runs/{id}/events) until the run ends.
 
-      Prints one JSON object per line: \`{"type":"run.spawned","run","sandbox"}\`, then \`{"type":"run.event",…}\` for every event, and last \`{"type":"run.terminal","runId","state","failureReason","prUrl"}\`. \`--output pretty\` prints the same as short text lines.
+      Prints one JSON object per line: \`{"type":"run.spawned","run","sandbox","links"}\` (\`links.dashboard\`: the run's dashboard page), then \`{"type":"run.event",…}\` for every event, and last \`{"type":"run.terminal","runId","state","failureReason","prUrl"}\`. \`--output pretty\` prints the same as short text lines: the run, its project as \`owner/repo (id)\` and its dashboard page first.
 
       Exit codes: 0 when the run succeeded, 1 when it failed or was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the run goes on).
     `,
@@ -54,13 +55,14 @@ export class RunCommand extends RemoteCommand {
       ...(this.baseCommit ? { baseCommit: this.baseCommit } : {}),
     };
     const { run, sandbox, links } = await this.client.request<DispatchRunResponse>('POST', '/runs', body);
+    const project = this.output === 'pretty' && run.projectId ? await projectLabel(this.client, run.projectId) : null;
     this.emit(
-      { type: 'run.spawned', run, sandbox },
+      { type: 'run.spawned', run, sandbox, links },
       [
-        `run ${run.id} dispatched: agent ${run.agentName}`,
-        run.projectId ? `, project ${run.projectId}` : '',
-        links?.temporalUi ? ` — ${links.temporalUi}` : '',
-      ].join(''),
+        `run ${run.id} dispatched: agent ${run.agentName}${project ? `, project ${project}` : ''}`,
+        `dashboard: ${links.dashboard}`,
+        ...(links.temporalUi ? [`temporal: ${links.temporalUi}`] : []),
+      ].join('\n'),
     );
 
     const followed = await this.tail(`/runs/${run.id}/events?follow=1`, (event) =>

@@ -42,6 +42,7 @@ for (const leg of DATABASE_LEGS) {
       planRun: { state: 'queued', maxCostUsd: 3, planId: fixture.planId },
     });
     t.is(dispatched.children.length, 2);
+    t.is(dispatched.links.dashboard, `${svc.url}/ui/plan-runs/${dispatched.planRun.id}`);
     t.true(rest.some((line) => line.type === 'plan_run.event' && line.kind === 'plan_run.merged'));
     t.like(rest.at(-1), {
       type: 'plan_run.terminal',
@@ -53,11 +54,27 @@ for (const leg of DATABASE_LEGS) {
     const status = await svcCli(['plan', 'status', dispatched.planRun.id, '--output', 'pretty', ...remote(svc)]);
     t.is(status.code, 0, status.stderr);
     const lines = status.stdout.trim().split('\n');
-    t.is(lines[0], `plan-run ${dispatched.planRun.id} [succeeded] — plan ${fixture.planId}, agent shell, 2 children`);
-    t.regex(lines[1]!, /^#\s+SEED\s+STATE\s+COST\s+DURATION\s+RUN$/);
-    t.regex(lines[2]!, new RegExp(`^1\\s+${fixture.seeds[0]}\\s+merged\\s+—\\s+\\d+\\.\\d+s\\s+run_[0-9a-z]{12}$`));
+    t.is(
+      lines[0],
+      `plan-run ${dispatched.planRun.id} [succeeded] — project acme/plan-cli-${leg} (${project}), ` +
+        `plan ${fixture.planId}, agent shell, 2 children`,
+    );
+    t.is(lines[1], `dashboard: ${svc.url}/ui/plan-runs/${dispatched.planRun.id}`);
+    t.regex(lines[2]!, /^#\s+SEED\s+STATE\s+COST\s+DURATION\s+RUN$/);
+    t.regex(lines[3]!, new RegExp(`^1\\s+${fixture.seeds[0]}\\s+merged\\s+—\\s+\\d+\\.\\d+s\\s+run_[0-9a-z]{12}$`));
     const raw = await svcCli(['plan', 'status', dispatched.planRun.id, ...remote(svc)]);
     t.is(raw.lines[0].runs.length, 2);
+
+    // svc run names the project and prints the run's dashboard page, in both outputs.
+    const oneShot = await svcCli(['run', 'shell', project, '-p', 'echo hi', '--output', 'pretty', ...remote(svc)]);
+    const runId = /^run (run_[0-9a-z]{12}) dispatched/.exec(oneShot.stdout)?.[1];
+    t.truthy(runId, oneShot.stdout + oneShot.stderr);
+    const [spawned, dashboardLine] = oneShot.stdout.split('\n');
+    t.is(spawned, `run ${runId} dispatched: agent shell, project acme/plan-cli-${leg} (${project})`);
+    t.is(dashboardLine, `dashboard: ${svc.url}/ui/runs/${runId}`);
+    const oneShotJson = await svcCli(['run', 'shell', project, '-p', 'echo hi', ...remote(svc)]);
+    t.like(oneShotJson.lines[0], { type: 'run.spawned' });
+    t.is(oneShotJson.lines[0].links.dashboard, `${svc.url}/ui/runs/${oneShotJson.lines[0].run.id}`);
 
     // A slow child to cancel, without following.
     const seed = fixture.github.createSeed('acme', `plan-cli-${leg}`, 'Slow one');

@@ -30,6 +30,7 @@ test.serial(
     const { planRun, children } = created.body;
     t.regex(planRun.id, /^plnr_[0-9a-z]{12}$/);
     t.is(created.body.links.temporalUi, `http://temporal-ui.test/namespaces/default/workflows/${planRun.id}`);
+    t.is(created.body.links.dashboard, `${svc.url}/ui/plan-runs/${planRun.id}`);
     t.like(planRun, {
       state: 'queued',
       planId: fixture.planId,
@@ -57,6 +58,12 @@ test.serial(
     );
     t.is(done.runs.length, 3);
     t.is(done.links.temporalUi, `http://temporal-ui.test/namespaces/default/workflows/${planRun.id}`);
+    t.is(done.links.dashboard, `${svc.url}/ui/plan-runs/${planRun.id}`);
+    // A spectator is linked to the page too, never to the Temporal UI.
+    t.deepEqual((await svc.request('GET', `/plan-runs/${planRun.id}`, { token: null })).body.links, {
+      temporalUi: null,
+      dashboard: `${svc.url}/ui/plan-runs/${planRun.id}`,
+    });
     t.is(
       (await svc.request('GET', `/runs/${done.children[0].runId}`)).body.links.temporalUi,
       `http://temporal-ui.test/namespaces/default/workflows/${done.children[0].runId}`,

@@ -115,6 +115,24 @@ test.serial('dispatch a run from the form and watch it reach succeeded, with its
   await Promise.all([page.close(), list.close()]);
 });
 
+test.serial("a run's page names its project owner/repo and the model its agent reported", async (t) => {
+  // The shell agent is a command: a svc.usage line names the model it ran.
+  const usage = JSON.stringify({ type: 'svc.usage', costUsd: 0.01, model: 'local-llama-3.1' });
+  const runId = await dispatch({
+    agent: 'shell',
+    prompt: `echo '${usage}'; echo m > model.txt; git add -A; git commit -qm "Model"`,
+  });
+  const page = await operatorPage(`/ui/runs/${runId}`);
+  await page.locator('.run-page[data-state="succeeded"]').waitFor({ timeout: 90_000 });
+  await page.getByTestId('run-model').getByText('local-llama-3.1', { exact: true }).waitFor();
+  const projectLink = page.getByTestId('project-link');
+  await projectLink.getByText('acme/dashboard', { exact: true }).waitFor();
+  t.is(await projectLink.getAttribute('title'), project);
+  t.is(await projectLink.getAttribute('href'), `/ui/projects/${project}`);
+  t.notRegex(await page.locator('.facts').first().innerText(), /anthropic/);
+  await page.close();
+});
+
 test.serial('steer a running run: the message shows sent, then delivered when the agent claims it', async (t) => {
   const runId = await dispatch({ agent: 'poller', prompt: 'wait for a message' });
   const page = await operatorPage(`/ui/runs/${runId}`);
@@ -177,6 +195,7 @@ test.serial('a plan-run page shows its children advance, one after another, live
   await page.waitForURL(/\/ui\/plan-runs\/plnr_[0-9a-z]+$/);
   const id = page.url().split('/').pop()!;
   t.is((await svc.request('GET', `/plan-runs/${id}`)).body.planRun.planId, fixture.planId);
+  await page.getByTestId('project-link').getByText('acme/dashboard', { exact: true }).waitFor();
   await markDocument(page);
   await waitFor(async () => trailed > 0 || undefined, 'the page to read the child behind its run', 60_000);
   await page.locator('tr[data-seq="1"][data-state="dispatched"]').waitFor();

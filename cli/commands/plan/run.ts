@@ -1,6 +1,7 @@
 import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
 import { EXIT, RemoteCommand } from '../../base-command.ts';
+import { projectLabel } from '../../client/project-label.ts';
 import type { CreatePlanRunResponse, GetPlanRunResponse } from '../../client/responses.ts';
 
 export class PlanRunCommand extends RemoteCommand {
@@ -12,7 +13,7 @@ export class PlanRunCommand extends RemoteCommand {
     details: `
       Dispatches a plan-run (POST /plan-runs) from a plan of the project's seeds tracker (\`[plan-id]\`), or from an ordered list of issues (\`--issues a,b,c\`, exclusive with a plan id). Children run strictly one after another; each one's pull request must be merged before the next starts.
 
-      Prints \`{"type":"plan_run.dispatched","planRun","children","links"}\`, then (unless \`--no-follow\`) \`{"type":"plan_run.event",…}\` for every event of every child run, and last \`{"type":"plan_run.terminal","planRunId","state","failureReason"}\`. \`--output pretty\` prints the same as short text lines.
+      Prints \`{"type":"plan_run.dispatched","planRun","children","links"}\`, then (unless \`--no-follow\`) \`{"type":"plan_run.event",…}\` for every event of every child run, and last \`{"type":"plan_run.terminal","planRunId","state","failureReason"}\`. \`--output pretty\` prints the same as short text lines, the plan-run's project (\`owner/repo (id)\`) and dashboard page first.
 
       Exit codes: 0 when the plan-run succeeded (or was dispatched, with \`--no-follow\`), 1 when it failed or was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the plan-run goes on).
     `,
@@ -71,9 +72,14 @@ export class PlanRunCommand extends RemoteCommand {
     };
     const created = await this.client.request<CreatePlanRunResponse>('POST', '/plan-runs', body);
     const id: string = created.planRun.id;
+    const project = this.output === 'pretty' ? await projectLabel(this.client, created.planRun.projectId) : '';
     this.emit(
       { type: 'plan_run.dispatched', ...created },
-      `plan-run ${id} dispatched: ${created.children.length} children${created.links?.temporalUi ? ` — ${created.links.temporalUi}` : ''}`,
+      [
+        `plan-run ${id} dispatched: project ${project}, ${created.children.length} children`,
+        `dashboard: ${created.links.dashboard}`,
+        ...(created.links.temporalUi ? [`temporal: ${created.links.temporalUi}`] : []),
+      ].join('\n'),
     );
     if (!this.follow) return EXIT.ok;
 

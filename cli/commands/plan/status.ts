@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { EXIT, RemoteCommand, table } from '../../base-command.ts';
+import { projectLabel } from '../../client/project-label.ts';
 import type { GetPlanRunResponse } from '../../client/responses.ts';
 
 interface Run {
@@ -16,7 +17,7 @@ export class PlanStatusCommand extends RemoteCommand {
     category: 'Plan-runs',
     description: 'show a plan-run: its state and the child table with cost and duration',
     details: `
-      GET /plan-runs/{id}. NDJSON prints the whole answer (\`planRun\`, \`children\`, \`runs\`, \`links\`) as one line. \`--output pretty\` prints \`plan-run <id> [<state>] — plan <p>, agent <a>, N children\`, a \`failure:\` line when it failed, and the table \`# seed state cost duration run\` (\`—\` where unknown).
+      GET /plan-runs/{id}. NDJSON prints the whole answer (\`planRun\`, \`children\`, \`runs\`, \`links\`) as one line. \`--output pretty\` prints \`plan-run <id> [<state>] — project <owner/repo> (<id>), plan <p>, agent <a>, N children\`, a \`failure:\` line when it failed, its \`dashboard:\` page (and \`temporal:\` when the server knows the Temporal UI), and the table \`# seed state cost duration run\` (\`—\` where unknown).
     `,
     examples: [
       ['The child table', '$0 plan status plnr_0123456789ab --output pretty'],
@@ -33,11 +34,13 @@ export class PlanStatusCommand extends RemoteCommand {
       return EXIT.ok;
     }
     const { planRun, children, runs } = detail as { planRun: any; children: any[]; runs: Run[] };
+    const project = await projectLabel(this.client, planRun.projectId);
     this.line(
-      `plan-run ${planRun.id} [${planRun.state}] — plan ${planRun.planId ?? '(issues)'}, agent ${planRun.agentName}, ${children.length} children`,
+      `plan-run ${planRun.id} [${planRun.state}] — project ${project}, plan ${planRun.planId ?? '(issues)'}, agent ${planRun.agentName}, ${children.length} children`,
     );
     if (planRun.failureReason) this.line(`failure: ${planRun.failureReason}`);
-    if (detail.links?.temporalUi) this.line(`temporal: ${detail.links.temporalUi}`);
+    this.line(`dashboard: ${detail.links.dashboard}`);
+    if (detail.links.temporalUi) this.line(`temporal: ${detail.links.temporalUi}`);
     const rows = children.map((child) => {
       const run = runs.find((candidate) => candidate.id === child.runId);
       const duration =

@@ -69,7 +69,8 @@ export function useBreakdown<T extends string>(choices: readonly (readonly [T, s
 /** A bucket key as read: "__none__" (runs without a value) is "none", project ids become names. */
 export function BucketKey({ value, names }: { value: string; names?: Map<string, string> }) {
   if (value === '__none__') return <span class="muted">none</span>;
-  return <>{names?.get(value) ?? value}</>;
+  const name = names?.get(value);
+  return name ? <span title={value}>{name}</span> : <>{value}</>;
 }
 
 /** `3 / 5`: a part of a whole, both counts. */

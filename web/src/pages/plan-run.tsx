@@ -11,7 +11,6 @@ import type {
   PlanRunChildView,
   PlanRunDetail,
   PlanRunRun,
-  ProjectList,
   ResumePlanRunResult,
 } from '../api/types.ts';
 import { PlanChildren } from '../components/plan-children.tsx';
@@ -20,7 +19,7 @@ import { EventTail } from '../components/event-tail.tsx';
 import { ErrorBox, Facts, Loading, PageHeader, StateBadge } from '../components/ui.tsx';
 import { useNow, useReReadWhile, useTitle } from '../components/hooks.ts';
 import { money, span, when, httpUrl } from '../format.ts';
-import { projectName } from './project-name.ts';
+import { ProjectLink } from '../components/project-link.tsx';
 
 /** The runs' summed cost; an estimate as soon as one of them is. */
 function totalCost(runs: PlanRunRun[]): string {
@@ -50,7 +49,6 @@ export function PlanRunPage() {
   useTitle(`Plan-run ${id}`);
   const path = `/plan-runs/${encodeURIComponent(id)}`;
   const detail = useQuery<PlanRunDetail>(path);
-  const projects = useQuery<ProjectList>('/projects');
   const planRun = detail.data?.planRun;
   const active = planRun ? planRun.state === 'queued' || planRun.state === 'running' : false;
   const operator = identity.value.kind === 'operator';
@@ -73,7 +71,6 @@ export function PlanRunPage() {
   if (!planRun || !detail.data) return <Loading lines={10} />;
   const { children, runs, links } = detail.data;
   const resumable = planRun.state === 'failed' || planRun.state === 'cancelled';
-  const project = projects.data?.projects.find((candidate) => candidate.id === planRun.projectId);
   const settings = 'promptTemplate' in planRun ? planRun : null;
 
   const act = async (action: 'cancel' | 'resume', body: Record<string, string>) => {
@@ -142,12 +139,7 @@ export function PlanRunPage() {
         <div class="card">
           <Facts
             items={[
-              [
-                'Project',
-                <a href={`/ui/projects/${encodeURIComponent(planRun.projectId)}`}>
-                  {project ? projectName(project.gitUrl) : planRun.projectId}
-                </a>,
-              ],
+              ['Project', <ProjectLink projectId={planRun.projectId} />],
               ['Agent', planRun.agentName],
               [
                 'Source',

@@ -1,5 +1,2 @@
-/** `owner/repo` from a project's git URL (https, ssh or scp form), else the URL itself. */
-export function projectName(gitUrl: string): string {
-  const match = /[/:]([^/:]+\/[^/]+?)(?:\.git)?\/?$/.exec(gitUrl);
-  return match ? match[1]! : gitUrl;
-}
+// The rule lives with the server's (the CLI names projects alike); the bundle takes this pure module.
+export { projectName } from '../../../core/project-name.ts';

@@ -12,6 +12,7 @@ import { SteerBox } from '../components/steer-box.tsx';
 import { PrLoopCard, usePrLoopTick } from '../components/pr-loop.tsx';
 import { PausedNotice } from '../components/pause-control.tsx';
 import { OpenPreview, PreviewFact, usePreviewFollow } from '../components/preview-control.tsx';
+import { ProjectLink } from '../components/project-link.tsx';
 import { ErrorBox, Facts, Loading, PageHeader, StateBadge } from '../components/ui.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
 import { count, money, span, when, httpUrl } from '../format.ts';
@@ -119,11 +120,9 @@ export function RunPage() {
           <Facts
             items={[
               ['Agent', run.agentName],
-              ['Model', [run.provider, run.model].filter(Boolean).join(' · ') || '—'],
-              [
-                'Project',
-                run.projectId ? <a href={`/ui/projects/${encodeURIComponent(run.projectId)}`}>{run.projectId}</a> : '—',
-              ],
+              // The model the agent reported, else the one asked for (never the provider: it names no model).
+              ['Model', <span data-testid="run-model">{run.model ?? '—'}</span>],
+              ['Project', <ProjectLink projectId={run.projectId} />],
               ['Trigger', run.trigger],
               ['Cost', <span data-testid="run-cost">{money(cost, estimate)}</span>],
               ['Tokens', <span data-testid="run-tokens">{`${count(tokensIn)} in · ${count(tokensOut)} out`}</span>],

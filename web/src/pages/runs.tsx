@@ -150,7 +150,9 @@ export function RunsPage() {
                         ) : null}
                       </td>
                       <td data-label="Agent">{run.agentName}</td>
-                      <td data-label="Project">{project ? projectName(project.gitUrl) : (run.projectId ?? '—')}</td>
+                      <td data-label="Project" title={run.projectId ?? undefined}>
+                        {project ? projectName(project.gitUrl) : (run.projectId ?? '—')}
+                      </td>
                       <td data-label="Prompt" class="prompt-cell" title={run.prompt}>
                         <span class="clamp">{run.prompt || <span class="muted">hidden</span>}</span>
                       </td>
