@@ -58,6 +58,8 @@ async function holdLock(lockFile: string, mode: LockMode, how: string[]): Promis
     (stream as unknown as { unref?(): void }).unref?.();
   return {
     async release() {
+      // Waited for: the exit must keep this process alive until the lock is gone.
+      holder.ref();
       holder.stdin!.end();
       await exited;
     },
