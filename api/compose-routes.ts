@@ -181,18 +181,31 @@ export function documentedRoutes(version: string): RouteSpec<any, any, any>[] {
   return allRoutes(inert, undefined as unknown as RunEventsService, undefined as unknown as LifecycleHub);
 }
 
+/** A database that does not answer in this long is not ready (Temporal's calls have their own deadline). */
+const DB_PING_DEADLINE_MS = 5000;
+
 async function readinessChecks(deps: Pick<ApiServerDeps, 'readModel' | 'temporal'>): Promise<ReadinessCheck[]> {
-  const db: ReadinessCheck = await new HealthRepository(deps.readModel)
-    .ping()
-    .then(() => ({ name: 'db_reachable', ok: true }))
-    .catch((error: Error) => ({ name: 'db_reachable', ok: false, message: error.message, hint: 'check DATABASE_URL' }));
-  const temporal: ReadinessCheck = (await deps.temporal.isReachable())
-    ? { name: 'temporal_reachable', ok: true }
-    : {
-        name: 'temporal_reachable',
-        ok: false,
-        message: 'Temporal did not answer',
-        hint: 'check TEMPORAL_ADDRESS or the embedded server log',
-      };
+  const ping = new HealthRepository(deps.readModel).ping();
+  const deadline = new Promise<never>((_resolve, reject) => {
+    setTimeout(() => reject(new Error(`no answer in ${DB_PING_DEADLINE_MS} ms`)), DB_PING_DEADLINE_MS).unref();
+  });
+  const [db, temporal] = await Promise.all([
+    Promise.race([ping, deadline])
+      .then((): ReadinessCheck => ({ name: 'db_reachable', ok: true }))
+      .catch((error: Error): ReadinessCheck => {
+        void ping.catch(() => undefined);
+        return { name: 'db_reachable', ok: false, message: error.message, hint: 'check DATABASE_URL' };
+      }),
+    deps.temporal.isReachable().then((reachable): ReadinessCheck =>
+      reachable
+        ? { name: 'temporal_reachable', ok: true }
+        : {
+            name: 'temporal_reachable',
+            ok: false,
+            message: 'Temporal did not answer',
+            hint: 'check TEMPORAL_ADDRESS or the embedded server log',
+          },
+    ),
+  ]);
   return [db, temporal];
 }

@@ -1,11 +1,20 @@
 // What every command shares: output mode, and the mapping from failures to exit codes
-// (0 ok, 1 failed, 2 usage or validation, 3 server unreachable, 4 not authorised).
+// (0 ok, 1 failed, 2 usage, validation or configuration, 3 server unreachable, 4 not authorised,
+// 5 the data directory is another `svc serve`'s).
 import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
 import { ServerError, ServerUnreachableError, SvcClient } from './client/http.ts';
 import { resolveClientSettings } from './client/settings.ts';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, unauthorised: 4, interrupted: 130 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  unreachable: 3,
+  unauthorised: 4,
+  inUse: 5,
+  interrupted: 130,
+} as const;
 
 export const OUTPUT_MODES = ['ndjson', 'json', 'pretty'] as const;
 export type OutputMode = (typeof OUTPUT_MODES)[number];

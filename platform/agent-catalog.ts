@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { FIELD_LIMITS } from '../core/field-limits.ts';
 import { BUILTIN_AGENTS, RUNTIME_IDS, STEERING_CAPABILITIES, type AgentDefinition } from '../core/agents.ts';
+import { ConfigurationError } from './config-error.ts';
 
 const agentFileEntry = z
   .object({
@@ -37,13 +38,26 @@ export class AgentCatalog {
     for (const agent of agents) this.#agents.set(agent.name, agent);
   }
 
+  /** The built-ins plus the agents file's; a broken file is a ConfigurationError naming the file and field. */
   static load(agentsFilePath: string | undefined): AgentCatalog {
     if (!agentsFilePath) return new AgentCatalog(BUILTIN_AGENTS);
-    const parsed = agentsFile.safeParse(parseYaml(readFileSync(agentsFilePath, 'utf8')));
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-      throw new Error(`agents file ${agentsFilePath} is invalid: ${problems}`);
+    const where = `SVC_AGENTS_FILE ${agentsFilePath}`;
+    let text: string;
+    try {
+      text = readFileSync(agentsFilePath, 'utf8');
+    } catch (error) {
+      throw new ConfigurationError(`${where}: cannot be read (${(error as NodeJS.ErrnoException).code ?? error})`);
     }
+    let raw: unknown;
+    try {
+      raw = parseYaml(text);
+    } catch (error) {
+      throw new ConfigurationError(
+        `${where}: not valid YAML: ${(error as Error).message.split('\n')[0]!.replace(/:$/, '')}`,
+      );
+    }
+    const parsed = agentsFile.safeParse(raw);
+    if (!parsed.success) throw new ConfigurationError(`${where}: ${describeIssues(parsed.error.issues, raw)}`);
     const configured = parsed.data.agents.map((agent): AgentDefinition => ({ ...agent, source: 'config' }));
     // A configured agent with a built-in's name replaces it.
     return new AgentCatalog([
@@ -67,9 +81,7 @@ export class AgentCatalog {
         const raw = parseYaml(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown> | null;
         const parsed = agentFileEntry.safeParse({ name: file.replace(/\.ya?ml$/, ''), ...raw });
         if (!parsed.success) {
-          throw new AgentDefinitionError(
-            `.svc/agents/${file} is invalid: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
-          );
+          throw new AgentDefinitionError(`.svc/agents/${file} is invalid: ${describeIssues(parsed.error.issues, raw)}`);
         }
         return { ...parsed.data, source: 'project' };
       });
@@ -86,4 +98,22 @@ export class AgentCatalog {
   list(): AgentDefinition[] {
     return [...this.#agents.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
+}
+
+/** Zod's issues as one line: each field's path, what it holds and, for a choice, the allowed values. */
+function describeIssues(issues: readonly z.core.$ZodIssue[], raw: unknown): string {
+  return issues
+    .map((issue) => {
+      const path = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
+      const field = path.replace(/^\./, '') || '(top level)';
+      if (issue.code === 'invalid_value')
+        return `${field}: ${JSON.stringify(valueAt(raw, issue.path))} is not allowed (allowed: ${issue.values.join(', ')})`;
+      if (issue.code === 'unrecognized_keys') return `${field}: unknown field(s) ${issue.keys.join(', ')}`;
+      return `${field}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((value, key) => (value as Record<PropertyKey, unknown> | null)?.[key], raw);
 }

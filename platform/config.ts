@@ -7,6 +7,7 @@ import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
 import { parsePreviewSettings, type PreviewSettings } from './preview-settings.ts';
 import { parseSandboxSettings, type SandboxSettings } from './sandbox-settings.ts';
 import { parseLogLevel, type LogLevelName } from './logger.ts';
+import { asConfigurationError } from './config-error.ts';
 
 export interface SvcConfig {
   /** What this instance calls itself (GET /instance, the dashboard's title): SVC_INSTANCE_NAME. */
@@ -117,6 +118,12 @@ function parseGitHubApp(env: NodeJS.ProcessEnv): GitHubAppSettings {
   };
 }
 
+function portFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const port = intFromEnv(env, name, fallback);
+  if (port > 65535) throw new Error(`${name} must be a port (0-65535), got "${env[name]}"`);
+  return port;
+}
+
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -154,7 +161,12 @@ function parseAuthMode(env: NodeJS.ProcessEnv): SvcConfig['auth'] {
   return { mode, publicAllowlist };
 }
 
+/** The settings in `env`; a bad value throws a ConfigurationError naming the variable and what it may be. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
+  return asConfigurationError(() => readConfig(env));
+}
+
+function readConfig(env: NodeJS.ProcessEnv): SvcConfig {
   const dataDir = resolve(env.SVC_DATA_DIR || '.svc-data');
   return {
     instanceName: env.SVC_INSTANCE_NAME || 'svc',
@@ -162,7 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
     logLevel: parseLogLevel(env.SVC_LOG_LEVEL),
     dataDir,
     host: env.SVC_HOST || '127.0.0.1',
-    port: intFromEnv(env, 'SVC_PORT', 8080),
+    port: portFromEnv(env, 'SVC_PORT', 8080),
     databaseUrl: env.DATABASE_URL || join(dataDir, 'svc.sqlite'),
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
@@ -209,7 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
       pollMs: Math.max(50, intFromEnv(env, 'SVC_EVENT_STREAM_POLL_MS', 1000)),
     },
     sandbox: parseSandboxSettings(env),
-    preview: parsePreviewSettings(env, intFromEnv(env, 'SVC_PORT', 8080)),
+    preview: parsePreviewSettings(env, portFromEnv(env, 'SVC_PORT', 8080)),
     runTiming: {
       finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),
       silenceTimeoutMs:
@@ -239,6 +251,10 @@ export const dataPaths = {
   workspaces: (dataDir: string) => join(dataDir, 'workspaces'),
   /** A GitHub App registered through /github-app/* with SVC_APP_CRED_STORE=data-dir (0600). */
   githubApp: (dataDir: string) => join(dataDir, 'github-app.json'),
+  /** Held (flock) by the one `svc serve` of this data directory for its life (stack/instance-lock.ts). */
+  instanceLock: (dataDir: string) => join(dataDir, 'instance.lock'),
+  /** Who holds it: pid and URL, so a second `svc serve` can name it. */
+  instanceRecord: (dataDir: string) => join(dataDir, 'instance.json'),
 };
 
 export function isLoopbackHost(host: string): boolean {

@@ -3,12 +3,13 @@
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import { GitHubForge } from '../activities/forge/github-forge.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
-import { AgentCatalog } from '../platform/agent-catalog.ts';
 import { TemporalGateway } from '../api/services/temporal-gateway.ts';
 import { initORM, migrate, type ReadModel } from '../db/orm.ts';
 import type { RunningWorker } from '../worker/worker.ts';
 import { dataPaths, isLoopbackHost, type SvcConfig } from '../platform/config.ts';
 import { sealDataDir } from './data-dir.ts';
+import { claimDataDir } from './instance-lock.ts';
+import { preflight } from './preflight.ts';
 import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
 import { startTemporalDev, type RunningTemporal } from './temporal-dev.ts';
@@ -54,8 +55,13 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts what `options` ask for. A configuration mistake throws a ConfigurationError and a data
+ * directory another `svc serve` holds a DataDirInUseError, both before anything has started.
+ */
 export async function startStack(options: StackOptions): Promise<RunningStack> {
   const { config } = options;
+  const checked = preflight(config);
   const log = options.log ?? ((line: string) => console.log(line));
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
@@ -63,24 +69,33 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       await stop().catch((error) => console.error(`svc: shutdown step failed: ${String(error)}`));
     stops.length = 0;
   };
-  sealDataDir(config.dataDir);
-  configureLogging({ level: config.logLevel });
-  for (const secret of [config.apiToken, config.githubToken, config.judge.exportToken]) registerSecret(secret);
-  registerUrlSecret(config.databaseUrl);
+  // An API is the instance of its data directory: one at a time (stack/instance-lock.ts).
+  const claim = options.api ? await claimDataDir(config.dataDir) : undefined;
+  if (claim) stops.push(() => claim.release());
   try {
+    sealDataDir(config.dataDir);
+    configureLogging({ level: config.logLevel });
+    for (const secret of [config.apiToken, config.githubToken, config.judge.exportToken]) registerSecret(secret);
+    registerUrlSecret(config.databaseUrl);
     let embeddedTemporal: RunningTemporal | undefined;
-    let temporalAddress = config.temporalAddress;
-    if (!temporalAddress) {
-      embeddedTemporal = await startTemporalDev(config.dataDir);
+    let temporalAddress: string;
+    if (checked.embeddedTemporal || !config.temporalAddress) {
+      embeddedTemporal = await startTemporalDev(
+        config.dataDir,
+        checked.embeddedTemporal?.settings,
+        checked.embeddedTemporal?.cli,
+      );
       stops.push(() => embeddedTemporal!.stop());
       temporalAddress = embeddedTemporal.address;
       log(
         `temporal: embedded dev server at ${temporalAddress} (CLI from ${embeddedTemporal.cli.source}${embeddedTemporal.cli.path ? `: ${embeddedTemporal.cli.path}` : ''})`,
       );
     } else {
+      temporalAddress = config.temporalAddress;
       await registerSearchAttributes(temporalAddress, config.temporalNamespace);
       log(`temporal: external cluster at ${temporalAddress}`);
     }
+    claim?.announce({ temporalAddress });
 
     const readModel = await initORM({ databaseUrl: config.databaseUrl });
     stops.push(() => readModel.close());
@@ -92,7 +107,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const token = loadOperatorToken(config.apiToken, dataPaths.operatorToken(config.dataDir));
     registerSecret(token.token);
 
-    const agents = AgentCatalog.load(config.agentsFile);
+    const { agents } = checked;
     const setupCodes = new SetupCodes();
     // The API starts first, so the worker can tell agents where it listens.
     let api: RunningApi | undefined;
@@ -135,6 +150,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
             : undefined,
       });
       stops.push(() => api!.close());
+      claim?.announce({ url: api.url });
     }
 
     let worker: RunningWorker | undefined;

@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parse as parseYaml } from 'yaml';
 import { Connection } from '@temporalio/client';
 import { dataPaths } from '../platform/config.ts';
-import { isProcessAlive, terminateProcessGroup } from '../platform/processes.ts';
+import { isProcessAlive, isSameProcessAlive, processStartTime, terminateProcessGroup } from '../platform/processes.ts';
+import { ConfigurationError } from '../platform/config-error.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -30,11 +31,22 @@ export function loadTemporalDevSettings(
   file = join(REPO_ROOT, 'temporal-dev.yml'),
 ): TemporalDevSettings {
   const settings = parseYaml(readFileSync(file, 'utf8')) as TemporalDevSettings;
-  if (env.SVC_TEMPORAL_PORT) settings.port = Number(env.SVC_TEMPORAL_PORT);
-  if (env.SVC_TEMPORAL_UI_PORT) settings.ui.port = Number(env.SVC_TEMPORAL_UI_PORT);
-  if (env.SVC_TEMPORAL_UI) settings.ui.enabled = env.SVC_TEMPORAL_UI === '1' || env.SVC_TEMPORAL_UI === 'true';
+  if (env.SVC_TEMPORAL_PORT) settings.port = portSetting(env, 'SVC_TEMPORAL_PORT');
+  if (env.SVC_TEMPORAL_UI_PORT) settings.ui.port = portSetting(env, 'SVC_TEMPORAL_UI_PORT');
+  if (env.SVC_TEMPORAL_UI) {
+    if (!['1', 'true', '0', 'false'].includes(env.SVC_TEMPORAL_UI))
+      throw new ConfigurationError(`SVC_TEMPORAL_UI must be 1, true, 0 or false, not "${env.SVC_TEMPORAL_UI}"`);
+    settings.ui.enabled = env.SVC_TEMPORAL_UI === '1' || env.SVC_TEMPORAL_UI === 'true';
+  }
   if (env.TEMPORAL_NAMESPACE) settings.namespace = env.TEMPORAL_NAMESPACE;
   return settings;
+}
+
+function portSetting(env: NodeJS.ProcessEnv, name: string): number {
+  const port = Number(env[name]);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new ConfigurationError(`${name} must be a port (1-65535), not "${env[name]}"`);
+  return port;
 }
 
 export interface TemporalCli {
@@ -44,7 +56,8 @@ export interface TemporalCli {
 
 export function findTemporalCli(env: NodeJS.ProcessEnv = process.env, repoRoot = REPO_ROOT): TemporalCli {
   if (env.SVC_TEMPORAL_CLI) {
-    if (!existsSync(env.SVC_TEMPORAL_CLI)) throw new Error(`SVC_TEMPORAL_CLI=${env.SVC_TEMPORAL_CLI} does not exist`);
+    if (!existsSync(env.SVC_TEMPORAL_CLI))
+      throw new ConfigurationError(`SVC_TEMPORAL_CLI=${env.SVC_TEMPORAL_CLI} does not exist: name the temporal CLI`);
     const declared = env.SVC_TEMPORAL_CLI_SOURCE as TemporalCli['source'] | undefined;
     return { path: env.SVC_TEMPORAL_CLI, source: declared ?? 'SVC_TEMPORAL_CLI' };
   }
@@ -115,18 +128,32 @@ async function waitUntilServing(
   throw new Error(`Temporal dev server at ${address} did not become ready in ${timeoutMs} ms: ${String(lastError)}`);
 }
 
-/** Kills a dev server left behind by an svc process that died without cleaning up. */
+/**
+ * Kills a dev server left behind by an svc process that died without cleaning up. One whose owner
+ * still lives is another instance's: it is left alone and this start refuses.
+ */
 function reapOrphan(pidFile: string): void {
   if (!existsSync(pidFile)) return;
-  const recorded = JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number };
-  if (isProcessAlive(recorded.pid)) {
-    try {
-      process.kill(-recorded.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+  const recorded = JSON.parse(readFileSync(pidFile, 'utf8')) as DevServerRecord;
+  if (!isProcessAlive(recorded.pid)) return rmSync(pidFile, { force: true });
+  const owner = recorded.owner;
+  if (owner && owner.pid !== process.pid && isSameProcessAlive(owner.pid, owner.startTime))
+    throw new Error(
+      `the Temporal dev server of ${dirname(dirname(pidFile))} (pid ${recorded.pid}) belongs to the running ` +
+        `process ${owner.pid}: stop that one first`,
+    );
+  try {
+    process.kill(-recorded.pid, 'SIGKILL');
+  } catch {
+    // already gone
   }
   rmSync(pidFile, { force: true });
+}
+
+/** dev.pid: the server's process group, and the svc process that started it (its pid and start time). */
+interface DevServerRecord {
+  pid: number;
+  owner?: { pid: number; startTime: string | undefined };
 }
 
 export async function startTemporalDev(
@@ -188,7 +215,11 @@ async function spawnDevServer(
   const child = spawn(cli.path!, devServerArgs(settings, dbFile), { stdio: ['ignore', logFd, logFd], detached: true });
   closeSync(logFd);
   mkdirSync(dirname(pidFile), { recursive: true });
-  writeFileSync(pidFile, JSON.stringify({ pid: child.pid }));
+  const record: DevServerRecord = {
+    pid: child.pid!,
+    owner: { pid: process.pid, startTime: processStartTime(process.pid) },
+  };
+  writeFileSync(pidFile, JSON.stringify(record));
   const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
   try {
     await waitUntilServing(address, settings.namespace, settings.startTimeoutSeconds * 1000, child);

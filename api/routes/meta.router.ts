@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../openapi.ts';
+import { Errors, type ApiError } from '../errors.ts';
 import { defineRoute, type RouteSpec } from '../route.ts';
 import { whoamiResponse } from './meta.schema.ts';
 
@@ -21,7 +22,24 @@ const readyCheck = z.object({
   message: z.string().optional(),
   hint: z.string().optional(),
 });
-const readyResponse = z.object({ ok: z.boolean(), checks: z.array(readyCheck) });
+const readyResponse = z.object({ ok: z.literal(true), checks: z.array(readyCheck) });
+
+/** What GET /readyz answers when a check fails: the catalogue's error for that dependency. */
+const NOT_READY: Record<string, (hint: string) => ApiError> = {
+  db_reachable: Errors.databaseUnavailable,
+  temporal_reachable: Errors.temporalUnavailable,
+};
+
+/** Answers from one round of checks for a second: a public route, polled by every dashboard, stays cheap. */
+const READINESS_REUSE_MS = 1000;
+
+function sharedReadiness(check: () => Promise<ReadinessCheck[]>): () => Promise<ReadinessCheck[]> {
+  let last: { at: number; checks: Promise<ReadinessCheck[]> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at > READINESS_REUSE_MS) last = { at: Date.now(), checks: check() };
+    return last.checks;
+  };
+}
 
 /** GET /openapi.json: the document of every route this server serves, itself included. */
 export function openApiRoute(routes: () => RouteSpec<any, any, any>[], version: string) {
@@ -38,6 +56,7 @@ export function openApiRoute(routes: () => RouteSpec<any, any, any>[], version: 
 }
 
 export function metaRoutes(deps: MetaDeps) {
+  const readiness = sharedReadiness(() => deps.readinessChecks());
   return [
     defineRoute({
       method: 'get',
@@ -51,17 +70,22 @@ export function metaRoutes(deps: MetaDeps) {
     defineRoute({
       method: 'get',
       path: '/readyz',
-      auth: 'readOperator',
+      auth: 'anonymous',
       summary: 'Readiness: the read model and Temporal are reachable',
       tags: ['meta'],
       responses: {
         200: { description: 'Ready', schema: readyResponse },
-        503: { description: 'Not ready; the failing checks say why', schema: readyResponse },
+        503: {
+          description:
+            'Not ready: database_unavailable (the read model does not answer) or runtime_unreachable (Temporal ' +
+            'does not), as the error envelope with Retry-After',
+        },
       },
       handler: async () => {
-        const checks = await deps.readinessChecks();
-        const ok = checks.every((check) => check.ok);
-        return { status: ok ? 200 : 503, body: { ok, checks } };
+        const checks = await readiness();
+        const failing = checks.find((check) => !check.ok);
+        if (failing) throw (NOT_READY[failing.name] ?? Errors.temporalUnavailable)(failing.hint ?? '');
+        return { status: 200, body: { ok: true as const, checks } };
       },
     }),
     defineRoute({

@@ -35,6 +35,12 @@ async function probe(baseUrl: string, path: string, token?: string): Promise<Ans
   }
 }
 
+/** GET /readyz's 503 codes and the check each stands for. */
+const READYZ_FAILURES: Record<string, string> = {
+  database_unavailable: 'db_reachable',
+  runtime_unreachable: 'temporal_reachable',
+};
+
 function cause(error: unknown): string {
   const failure = error as Error & { cause?: Error };
   return failure.name === 'TimeoutError'
@@ -51,7 +57,7 @@ export class DoctorCommand extends RemoteCommand {
     details: `
       Prints one \`{"name","ok","message"?,"hint"?}\` line per check (\`--output pretty\`: a table). A warning is \`ok: true\` with a message; \`--verbose\` also says what each passing check found.
 
-      Remote checks (the default), against \`--url\`/\`--token\` (or SVC_BASE_URL, SVC_API_TOKEN, the client config): \`server_reachable\` (GET /healthz; nothing else runs when it fails), \`auth_valid\` (GET /whoami answers the operator; skipped with \`--no-auth\`), \`version_match\` (GET /version equals this client's version), then the server's own readiness checks from GET /readyz (\`db_reachable\`, \`temporal_reachable\`) when the token may read them.
+      Remote checks (the default), against \`--url\`/\`--token\` (or SVC_BASE_URL, SVC_API_TOKEN, the client config): \`server_reachable\` (GET /healthz; nothing else runs when it fails), \`auth_valid\` (GET /whoami answers the operator; skipped with \`--no-auth\`), \`version_match\` (GET /version equals this client's version), then the server's own readiness checks from GET /readyz (\`db_reachable\`, \`temporal_reachable\`; when it is not ready, the one that failed) when the token is the operator's.
 
       \`--local\` checks this host instead, from the environment \`svc serve\` would read (no server needed): \`config\`, \`data_dir\`, \`operator_token\`, \`agents\`, \`git\`, \`git_identity\` (warning only), \`db_reachable\`, \`projects_root\`, \`bwrap\`, \`temporal_reachable\`, \`svc_config\` and \`svc_config_deprecations\` of the registered projects, \`stale_sandbox_workspaces\`.
 
@@ -142,7 +148,16 @@ export class DoctorCommand extends RemoteCommand {
     // The server's own view of its database and Temporal, for a caller allowed to read it.
     if (mayReadOperator) {
       const ready = await probe(baseUrl, '/readyz', token).catch(() => undefined);
-      if (ready && (ready.status === 200 || ready.status === 503) && Array.isArray(ready.body?.checks))
+      const failed = ready?.status === 503 ? READYZ_FAILURES[ready.body?.error?.code] : undefined;
+      if (failed)
+        this.#report({
+          name: failed,
+          level: 'fail',
+          message: ready!.body.error.message,
+          hint: ready!.body.error.hint,
+          detail: 'as the server sees it',
+        });
+      if (ready?.status === 200 && Array.isArray(ready.body?.checks))
         for (const check of ready.body.checks as DoctorCheck[])
           this.#report({
             name: check.name,

@@ -2,6 +2,7 @@ import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
 import { isLoopbackHost, loadConfig } from '../../platform/config.ts';
 import { runUntilSignalled } from '../shutdown.ts';
+import { startService } from '../start-service.ts';
 
 export class ServeCommand extends Command {
   static override paths = [['serve']];
@@ -12,6 +13,8 @@ export class ServeCommand extends Command {
       With no configuration, starts the embedded stack: a Temporal dev server (state kept in the data directory, with its Web UI), the SQLite read model (migrated), a worker and the API on loopback. It prints the API URL, where the operator token is and the Temporal UI URL, then runs until SIGINT or SIGTERM, when it ends streams, drains the worker and stops the server.
 
       With \`TEMPORAL_ADDRESS\` set it uses that Temporal instead of starting one; with \`DATABASE_URL=postgres://…\` it uses PostgreSQL. Other settings come from the environment (see the README's Configuration table).
+
+      A configuration mistake (an environment variable, the agents file) is one line on stderr and exit code 2, before anything starts. One \`svc serve\` runs per data directory: a second one on the same directory exits with code 5, naming the first one's pid and URL.
 
       \`--no-auth\` treats every caller as the operator. It is refused unless the API is bound to a loopback address.
     `,
@@ -34,16 +37,18 @@ export class ServeCommand extends Command {
   worker = Option.Boolean('--worker', true, { description: 'run a worker in this process (--no-worker: API only)' });
 
   override async execute(): Promise<number> {
-    const config = loadConfig();
-    if (this.host) config.host = this.host;
-    if (this.port !== undefined) config.port = this.port;
-    if (!this.auth && !isLoopbackHost(config.host)) {
-      throw new UsageError(`--no-auth is only allowed on a loopback address, not ${config.host}`);
-    }
     const log = (line: string) => this.context.stdout.write(`${line}\n`);
-    // Loaded on demand: the stack pulls in Temporal, the ORM and the API, which other commands do not need.
-    const { startStack } = await import('../../stack/stack.ts');
-    const stack = await startStack({ config, api: true, worker: this.worker, noAuth: !this.auth, log });
+    const stack = await startService(this.context.stderr, () => {
+      const config = loadConfig();
+      if (this.host) config.host = this.host;
+      if (this.port !== undefined) config.port = this.port;
+      if (!this.auth && !isLoopbackHost(config.host)) {
+        throw new UsageError(`--no-auth is only allowed on a loopback address, not ${config.host}`);
+      }
+      return { config, api: true, worker: this.worker, noAuth: !this.auth, log };
+    });
+    if (typeof stack === 'number') return stack;
+    const { config } = stack;
     log('');
     log('svc is up');
     log(`  Dashboard:      ${stack.api!.url}/`);

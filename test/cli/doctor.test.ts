@@ -60,10 +60,10 @@ test('remote: a wrong token fails auth_valid (exit 1) and hides the operator-onl
   t.like(check(noToken, 'auth_valid'), { ok: false, message: 'no token to check' });
 });
 
-test('remote: --no-auth skips auth_valid', async (t) => {
+test('remote: --no-auth skips auth_valid; the public readiness checks still run', async (t) => {
   const result = await svcCli(['doctor', '--no-auth', '--url', server().url]);
   t.is(result.code, 0, result.stderr);
-  t.deepEqual(names(result), ['server_reachable', 'version_match']);
+  t.deepEqual(names(result), ['server_reachable', 'version_match', 'db_reachable', 'temporal_reachable']);
 });
 
 test('remote: an unreachable server is exit 3 and the only check', async (t) => {

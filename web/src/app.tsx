@@ -4,6 +4,7 @@ import { useEffect } from 'preact/hooks';
 import { lazy, LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { identity, isOperator } from './api/identity.ts';
 import { liveMode, startLiveUpdates } from './api/lifecycle.ts';
+import { notReady, watchReadiness } from './api/readiness.ts';
 import { signOut } from './api/session.ts';
 import { ErrorBox, Loading } from './components/ui.tsx';
 import { RunsPage } from './pages/runs.tsx';
@@ -37,7 +38,13 @@ const LIVE_LABELS = {
   live: 'live',
   polling: 'refreshing every 10 s',
   offline: 'reconnecting…',
+  degraded: 'degraded',
 } as const;
+
+/** The header's dot: the stream's state, except that a connected tab of a server not ready is degraded. */
+function shownLiveMode(): keyof typeof LIVE_LABELS {
+  return notReady.value && (liveMode.value === 'live' || liveMode.value === 'polling') ? 'degraded' : liveMode.value;
+}
 
 function Header() {
   const { path } = useLocation();
@@ -65,8 +72,12 @@ function Header() {
       </nav>
       <div class="session">
         {who.kind === 'operator' || who.kind === 'spectator' ? (
-          <span class={`live live-${liveMode.value}`} title="How this page stays up to date" data-live={liveMode.value}>
-            {LIVE_LABELS[liveMode.value]}
+          <span
+            class={`live live-${shownLiveMode()}`}
+            title={notReady.value ? `svc is not ready: ${notReady.value}` : 'How this page stays up to date'}
+            data-live={shownLiveMode()}
+          >
+            {LIVE_LABELS[shownLiveMode()]}
           </span>
         ) : null}
         {who.kind === 'operator' ? (
@@ -85,7 +96,12 @@ function Pages() {
   const who = identity.value;
   useEffect(() => {
     if (who.kind !== 'operator' && who.kind !== 'spectator') return;
-    return startLiveUpdates(who.kind === 'operator');
+    const stopLive = startLiveUpdates(who.kind === 'operator');
+    const stopReadiness = watchReadiness();
+    return () => {
+      stopLive();
+      stopReadiness();
+    };
   }, [who.kind]);
   if (who.kind === 'loading') return <Loading lines={6} />;
   if (who.kind === 'unreachable') return <ErrorBox error={who.error} title="svc is not answering" />;

@@ -5,6 +5,7 @@
 import { signal } from '@preact/signals';
 import { ApiError, readNdjson } from './client.ts';
 import { invalidate } from './cache.ts';
+import { checkReadiness } from './readiness.ts';
 import type { LifecycleLine } from './types.ts';
 
 export type LiveMode = 'connecting' | 'live' | 'polling' | 'offline';
@@ -65,7 +66,10 @@ async function holdStream(stopped: AbortSignal): Promise<void> {
       await readNdjson<LifecycleLine>('/events/stream', onLine, connection.signal, () => {
         liveMode.value = 'live';
         backoff = 1000;
-        if (reconnected) invalidate(everything);
+        if (reconnected) {
+          invalidate(everything);
+          void checkReadiness();
+        }
       });
     } catch (error) {
       if (stopped.aborted) return;

@@ -1,0 +1,115 @@
+// One `svc serve` per data directory: a second one refuses at once, naming the first, and changes
+// nothing; the first goes on dispatching. A serve that died leaves a record and an orphaned
+// Temporal server that block nothing: the next serve reaps the server and takes over.
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isProcessAlive, processStartTime } from '../../platform/processes.ts';
+import { findTemporalCli, loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
+import { freePort } from '../support/free-port.ts';
+import { spawnSvc, waitFor, waitForOutput, type ChildHandle } from '../support/processes.ts';
+import { request, waitForRunState } from '../support/stack.ts';
+
+function cleanEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['TEMPORAL_ADDRESS', 'DATABASE_URL', 'SVC_API_TOKEN', 'SVC_TASK_QUEUE', 'SVC_AGENTS_FILE'])
+    delete env[name];
+  return { ...env, ...overrides };
+}
+
+async function up(serve: ChildHandle) {
+  await waitForOutput(serve, /svc is up/, 120_000);
+  const url = (await waitForOutput(serve, /API: +(http:\/\/\S+)/))[1]!;
+  const token = (await waitForOutput(serve, /operator token: +(\S+)/))[1]!;
+  const api = {
+    request: (method: string, path: string, options?: any) =>
+      request(url, readFileSync(token, 'utf8').trim(), method, path, options),
+  };
+  return { url, api };
+}
+
+async function dispatches(api: Awaited<ReturnType<typeof up>>['api'], prompt: string): Promise<string> {
+  const runId = (await api.request('POST', '/runs', { body: { agent: 'shell', prompt } })).body.run.id as string;
+  return (await waitForRunState(api, runId, undefined, 90_000)).state as string;
+}
+
+test.serial('a second svc serve on a held data directory refuses at once; a dead one blocks nothing', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-one-instance-'));
+  const temporalPort = await freePort();
+  const env = cleanEnv({
+    SVC_DATA_DIR: dataDir,
+    SVC_PORT: String(await freePort()),
+    SVC_TEMPORAL_PORT: String(temporalPort),
+    SVC_TEMPORAL_UI: '0',
+  });
+  const first = spawnSvc(['serve'], env);
+  t.teardown(() => first.child.kill('SIGKILL'));
+  const { url, api } = await up(first);
+  const record = readFileSync(join(dataDir, 'instance.json'), 'utf8');
+  t.like(JSON.parse(record), { pid: first.child.pid, url, temporalAddress: `127.0.0.1:${temporalPort}` });
+  const temporalPid = JSON.parse(readFileSync(join(dataDir, 'temporal', 'dev.pid'), 'utf8')).pid as number;
+  t.teardown(() => isProcessAlive(temporalPid) && process.kill(-temporalPid, 'SIGKILL'));
+
+  // Other ports, so only the data directory can be what stops it.
+  const secondEnv = { ...env, SVC_PORT: String(await freePort()), SVC_TEMPORAL_PORT: String(await freePort()) };
+  const second = spawnSvc(['serve'], secondEnv);
+  t.teardown(() => second.child.kill('SIGKILL'));
+  t.is(await second.exited, 5, second.output());
+  t.is(
+    second.output(),
+    `svc: data directory ${dataDir} is in use by the svc serve with pid ${first.child.pid} at ${url}: ` +
+      'stop it first, or give this one its own SVC_DATA_DIR\n',
+  );
+  t.is(readFileSync(join(dataDir, 'instance.json'), 'utf8'), record, 'the record is the first one’s still');
+  t.true(isProcessAlive(temporalPid), "the first one's Temporal server was left alone");
+  t.is(first.child.exitCode, null);
+  t.is(await dispatches(api, 'echo still here'), 'succeeded', 'the first one still dispatches');
+  t.is((await api.request('GET', '/readyz')).status, 200);
+
+  // A worker on the same directory joins the serve: its Temporal, though TEMPORAL_ADDRESS is unset.
+  const worker = spawnSvc(['worker'], env);
+  t.teardown(() => worker.child.kill('SIGKILL'));
+  await waitForOutput(worker, /worker: polling task queue "svc"/, 120_000);
+  t.regex(worker.output(), new RegExp(`temporal: external cluster at 127\\.0\\.0\\.1:${temporalPort}`));
+  worker.child.kill('SIGTERM');
+  t.is(await worker.exited, 0, worker.output());
+
+  // Killed outright: its record stays behind and its Temporal server (a group of its own) lives on.
+  first.child.kill('SIGKILL');
+  await first.exited;
+  t.true(isProcessAlive(temporalPid));
+  const third = spawnSvc(['serve'], env);
+  t.teardown(() => third.child.kill('SIGKILL'));
+  const next = await up(third);
+  t.false(isProcessAlive(temporalPid), 'the orphaned server of the dead serve was reaped');
+  t.like(JSON.parse(readFileSync(join(dataDir, 'instance.json'), 'utf8')), { pid: third.child.pid, url: next.url });
+  t.is(await dispatches(next.api, 'echo taken over'), 'succeeded');
+  third.child.kill('SIGTERM');
+  t.is(await third.exited, 0, third.output());
+});
+
+test.serial("a Temporal dev server whose owner lives is never reaped by another's start", async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-owned-temporal-'));
+  // Stand-ins: a "server" in a group of its own, and a live "owner" that is not this process.
+  const server = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+  const owner = spawn('sleep', ['300'], { stdio: 'ignore' });
+  t.teardown(() => {
+    process.kill(-server.pid!, 'SIGKILL');
+    owner.kill('SIGKILL');
+  });
+  await waitFor(async () => processStartTime(owner.pid!), 'the owner to start');
+  mkdirSync(join(dataDir, 'temporal'));
+  writeFileSync(
+    join(dataDir, 'temporal', 'dev.pid'),
+    JSON.stringify({ pid: server.pid, owner: { pid: owner.pid, startTime: processStartTime(owner.pid!) } }),
+  );
+  const settings = loadTemporalDevSettings({});
+  settings.port = await freePort();
+  settings.ui.enabled = false;
+  await t.throwsAsync(startTemporalDev(dataDir, settings, findTemporalCli()), {
+    message: new RegExp(`\\(pid ${server.pid}\\) belongs to the running process ${owner.pid}`),
+  });
+  t.true(isProcessAlive(server.pid!), 'the live owner’s server was not killed');
+});
