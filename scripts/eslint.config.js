@@ -117,9 +117,19 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/api/routes/*', '**/core/*', '**/db/*', '**/platform/*', '**/activities/*', 'zod'],
+              // Save the event renderings: pure, without imports, shared with the CLI and the text log.
+              group: [
+                '**/api/routes/*',
+                '**/core/*',
+                '!**/core/event-text.ts',
+                '!**/core/event-text-format.ts',
+                '**/db/*',
+                '**/platform/*',
+                '**/activities/*',
+                'zod',
+              ],
               allowTypeImports: true,
-              message: 'the dashboard takes only types from the server (import type)',
+              message: 'the dashboard takes only types from the server (import type), and core/event-text.ts',
             },
           ],
         },
