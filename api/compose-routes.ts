@@ -21,6 +21,7 @@ import { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { metaRoutes, openApiRoute, type ReadinessCheck } from './routes/meta.router.ts';
 import type { RouteSpec } from './route.ts';
 import { runsRoutes } from './routes/runs.router.ts';
+import { runLogRoutes } from './routes/run-log.router.ts';
 import { SandboxCallbacksService } from './services/sandbox-callbacks.service.ts';
 import { projectsRoutes } from './routes/projects.router.ts';
 import { catalogRoutes } from './routes/catalog.router.ts';
@@ -134,6 +135,7 @@ export function allRoutes(
   const routes: RouteSpec<any, any, any>[] = [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
     ...runsRoutes(runs, callbacks, events, links, spectators),
+    ...runLogRoutes(runs, events, spectators),
     ...planRunsRoutes(planRuns, events, links, spectators),
     ...projectsRoutes(projects, runs, links, spectators),
     ...catalogRoutes(deps.agents, deps.forge),

@@ -117,18 +117,20 @@ export default tseslint.config(
         {
           patterns: [
             {
-              // core/project-name.ts: a pure rule the dashboard and the CLI share (no dependency).
+              // Pure modules without imports the dashboard shares with the CLI: project names, event renderings.
               group: [
                 '**/api/routes/*',
                 '**/core/*',
                 '!**/core/project-name.ts',
+                '!**/core/event-text.ts',
+                '!**/core/event-text-format.ts',
                 '**/db/*',
                 '**/platform/*',
                 '**/activities/*',
                 'zod',
               ],
               allowTypeImports: true,
-              message: 'the dashboard takes only types from the server (import type)',
+              message: 'the dashboard takes only types from the server (import type), and core/event-text.ts',
             },
           ],
         },

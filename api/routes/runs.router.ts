@@ -244,10 +244,16 @@ export function runsRoutes(
         await spectators.assertVisible(identity, run.projectId, `run "${params.id}"`);
         const spectator = Spectators.is(identity);
         // A limit closes the stream after N lines, so it turns following off; spectators hold no streams.
-        const follow = !spectator && query.limit === undefined && (query.follow ?? !isTerminalRunState(run.state));
+        // A backward page (before) is history only, like a limited read.
+        const follow =
+          !spectator &&
+          query.limit === undefined &&
+          query.before === undefined &&
+          (query.follow ?? !isTerminalRunState(run.state));
         const controller = events.streams.open(follow);
         ctx.res.once('close', () => controller.abort());
-        const lines = events.stream(params.id, { follow, since: query.since, limit: query.limit }, controller.signal);
+        const { since, limit, before } = query;
+        const lines = events.stream(params.id, { follow, since, limit, before }, controller.signal);
         return {
           status: 200,
           headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' },

@@ -66,6 +66,12 @@ export const runEventsQuery = z
   .object({
     follow: booleanFlag.optional(),
     since: canonicalInt(0, Number.MAX_SAFE_INTEGER).default(0),
+    before: canonicalInt(1, Number.MAX_SAFE_INTEGER)
+      .optional()
+      .describe(
+        'A backward page: the events with a smaller seq (with limit, the last limit of them), in seq order, ' +
+          `never followed; ${Number.MAX_SAFE_INTEGER} reads the log's last page`,
+      ),
     limit: canonicalInt(1, 100_000).optional(),
   })
   .strict();

@@ -74,6 +74,8 @@ export interface EventStreamOptions {
   follow: boolean;
   since: number;
   limit: number | undefined;
+  /** A backward page: the events before this seq (the last `limit` of them), never followed. */
+  before?: number | undefined;
 }
 
 export class RunEventsService {
@@ -101,12 +103,15 @@ export class RunEventsService {
 
   stream(runId: string, options: EventStreamOptions, stop: AbortSignal): Readable {
     const self = this;
+    const { before } = options;
     async function* lines() {
       let last = options.since;
+      if (before !== undefined && options.limit !== undefined)
+        last = Math.max(last, (await self.#events.pageStartBefore(runId, before, options.limit)) ?? 0);
       let sent = 0;
       while (!stop.aborted) {
         const remaining = options.limit === undefined ? PAGE : Math.min(PAGE, options.limit - sent);
-        const batch = await self.#events.after(runId, last, remaining);
+        const batch = await self.#events.after(runId, last, remaining, before);
         for (const event of batch) {
           yield `${JSON.stringify(presentEvent(event))}\n`;
           last = event.seq;
@@ -114,7 +119,7 @@ export class RunEventsService {
         }
         if (options.limit !== undefined && sent >= options.limit) return;
         if (batch.length === remaining) continue;
-        if (!options.follow || (await self.#finished(runId, last))) return;
+        if (!options.follow || before !== undefined || (await self.#finished(runId, last))) return;
         try {
           await sleep(self.#pollIntervalMs, undefined, { signal: stop });
         } catch {

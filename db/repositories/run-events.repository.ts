@@ -17,11 +17,25 @@ export class RunEventsRepository {
     this.#readModel = readModel;
   }
 
-  /** The run's events after `afterSeq`, in seq order, at most `limit` of them. */
-  after(runId: string, afterSeq: number, limit: number): Promise<RunEvent[]> {
-    return this.#readModel
+  /** The run's events after `afterSeq` (and before `beforeSeq`), in seq order, at most `limit` of them. */
+  after(runId: string, afterSeq: number, limit: number, beforeSeq?: number): Promise<RunEvent[]> {
+    const seq = beforeSeq === undefined ? { $gt: afterSeq } : { $gt: afterSeq, $lt: beforeSeq };
+    return this.#readModel.em().find(RunEventEntity, { runId, seq }, { orderBy: { seq: 'asc' }, limit });
+  }
+
+  /**
+   * Where a page of `count` events ending before `beforeSeq` starts: the seq just under its first
+   * event, or null when fewer than `count` events come before it (the page starts at the log's start).
+   */
+  async pageStartBefore(runId: string, beforeSeq: number, count: number): Promise<number | null> {
+    const [first] = await this.#readModel
       .em()
-      .find(RunEventEntity, { runId, seq: { $gt: afterSeq } }, { orderBy: { seq: 'asc' }, limit });
+      .find(
+        RunEventEntity,
+        { runId, seq: { $lt: beforeSeq } },
+        { orderBy: { seq: 'desc' }, offset: count - 1, limit: 1, fields: ['seq'] },
+      );
+    return first ? first.seq - 1 : null;
   }
 
   /** The events after each cursor, in the order they were written (by id), at most `limit` of them. */

@@ -164,6 +164,13 @@ test.serial('spectators see allowlisted projects only, redacted, with secrets ma
   t.false(events.text.includes(SECRET));
   const operatorView = await svc.request('GET', `/runs/${runA}/events?follow=0`);
   t.true(operatorView.text.includes(SECRET), 'the operator sees the log as written');
+  // The text log is the same log: masked alike for a spectator, whole for the operator.
+  const spectatorLog = await svc.request('GET', `/runs/${runA}/log`, spectator);
+  t.is(spectatorLog.status, 200);
+  t.regex(spectatorLog.text, /Z out {3}token=\[redacted\]\n/);
+  t.false(spectatorLog.text.includes(SECRET));
+  t.true((await svc.request('GET', `/runs/${runA}/log`)).text.includes(`token=${SECRET}`));
+  t.is((await svc.request('GET', `/runs/${hiddenRun}/log`, spectator)).status, 404);
   const agent = (await svc.request('GET', '/agents/shell', spectator)).body;
   t.is(agent.renderedJson, null);
   t.deepEqual((await svc.request('GET', '/whoami', spectator)).body, {

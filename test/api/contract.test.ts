@@ -116,8 +116,10 @@ function calls(ids: PopulatedIds, setupCode: string, app: { code: string; state:
     ...Object.values(runs).flatMap((id) => [
       { method: 'GET', path: `/runs/${id}` },
       { method: 'GET', path: `/runs/${id}/events?follow=0` },
+      { method: 'GET', path: `/runs/${id}/log` },
     ]),
     { method: 'GET', path: `/runs/${runs.succeeded}/events?limit=2` },
+    { method: 'GET', path: `/runs/${runs.succeeded}/events?before=${Number.MAX_SAFE_INTEGER}&limit=2` },
     { method: 'POST', path: `/runs/${run}/steer`, body: { body: 'keep going' } },
     { method: 'POST', path: `/runs/${ids.paused}/resume`, body: { maxCostUsd: 0.5 } },
     { method: 'POST', path: `/runs/${ids.paused}/resume`, body: { maxCostUsd: 5 } },

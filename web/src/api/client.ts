@@ -102,3 +102,10 @@ export function query(params: Record<string, string | number | undefined | null 
   const text = search.toString();
   return text ? `?${text}` : '';
 }
+
+/** GET a resource whole, as a Blob (a download: the token goes in the header, never in a link). */
+export async function getBlob(path: string): Promise<Blob> {
+  const response = await send(path, { headers: headers({ Accept: '*/*' }) });
+  if (!response.ok) throw await failure(response);
+  return response.blob();
+}

@@ -1,108 +1,66 @@
-// A run's events as they happen: history first, then live lines over one GET /runs/{id}/events
-// stream that resumes from the last seq it saw. Fixed height, so streaming never moves the page;
-// it sticks to the bottom unless the reader scrolled up.
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { readNdjson } from '../api/client.ts';
+// A run's (or a plan-run's) event log: one human line per event (core/event-text.ts), agent output
+// as a terminal pane with its colours, the raw event one click away, times to the millisecond on
+// hover. Fixed height, so streaming never moves the page; it sticks to the bottom unless the reader
+// scrolled up, and keeps its place when earlier lines are put above.
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { describeRunEvent } from '../../../core/event-text.ts';
 import type { RunEvent } from '../api/types.ts';
+import { AnsiText } from './ansi.tsx';
+import { LogDownload } from './log-download.tsx';
+import type { TailState } from './run-events.ts';
 
-const KEEP_LINES = 2000;
+export { useRunEvents, type TailState } from './run-events.ts';
 
-export interface TailState {
-  events: RunEvent[];
-  dropped: number;
-  streaming: boolean;
+const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+
+/** `14:03:07` local; the title adds the date, the milliseconds and the UTC instant. */
+function times(ts: string): { shown: string; full: string } {
+  const date = new Date(ts);
+  if (Number.isNaN(date.getTime())) return { shown: ts, full: ts };
+  const clock = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  return { shown: clock, full: `${day} ${clock}.${pad(date.getMilliseconds(), 3)} local (${ts})` };
 }
 
-/**
- * Follows the run's events; `live` false reads what is new once (a terminal run's, or a
- * spectator's, whose reads never follow: a new `rereadKey` reads again), null waits.
- */
-export function useRunEvents(runId: string, live: boolean | null, rereadKey = 0): TailState {
-  const [state, setState] = useState<TailState>({ events: [], dropped: 0, streaming: false });
-  const lastSeq = useRef(0);
-  useEffect(() => {
-    lastSeq.current = 0;
-    setState({ events: [], dropped: 0, streaming: false });
-  }, [runId]);
-  useEffect(() => {
-    if (live === null) return;
-    const stop = new AbortController();
-    let batch: RunEvent[] = [];
-    let scheduled = 0;
-    const flush = () => {
-      scheduled = 0;
-      const arrived = batch;
-      batch = [];
-      setState((previous) => {
-        const all = previous.events.concat(arrived);
-        const excess = Math.max(0, all.length - KEEP_LINES);
-        return {
-          events: excess ? all.slice(excess) : all,
-          dropped: previous.dropped + excess,
-          streaming: previous.streaming,
-        };
-      });
-    };
-    const onLine = (event: RunEvent) => {
-      if (event.seq <= lastSeq.current) return;
-      lastSeq.current = event.seq;
-      batch.push(event);
-      // One render per frame, however fast lines arrive.
-      scheduled ||= requestAnimationFrame(flush);
-    };
-    const follow = async () => {
-      let backoff = 1000;
-      for (;;) {
-        setState((previous) => ({ ...previous, streaming: Boolean(live) }));
-        try {
-          await readNdjson<RunEvent>(
-            `/runs/${encodeURIComponent(runId)}/events?since=${lastSeq.current}${live ? '' : '&follow=0'}`,
-            onLine,
-            stop.signal,
-          );
-          backoff = 1000;
-        } catch {
-          backoff = Math.min(backoff * 2, 15_000);
-        }
-        if (stop.signal.aborted || !live) break;
-        // The stream ended: the run ended (the page re-reads it and stops following) or svc restarted.
-        await new Promise((resolve) => setTimeout(resolve, backoff));
-        if (stop.signal.aborted) break;
-      }
-      setState((previous) => ({ ...previous, streaming: false }));
-    };
-    void follow();
-    return () => {
-      stop.abort();
-      if (scheduled) cancelAnimationFrame(scheduled);
-    };
-  }, [runId, live, rereadKey]);
-  return state;
+/** The short column before a line: whose output, or how svc's news reads. */
+function labelOf(event: RunEvent, tone: string): string {
+  if (tone !== 'output') return tone === 'info' ? 'svc' : tone;
+  if (event.kind === 'log.stderr') return 'err';
+  return event.kind === 'log.stdout' ? 'out' : 'agent';
 }
 
-function text(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === null || value === undefined) return '';
-  return JSON.stringify(value);
-}
-
-/** One event as one line of text: what the agent said or did, else the event kind and its payload. */
-export function describeEvent(event: RunEvent): { tone: string; label: string; body: string } {
-  const payload = (event.payload ?? {}) as Record<string, unknown>;
-  switch (event.kind) {
-    case 'log.stdout':
-      return { tone: 'stdout', label: 'out', body: text(payload.text) };
-    case 'log.stderr':
-      return { tone: 'stderr', label: 'err', body: text(payload.text) };
-    case 'assistant':
-      return { tone: 'assistant', label: 'assistant', body: text(payload.text) };
-    case 'tool_use':
-      return { tone: 'tool', label: `tool ${text(payload.name)}`, body: text(payload.input) };
-    case 'tool_result':
-      return { tone: 'tool', label: 'tool result', body: text(payload.output ?? payload.content ?? payload) };
-    default:
-      return { tone: 'system', label: event.kind, body: Object.keys(payload).length ? text(payload) : '' };
-  }
+function EventLine(props: { event: RunEvent; child?: string; raw: boolean; onRaw: () => void }) {
+  const { event, child, raw } = props;
+  const line = describeRunEvent(event);
+  const label = labelOf(event, line.tone);
+  const time = times(event.ts);
+  return (
+    <div
+      class={`tail-line tail-${line.tone}${event.kind === 'log.stderr' ? ' tail-stderr' : ''}`}
+      data-kind={event.kind}
+      data-run-id={event.runId}
+      data-seq={event.seq}
+    >
+      <time class="tail-time" dateTime={event.ts} title={time.full}>
+        {time.shown}
+      </time>
+      <span class="tail-label" title={event.kind}>
+        {child ? `${child} ${label}` : label}
+      </span>
+      <span class="tail-body">{line.tone === 'output' ? <AnsiText text={line.text} /> : line.text}</span>
+      <button
+        type="button"
+        class="tail-raw-toggle"
+        aria-expanded={raw}
+        aria-label={`Raw event ${event.seq}`}
+        title="Show the raw event"
+        onClick={props.onRaw}
+      >
+        {'{}'}
+      </button>
+      {raw ? <pre class="tail-raw">{JSON.stringify(event, null, 2)}</pre> : null}
+    </div>
+  );
 }
 
 /**
@@ -113,45 +71,63 @@ export function EventTail(props: { tail: TailState; label?: string; childLabels?
   const { tail, label = 'Run events', childLabels } = props;
   const box = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
+  const shape = useRef({ first: '', height: 0 });
+  const [raw, setRaw] = useState<ReadonlySet<string>>(new Set());
+  const firstKey = tail.events[0] ? `${tail.events[0].runId}:${tail.events[0].seq}` : '';
   useLayoutEffect(() => {
     const element = box.current;
-    if (element && pinned.current) element.scrollTop = element.scrollHeight;
-  }, [tail.events.length]);
+    if (!element) return;
+    const before = shape.current;
+    if (pinned.current) element.scrollTop = element.scrollHeight;
+    // Earlier lines went in above: the reader stays on the lines they were reading.
+    else if (before.first && firstKey !== before.first) element.scrollTop += element.scrollHeight - before.height;
+    shape.current = { first: firstKey, height: element.scrollHeight };
+  }, [tail.events.length, firstKey]);
+  const toggle = (key: string) =>
+    setRaw((open) => {
+      const next = new Set(open);
+      if (!next.delete(key)) next.add(key);
+      return next;
+    });
+  const { earlier } = tail;
   return (
-    <div
-      class="tail"
-      ref={box}
-      role="log"
-      aria-live="polite"
-      aria-label={label}
-      tabIndex={0}
-      onScroll={(event) => {
-        const element = event.currentTarget;
-        pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
-      }}
-    >
-      {tail.dropped ? <div class="tail-note">{tail.dropped} earlier lines not shown</div> : null}
-      {tail.events.length === 0 ? (
-        <div class="tail-note">{tail.streaming ? 'Waiting for output…' : 'No events.'}</div>
-      ) : null}
-      {tail.events.map((event) => {
-        const line = describeEvent(event);
-        const child = childLabels?.get(event.runId);
-        return (
-          <div
-            key={`${event.runId}:${event.seq}`}
-            class={`tail-line tone-${line.tone}`}
-            data-kind={event.kind}
-            data-run-id={event.runId}
-          >
-            <span class="tail-time">{event.ts.slice(11, 19)}</span>
-            <span class="tail-label" title={event.runId}>
-              {child ? `${child} ${line.label}` : line.label}
-            </span>
-            <span class="tail-body">{line.body}</span>
-          </div>
-        );
-      })}
+    <div class="tail-frame">
+      <div
+        class="tail"
+        ref={box}
+        role="log"
+        aria-live="polite"
+        aria-label={label}
+        tabIndex={0}
+        onScroll={(event) => {
+          const element = event.currentTarget;
+          pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+        }}
+      >
+        {earlier?.more ? (
+          <button type="button" class="tail-earlier" disabled={earlier.loading} onClick={earlier.load}>
+            {earlier.loading ? 'Loading…' : 'Load earlier lines'}
+          </button>
+        ) : null}
+        {earlier && !earlier.more && tail.events.length ? <div class="tail-note">Start of the log</div> : null}
+        {tail.dropped ? <div class="tail-note">{tail.dropped} earlier lines not shown</div> : null}
+        {tail.events.length === 0 ? (
+          <div class="tail-note">{tail.streaming ? 'Waiting for output…' : 'No events.'}</div>
+        ) : null}
+        {tail.events.map((event) => {
+          const key = `${event.runId}:${event.seq}`;
+          return (
+            <EventLine
+              key={key}
+              event={event}
+              child={childLabels?.get(event.runId)}
+              raw={raw.has(key)}
+              onRaw={() => toggle(key)}
+            />
+          );
+        })}
+      </div>
+      {tail.logPath ? <LogDownload path={tail.logPath} /> : null}
     </div>
   );
 }

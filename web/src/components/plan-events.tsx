@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { readNdjson } from '../api/client.ts';
 import type { RunEvent } from '../api/types.ts';
-import type { TailState } from './event-tail.tsx';
+import type { TailState } from './run-events.ts';
 
 const KEEP_LINES = 2000;
 
