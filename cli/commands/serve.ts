@@ -55,7 +55,10 @@ export class ServeCommand extends Command {
     log(`  Temporal UI:    ${stack.temporalUiUrl ?? '(external Temporal: use its own UI)'}`);
     log(`  data directory: ${config.dataDir}`);
     const setupLink = stack.setupLink();
-    if (setupLink) log(`  sign in a browser (once, within 10 minutes): ${setupLink}`);
+    if (setupLink) {
+      log(`  sign in a browser (once, within 10 minutes): ${setupLink}`);
+      log('  a fresh sign-in link, any time: svc login');
+    }
     return runUntilSignalled(() => stack.stop(), stack.worker?.done ?? new Promise(() => {}), log);
   }
 }

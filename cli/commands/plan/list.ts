@@ -12,7 +12,7 @@ export class PlanListCommand extends RemoteCommand {
     category: 'Plan-runs',
     description: 'list plan-runs, newest first',
     details: `
-      GET /plan-runs. One plan-run per line, or with \`--output pretty\` a table. \`--state active\` means queued or running.
+      GET /plan-runs. One plan-run per line, \`--output json\` one JSON array, or with \`--output pretty\` a table. \`--state active\` means queued or running.
     `,
     examples: [
       ['Every plan-run', '$0 plan list'],
@@ -51,9 +51,7 @@ export class PlanListCommand extends RemoteCommand {
       this.line(
         rows.length ? table(['ID', 'STATE', 'PLAN', 'AGENT', 'PROJECT', 'CREATED', 'FAILURE'], rows) : '(no plan-runs)',
       );
-    } else {
-      for (const plan of planRuns) this.line(plan);
-    }
+    } else this.list(planRuns, () => '');
     return EXIT.ok;
   }
 }

@@ -1,6 +1,6 @@
 import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
-import { EXIT, RemoteCommand } from '../../base-command.ts';
+import { EXIT, exitForRunState, RemoteCommand } from '../../base-command.ts';
 import type { CreatePlanRunResponse, GetPlanRunResponse } from '../../client/responses.ts';
 
 export class PlanRunCommand extends RemoteCommand {
@@ -12,9 +12,9 @@ export class PlanRunCommand extends RemoteCommand {
     details: `
       Dispatches a plan-run (POST /plan-runs) from a plan of the project's seeds tracker (\`[plan-id]\`), or from an ordered list of issues (\`--issues a,b,c\`, exclusive with a plan id). Children run strictly one after another; each one's pull request must be merged before the next starts.
 
-      Prints \`{"type":"plan_run.dispatched","planRun","children","links"}\`, then (unless \`--no-follow\`) \`{"type":"plan_run.event",…}\` for every event of every child run, and last \`{"type":"plan_run.terminal","planRunId","state","failureReason"}\`. \`--output pretty\` prints the same as short text lines.
+      Prints \`{"type":"plan_run.dispatched","planRun","children","links"}\`, then (unless \`--no-follow\`) \`{"type":"plan_run.event",…}\` for every event of every child run, and last \`{"type":"plan_run.terminal","planRunId","state","failureReason"}\`. \`--output pretty\` prints the same as short text lines, \`--output json\` as one JSON array when it ends.
 
-      Exit codes: 0 when the plan-run succeeded (or was dispatched, with \`--no-follow\`), 1 when it failed or was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the plan-run goes on).
+      Exit codes: 0 when the plan-run succeeded (or was dispatched, with \`--no-follow\`), 1 when it failed, 5 when it was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the plan-run goes on).
     `,
     examples: [
       [
@@ -91,7 +91,7 @@ export class PlanRunCommand extends RemoteCommand {
       { type: 'plan_run.terminal', planRunId: id, state: planRun.state, failureReason },
       `plan-run ${id} ${planRun.state}${failureReason ? `: ${failureReason}` : ''}`,
     );
-    return planRun.state === 'succeeded' ? EXIT.ok : EXIT.failed;
+    return exitForRunState(planRun.state);
   }
 }
 
