@@ -1,5 +1,6 @@
 // How a run and its events read as text: the table row of `svc runs list`, the lines of `svc runs
 // show`, one event line of `svc runs logs` and `svc run`.
+import { describeRunEvent, type EventTone } from '../../../core/event-text.ts';
 import type { RunJson } from '../../../core/run-schema.ts';
 import { stateColour, type Colour } from '../../terminal-text.ts';
 import { duration } from '../analytics/analytics-command.ts';
@@ -12,17 +13,24 @@ export interface RunEvent {
   payload?: unknown;
 }
 
-/** One event as a line: its time, its kind and what it says. */
+/** One event as a line: its time (UTC) and what it says (core/event-text.ts). */
 export function eventText(event: RunEvent): string {
-  const payload = event.payload as { text?: unknown } | undefined;
-  const text = typeof payload?.text === 'string' ? ` ${payload.text}` : '';
-  return `${event.ts} ${event.kind}${text}`;
+  return `${event.ts.slice(11, 19)} ${describeRunEvent(event).text}`;
 }
 
-/** A run's end shows in its state's colour. */
+const TONE_COLOURS: Record<EventTone, Colour | undefined> = {
+  info: 'dim',
+  warn: 'yellow',
+  error: 'red',
+  output: undefined,
+};
+
+/** svc's news dim, warnings and failures in colour, the agent's output plain; a run's end in its state's. */
 export function eventColour(event: RunEvent): Colour | undefined {
   const payload = event.payload as { type?: unknown; state?: unknown } | undefined;
-  return event.kind === 'state_change' && typeof payload?.state === 'string' ? stateColour(payload.state) : undefined;
+  if (event.kind === 'state_change' && payload?.type === 'result' && typeof payload.state === 'string')
+    return stateColour(payload.state);
+  return TONE_COLOURS[describeRunEvent(event).tone];
 }
 
 /** `2m ago`, from a time in ms or an ISO string; `—` for none. */
