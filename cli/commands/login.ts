@@ -40,7 +40,7 @@ export class LoginCommand extends RemoteCommand {
         'no operator token: pass --token, set SVC_API_TOKEN, or run this where `svc serve` keeps its data (--data-dir)',
       );
     const client = new SvcClient(settings);
-    const code = await client.request<SetupCode>('POST', '/setup-codes', {});
+    const code = await client.request<SetupCode>('POST', '/setup-codes');
     const config = writeClientConfig({ ...readClientConfig(), url: settings.baseUrl, token: settings.token });
     const signInLink = code.url ?? `${settings.baseUrl}${code.path}`;
     if (this.output !== 'pretty') {
