@@ -77,5 +77,5 @@ test.serial("an agent's escape sequences are shown as text; svc's own colours on
 
   const table = await onScreen('table', ['runs', 'list']);
   t.regex(table.coloured, /\u001b\[1mID +STATE/, 'a bold header on a terminal');
-  t.regex(table.coloured, new RegExp(`\u001b\\[32m(\u001b\\[\\d+m)*${run} +succeeded`), 'a row in its state\'s colour');
+  t.regex(table.coloured, new RegExp(`\u001b\\[32m(\u001b\\[\\d+m)*${run} +succeeded`), "a row in its state's colour");
 });
