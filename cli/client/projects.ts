@@ -8,13 +8,12 @@ import type { SvcClient } from './http.ts';
 
 type Projects = z.output<typeof projectsResponse>;
 
-const PROJECT_ID = /^prj_/;
-
 export async function resolveProject(client: SvcClient, name: string): Promise<string> {
-  if (PROJECT_ID.test(name)) return name;
+  // No slash: an id (prj_…), which the API checks itself.
+  if (!name.includes('/')) return name;
   // owner/repo alone is github.com's: the parser wants a host for the bare form.
   const parsed = parseGitHubUrl(/^[^/:@\s.]+\/[^/\s]+$/.test(name) ? `github.com/${name}` : name);
-  if (!parsed.ok) throw new UsageError(`"${name}" is neither a project id (prj_…) nor owner/repo: ${parsed.message}`);
+  if (!parsed.ok) throw new UsageError(`"${name}" is not owner/repo: ${parsed.message}`);
   const { projects } = await client.request<Projects>('GET', '/projects');
   const project = projects.find((candidate) => candidate.gitUrl === parsed.repo.canonicalUrl);
   if (!project)

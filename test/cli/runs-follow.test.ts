@@ -77,6 +77,7 @@ test.serial('a reader that closes the pipe ends svc quietly', async (t) => {
     ['runs', 'logs', id],
     ['runs', 'logs', id, '--follow', '--output', 'ndjson'],
     ['runs', 'list', '--output', 'ndjson'],
+    ['run', 'shell', '-p', 'seq 1 3000', '--output', 'pretty'],
   ]) {
     const piped = await pipeline([...args, ...remote(svc)], 'head -1');
     t.is(piped.code, 0, `${args.join(' ')}: ${piped.stderr}`);

@@ -1,6 +1,7 @@
 import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import { EXIT, RemoteCommand, table } from '../../base-command.ts';
+import { resolveProject } from '../../client/projects.ts';
 import type { ListPlanRunsResponse } from '../../client/responses.ts';
 
 const STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'active'] as const;
@@ -23,7 +24,7 @@ export class PlanListCommand extends RemoteCommand {
     ],
   });
 
-  project = Option.String('--project', { description: 'only this project' });
+  project = Option.String('--project', { description: 'only this project: its id (prj_…) or owner/repo' });
   state = Option.String('--state', {
     description: `only this state: ${STATES.join(', ')}`,
     validator: t.isEnum(STATES),
@@ -31,7 +32,7 @@ export class PlanListCommand extends RemoteCommand {
 
   protected async run(): Promise<number> {
     const query = new URLSearchParams({
-      ...(this.project ? { project: this.project } : {}),
+      ...(this.project ? { project: await resolveProject(this.client, this.project) } : {}),
       ...(this.state ? { state: this.state } : {}),
     }).toString();
     const { planRuns } = await this.client.request<ListPlanRunsResponse>(

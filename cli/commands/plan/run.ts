@@ -1,6 +1,7 @@
 import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
 import { EXIT, exitForRunState, RemoteCommand } from '../../base-command.ts';
+import { resolveProject } from '../../client/projects.ts';
 import type { CreatePlanRunResponse, GetPlanRunResponse } from '../../client/responses.ts';
 
 export class PlanRunCommand extends RemoteCommand {
@@ -30,7 +31,7 @@ export class PlanRunCommand extends RemoteCommand {
   });
 
   planId = Option.String({ required: false, name: 'plan-id' });
-  project = Option.String('--project', { required: true, description: 'the project id (prj_…)' });
+  project = Option.String('--project', { required: true, description: 'the project: its id (prj_…) or owner/repo' });
   agent = Option.String('--agent', { required: true, description: 'the agent every child runs' });
   issues = Option.String('--issues', {
     description: 'comma-separated issue ids, run in this order (instead of a plan id)',
@@ -60,7 +61,7 @@ export class PlanRunCommand extends RemoteCommand {
       .filter(Boolean);
     if (issues && issues.length === 0) throw new UsageError('--issues needs at least one issue id');
     const body = {
-      project: this.project,
+      project: await resolveProject(this.client, this.project),
       agent: this.agent,
       ...(this.planId ? { planId: this.planId } : { issues }),
       ...(this.promptTemplate ? { promptTemplate: this.promptTemplate } : {}),
