@@ -86,9 +86,8 @@ export abstract class SvcCommand extends Command {
     this.#records!.push(value);
   }
 
-  /** A whole list: one JSON line per item, one JSON array, or `pretty()`'s text. */
-  protected list(items: readonly unknown[], pretty: () => string): void {
-    if (this.output === 'pretty') return this.line(pretty());
+  /** A whole list, in a JSON mode: one JSON line per item, or one JSON array. */
+  protected list(items: readonly unknown[]): void {
     this.beginRecords();
     for (const item of items) this.emit(item, '');
   }

@@ -52,7 +52,7 @@ export class PlanListCommand extends RemoteCommand {
       this.line(
         rows.length ? table(['ID', 'STATE', 'PLAN', 'AGENT', 'PROJECT', 'CREATED', 'FAILURE'], rows) : '(no plan-runs)',
       );
-    } else this.list(planRuns, () => '');
+    } else this.list(planRuns);
     return EXIT.ok;
   }
 }

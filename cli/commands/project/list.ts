@@ -38,7 +38,6 @@ export class ProjectListCommand extends RemoteCommand {
     } else
       this.list(
         projects.map((project) => ({ id: project.id, gitUrl: project.gitUrl, defaultBranch: project.defaultBranch })),
-        () => '',
       );
     return EXIT.ok;
   }

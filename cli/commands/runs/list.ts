@@ -52,7 +52,7 @@ export class RunsListCommand extends RemoteCommand {
     if (this.agent) query.set('agent', this.agent);
     const answer = await this.client.request<ListRuns>('GET', `/runs?${query}`);
     if (this.output !== 'pretty') {
-      this.list(answer.runs, () => '');
+      this.list(answer.runs);
       return EXIT.ok;
     }
     if (answer.runs.length === 0) {
