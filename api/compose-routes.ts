@@ -131,7 +131,11 @@ export function allRoutes(
     liveStreams: () => ({ lifecycle: lifecycle.size, runEvents: events.streams.size }),
     extraMetrics: deps.extraMetrics,
   });
-  const setup = { codes: deps.setupCodes ?? new SetupCodes(), token: deps.auth?.operatorToken ?? '' };
+  const setup = {
+    codes: deps.setupCodes ?? new SetupCodes(),
+    token: deps.auth?.operatorToken ?? '',
+    publicUrl: deps.instance?.publicUrl ?? null,
+  };
   const routes: RouteSpec<any, any, any>[] = [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
     ...runsRoutes(runs, callbacks, events, links, spectators),

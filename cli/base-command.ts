@@ -1,10 +1,12 @@
-// What every command shares: output mode, and the mapping from failures to exit codes
-// (0 ok, 1 failed, 2 usage, validation or configuration, 3 server unreachable, 4 not authorised,
-// 5 the data directory is another `svc serve`'s).
+// What every command shares: output modes, terminal-safe text, and the mapping from failures to exit
+// codes (0 ok, 1 failed, 2 usage, validation or configuration, 3 server unreachable, 4 not authorised,
+// 5 the run was cancelled, 6 the data directory is another `svc serve`'s, 130 detached with Ctrl-C).
+// docs/guide/cli.md is the user's side of it.
 import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
 import { ServerError, ServerUnreachableError, SvcClient } from './client/http.ts';
 import { resolveClientSettings } from './client/settings.ts';
+import { type Colour, escapeControls, paint, wantsColour } from './terminal-text.ts';
 
 export const EXIT = {
   ok: 0,
@@ -12,18 +14,35 @@ export const EXIT = {
   usage: 2,
   unreachable: 3,
   unauthorised: 4,
-  inUse: 5,
+  cancelled: 5,
+  inUse: 6,
   interrupted: 130,
 } as const;
 
-export const OUTPUT_MODES = ['ndjson', 'json', 'pretty'] as const;
+/** How a command that waited for a run (or plan-run) ends: 0 succeeded, 5 cancelled, 1 anything else. */
+export function exitForRunState(state: string): number {
+  if (state === 'succeeded') return EXIT.ok;
+  return state === 'cancelled' ? EXIT.cancelled : EXIT.failed;
+}
+
+export const OUTPUT_MODES = ['pretty', 'json', 'ndjson'] as const;
 export type OutputMode = (typeof OUTPUT_MODES)[number];
 
-export abstract class SvcCommand extends Command {
-  output = Option.String('--output', 'ndjson', {
-    description: 'ndjson (default), json or pretty',
+/** `--output`: text for a person, one JSON document, or one JSON value per line. */
+export function outputOption(fallback: OutputMode) {
+  return Option.String('--output', fallback, {
+    description: `pretty (text), json (one JSON document) or ndjson (one JSON value per line); default ${fallback}`,
     validator: t.isEnum(OUTPUT_MODES),
   });
+}
+
+export abstract class SvcCommand extends Command {
+  output = outputOption('ndjson');
+  /** `--raw` where a command has it: an agent's escape sequences reach the terminal as they are. */
+  raw: boolean = false;
+
+  /** With `--output json`, the records of a list or stream, printed as one array when the command ends. */
+  #records: unknown[] | undefined;
 
   protected abstract run(): Promise<number>;
 
@@ -32,29 +51,60 @@ export abstract class SvcCommand extends Command {
       return await this.run();
     } catch (error) {
       return this.fail(error);
+    } finally {
+      if (this.#records) this.write(this.json(this.#records));
     }
   }
 
-  protected line(value: unknown): void {
-    this.context.stdout.write(`${typeof value === 'string' ? value : JSON.stringify(value)}\n`);
+  protected get colours(): boolean {
+    return this.output === 'pretty' && wantsColour(this.context.stdout as { isTTY?: boolean });
   }
 
-  /** One record of a streaming command: the JSON object, or with `--output pretty` its text line. */
-  protected emit(value: unknown, pretty: string): void {
-    this.line(this.output === 'pretty' ? pretty : value);
+  private write(text: string): void {
+    this.context.stdout.write(`${text}\n`);
+  }
+
+  private json(value: unknown): string {
+    const indent = this.output === 'json' && (this.context.stdout as { isTTY?: boolean }).isTTY ? 2 : undefined;
+    return JSON.stringify(value, null, indent);
+  }
+
+  /** A JSON value as one line (one document with `--output json`), or a text line shown safely. */
+  protected line(value: unknown, colour?: Colour): void {
+    if (typeof value !== 'string') return this.write(this.json(value));
+    this.write(paint(this.raw ? value : escapeControls(value), colour, this.colours));
+  }
+
+  /** From here on, records are a list: `--output json` prints them as one array (`[]` for none). */
+  protected beginRecords(): void {
+    if (this.output === 'json') this.#records ??= [];
+  }
+
+  /** One record of a list or stream: a JSON line, an element of the one array, or its text line. */
+  protected emit(value: unknown, pretty: string, colour?: Colour): void {
+    if (this.output === 'pretty') return this.line(pretty, colour);
+    if (this.output === 'ndjson') return this.line(value);
+    this.beginRecords();
+    this.#records!.push(value);
+  }
+
+  /** A whole list, in a JSON mode: one JSON line per item, or one JSON array. */
+  protected list(items: readonly unknown[]): void {
+    this.beginRecords();
+    for (const item of items) this.emit(item, '');
   }
 
   protected fail(error: unknown): number {
     const say = (code: string, message: string, hint?: string) => {
-      this.context.stderr.write(`svc: [${code}] ${message}\n`);
-      if (hint) this.context.stderr.write(`  hint: ${hint}\n`);
+      this.context.stderr.write(`svc: [${code}] ${escapeControls(message)}\n`);
+      if (hint) this.context.stderr.write(`  hint: ${escapeControls(hint)}\n`);
     };
     if (error instanceof UsageError) {
       say('usage', error.message, `svc ${this.path.join(' ')} --help`);
       return EXIT.usage;
     }
     if (error instanceof ServerUnreachableError) {
-      say('unreachable', error.message, 'is `svc serve` running? set --url or SVC_BASE_URL');
+      say('unreachable', error.message, 'is `svc serve` running? set --url, SVC_BASE_URL or `svc login --url`');
       return EXIT.unreachable;
     }
     if (error instanceof ServerError) {
@@ -109,6 +159,8 @@ export abstract class RemoteCommand extends SvcCommand {
 
 /** Renders rows as an aligned text table. */
 export function table(headers: string[], rows: string[][]): string {
+  // Escaped before measuring: a cell's control characters must not break the columns (or the terminal).
+  rows = rows.map((row) => row.map(escapeControls));
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
   );

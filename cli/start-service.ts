@@ -1,5 +1,5 @@
 // How `svc serve` and `svc worker` start the stack: a configuration mistake is one line on stderr
-// and exit 2, a data directory another `svc serve` holds one line and exit 5; either way nothing
+// and exit 2, a data directory another `svc serve` holds one line and exit 6; either way nothing
 // has started (stack/preflight.ts, stack/instance-lock.ts).
 import type { Writable } from 'node:stream';
 import { ConfigurationError } from '../platform/config-error.ts';

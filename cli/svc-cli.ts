@@ -2,6 +2,8 @@
 import { Builtins, Cli } from 'clipanion';
 import { SVC_VERSION } from '../platform/version.ts';
 import { EXIT } from './base-command.ts';
+import { SvcCli } from './help-text.ts';
+import { wantsColour } from './terminal-text.ts';
 import { AnalyticsBehaviorCommand } from './commands/analytics/behavior.ts';
 import { AnalyticsCostCommand } from './commands/analytics/cost.ts';
 import { AnalyticsDispatchCommand } from './commands/analytics/dispatch.ts';
@@ -19,14 +21,29 @@ import { PlanStatusCommand } from './commands/plan/status.ts';
 import { ProjectAddCommand } from './commands/project/add.ts';
 import { ProjectListCommand } from './commands/project/list.ts';
 import { RunCommand } from './commands/run.ts';
+import { LoginCommand } from './commands/login.ts';
+import { RunsCancelCommand } from './commands/runs/cancel.ts';
+import { RunsListCommand } from './commands/runs/list.ts';
+import { RunsLogsCommand } from './commands/runs/logs.ts';
+import { RunsShowCommand } from './commands/runs/show.ts';
+import { RunsSteerCommand } from './commands/runs/steer.ts';
 import { ServeCommand } from './commands/serve.ts';
 import { VersionCommand } from './commands/version.ts';
 import { WorkerCommand } from './commands/worker.ts';
 
-const cli = new Cli({
+// A reader that closed the pipe (`svc runs logs x | head -1`) has what it wanted: end quietly.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+    throw error;
+  });
+
+const cli = new SvcCli({
   binaryLabel: 'svc — the Agent Run Control Service',
   binaryName: 'svc',
   binaryVersion: SVC_VERSION,
+  // clipanion asks the TTY prototype, not stdout, so its help is coloured even into a pipe or a file.
+  enableColors: wantsColour(process.stdout),
 });
 for (const command of [
   Builtins.HelpCommand,
@@ -38,6 +55,12 @@ for (const command of [
   InitCommand,
   ConfigMigrateCommand,
   RunCommand,
+  RunsListCommand,
+  RunsShowCommand,
+  RunsLogsCommand,
+  RunsCancelCommand,
+  RunsSteerCommand,
+  LoginCommand,
   PlanRunCommand,
   PlanCancelCommand,
   PlanStatusCommand,

@@ -206,7 +206,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       token,
       api,
       worker,
-      setupLink: () => (api ? `${config.publicUrl ?? api.url}/setup?code=${setupCodes.arm()}` : undefined),
+      setupLink: () => (api ? `${config.publicUrl ?? api.url}/setup?code=${setupCodes.arm().code}` : undefined),
       stop: stopAll,
     };
   } catch (error) {

@@ -7,9 +7,13 @@ import { Errors } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import type { OpsService } from '../services/ops.service.ts';
 import type { SetupCodes } from '../services/setup-codes.ts';
-import { instanceResponse, overviewQuery, overviewResponse, setupQuery } from './ops.schema.ts';
+import { instanceResponse, overviewQuery, overviewResponse, setupCodeResponse, setupQuery } from './ops.schema.ts';
 
-export function opsRoutes(ops: OpsService, spectators: Spectators, setup: { codes: SetupCodes; token: string }) {
+export function opsRoutes(
+  ops: OpsService,
+  spectators: Spectators,
+  setup: { codes: SetupCodes; token: string; publicUrl: string | null },
+) {
   return [
     defineRoute({
       method: 'get',
@@ -71,12 +75,37 @@ export function opsRoutes(ops: OpsService, spectators: Spectators, setup: { code
         400: { description: 'An unknown, spent or expired code', schema: z.string(), contentType: 'text/html' },
       },
       handler: async ({ query }) => {
-        if (!setup.codes.armed) throw Errors.notFound('setup code', 'run `svc serve` again for a fresh sign-in link');
+        if (!setup.codes.armed) throw Errors.notFound('setup code', 'run `svc login` for a fresh sign-in link');
         if (!query.code || !setup.codes.redeem(query.code))
-          return htmlPage(400, '<h1>This sign-in link is spent or wrong</h1><p>Ask svc for a fresh one.</p>');
+          return htmlPage(
+            400,
+            '<h1>This sign-in link is spent or wrong</h1><p>Run <code>svc login</code> for a fresh one.</p>',
+          );
         const nonce = randomBytes(16).toString('base64');
         const script = `localStorage.setItem('svc.apiToken', ${JSON.stringify(setup.token)});location.replace('/');`;
         return htmlPage(200, `<p>Signing in…</p><script nonce="${nonce}">${script}</script>`, nonce);
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/setup-codes',
+      // The operator's token only (run tokens lack admin): the code it arms signs a browser in as the operator.
+      auth: 'admin',
+      summary: 'Arm a fresh one-time dashboard sign-in code (replacing any earlier one); what `svc login` prints',
+      tags: ['ops'],
+      responses: { 201: { description: 'The sign-in link, valid once within ten minutes', schema: setupCodeResponse } },
+      handler: async () => {
+        const { code, expiresAt } = setup.codes.arm();
+        const path = `/setup?code=${code}`;
+        return {
+          status: 201,
+          body: {
+            path,
+            url: setup.publicUrl ? `${setup.publicUrl}${path}` : null,
+            expiresAt: new Date(expiresAt).toISOString(),
+          },
+          headers: { 'Cache-Control': 'no-store' },
+        };
       },
     }),
   ];

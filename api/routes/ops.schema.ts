@@ -1,4 +1,5 @@
-// Request and response schemas of the operations routes: GET /instance, /ops/overview, /setup, /metrics.
+// Request and response schemas of the operations routes: GET /instance, /ops/overview, /setup, /metrics,
+// POST /setup-codes.
 import { z } from 'zod';
 import { RUN_STATES } from '../../core/run-states.ts';
 
@@ -49,3 +50,9 @@ export const overviewResponse = z.object({
 });
 
 export const setupQuery = z.object({ code: z.string().max(200).optional() }).strict();
+
+export const setupCodeResponse = z.object({
+  path: z.string().describe('The one-time sign-in page, /setup?code=…, on this API'),
+  url: z.string().nullable().describe('The whole link when the instance has a public URL (SVC_PUBLIC_URL); else null'),
+  expiresAt: z.string().describe('When the code stops working, unless spent first (ten minutes)'),
+});

@@ -1,5 +1,6 @@
-// One-time sign-in codes for the dashboard: `svc serve` prints `<api>/setup?code=…`, and opening
-// it once (within ten minutes) stores the operator token in that browser. The code is not the
+// One-time sign-in codes for the dashboard: `svc serve` prints `<api>/setup?code=…` (and `svc login`
+// asks the running API for a fresh one, POST /setup-codes), and opening it once (within ten minutes)
+// stores the operator token in that browser. The code is not the
 // token: a link seen later (shell history, a screenshot) signs nobody in.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -14,11 +15,10 @@ export class SetupCodes {
     this.#now = now;
   }
 
-  /** Arms a fresh code (replacing any earlier one) and answers it. */
-  arm(): string {
-    const code = randomBytes(18).toString('base64url');
-    this.#armed = { code, expiresAt: this.#now() + SETUP_CODE_TTL_MS };
-    return code;
+  /** Arms a fresh code (replacing any earlier one) and answers it with when it expires. */
+  arm(): { code: string; expiresAt: number } {
+    this.#armed = { code: randomBytes(18).toString('base64url'), expiresAt: this.#now() + SETUP_CODE_TTL_MS };
+    return { ...this.#armed };
   }
 
   /** Whether a code is armed and unexpired (else GET /setup answers 404). */

@@ -30,9 +30,7 @@ export class SvcClient {
     try {
       response = await fetch(`${this.settings.baseUrl}${path}`, { headers, signal });
     } catch (error) {
-      throw new ServerUnreachableError(
-        `cannot reach ${this.settings.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`,
-      );
+      throw new ServerUnreachableError(`cannot reach ${this.settings.baseUrl}: ${reason(error)}`);
     }
     if (!response.ok || !response.body) {
       const envelope = (
@@ -48,8 +46,17 @@ export class SvcClient {
     }
     const decoder = new TextDecoder();
     let buffered = '';
-    for await (const chunk of response.body) {
-      buffered += decoder.decode(chunk, { stream: true });
+    const reader = response.body[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await reader.next();
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        throw new ServerUnreachableError(`lost the connection to ${this.settings.baseUrl}: ${reason(error)}`);
+      }
+      if (next.done) return;
+      buffered += decoder.decode(next.value, { stream: true });
       let newline: number;
       while ((newline = buffered.indexOf('\n')) >= 0) {
         const line = buffered.slice(0, newline).trim();
@@ -72,9 +79,7 @@ export class SvcClient {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
-      throw new ServerUnreachableError(
-        `cannot reach ${this.settings.baseUrl}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}`,
-      );
+      throw new ServerUnreachableError(`cannot reach ${this.settings.baseUrl}: ${reason(error)}`);
     }
     const text = await response.text();
     let parsed: any;
@@ -94,4 +99,9 @@ export class SvcClient {
     }
     return parsed as T;
   }
+}
+
+/** fetch's own message is "fetch failed"; the cause says why (ECONNREFUSED, ENOTFOUND, …). */
+function reason(error: unknown): string {
+  return (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
 }

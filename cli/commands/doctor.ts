@@ -55,7 +55,7 @@ export class DoctorCommand extends RemoteCommand {
     category: 'Operations',
     description: 'check that the server is reachable, the token is accepted and versions match',
     details: `
-      Prints one \`{"name","ok","message"?,"hint"?}\` line per check (\`--output pretty\`: a table). A warning is \`ok: true\` with a message; \`--verbose\` also says what each passing check found.
+      Prints one \`{"name","ok","message"?,"hint"?}\` line per check (\`--output json\`: one JSON array of them; \`--output pretty\`: a table). A warning is \`ok: true\` with a message; \`--verbose\` also says what each passing check found.
 
       Remote checks (the default), against \`--url\`/\`--token\` (or SVC_BASE_URL, SVC_API_TOKEN, the client config): \`server_reachable\` (GET /healthz; nothing else runs when it fails), \`auth_valid\` (GET /whoami answers the operator; skipped with \`--no-auth\`), \`version_match\` (GET /version equals this client's version), then the server's own readiness checks from GET /readyz (\`db_reachable\`, \`temporal_reachable\`; when it is not ready, the one that failed) when the token is the operator's.
 
@@ -218,9 +218,9 @@ export class DoctorCommand extends RemoteCommand {
     };
   }
 
-  /** NDJSON goes out as each check finishes; the pretty table waits for the last one. */
+  /** NDJSON goes out as each check finishes; the pretty table and the JSON array wait for the last one. */
   #report(finding: Finding): void {
     this.#results.push(finding);
-    if (this.output !== 'pretty') this.line(this.#wire(finding));
+    if (this.output !== 'pretty') this.emit(this.#wire(finding), '');
   }
 }

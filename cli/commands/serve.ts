@@ -14,7 +14,7 @@ export class ServeCommand extends Command {
 
       With \`TEMPORAL_ADDRESS\` set it uses that Temporal instead of starting one; with \`DATABASE_URL=postgres://…\` it uses PostgreSQL. Other settings come from the environment (see the README's Configuration table).
 
-      A configuration mistake (an environment variable, the agents file) is one line on stderr and exit code 2, before anything starts. One \`svc serve\` runs per data directory: a second one on the same directory exits with code 5, naming the first one's pid and URL.
+      A configuration mistake (an environment variable, the agents file) is one line on stderr and exit code 2, before anything starts. One \`svc serve\` runs per data directory: a second one on the same directory exits with code 6, naming the first one's pid and URL.
 
       \`--no-auth\` treats every caller as the operator. It is refused unless the API is bound to a loopback address.
     `,
@@ -60,7 +60,10 @@ export class ServeCommand extends Command {
     log(`  Temporal UI:    ${stack.temporalUiUrl ?? '(external Temporal: use its own UI)'}`);
     log(`  data directory: ${config.dataDir}`);
     const setupLink = stack.setupLink();
-    if (setupLink) log(`  sign in a browser (once, within 10 minutes): ${setupLink}`);
+    if (setupLink) {
+      log(`  sign in a browser (once, within 10 minutes): ${setupLink}`);
+      log('  a fresh sign-in link, any time: svc login');
+    }
     return runUntilSignalled(() => stack.stop(), stack.worker?.done ?? new Promise(() => {}), log);
   }
 }

@@ -102,6 +102,7 @@ function calls(ids: PopulatedIds, setupCode: string, app: { code: string; state:
     { method: 'GET', path: '/analytics/dispatch?to=2026-02-30' },
     { method: 'GET', path: `/setup?code=${setupCode}`, token: null },
     { method: 'GET', path: '/setup?code=spent', token: null },
+    { method: 'POST', path: '/setup-codes', body: {} },
     { method: 'GET', path: '/github-app/register?org=acme', token: null },
     { method: 'GET', path: '/github-app/register?org=-not-a-login', token: null },
     { method: 'GET', path: `/github-app/callback?code=${app.code}&state=${app.state}`, token: null },

@@ -56,7 +56,7 @@ test.serial('a second svc serve on a held data directory refuses at once; a dead
   const secondEnv = { ...env, SVC_PORT: String(await freePort()), SVC_TEMPORAL_PORT: String(await freePort()) };
   const second = spawnSvc(['serve'], secondEnv);
   t.teardown(() => second.child.kill('SIGKILL'));
-  t.is(await second.exited, 5, second.output());
+  t.is(await second.exited, 6, second.output());
   t.is(
     second.output(),
     `svc: data directory ${dataDir} is in use by the svc serve with pid ${first.child.pid} at ${url}: ` +

@@ -107,6 +107,13 @@ for (const leg of DATABASE_LEGS) {
       active.lines.map((line) => line.id),
       [slowId],
     );
+    const byName = ['--project', `acme/plan-cli-${leg}`, '--output', 'json'];
+    const named = await svcCli(['plan', 'list', '--state', 'active', ...byName, ...remote(svc)]);
+    t.deepEqual(
+      JSON.parse(named.stdout).map((plan: { id: string }) => plan.id),
+      [slowId],
+      'a project by owner/repo; --output json: one array',
+    );
     const cancelled = await svcCli(['plan', 'cancel', slowId, '--reason', 'enough', ...remote(svc)]);
     t.is(cancelled.code, 0, cancelled.stderr);
     t.like(cancelled.lines[0], {

@@ -205,7 +205,7 @@ test.serial('svc run dispatches, tails the events and exits 0 only on success', 
   t.is(pretty.code, 0, pretty.output);
   t.regex(pretty.text[0]!, /^run run_[0-9a-z]{12} dispatched: agent shell, project prj_/);
   t.true(
-    pretty.text.some((line) => / log\.stdout # runs-cli$/.test(line)),
+    pretty.text.some((line) => /^\d\d:\d\d:\d\d # runs-cli$/.test(line)),
     pretty.text.join('\n'),
   );
   t.regex(pretty.text.at(-1)!, /^run run_[0-9a-z]{12} succeeded$/);

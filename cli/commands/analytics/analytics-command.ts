@@ -5,6 +5,7 @@ import { Option } from 'clipanion';
 import * as t from 'typanion';
 import { ISO_DATE_OR_DATETIME } from '../../../api/routes/analytics.schema.ts';
 import { EXIT, RemoteCommand } from '../../base-command.ts';
+import { resolveProject } from '../../client/projects.ts';
 
 /** The window rules of every analytics route, for the commands' `details`. */
 export const WINDOW_DETAILS =
@@ -24,7 +25,7 @@ export abstract class AnalyticsCommand<Answer> extends RemoteCommand {
     description: 'end of the window, included (default: now)',
     validator: isInstant,
   });
-  project = Option.String('--project', { description: 'only this project (its id)' });
+  project = Option.String('--project', { description: 'only this project: its id (prj_…) or owner/repo' });
 
   /** The route's last segment: GET /analytics/<verb>. */
   protected abstract readonly verb: string;
@@ -35,7 +36,7 @@ export abstract class AnalyticsCommand<Answer> extends RemoteCommand {
     const query = new URLSearchParams({
       ...(this.from ? { from: this.from } : {}),
       ...(this.to ? { to: this.to } : {}),
-      ...(this.project ? { projectId: this.project } : {}),
+      ...(this.project ? { projectId: await resolveProject(this.client, this.project) } : {}),
     }).toString();
     const answer = await this.client.request<Answer>('GET', `/analytics/${this.verb}${query ? `?${query}` : ''}`);
     if (this.output === 'pretty') for (const text of this.pretty(answer)) this.line(text);

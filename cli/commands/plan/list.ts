@@ -1,6 +1,7 @@
 import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import { EXIT, RemoteCommand, table } from '../../base-command.ts';
+import { resolveProject } from '../../client/projects.ts';
 import type { ListPlanRunsResponse } from '../../client/responses.ts';
 
 const STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'active'] as const;
@@ -12,7 +13,7 @@ export class PlanListCommand extends RemoteCommand {
     category: 'Plan-runs',
     description: 'list plan-runs, newest first',
     details: `
-      GET /plan-runs. One plan-run per line, or with \`--output pretty\` a table. \`--state active\` means queued or running.
+      GET /plan-runs. One plan-run per line, \`--output json\` one JSON array, or with \`--output pretty\` a table. \`--state active\` means queued or running.
     `,
     examples: [
       ['Every plan-run', '$0 plan list'],
@@ -23,7 +24,7 @@ export class PlanListCommand extends RemoteCommand {
     ],
   });
 
-  project = Option.String('--project', { description: 'only this project' });
+  project = Option.String('--project', { description: 'only this project: its id (prj_…) or owner/repo' });
   state = Option.String('--state', {
     description: `only this state: ${STATES.join(', ')}`,
     validator: t.isEnum(STATES),
@@ -31,7 +32,7 @@ export class PlanListCommand extends RemoteCommand {
 
   protected async run(): Promise<number> {
     const query = new URLSearchParams({
-      ...(this.project ? { project: this.project } : {}),
+      ...(this.project ? { project: await resolveProject(this.client, this.project) } : {}),
       ...(this.state ? { state: this.state } : {}),
     }).toString();
     const { planRuns } = await this.client.request<ListPlanRunsResponse>(
@@ -51,9 +52,7 @@ export class PlanListCommand extends RemoteCommand {
       this.line(
         rows.length ? table(['ID', 'STATE', 'PLAN', 'AGENT', 'PROJECT', 'CREATED', 'FAILURE'], rows) : '(no plan-runs)',
       );
-    } else {
-      for (const plan of planRuns) this.line(plan);
-    }
+    } else this.list(planRuns);
     return EXIT.ok;
   }
 }

@@ -1,7 +1,8 @@
 import { Command, Option, UsageError } from 'clipanion';
 import * as t from 'typanion';
-import { EXIT, RemoteCommand } from '../../base-command.ts';
+import { EXIT, exitForRunState, RemoteCommand } from '../../base-command.ts';
 import { projectLabel } from '../../client/project-label.ts';
+import { resolveProject } from '../../client/projects.ts';
 import type { CreatePlanRunResponse, GetPlanRunResponse } from '../../client/responses.ts';
 
 export class PlanRunCommand extends RemoteCommand {
@@ -13,9 +14,9 @@ export class PlanRunCommand extends RemoteCommand {
     details: `
       Dispatches a plan-run (POST /plan-runs) from a plan of the project's seeds tracker (\`[plan-id]\`), or from an ordered list of issues (\`--issues a,b,c\`, exclusive with a plan id). Children run strictly one after another; each one's pull request must be merged before the next starts.
 
-      Prints \`{"type":"plan_run.dispatched","planRun","children","links"}\`, then (unless \`--no-follow\`) \`{"type":"plan_run.event",…}\` for every event of every child run, and last \`{"type":"plan_run.terminal","planRunId","state","failureReason"}\`. \`--output pretty\` prints the same as short text lines, the plan-run's project (\`owner/repo (id)\`) and dashboard page first.
+      Prints \`{"type":"plan_run.dispatched","planRun","children","links"}\`, then (unless \`--no-follow\`) \`{"type":"plan_run.event",…}\` for every event of every child run, and last \`{"type":"plan_run.terminal","planRunId","state","failureReason"}\`. \`--output pretty\` prints the same as short text lines, the plan-run's project (\`owner/repo (id)\`) and dashboard page first; \`--output json\` as one JSON array when it ends.
 
-      Exit codes: 0 when the plan-run succeeded (or was dispatched, with \`--no-follow\`), 1 when it failed or was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the plan-run goes on).
+      Exit codes: 0 when the plan-run succeeded (or was dispatched, with \`--no-follow\`), 1 when it failed, 5 when it was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the plan-run goes on).
     `,
     examples: [
       [
@@ -31,7 +32,7 @@ export class PlanRunCommand extends RemoteCommand {
   });
 
   planId = Option.String({ required: false, name: 'plan-id' });
-  project = Option.String('--project', { required: true, description: 'the project id (prj_…)' });
+  project = Option.String('--project', { required: true, description: 'the project: its id (prj_…) or owner/repo' });
   agent = Option.String('--agent', { required: true, description: 'the agent every child runs' });
   issues = Option.String('--issues', {
     description: 'comma-separated issue ids, run in this order (instead of a plan id)',
@@ -61,7 +62,7 @@ export class PlanRunCommand extends RemoteCommand {
       .filter(Boolean);
     if (issues && issues.length === 0) throw new UsageError('--issues needs at least one issue id');
     const body = {
-      project: this.project,
+      project: await resolveProject(this.client, this.project),
       agent: this.agent,
       ...(this.planId ? { planId: this.planId } : { issues }),
       ...(this.promptTemplate ? { promptTemplate: this.promptTemplate } : {}),
@@ -97,7 +98,7 @@ export class PlanRunCommand extends RemoteCommand {
       { type: 'plan_run.terminal', planRunId: id, state: planRun.state, failureReason },
       `plan-run ${id} ${planRun.state}${failureReason ? `: ${failureReason}` : ''}`,
     );
-    return planRun.state === 'succeeded' ? EXIT.ok : EXIT.failed;
+    return exitForRunState(planRun.state);
   }
 }
 

@@ -8,7 +8,7 @@ export class ProjectListCommand extends RemoteCommand {
     category: 'Projects',
     description: 'list registered projects (GET /projects)',
     details: `
-      Prints one \`{"id","gitUrl","defaultBranch"}\` object per line, or with \`--output pretty\` a table (\`(no projects registered)\` when there is none).
+      Prints one \`{"id","gitUrl","defaultBranch"}\` object per line (\`--output json\`: one JSON array of them), or with \`--output pretty\` a table (\`(no projects registered)\` when there is none).
     `,
     examples: [
       ['List projects as NDJSON', '$0 projects'],
@@ -35,10 +35,10 @@ export class ProjectListCommand extends RemoteCommand {
             )
           : '(no projects registered)',
       );
-    } else {
-      for (const project of projects)
-        this.line({ id: project.id, gitUrl: project.gitUrl, defaultBranch: project.defaultBranch });
-    }
+    } else
+      this.list(
+        projects.map((project) => ({ id: project.id, gitUrl: project.gitUrl, defaultBranch: project.defaultBranch })),
+      );
     return EXIT.ok;
   }
 }
