@@ -35,6 +35,7 @@ import { PlanRunsService } from './services/plan-runs.service.ts';
 import { ProjectsService } from './services/projects.service.ts';
 import { type RunEventsService } from './services/run-events.service.ts';
 import { RunsService } from './services/runs.service.ts';
+import { RunDiffs } from './services/run-diffs.ts';
 import { PreviewService } from './services/preview.service.ts';
 import { previewRoutes } from './routes/preview.router.ts';
 import { PreviewCookies } from './preview/preview-cookie.ts';
@@ -127,7 +128,7 @@ export function allRoutes(
   const setup = { codes: deps.setupCodes ?? new SetupCodes(), token: deps.auth?.operatorToken ?? '' };
   const routes: RouteSpec<any, any, any>[] = [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
-    ...runsRoutes(runs, callbacks, events, links, spectators),
+    ...runsRoutes(runs, callbacks, events, links, spectators, new RunDiffs(deps.temporal)),
     ...planRunsRoutes(planRuns, events, links, spectators),
     ...projectsRoutes(projects, runs, links, spectators),
     ...catalogRoutes(deps.agents, deps.forge),
