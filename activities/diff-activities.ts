@@ -111,7 +111,17 @@ async function deliveredHead(
 ): Promise<Found> {
   const fetch = (source: string, refspecs: string[]) =>
     gitProbe(
-      ['-c', 'core.hooksPath=/dev/null', '-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', source, ...refspecs],
+      [
+        '-c',
+        'core.hooksPath=/dev/null',
+        '-c',
+        'fetch.fsckObjects=true',
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        source,
+        ...refspecs,
+      ],
       { cwd: scratch, token, timeoutMs: 120_000 },
     );
   const headOf = async () => gitProbe(['rev-parse', '--verify', '--quiet', `${HEAD_REF}^{commit}`], { cwd: scratch });

@@ -24,7 +24,9 @@ async function openDirectory(parent: string, name: string): Promise<FileHandle> 
   try {
     return await open(join(parent, name), NOFOLLOW | constants.O_DIRECTORY);
   } catch (error) {
-    throw new WorkspaceObjectsError(`${name} is not a directory of the workspace (${(error as NodeJS.ErrnoException).code})`);
+    throw new WorkspaceObjectsError(
+      `${name} is not a directory of the workspace (${(error as NodeJS.ErrnoException).code})`,
+    );
   }
 }
 
@@ -37,7 +39,9 @@ async function openPlainFile(directory: FileHandle, name: string): Promise<FileH
     handle = await open(join(at(directory), name), NOFOLLOW);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new WorkspaceObjectsError(`${name} cannot be read as a plain file (${(error as NodeJS.ErrnoException).code})`);
+    throw new WorkspaceObjectsError(
+      `${name} cannot be read as a plain file (${(error as NodeJS.ErrnoException).code})`,
+    );
   }
   if (!(await handle.stat()).isFile()) {
     await handle.close();
@@ -107,10 +111,12 @@ async function copyPlain(directory: FileHandle, name: string, target: string, bu
     const output = await open(target, 'wx', 0o600);
     try {
       const buffer = Buffer.alloc(1 << 20);
-      for (let read; (read = (await input.read(buffer, 0, buffer.length, null)).bytesRead) > 0; ) {
+      for (let read; (read = (await input.read(buffer, 0, buffer.length, null)).bytesRead) > 0;) {
         budget.left -= read;
         if (budget.left < 0)
-          throw new WorkspaceObjectsError(`the workspace holds more than ${MAX_WORKSPACE_OBJECT_BYTES} bytes of new objects`);
+          throw new WorkspaceObjectsError(
+            `the workspace holds more than ${MAX_WORKSPACE_OBJECT_BYTES} bytes of new objects`,
+          );
         await output.write(buffer, 0, read);
       }
     } finally {
