@@ -17,7 +17,7 @@ import { dataPaths } from '../platform/config.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { salvageBundlePath } from '../platform/salvage-store.ts';
 import { diffDocument } from './git/diff-document.ts';
-import { DiffGitError, diffGitText, SCRATCH_ATTRIBUTES } from './git/diff-git.ts';
+import { DiffGitError, diffGit, diffGitText, SCRATCH_ATTRIBUTES } from './git/diff-git.ts';
 import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
 import { copyWorkspaceCommits, WorkspaceObjectsError } from './git/workspace-objects.ts';
@@ -60,7 +60,7 @@ export function createDiffActivities(deps: DiffActivityDeps) {
               cwd: clone,
             }));
           if (!base) return none(`its base branch ${baseBranch} is not in the project clone`);
-          const baseCommit = await diffGitText(scratch, ['merge-base', base, found.head]).catch(() => base);
+          const baseCommit = await forkPoint(scratch, base, found.head);
           if (baseCommit === found.head) return none('no commits beyond its base yet');
           const { files, truncated } = await diffDocument(scratch, baseCommit, found.head);
           return { kind: 'diff', diff: { baseCommit, headCommit: found.head, source: found.source, files, truncated } };
@@ -74,6 +74,26 @@ export function createDiffActivities(deps: DiffActivityDeps) {
       }
     },
   };
+}
+
+/**
+ * Where the run's branch forked from its base: their merge base, and for a branch merged into the
+ * base since (its PR), the merge base with the base as it was just before that merge.
+ */
+async function forkPoint(scratch: string, base: string, head: string): Promise<string> {
+  const mergeBase = await diffGitText(scratch, ['merge-base', base, head]).catch(() => base);
+  if (mergeBase !== head) return mergeBase;
+  const { stdout } = await diffGit(
+    scratch,
+    ['rev-list', '--reverse', '--ancestry-path', '--first-parent', `${head}..${base}`],
+    {
+      cap: 4096,
+    },
+  );
+  const merge = stdout.toString('utf8').split('\n')[0];
+  if (!merge) return mergeBase;
+  const before = await diffGitText(scratch, ['rev-parse', '--verify', '--quiet', `${merge}^1`]).catch(() => '');
+  return before ? diffGitText(scratch, ['merge-base', before, head]).catch(() => mergeBase) : mergeBase;
 }
 
 type Found = { head: string; source: 'workspace' | 'branch' | 'salvage' } | string;

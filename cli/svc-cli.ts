@@ -19,6 +19,7 @@ import { PlanStatusCommand } from './commands/plan/status.ts';
 import { ProjectAddCommand } from './commands/project/add.ts';
 import { ProjectListCommand } from './commands/project/list.ts';
 import { RunCommand } from './commands/run.ts';
+import { RunsDiffCommand } from './commands/runs/diff.ts';
 import { ServeCommand } from './commands/serve.ts';
 import { VersionCommand } from './commands/version.ts';
 import { WorkerCommand } from './commands/worker.ts';
@@ -38,6 +39,7 @@ for (const command of [
   InitCommand,
   ConfigMigrateCommand,
   RunCommand,
+  RunsDiffCommand,
   PlanRunCommand,
   PlanCancelCommand,
   PlanStatusCommand,

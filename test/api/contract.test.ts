@@ -116,7 +116,9 @@ function calls(ids: PopulatedIds, setupCode: string, app: { code: string; state:
     ...Object.values(runs).flatMap((id) => [
       { method: 'GET', path: `/runs/${id}` },
       { method: 'GET', path: `/runs/${id}/events?follow=0` },
+      { method: 'GET', path: `/runs/${id}/diff` },
     ]),
+    { method: 'GET', path: '/runs/run_000000000000/diff' },
     { method: 'GET', path: `/runs/${runs.succeeded}/events?limit=2` },
     { method: 'POST', path: `/runs/${run}/steer`, body: { body: 'keep going' } },
     { method: 'POST', path: `/runs/${ids.paused}/resume`, body: { maxCostUsd: 0.5 } },

@@ -71,6 +71,10 @@ test.serial('after the run: every file of the pushed branch, bounded, with its p
   t.true(diff.truncated);
   t.is(diff.files.length, 6);
   t.is(run.filesChanged, 6, 'the same files the run counted');
+  github.mergeBranch('acme', 'shown', `svc/${runId}`);
+  const merged = await svc.request('GET', `/runs/${runId}/diff`);
+  t.is(merged.status, 200, merged.text);
+  t.deepEqual(merged.body.files, diff.files, 'merged into its base, the change is still the same');
 });
 
 test.serial('while the run goes on: its workspace commits so far; then an unknown run is 404', async (t) => {
