@@ -39,7 +39,7 @@ export class RunsDiffCommand extends RemoteCommand {
     category: 'Runs',
     description: "show a run's change as a unified diff",
     details: `
-      GET /runs/{id}/diff: the files the run's branch changes against its base, while the run goes on (its workspace's commits) and after it (the pushed branch, else its salvage). Prints a unified diff, coloured when stdout is a terminal (\`--color always|never\` decides otherwise; \`NO_COLOR\` turns colour off). A binary file is named, not shown; a patch over the limits is announced with its counts; when limits left anything out, a note goes to stderr. \`--output json\` prints the API's document (\`ndjson\`: on one line).
+      GET /runs/{id}/diff: the files the run's branch changes against its base, while the run goes on (its workspace's commits) and after it (the pushed branch, else its salvage). Prints a unified diff, coloured when stdout is a terminal (\`--color always|never\` decides otherwise; \`NO_COLOR\` turns colour off). A binary file is named, not shown; a patch over the limits is announced with its counts; when limits left anything out, a note goes to stderr. \`--output json\` (or \`ndjson\`) prints the API's document on one line.
 
       Exit 2 when the run has no change yet (\`run_has_no_change\`) or does not exist.
     `,
@@ -65,7 +65,7 @@ export class RunsDiffCommand extends RemoteCommand {
   protected async run(): Promise<number> {
     const diff = await this.client.request<RunDiff>('GET', `/runs/${encodeURIComponent(this.id)}/diff`);
     if (this.output !== 'pretty') {
-      this.line(this.output === 'json' ? JSON.stringify(diff, null, 2) : diff);
+      this.line(diff);
       return EXIT.ok;
     }
     const tty = Boolean((this.context.stdout as NodeJS.WriteStream).isTTY) && !process.env.NO_COLOR;
