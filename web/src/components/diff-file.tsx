@@ -29,6 +29,11 @@ function Code({ line, language }: { line: DiffLine; language: string | undefined
 function Unified({ lines, language }: { lines: DiffLine[]; language: string | undefined }) {
   return (
     <table class="diff-table unified">
+      <colgroup>
+        <col class="ln-col" />
+        <col class="ln-col" />
+        <col />
+      </colgroup>
       <tbody>
         {lines.map((line, index) =>
           line.kind === 'hunk' || line.kind === 'note' ? (
@@ -56,6 +61,12 @@ const Side = ({ number }: { number: number | undefined }) => <td class="ln">{num
 function Split({ lines, language }: { lines: DiffLine[]; language: string | undefined }) {
   return (
     <table class="diff-table split">
+      <colgroup>
+        <col class="ln-col" />
+        <col />
+        <col class="ln-col" />
+        <col />
+      </colgroup>
       <tbody>
         {splitRows(lines).map((row, index) =>
           row.across ? (
