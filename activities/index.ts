@@ -4,6 +4,7 @@ import { createAgentActivities } from './agent-activities.ts';
 import { createAgentControlActivities } from './agent-control-activities.ts';
 import { createPrLoopActivities, type PrLoopActivityDeps } from './pr-loop-activities.ts';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-activities.ts';
+import { createDiffActivities } from './diff-activities.ts';
 import { createFinalizeActivities, type FinalizeActivityDeps } from './finalize-activities.ts';
 import { withHeartbeats } from './keep-alive.ts';
 import { createPreviewActivities, type PreviewActivityDeps } from './preview-activities.ts';
@@ -42,6 +43,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAgentControlActivities(deps),
     ...projects,
     ...createFinalizeActivities(deps),
+    ...createDiffActivities(deps),
     ...createReconcileActivities(deps),
     ...createPlanActivities(deps, projects),
     ...createPreviewActivities(deps),

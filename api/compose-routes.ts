@@ -37,6 +37,7 @@ import { PlanRunsService } from './services/plan-runs.service.ts';
 import { ProjectsService } from './services/projects.service.ts';
 import { type RunEventsService } from './services/run-events.service.ts';
 import { RunsService } from './services/runs.service.ts';
+import { RunDiffs } from './services/run-diffs.ts';
 import { PreviewService } from './services/preview.service.ts';
 import { previewRoutes } from './routes/preview.router.ts';
 import { PreviewCookies } from './preview/preview-cookie.ts';
@@ -138,7 +139,7 @@ export function allRoutes(
   };
   const routes: RouteSpec<any, any, any>[] = [
     ...metaRoutes({ version: deps.version, readinessChecks: () => readinessChecks(deps) }),
-    ...runsRoutes(runs, callbacks, events, links, spectators),
+    ...runsRoutes(runs, callbacks, events, links, spectators, new RunDiffs(deps.temporal)),
     ...runLogRoutes(runs, events, spectators),
     ...planRunsRoutes(planRuns, events, links, spectators),
     ...projectsRoutes(projects, runs, links, spectators),

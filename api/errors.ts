@@ -126,6 +126,23 @@ export const Errors = {
       undefined,
       RETRY_SOON,
     ),
+  /** GET /runs/{id}/diff on a run whose branch holds nothing yet (queued, no commit, nothing pushed). */
+  runHasNoChange: (runId: string, reason: string) =>
+    new ApiError(
+      409,
+      'run_has_no_change',
+      `run ${runId} has no change to show: ${reason}`,
+      'a running run shows what it has committed; ask again after its first commit',
+    ),
+  /** A worker could not read the run's commits (the forge, the workspace's objects, a limit). */
+  runDiffUnavailable: (detail: string) =>
+    new ApiError(
+      503,
+      'run_diff_unavailable',
+      `the run's change cannot be read now: ${detail.slice(0, 500)}`,
+      'retry shortly; the worker log says more',
+      RETRY_SOON,
+    ),
   runtimeConflict: (runId: string) => new ApiError(409, 'runtime_conflict', `run ${runId} already exists`),
   idempotencyKeyReused: () =>
     new ApiError(

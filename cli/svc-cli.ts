@@ -27,6 +27,7 @@ import { RunsListCommand } from './commands/runs/list.ts';
 import { RunsLogsCommand } from './commands/runs/logs.ts';
 import { RunsShowCommand } from './commands/runs/show.ts';
 import { RunsSteerCommand } from './commands/runs/steer.ts';
+import { RunsDiffCommand } from './commands/runs/diff.ts';
 import { ServeCommand } from './commands/serve.ts';
 import { VersionCommand } from './commands/version.ts';
 import { WorkerCommand } from './commands/worker.ts';
@@ -61,6 +62,7 @@ for (const command of [
   RunsCancelCommand,
   RunsSteerCommand,
   LoginCommand,
+  RunsDiffCommand,
   PlanRunCommand,
   PlanCancelCommand,
   PlanStatusCommand,

@@ -160,3 +160,9 @@ export const prLoopIo = proxyActivities<
   startToCloseTimeout: '2m',
   retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
 });
+
+/** A run's diff (runDiffWorkflow): reads only, bounded; one retry, then the API answers 503. */
+export const diffIo = proxyActivities<Pick<Activities, 'computeRunDiff'>>({
+  startToCloseTimeout: '3m',
+  retry: { initialInterval: '1s', maximumAttempts: 2, nonRetryableErrorTypes: ['diff_unavailable'] },
+});

@@ -12,3 +12,4 @@ export { reconcileWorkflow } from './reconcile.workflow.ts';
 export { healerWorkflow } from './healer.workflow.ts';
 export { admissionWorkflow } from './admission.workflow.ts';
 export { webhooksWorkflow, webhookDeliveryWorkflow } from './webhooks.workflow.ts';
+export { runDiffWorkflow } from './run-diff.workflow.ts';

@@ -116,6 +116,21 @@ export class Spectators {
     return (await this.runs([run]))[0]!;
   }
 
+  /** A run's change: paths and patches masked like any text; a patch showing a private key is withheld. */
+  diff<T extends { files: { path: string; oldPath?: string; patch?: string }[] }>(diff: T): T {
+    return {
+      ...diff,
+      files: diff.files.map((file) => ({
+        ...file,
+        path: this.text(file.path),
+        ...(file.oldPath !== undefined ? { oldPath: this.text(file.oldPath) } : {}),
+        ...(file.patch !== undefined
+          ? { patch: PEM_BEGIN.test(file.patch) ? '@@ [redacted: a private key] @@\n' : this.text(file.patch) }
+          : {}),
+      })),
+    };
+  }
+
   static planRun<T extends Record<string, unknown>>(planRun: T) {
     const {
       promptTemplate: _t,

@@ -7,6 +7,8 @@ import { finalizeResultEnvelopeSchema } from '../../core/finalize-schema.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import type { RunLinks } from '../presenters/links.ts';
+import type { RunDiffs } from '../services/run-diffs.ts';
+import { runDiffSchema } from '../../core/run-diff.ts';
 import type { SandboxCallbacksService } from '../services/sandbox-callbacks.service.ts';
 import { Spectators } from '../presenters/spectator.ts';
 import { salvageBodyReader } from '../services/salvage-intake.ts';
@@ -36,6 +38,7 @@ export function runsRoutes(
   events: RunEventsService,
   links: RunLinks,
   spectators: Spectators,
+  diffs: RunDiffs,
 ) {
   return [
     defineRoute({
@@ -89,6 +92,21 @@ export function runsRoutes(
             ? { run: await spectators.run(presentRun(run)), links: links('run', params.id, true) }
             : { run: presentRun(run), links: links('run', params.id) },
         };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/runs/{id}/diff',
+      auth: 'readPublic',
+      summary: "The run's change: its files and patches against its base, bounded (docs/api.md)",
+      tags: ['runs'],
+      params: runIdParams,
+      responses: { 200: { description: "The run's change", schema: runDiffSchema } },
+      handler: async ({ params, identity }) => {
+        const run = await runs.get(params.id);
+        await spectators.assertVisible(identity, run.projectId, `run "${params.id}"`);
+        const diff = await diffs.of(run);
+        return { status: 200, body: Spectators.is(identity) ? spectators.diff(diff) : diff };
       },
     }),
     defineRoute({

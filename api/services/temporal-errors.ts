@@ -46,6 +46,7 @@ export function toApiError(error: unknown): unknown {
   if (cause?.type === 'project_unavailable') return Errors.projectUnavailable(cause.message);
   if (cause?.type === 'not_found') return Errors.notFound(cause.message.replace(/ not found$/, ''));
   if (cause?.type === 'ref_not_found') return Errors.refNotFound(cause.message);
+  if (cause?.type === 'diff_unavailable') return Errors.runDiffUnavailable(cause.message);
   return wrapConnectionError(error);
 }
 

@@ -4,6 +4,7 @@
 import test from 'ava';
 import { mintRunToken } from '../../core/run-token.ts';
 import { suitePostgresUrl } from '../support/env.ts';
+import { waitFor } from '../support/processes.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
@@ -34,7 +35,7 @@ test.before(async () => {
       body: {
         agent: 'shell',
         project: visible,
-        prompt: `echo token=${SECRET}\nsleep 300`,
+        prompt: `echo token=${SECRET}\necho key=${SECRET} > leak.txt && git add leak.txt && git commit -qm leak\nsleep 300`,
         metadata: { ticket: 'INTERNAL-7' },
       },
     })
@@ -171,6 +172,18 @@ test.serial('spectators see allowlisted projects only, redacted, with secrets ma
   t.false(spectatorLog.text.includes(SECRET));
   t.true((await svc.request('GET', `/runs/${runA}/log`)).text.includes(`token=${SECRET}`));
   t.is((await svc.request('GET', `/runs/${hiddenRun}/log`, spectator)).status, 404);
+  // The running run's diff: the same rules as the run, its text masked.
+  const diffOf = (options: { token?: string | null }) =>
+    waitFor(async () => {
+      const response = await svc.request('GET', `/runs/${runA}/diff`, options);
+      return response.status === 200 ? response : undefined;
+    }, "run A's diff");
+  const seen = await diffOf(spectator);
+  t.is(seen.body.files[0].path, 'leak.txt');
+  t.false(seen.text.includes(SECRET), seen.text);
+  t.true((await diffOf({})).text.includes(SECRET), 'the operator sees the change as committed');
+  t.is((await svc.request('GET', `/runs/${hiddenRun}/diff`, spectator)).status, 404);
+  t.is((await svc.request('GET', `/runs/${runB}/diff`, spectator)).status, 404);
   const agent = (await svc.request('GET', '/agents/shell', spectator)).body;
   t.is(agent.renderedJson, null);
   t.deepEqual((await svc.request('GET', '/whoami', spectator)).body, {

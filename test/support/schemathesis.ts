@@ -25,7 +25,7 @@ export const CHECKS = [
 
 /**
  * Fixed path parameters per route family, so generated cases reach real things: the held running
- * run for reads and sandbox callbacks, a finished run for cancel, steer and events (a fuzzed
+ * run for reads and sandbox callbacks, a finished run for cancel, steer, events and diff (a fuzzed
  * cancel must not end the held run, and its event stream would be held open), a failed plan-run, the project (DELETE is refused while its run is held).
  * Trigger ids stay generated: a real one would start a run per case.
  */
@@ -44,7 +44,7 @@ export function schemathesisConfig(ids: PopulatedIds): string {
       'path.id': ids.runs.running,
     }),
     // A finished run's events close at once; the held run's would be followed for ever.
-    operation('^/runs/\\{id\\}/(cancel|steer|events)$', { 'path.id': ids.runs.succeeded }),
+    operation('^/runs/\\{id\\}/(cancel|steer|events|diff)$', { 'path.id': ids.runs.succeeded }),
     operation('^/plan-runs/\\{id\\}', { 'path.id': ids.planRuns.failed }),
     operation('^/projects/\\{id\\}(/[a-z-]+)*$', { 'path.id': ids.project }),
     operation('^/projects/\\{id\\}/seeds/\\{seedId\\}$', { 'path.id': ids.project, 'path.seedId': ids.seedId }),

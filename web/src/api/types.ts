@@ -2,6 +2,7 @@
 // reaches the bundle). A schema change that breaks the dashboard fails its type-check.
 import type { z } from 'zod';
 import type { RunJson } from '../../../core/run-schema.ts';
+import type { DiffFile, RunDiff as RunDiffJson } from '../../../core/run-diff.ts';
 import type {
   cancelRunResponse,
   dispatchRunBody,
@@ -101,3 +102,6 @@ export type DispatchAnalytics = z.output<typeof dispatchAnalyticsResponse>;
 export interface ErrorEnvelope {
   error: { code: string; message: string; hint?: string };
 }
+
+export type RunDiff = RunDiffJson;
+export type RunDiffFile = DiffFile;

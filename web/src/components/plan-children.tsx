@@ -46,9 +46,18 @@ export function PlanChildren({ rows, runs, now }: { rows: PlanRunChildView[]; ru
               </td>
               <td data-label="Run">
                 {child.runId ? (
-                  <a href={`/ui/runs/${encodeURIComponent(child.runId)}`} class="mono">
-                    {child.runId}
-                  </a>
+                  <>
+                    <a href={`/ui/runs/${encodeURIComponent(child.runId)}`} class="mono">
+                      {child.runId}
+                    </a>{' '}
+                    <a
+                      href={`/ui/runs/${encodeURIComponent(child.runId)}#diff`}
+                      class="diff-link"
+                      data-testid="child-diff"
+                    >
+                      diff
+                    </a>
+                  </>
                 ) : (
                   <span class="muted">—</span>
                 )}

@@ -9,6 +9,7 @@ import { pollTick } from '../api/lifecycle.ts';
 import type { CancelRunResult, RunDetail, RunEvent } from '../api/types.ts';
 import { EventTail, useRunEvents } from '../components/event-tail.tsx';
 import { SteerBox } from '../components/steer-box.tsx';
+import { RunDiffCard } from '../components/run-diff.tsx';
 import { PrLoopCard, usePrLoopTick } from '../components/pr-loop.tsx';
 import { PausedNotice } from '../components/pause-control.tsx';
 import { OpenPreview, PreviewFact, usePreviewFollow } from '../components/preview-control.tsx';
@@ -177,6 +178,13 @@ export function RunPage() {
         </div>
       </div>
       <PrLoopCard run={run} events={tail.events} operator={operator} />
+      {run.projectId ? (
+        <RunDiffCard
+          runId={run.id}
+          active={active}
+          version={`${run.state}:${run.commitsAhead}:${run.filesChanged}:${tail.events.filter((event) => event.kind === 'branch_pushed').length}`}
+        />
+      ) : null}
       <details class="card prompt" open={run.prompt.length < 600}>
         <summary>Prompt</summary>
         <pre>{run.prompt || 'hidden'}</pre>
