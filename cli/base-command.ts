@@ -60,7 +60,8 @@ export abstract class SvcCommand extends Command {
     return this.output === 'pretty' && wantsColour(this.context.stdout as { isTTY?: boolean });
   }
 
-  private write(text: string): void {
+  /** A line as it is: text already escaped and painted by the command. */
+  protected write(text: string): void {
     this.context.stdout.write(`${text}\n`);
   }
 

@@ -2,7 +2,10 @@
 // follow=0 closes at once; capacity is enforced and freed on disconnect; shutdown ends streams
 // cleanly; and two API processes on one PostgreSQL both see every transition (LISTEN/NOTIFY).
 import test from 'ava';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { postgresOrSkip } from '../support/env.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
@@ -197,7 +200,10 @@ test.serial('two API processes on one PostgreSQL both see every transition', asy
   if (!postgresOrSkip(t, 'postgresql')) return;
   const svc = await startTestStack({ database: 'postgresql' });
   t.teardown(() => svc.stop());
-  // A second API process (no worker) on the same database and Temporal task queue.
+  // A second API process (no worker) on the same database and Temporal task queue, with a data
+  // directory of its own: one `svc serve` holds a data directory.
+  const otherData = mkdtempSync(join(tmpdir(), 'svc-other-api-'));
+  t.teardown(() => rmSync(otherData, { recursive: true, force: true }));
   const other = spawnSvc(['serve', '--no-worker'], {
     ...process.env,
     DATABASE_URL: svc.config.databaseUrl,
@@ -205,7 +211,7 @@ test.serial('two API processes on one PostgreSQL both see every transition', asy
     SVC_TASK_QUEUE: svc.config.taskQueue,
     SVC_API_TOKEN: svc.token,
     SVC_PORT: '0',
-    SVC_DATA_DIR: svc.config.dataDir,
+    SVC_DATA_DIR: otherData,
   });
   t.teardown(() => other.child.kill('SIGKILL'));
   const otherUrl = (await waitForOutput(other, /API: +(http:\/\/\S+)/, 60_000))[1]!;

@@ -203,7 +203,8 @@ test.serial('svc run dispatches, tails the events and exits 0 only on success', 
   // --output pretty: the same records as text lines.
   const pretty = await cli('shell', project, '-p', 'cat README.md', '--output', 'pretty');
   t.is(pretty.code, 0, pretty.output);
-  t.regex(pretty.text[0]!, /^run run_[0-9a-z]{12} dispatched: agent shell, project prj_/);
+  t.regex(pretty.text[0]!, /^run run_[0-9a-z]{12} dispatched: agent shell, project acme\/runs-cli \(prj_\w{12}\)$/);
+  t.regex(pretty.text[1]!, /^dashboard: http:\/\/\S+\/ui\/runs\/run_[0-9a-z]{12}$/);
   t.true(
     pretty.text.some((line) => /^\d\d:\d\d:\d\d # runs-cli$/.test(line)),
     pretty.text.join('\n'),

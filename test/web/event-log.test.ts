@@ -47,13 +47,14 @@ test.serial('the log opens at its end, in human lines; load earlier reaches the 
   t.is(await tail.locator('.tail-line').last().getAttribute('data-seq'), String(seqs.at(-1)));
   t.false((await tail.innerText()).includes('"payload"'), 'no raw JSON in the lines');
 
-  for (
-    let clicks = 0;
-    clicks < 10 && (await page.getByRole('button', { name: 'Load earlier lines' }).count());
-    clicks++
-  )
-    await page.getByRole('button', { name: 'Load earlier lines' }).click();
-  await page.locator('.tail-note', { hasText: 'Start of the log' }).waitFor();
+  // One page a click; the button reads "Loading…" until its page is in, so each click waits for it.
+  const start = page.locator('.tail-note', { hasText: 'Start of the log' });
+  const earlier = page.getByRole('button', { name: 'Load earlier lines' });
+  for (let clicks = 0; clicks < 10 && !(await start.count()); clicks++) {
+    await earlier.or(start).first().waitFor();
+    if (await earlier.count()) await earlier.click();
+  }
+  await start.waitFor();
   t.is(await tail.locator('.tail-line').count(), seqs.length, 'every event, once');
   t.is(await tail.locator('.tail-line').first().getAttribute('data-seq'), String(seqs[0]));
   t.is(await tail.locator('.tail-line').first().locator('.tail-body').innerText(), 'Run queued');
@@ -129,13 +130,14 @@ test.serial('the raw event is one click away; the download is the text log', asy
   t.true(text.includes(' out   bold red then green plain\n'));
 
   // The log as a newcomer sees it: its start, one event opened.
-  for (
-    let clicks = 0;
-    clicks < 10 && (await page.getByRole('button', { name: 'Load earlier lines' }).count());
-    clicks++
-  )
-    await page.getByRole('button', { name: 'Load earlier lines' }).click();
-  await page.locator('.tail-note', { hasText: 'Start of the log' }).waitFor();
+  // One page a click; the button reads "Loading…" until its page is in, so each click waits for it.
+  const start = page.locator('.tail-note', { hasText: 'Start of the log' });
+  const earlier = page.getByRole('button', { name: 'Load earlier lines' });
+  for (let clicks = 0; clicks < 10 && !(await start.count()); clicks++) {
+    await earlier.or(start).first().waitFor();
+    if (await earlier.count()) await earlier.click();
+  }
+  await start.waitFor();
   const queued = await line(page, 'Run queued').getAttribute('data-seq');
   await page.getByRole('button', { name: `Raw event ${queued}`, exact: true }).click();
   await page.setViewportSize({ width: 1280, height: 640 });

@@ -2,13 +2,12 @@ import { Command, Option } from 'clipanion';
 import * as t from 'typanion';
 import type { DiffFile, RunDiff } from '../../../core/run-diff.ts';
 import { EXIT, OUTPUT_MODES, RemoteCommand } from '../../base-command.ts';
+import { escapeControls, paint, wantsColour, type Colour } from '../../terminal-text.ts';
 
 const COLOR_MODES = ['auto', 'always', 'never'] as const;
 
-const SGR = { bold: '\x1b[1m', cyan: '\x1b[36m', green: '\x1b[32m', red: '\x1b[31m', dim: '\x1b[2m', off: '\x1b[0m' };
-
 /** One file as `git diff` prints it: its header, then its hunks (or why there are none). */
-function renderFile(file: DiffFile, paint: (colour: keyof typeof SGR, text: string) => string): string[] {
+function renderFile(file: DiffFile, paint: (colour: Colour | undefined, text: string) => string): string[] {
   const old = file.oldPath ?? file.path;
   const lines = [paint('bold', `diff --git a/${old} b/${file.path}`)];
   if (file.status === 'renamed')
@@ -27,7 +26,7 @@ function renderFile(file: DiffFile, paint: (colour: keyof typeof SGR, text: stri
     if (line.startsWith('@@')) lines.push(paint('cyan', line));
     else if (line.startsWith('+')) lines.push(paint('green', line));
     else if (line.startsWith('-')) lines.push(paint('red', line));
-    else lines.push(line);
+    else lines.push(paint(undefined, line));
   }
   return lines;
 }
@@ -68,10 +67,12 @@ export class RunsDiffCommand extends RemoteCommand {
       this.line(diff);
       return EXIT.ok;
     }
-    const tty = Boolean((this.context.stdout as NodeJS.WriteStream).isTTY) && !process.env.NO_COLOR;
-    const coloured = this.color === 'always' || (this.color === 'auto' && tty);
-    const paint = (colour: keyof typeof SGR, text: string) => (coloured ? `${SGR[colour]}${text}${SGR.off}` : text);
-    for (const file of diff.files) this.line(renderFile(file, paint).join('\n'));
+    const coloured =
+      this.color === 'always' || (this.color === 'auto' && wantsColour(this.context.stdout as NodeJS.WriteStream));
+    // Paths and patches are the agent's text: escaped (unless --raw) before svc adds its own colours.
+    const show = (colour: Colour | undefined, text: string) =>
+      paint(this.raw ? text : escapeControls(text), colour, coloured);
+    for (const file of diff.files) this.write(renderFile(file, show).join('\n'));
     if (diff.truncated)
       this.context.stderr.write(
         `svc: the diff is cut to its limits (files or patches left out); ${diff.files.length} files listed\n`,

@@ -178,13 +178,6 @@ export function RunPage() {
         </div>
       </div>
       <PrLoopCard run={run} events={tail.events} operator={operator} />
-      {run.projectId ? (
-        <RunDiffCard
-          runId={run.id}
-          active={active}
-          version={`${run.state}:${run.commitsAhead}:${run.filesChanged}:${tail.events.filter((event) => event.kind === 'branch_pushed').length}`}
-        />
-      ) : null}
       <details class="card prompt" open={run.prompt.length < 600}>
         <summary>Prompt</summary>
         <pre>{run.prompt || 'hidden'}</pre>
@@ -194,6 +187,14 @@ export function RunPage() {
         <h2 id="events-title">Events {tail.streaming ? <span class="live live-live">live</span> : null}</h2>
         <EventTail tail={tail} />
       </section>
+      {/* After the log: a diff that grows as the agent commits moves nothing a reader is looking at. */}
+      {run.projectId ? (
+        <RunDiffCard
+          runId={run.id}
+          active={active}
+          version={`${run.state}:${run.commitsAhead}:${run.filesChanged}:${tail.events.filter((event) => event.kind === 'branch_pushed').length}`}
+        />
+      ) : null}
     </section>
   );
 }
