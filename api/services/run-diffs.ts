@@ -38,12 +38,14 @@ export class RunDiffs {
     };
     let answer;
     try {
-      answer = await this.#temporal.client.workflow.execute<typeof runDiffWorkflow>('runDiffWorkflow', {
-        workflowId: `svc-diff-${run.id}-${randomUUID().slice(0, 8)}`,
-        taskQueue: this.#temporal.taskQueue,
-        args: [request],
-        workflowExecutionTimeout: '4m',
-      });
+      answer = await this.#temporal.callUntilClosed(() =>
+        this.#temporal.client.workflow.execute<typeof runDiffWorkflow>('runDiffWorkflow', {
+          workflowId: `svc-diff-${run.id}-${randomUUID().slice(0, 8)}`,
+          taskQueue: this.#temporal.taskQueue,
+          args: [request],
+          workflowExecutionTimeout: '4m',
+        }),
+      );
     } catch (error) {
       throw toApiError(error);
     }

@@ -41,6 +41,7 @@ export class TemporalGateway {
   readonly #connection: Connection;
   /** Calls still under way: close() lets them end (each within its deadline) before it closes. */
   #inFlight = 0;
+  readonly #closing = new AbortController();
   readonly #settings: TemporalGatewaySettings;
 
   private constructor(connection: Connection, settings: TemporalGatewaySettings) {
@@ -68,6 +69,16 @@ export class TemporalGateway {
   call<T>(fn: () => Promise<T>): Promise<T> {
     this.#inFlight += 1;
     return this.#connection.withDeadline(Date.now() + CALL_DEADLINE_MS, fn).finally(() => (this.#inFlight -= 1));
+  }
+
+  /**
+   * A call that may outlast a plain one (a workflow executed for its answer): no deadline of its
+   * own, but counted and cut when the gateway closes, so close() never leaves it retrying on a
+   * closed channel.
+   */
+  callUntilClosed<T>(fn: () => Promise<T>): Promise<T> {
+    this.#inFlight += 1;
+    return this.#connection.withAbortSignal(this.#closing.signal, fn).finally(() => (this.#inFlight -= 1));
   }
 
   /**
@@ -297,6 +308,7 @@ export class TemporalGateway {
   async close(): Promise<void> {
     // The client retries a failed call on a timer; closing the channel under a pending retry makes
     // that timer throw ("Channel has been shut down") where nothing can catch it.
+    this.#closing.abort();
     const deadline = Date.now() + CALL_DEADLINE_MS + 1000;
     while (this.#inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     await this.#connection.close();
