@@ -36,6 +36,18 @@ async function runPage(): Promise<Page> {
 
 const line = (page: Page, text: string) => page.locator('.tail-line', { hasText: text });
 
+// One page a click; the button reads "Loading…" until its page is in, so each click waits for it
+// and the loop ends only on the start-of-log note, never on a button momentarily gone.
+async function loadToStart(page: Page): Promise<void> {
+  const start = page.locator('.tail-note', { hasText: 'Start of the log' });
+  const earlier = page.getByRole('button', { name: 'Load earlier lines' });
+  for (let clicks = 0; clicks < 10 && !(await start.count()); clicks++) {
+    await earlier.or(start).first().waitFor();
+    if (await earlier.count()) await earlier.click();
+  }
+  await start.waitFor();
+}
+
 test.serial('the log opens at its end, in human lines; load earlier reaches the first event', async (t) => {
   t.true(seqs.length > 2 * 500, 'a log of more than two pages');
   const page = await runPage();
@@ -47,14 +59,7 @@ test.serial('the log opens at its end, in human lines; load earlier reaches the 
   t.is(await tail.locator('.tail-line').last().getAttribute('data-seq'), String(seqs.at(-1)));
   t.false((await tail.innerText()).includes('"payload"'), 'no raw JSON in the lines');
 
-  // One page a click; the button reads "Loading…" until its page is in, so each click waits for it.
-  const start = page.locator('.tail-note', { hasText: 'Start of the log' });
-  const earlier = page.getByRole('button', { name: 'Load earlier lines' });
-  for (let clicks = 0; clicks < 10 && !(await start.count()); clicks++) {
-    await earlier.or(start).first().waitFor();
-    if (await earlier.count()) await earlier.click();
-  }
-  await start.waitFor();
+  await loadToStart(page);
   t.is(await tail.locator('.tail-line').count(), seqs.length, 'every event, once');
   t.is(await tail.locator('.tail-line').first().getAttribute('data-seq'), String(seqs[0]));
   t.is(await tail.locator('.tail-line').first().locator('.tail-body').innerText(), 'Run queued');
@@ -70,12 +75,7 @@ test.serial('the log opens at its end, in human lines; load earlier reaches the 
 
 test.serial('agent output keeps its colours; hostile sequences stay inert text', async (t) => {
   const page = await runPage();
-  for (
-    let clicks = 0;
-    clicks < 10 && (await page.getByRole('button', { name: 'Load earlier lines' }).count());
-    clicks++
-  )
-    await page.getByRole('button', { name: 'Load earlier lines' }).click();
+  await loadToStart(page);
   const coloured = line(page, 'bold red');
   await coloured.waitFor();
   const red = coloured.locator('span.ansi-fg-1.ansi-bold');
@@ -130,14 +130,7 @@ test.serial('the raw event is one click away; the download is the text log', asy
   t.true(text.includes(' out   bold red then green plain\n'));
 
   // The log as a newcomer sees it: its start, one event opened.
-  // One page a click; the button reads "Loading…" until its page is in, so each click waits for it.
-  const start = page.locator('.tail-note', { hasText: 'Start of the log' });
-  const earlier = page.getByRole('button', { name: 'Load earlier lines' });
-  for (let clicks = 0; clicks < 10 && !(await start.count()); clicks++) {
-    await earlier.or(start).first().waitFor();
-    if (await earlier.count()) await earlier.click();
-  }
-  await start.waitFor();
+  await loadToStart(page);
   const queued = await line(page, 'Run queued').getAttribute('data-seq');
   await page.getByRole('button', { name: `Raw event ${queued}`, exact: true }).click();
   await page.setViewportSize({ width: 1280, height: 640 });
