@@ -20,6 +20,12 @@ export interface PullRequestWorkflowInput {
 /** The failure type of a run workflow that closed Failed; its details hold the RunOutcome. */
 export const RUN_FAILED = 'run_failed';
 
+/**
+ * The memo key under which a cancelled run's workflow keeps its RunOutcome: Canceled closes carry no
+ * result, and the PR loop still counts a stopped round's cost toward its PR's total.
+ */
+export const CANCELLED_OUTCOME_MEMO = 'cancelledOutcome';
+
 /** The message a failed run's workflow closes with: the reason first, so the Temporal UI shows it. */
 export function runFailureMessage(outcome: RunOutcome): string {
   return `run failed: ${outcome.failureReason ?? 'unknown'}`;

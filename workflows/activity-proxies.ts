@@ -125,11 +125,16 @@ export const admissionIo = proxyActivities<Pick<Activities, 'requestAdmission' |
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 
-/** A cancelled run asks for its own workflow's cancellation (workflows/run.workflow.ts): retried until it lands. */
-export const runWorkflowControl = proxyActivities<Pick<Activities, 'requestRunWorkflowCancel'>>({
-  startToCloseTimeout: '1m',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
-});
+/**
+ * A cancelled run asks for its own workflow's cancellation (workflows/run.workflow.ts), and the PR loop
+ * reads a stopped round's outcome from its memo: retried until they land.
+ */
+export const runWorkflowControl = proxyActivities<Pick<Activities, 'requestRunWorkflowCancel' | 'cancelledRunOutcome'>>(
+  {
+    startToCloseTimeout: '1m',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+  },
+);
 
 /**
  * Webhooks: the registry's projection, the outbox read, one delivery attempt (its HTTP failures are

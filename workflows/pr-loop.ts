@@ -15,7 +15,7 @@ import {
 } from '../core/pr-loop.ts';
 import type { RunOutcome, RunSnapshot, RunTiming, RunWorkflowInput } from '../core/run-model.ts';
 import { outcomeOfClosedRun } from '../core/run-workflows.ts';
-import { prLoopIo } from './activity-proxies.ts';
+import { prLoopIo, runWorkflowControl } from './activity-proxies.ts';
 import { describeFailure } from './failures.ts';
 import { cancelSignal } from './messages.ts';
 import { publishPrState } from './run-tail.ts';
@@ -189,11 +189,13 @@ async function roundOutcome(runId: string, input: RunWorkflowInput, stopRequeste
     // The round ends on its own even if this run's workflow were terminated meanwhile.
     parentClosePolicy: ParentClosePolicy.ABANDON,
   });
-  // A round that failed or was cancelled closes its workflow so: its outcome is in the failure.
-  const result = (child.result() as Promise<RunOutcome>).catch((error: unknown) => {
+  // A round that failed closes its workflow so, its outcome in the failure; a cancelled one keeps its
+  // outcome (what it cost until stopped) in its memo.
+  const result = (child.result() as Promise<RunOutcome>).catch(async (error: unknown) => {
     const outcome = outcomeOfClosedRun(runId, error);
     if (!outcome) throw error;
-    return outcome;
+    if (outcome.state !== 'cancelled') return outcome;
+    return (await runWorkflowControl.cancelledRunOutcome({ runId })) ?? outcome;
   });
   let done = false;
   void result.finally(() => (done = true)).catch(() => undefined);

@@ -10,12 +10,13 @@ import {
   CancellationScope,
   condition,
   isCancellation,
+  upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
 import { classifyAgentExit, type AgentExitEvidence } from '../core/agent-exit.ts';
 import type { RunOutcome, RunWorkflowInput } from '../core/run-model.ts';
 import { FAILURE_BY_PHASE, isTerminalRunState } from '../core/run-states.ts';
-import { runFailureMessage, RUN_FAILED } from '../core/run-workflows.ts';
+import { CANCELLED_OUTCOME_MEMO, runFailureMessage, RUN_FAILED } from '../core/run-workflows.ts';
 import { runWorkflowControl, sandboxSetup, supervision } from './activity-proxies.ts';
 import { admit } from './run-admission.ts';
 import { describeFailure } from './failures.ts';
@@ -62,6 +63,8 @@ async function close(execution: RunExecution, outcome: RunOutcome): Promise<RunO
       details: [outcome],
     });
   if (outcome.state !== 'cancelled') return outcome;
+  // A cancellation carries no result: the memo keeps the outcome (its cost) for whoever reads it later.
+  upsertMemo({ [CANCELLED_OUTCOME_MEMO]: outcome });
   if (!execution.cancelledInTemporal)
     await CancellationScope.nonCancellable(() =>
       runWorkflowControl.requestRunWorkflowCancel({ runId: workflowInfo().workflowId }),

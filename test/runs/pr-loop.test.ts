@@ -104,11 +104,18 @@ test.serial(
   },
 );
 
+// Resolves a conflict, or takes its time (a round still at work, having reported what it spent, when
+// the loop is stopped), or writes a note.
+const TALK = [
+  'case "$SVC_PROMPT" in',
+  '*"conflicts with"*) git diff --name-only --diff-filter=U | xargs -r sed -i \'/^[<=>]\\{7\\}/d\';',
+  'git add -A && git commit -q --no-edit;;',
+  '*"take your time"*) echo \'{"type":"svc.usage","costUsd":0.4}\'; echo taking my time; sleep 60;;',
+  '*) echo note > NOTE.md; git add -A && git commit -qm "svc follow-up";; esac; echo round done',
+].join(' ');
 const TALKER = [
   'description: answers comments and conflicts',
-  'command: ["bash", "-c", "case \\"$SVC_PROMPT\\" in *\\"conflicts with\\"*) ' +
-    "git diff --name-only --diff-filter=U | xargs -r sed -i '/^[<=>]\\\\{7\\\\}/d'; git add -A && git commit -q --no-edit;; " +
-    '*) echo note > NOTE.md; git add -A && git commit -qm \\"svc follow-up\\";; esac; echo round done"]',
+  `command: ${JSON.stringify(['bash', '-c', TALK])}`,
   '',
 ].join('\n');
 
@@ -116,7 +123,7 @@ test.serial(
   'a writer asks svc in a comment, the base moves into a conflict: a round for each, none for a passer-by',
   async (t) => {
     const { github, forge } = await loopForge(t, 'talked', {
-      '.svc/config.yaml': 'pr:\n  followUps:\n    role: pr-fixer\n    maxRounds: 3\n',
+      '.svc/config.yaml': 'pr:\n  followUps:\n    role: pr-fixer\n    maxRounds: 4\n',
       '.svc/agents/pr-fixer.yaml': TALKER,
     });
     const { api } = await loopStack(t, forge);
@@ -174,13 +181,31 @@ test.serial(
     t.is((await events()).filter((event) => event.kind === 'pr_loop.follow_up_started').length, 2);
     t.is((await api.request('GET', `/runs/${runId}`)).body.run.prRounds, 2);
 
-    // An operator stops the loop (a cancel of the ended run): svc follows the PR, no longer answers it.
+    // A round still at work, having spent $0.40 so far, when an operator stops the loop (a cancel of
+    // the ended run): the round is cancelled, its cost still counts toward the PR's total, and svc
+    // follows the PR but no longer answers it.
+    forge.comment(1, 'maintainer', '@svc take your time with this one');
+    const slow = await waitFor(
+      async () =>
+        (await events()).find((event) => event.kind === 'pr_loop.follow_up_started' && event.payload.round === 3)
+          ?.payload,
+      'round 3 started',
+      60_000,
+    );
+    await waitFor(
+      async () => (await runEventLog(api, slow.runId)).some((event) => event.kind === 'usage'),
+      'round 3 reported its cost',
+      60_000,
+    );
     const stop = await api.request('POST', `/runs/${runId}/cancel`, { body: { reason: 'enough' } });
     t.like(stop.body, { state: 'succeeded', alreadyTerminal: true });
     await waitFor(async () => (await events()).some((event) => event.kind === 'pr_loop.stopped'), 'the stop', 30_000);
+    t.like(await roundEnded(3), { kind: 'comment', state: 'cancelled', prCostUsd: 0.4 });
+    t.like((await api.request('GET', `/runs/${slow.runId}`)).body.run, { state: 'cancelled', costUsd: 0.4 });
+    t.like((await api.request('GET', `/runs/${runId}`)).body.run, { prRounds: 3, prCostUsd: 0.4 });
     forge.comment(1, 'maintainer', '/svc one more thing');
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    t.is((await events()).filter((event) => event.kind === 'pr_loop.follow_up_started').length, 2);
+    t.is((await events()).filter((event) => event.kind === 'pr_loop.follow_up_started').length, 3);
     forge.merge(1);
     await waitFor(
       async () => (await api.request('GET', `/runs/${runId}`)).body.run.prState === 'merged',
