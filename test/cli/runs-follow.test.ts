@@ -14,8 +14,11 @@ test.before(async () => {
 });
 test.after.always(() => svc?.stop());
 
-const dispatch = async (prompt: string): Promise<string> =>
-  (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt } })).body.run.id;
+async function dispatch(prompt: string): Promise<string> {
+  const answer = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt } });
+  if (answer.status !== 201) throw new Error(`POST /runs answered ${answer.status}: ${answer.text}`);
+  return answer.body.run.id;
+}
 
 /** A shell pipeline's exit code of svc (pipefail), its stdout and stderr. */
 function pipeline(svcArgs: string[], reader: string): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -211,6 +211,14 @@ test.serial('a plan-run page shows its children advance, one after another, live
   t.true(await documentIsMarked(page), 'the plan-run page was never reloaded');
   for (const [index, seed] of fixture.seeds.entries())
     t.regex(await page.locator(`tr[data-seq="${index + 1}"]`).innerText(), new RegExp(seed), 'children in plan order');
+  // A child's "diff" opens its run's change: the seed's file it committed.
+  const childRun = (await svc.request('GET', `/plan-runs/${id}`)).body.children[0].runId;
+  await page.locator('tr[data-seq="1"]').getByTestId('child-diff').click();
+  await page.waitForURL(`${svc.url}/ui/runs/${childRun}#diff`);
+  await page.getByTestId('run-diff').locator('.diff-file').first().waitFor();
+  const files = await page.getByTestId('diff-files').locator('li').allInnerTexts();
+  t.is(files.length, 1, files.join(', '));
+  t.regex(files[0]!, new RegExp(`^${first}\\.md \\+\\d+ −0$`));
   await page.close();
 });
 
