@@ -14,6 +14,7 @@ import type { LifecycleHook } from '../core/event-kinds.ts';
 import { LifecycleEventEntity, RunEntity, WebhookDeliveryEntity, WebhookEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { signWebhook, WEBHOOK_HEADERS, webhookSecret } from '../platform/webhook-signing.ts';
+import { postWebhook } from '../platform/webhook-targets.ts';
 import { retryDelayMs } from '../core/webhooks.ts';
 import type { webhookDeliveryWorkflow } from '../workflows/webhooks.workflow.ts';
 
@@ -28,6 +29,7 @@ export interface WebhookActivityDeps {
 
 const DEFAULT_SETTINGS: WebhookSettings = {
   pollMs: 2000,
+  privateTargets: [],
   retry: { baseMs: 10_000, maxAttempts: 10 },
   settleMs: 2000,
   timeoutMs: 10_000,
@@ -113,22 +115,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       let status: number | null = null;
       let error: string | null = null;
       try {
-        const response = await fetch(webhook.url, {
-          method: 'POST',
-          redirect: 'manual',
-          signal: AbortSignal.timeout(settings.timeoutMs),
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'svc-webhooks',
-            [WEBHOOK_HEADERS.event]: delivery.hook,
-            [WEBHOOK_HEADERS.delivery]: delivery.deliveryId,
-            [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-            [WEBHOOK_HEADERS.signature]: signWebhook(secret, timestamp, body),
-          },
-          body,
-        });
-        status = response.status;
-        await response.body?.cancel();
+        const headers = {
+          'content-type': 'application/json',
+          'user-agent': 'svc-webhooks',
+          [WEBHOOK_HEADERS.event]: delivery.hook,
+          [WEBHOOK_HEADERS.delivery]: delivery.deliveryId,
+          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+          [WEBHOOK_HEADERS.signature]: signWebhook(secret, timestamp, body),
+        };
+        status = await postWebhook(webhook.url, headers, body, settings);
         if (status < 200 || status >= 300) error = `the receiver answered ${status}`;
       } catch (failure) {
         error = (failure as Error).message.slice(0, 500);

@@ -170,6 +170,7 @@ export function allRoutes(
         rows: new WebhooksRepository(deps.readModel),
         temporal: deps.temporal,
         operatorToken: deps.auth?.operatorToken ?? '',
+        privateTargets: deps.webhookPrivateTargets ?? [],
       }),
     ),
     ...analyticsRoutes(new AnalyticsService(new AnalyticsRepository(deps.readModel)), spectators),

@@ -26,6 +26,14 @@ const RETRY_SOON = { 'Retry-After': '5' };
 
 export const Errors = {
   validation: (message: string, hint?: string) => new ApiError(400, 'validation_error', message, hint),
+  /** A webhook URL whose receiver svc will not deliver to (platform/webhook-targets.ts). */
+  webhookTargetRefused: (reason: string) =>
+    new ApiError(
+      400,
+      'webhook_target_refused',
+      `the webhook's receiver ${reason}`,
+      'a receiver on a private network must be listed in SVC_WEBHOOK_PRIVATE_TARGETS (host:port)',
+    ),
   unauthorized: (message: string, hint?: string, challenge: 'invalid_request' | 'invalid_token' = 'invalid_token') =>
     new ApiError(401, 'unauthorized', message, hint ?? 'send Authorization: Bearer <operator token>', {
       'WWW-Authenticate': `${BEARER_CHALLENGE}, error="${challenge}"`,

@@ -27,6 +27,7 @@ import { startPreviewProxy } from './preview/preview-proxy.ts';
 import { parsePreviewSettings, type PreviewSettings } from '../platform/preview-settings.ts';
 import type { TemporalGateway } from './services/temporal-gateway.ts';
 import { allRoutes } from './compose-routes.ts';
+import type { EgressRule } from '../core/egress-rules.ts';
 
 export interface ApiServerDeps {
   host: string;
@@ -67,6 +68,8 @@ export interface ApiServerDeps {
   webDir?: string;
   /** Where previews are served (SVC_PREVIEW_*); the proxy listens on the API's host. */
   preview?: PreviewSettings;
+  /** SVC_WEBHOOK_PRIVATE_TARGETS: the private receivers a registration may name. */
+  webhookPrivateTargets?: EgressRule[];
 }
 
 /** Where `npm run build:web` (run by the install step) puts the dashboard. */

@@ -1,6 +1,7 @@
 // Outgoing webhooks: what an operator registers, which lifecycle events it receives,
 // and how a failed delivery is retried. Pure: the webhooks workflows replay it; signing (crypto)
 // lives in platform/webhook-signing.ts.
+import type { EgressRule } from './egress-rules.ts';
 import { LIFECYCLE_HOOKS, type LifecycleHook } from './event-kinds.ts';
 
 /** A registered receiver of lifecycle events. */
@@ -36,6 +37,11 @@ export interface WebhookRetry {
 /** The workers' webhook settings (platform/config.ts). */
 export interface WebhookSettings {
   pollMs: number;
+  /**
+   * SVC_WEBHOOK_PRIVATE_TARGETS: the private destinations (loopback, a private network) deliveries
+   * may reach; every other target must resolve to public addresses (platform/webhook-targets.ts).
+   */
+  privateTargets: EgressRule[];
   retry: WebhookRetry;
   /** Events younger than this are left for the next look (a transaction that commits late). */
   settleMs: number;

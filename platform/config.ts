@@ -1,6 +1,7 @@
 // Everything the service reads from its environment, in one typed object. Documented in the
 // README (Configuration); nothing else reads process.env for service settings.
 import { parseConfiguredWebhooks, type Webhook, type WebhookSettings } from '../core/webhooks.ts';
+import { parseEgressList, type EgressRule } from '../core/egress-rules.ts';
 import { resolve, join } from 'node:path';
 import { DEFAULT_MAX_RUN_MS, DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
 import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
@@ -200,6 +201,7 @@ function readConfig(env: NodeJS.ProcessEnv): SvcConfig {
     webhooks: {
       configured: env.SVC_WEBHOOKS === undefined ? null : parseConfiguredWebhooks(env.SVC_WEBHOOKS, Date.now()),
       pollMs: Math.max(100, intFromEnv(env, 'SVC_WEBHOOK_POLL_MS', 2000)),
+      privateTargets: webhookPrivateTargets(env.SVC_WEBHOOK_PRIVATE_TARGETS),
       settleMs: intFromEnv(env, 'SVC_WEBHOOK_SETTLE_MS', 2000),
       // Below the delivery activity's one minute, so an attempt always ends as an answer, not a timeout.
       timeoutMs: Math.min(30_000, Math.max(1000, intFromEnv(env, 'SVC_WEBHOOK_TIMEOUT_MS', 10_000))),
@@ -259,4 +261,13 @@ export const dataPaths = {
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** SVC_WEBHOOK_PRIVATE_TARGETS: egress entries (host:port) webhooks may reach on private addresses. */
+function webhookPrivateTargets(text: string | undefined): EgressRule[] {
+  try {
+    return parseEgressList(text, 'operator');
+  } catch (error) {
+    throw new Error(`SVC_WEBHOOK_PRIVATE_TARGETS: ${(error as Error).message}`);
+  }
 }

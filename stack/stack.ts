@@ -143,6 +143,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         forgeCredentials: ForgeCredentials.fromConfig(config),
         githubApp: config.githubApp,
         preview: config.preview,
+        webhookPrivateTargets: config.webhooks.privateTargets,
         // The in-process worker's Temporal SDK metrics, on the API's one /metrics.
         extraMetrics:
           options.worker && config.temporalMetricsAddress

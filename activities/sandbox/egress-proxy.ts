@@ -6,7 +6,7 @@ import type { ClientRequest, IncomingMessage, Server, ServerResponse } from 'nod
 import { http } from '../../platform/node-http.ts';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import type { EgressRule } from '../../core/egress-rules.ts';
-import { decideEgress, type EgressDecision } from './egress-policy.ts';
+import { decideEgress, type EgressDecision } from '../../platform/network-destinations.ts';
 import { bounded, MAX_SANDBOX_CONNECTIONS, MAX_SANDBOX_LOOKUPS, OutboundConnections, splice } from './proxy-limits.ts';
 
 const { createServer: createHttpServer, request: httpRequest } = http;

@@ -7,6 +7,8 @@ import { sameRegistration, webhooksWorkflowId, type Webhook } from '../../core/w
 import type { Webhook as WebhookRow } from '../../db/entities/index.ts';
 import type { WebhooksRepository } from '../../db/repositories/webhooks.repository.ts';
 import { webhookSecret } from '../../platform/webhook-signing.ts';
+import { decideWebhookTarget } from '../../platform/webhook-targets.ts';
+import type { EgressRule } from '../../core/egress-rules.ts';
 import { addWebhookUpdate, removeWebhookUpdate } from '../../workflows/messages.ts';
 import type { webhooksWorkflow } from '../../workflows/webhooks.workflow.ts';
 import { Errors } from '../errors.ts';
@@ -18,6 +20,8 @@ export interface WebhooksServiceDeps {
   temporal: TemporalGateway;
   /** Webhook secrets derive from it (platform/webhook-signing.ts). */
   operatorToken: string;
+  /** SVC_WEBHOOK_PRIVATE_TARGETS: where a receiver on a private address may be. */
+  privateTargets: EgressRule[];
 }
 
 export class WebhooksService {
@@ -32,6 +36,9 @@ export class WebhooksService {
    * derives from it: a registration retried after an error (it may have landed) finds the same one.
    */
   async add(body: { url: string; hooks?: LifecycleHook[]; description?: string }, idempotencyKey?: string) {
+    const target = await decideWebhookTarget(body.url, this.#deps.privateTargets);
+    // A name that does not resolve yet may later: only a private destination is refused up front.
+    if ('refusal' in target && !target.unresolvable) throw Errors.webhookTargetRefused(target.refusal);
     const id = idempotencyKey ? idempotentId('webhook', idempotencyKey) : newId('webhook');
     const hooks = body.hooks ? [...new Set(body.hooks)] : null;
     const known = idempotencyKey ? await this.#deps.rows.find(id) : null;

@@ -41,6 +41,8 @@ test('webhooks: signed deliveries, retried with backoff across a kill -9, every 
   const configured = [{ id: 'ops', url: `${receiver.url}/ops`, hooks: ['post_reap'] }];
   const { environment, api } = await startApiOnlyStack(t, {
     SVC_WEBHOOKS: JSON.stringify(configured),
+    // The receiver listens on loopback: a private destination the operator names.
+    SVC_WEBHOOK_PRIVATE_TARGETS: new URL(receiver.url).host,
     SVC_WEBHOOK_POLL_MS: '200',
     SVC_WEBHOOK_SETTLE_MS: '200',
     SVC_WEBHOOK_RETRY_BASE_MS: '3000',

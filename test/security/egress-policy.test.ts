@@ -9,7 +9,7 @@ import {
   type EgressRule,
 } from '../../core/egress-rules.ts';
 import { networkInterfaces } from 'node:os';
-import { decideEgress, isPublicAddress } from '../../activities/sandbox/egress-policy.ts';
+import { decideEgress, isPublicAddress } from '../../platform/network-destinations.ts';
 import { agentEgressRules } from '../../activities/sandbox/egress-allowlist.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -27,7 +27,7 @@ export interface PopulatedIds {
   runToken: string;
   /** A succeeded run of a project with `.svc/preview.yaml`, its preview torn down after it was live. */
   previewRun: string;
-  /** A webhook whose receiver refuses connections: its deliveries keep retrying. */
+  /** A webhook whose receiver's name never resolves: its deliveries keep retrying. */
   webhook: string;
   /** A run paused at its cost cap (onCapHit: pause): it may be resumed once. */
   paused: string;
@@ -105,7 +105,7 @@ export async function populatedStack(
     if (response.status !== 201 && response.status !== 200) throw new Error(`${path}: ${response.text}`);
     return response.body;
   };
-  const webhook = (await post('/webhooks', { url: 'http://127.0.0.1:9/refused', hooks: ['run_started'] })).webhook
+  const webhook = (await post('/webhooks', { url: 'http://receiver.invalid/never', hooks: ['run_started'] })).webhook
     .id as string;
   const project = (await post('/projects', { gitUrl: `https://github.com/${owner}/app` })).project.id as string;
   const spareProject = (await post('/projects', { gitUrl: `https://github.com/${owner}/spare` })).project.id as string;

@@ -1,12 +1,13 @@
-// Deciding one egress connection of a sandbox: the destination must be on the allowlist, and every
-// address it resolves to must be public (and not the host's own), unless an exact operator or built-in entry names it (a
-// loopback model server, an internal mirror). Link-local addresses (cloud metadata) open only to
-// an entry that is that very IP. The proxy connects to the address checked here, never to a name
+// Deciding one outgoing connection: a sandbox's egress through svc's proxy, or a webhook delivery.
+// The destination must be admitted by a rule, and every address it resolves to must be public (and
+// not the host's own), unless an exact operator or built-in entry names it (a loopback model server,
+// an internal mirror, an internal webhook receiver). Link-local addresses (cloud metadata) open only
+// to an entry that is that very IP. The caller connects to the address checked here, never to a name
 // resolved again, so DNS rebinding cannot swap a public answer for a private one in between.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { isExactRule, matchEgressRule, type EgressRule } from '../../core/egress-rules.ts';
+import { isExactRule, matchEgressRule, type EgressRule } from '../core/egress-rules.ts';
 
 const NON_PUBLIC = new BlockList();
 for (const [network, prefix] of [
