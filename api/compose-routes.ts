@@ -164,7 +164,7 @@ export function allRoutes(
         publicMode: Boolean(deps.auth?.publicMode),
       }),
     ),
-    ...alertsRoutes(new HealerService({ projectRows, temporal: deps.temporal, agents: deps.agents, runs })),
+    ...alertsRoutes(new HealerService({ projectRows, runRows, temporal: deps.temporal, agents: deps.agents, runs })),
     ...webhooksRoutes(
       new WebhooksService({
         rows: new WebhooksRepository(deps.readModel),

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { parseEgressEntry } from './egress-rules.ts';
 import { FIELD_LIMITS } from './field-limits.ts';
-import { ALERT_SOURCES } from './healer.ts';
+import { ALERT_SOURCES, ruleSpecificity } from './healer.ts';
 
 /** A name stored in a column of its own (agents, branches, seeds): bounded like the column. */
 const name = z.string().min(1).max(FIELD_LIMITS.name);
@@ -71,20 +71,72 @@ export function durationSeconds(value: string): number {
   return (parseInt(match[1] ?? '0', 10) * 60 + parseInt(match[2] ?? '0', 10)) * 60 + parseInt(match[3] ?? '0', 10);
 }
 
+/** A source project name (Sentry project slug, Grafana `project`/`service` label). */
+const sourceProjectName = z
+  .string()
+  .max(200)
+  .refine((value) => value.trim() !== '', 'a source project name, not blank');
+/** A condition's text: blank text would be a prefix or substring of everything. */
+const conditionText = z
+  .string()
+  .max(500)
+  .refine((value) => value.trim() !== '', 'not blank: blank text matches every alert');
+
 /** One `healer.projectMapping` entry (core/healer.ts `HealerMappingRule`): every condition given must hold. */
 const healerMappingRule = z
   .object({
     source: z.enum(ALERT_SOURCES).optional(),
-    sourceProject: z.string().min(1).max(200).optional(),
-    culprit: z.string().min(1).max(500).optional(),
-    title: z.string().min(1).max(500).optional(),
-    labels: z.record(z.string().min(1).max(100), z.string().max(500)).optional(),
+    sourceProject: sourceProjectName.optional(),
+    culprit: conditionText.optional(),
+    title: conditionText.optional(),
+    labels: z.record(z.string().min(1).max(100), conditionText).optional(),
   })
   .strict()
-  .refine(
-    (rule) => [rule.sourceProject, rule.culprit, rule.title, rule.labels].some((value) => value !== undefined),
-    'a mapping rule needs at least one of sourceProject, culprit, title, labels',
-  );
+  .superRefine((rule, context) => {
+    if (rule.labels && Object.keys(rule.labels).length === 0)
+      context.addIssue({
+        code: 'custom',
+        path: ['labels'],
+        message: 'an empty labels map matches every alert: name at least one label, or leave labels out',
+      });
+    else if (ruleSpecificity(rule) === 0)
+      context.addIssue({
+        code: 'custom',
+        message:
+          'a rule must name what it matches: at least one of sourceProject, culprit, title, labels ' +
+          '(source alone matches every alert of that source)',
+      });
+  });
+
+const healerSettings = z
+  .object({
+    enabled: z.boolean().default(false),
+    maxRetries: z.number().int().min(0).default(3),
+    /** Per fingerprint: at least this long between two healer runs of one problem. */
+    cooldownMinutes: z.number().int().min(0).default(30),
+    /** Per project: at least this long between any two healer runs, whatever their fingerprints. */
+    projectCooldownMinutes: z.number().int().min(0).default(10),
+    /** Per project: healer runs unfinished at once. */
+    maxConcurrentRuns: z.number().int().min(1).max(20).default(1),
+    role: name.default('healer'),
+    /** The source projects whose alerts this project heals; absent: its repository's name. */
+    sourceProjects: z.array(sourceProjectName).min(1).max(50).optional(),
+    /** Which of those alerts it heals; none: all of them. */
+    projectMapping: z.array(healerMappingRule).max(100).default([]),
+  })
+  .strict()
+  .superRefine((healer, context) => {
+    if (!healer.sourceProjects) return;
+    const claims = new Set(healer.sourceProjects.map((claim) => claim.toLowerCase()));
+    healer.projectMapping.forEach((rule, index) => {
+      if (rule.sourceProject !== undefined && !claims.has(rule.sourceProject.toLowerCase()))
+        context.addIssue({
+          code: 'custom',
+          path: ['projectMapping', index, 'sourceProject'],
+          message: `"${rule.sourceProject}" is not among healer.sourceProjects, so the rule could never match`,
+        });
+    });
+  });
 
 export const previewSchema = z
   .object({
@@ -174,17 +226,7 @@ export const defaultsSchema = z
       })
       .strict()
       .optional(),
-    healer: z
-      .object({
-        enabled: z.boolean().default(false),
-        maxRetries: z.number().int().min(0).default(3),
-        cooldownMinutes: z.number().int().min(0).default(30),
-        role: name.default('healer'),
-        /** Which alerts this project heals; none: alerts whose source project is this repository's name. */
-        projectMapping: z.array(healerMappingRule).max(100).default([]),
-      })
-      .strict()
-      .optional(),
+    healer: healerSettings.optional(),
     qualityGate: z.record(z.string(), z.unknown()).optional(),
     repoContext: z.string().max(8192).optional(),
     /** Public mode: whether spectators may read this project's prompts (secrets still masked). */

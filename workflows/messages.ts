@@ -72,7 +72,7 @@ export const cancelPlanRunSignal = defineSignal<[CancelRequest]>('cancelPlanRun'
 /** A child run's news for its plan-run: sent by the run itself on every change of state or PR state. */
 export const childRunProgressSignal = defineSignal<[ChildRunProgress]>('childRunProgress');
 
-/** An alert for a healer workflow's fingerprint: answers whether to dispatch a healer run now. */
+/** An alert for a project's healer workflow: answers whether to dispatch a healer run now. */
 export const healAlertUpdate = defineUpdate<HealDecision, [HealAlertRequest]>('healAlert');
 
 /** The API dispatched (or found) the healer run of an attempt: the attempt now counts. */
@@ -80,6 +80,9 @@ export const healerRunStartedSignal = defineSignal<[{ attempt: number; runId: st
 
 /** The API could not dispatch an attempt (a business error): it is forgotten, as if never made. */
 export const healerDispatchFailedSignal = defineSignal<[{ attempt: number }]>('healerDispatchFailed');
+
+/** The healer runs the project's memory still counts as unfinished: the API asks the read model which ended. */
+export const healerUnfinishedRunsQuery = defineQuery<string[]>('healerUnfinishedRuns');
 
 /** Someone used the run's preview (the proxy, at most every 30 s per run): its idle clock restarts. */
 export const previewHitSignal = defineSignal<[{ at: string }]>('previewHit');

@@ -28,9 +28,11 @@ export const healSkippedResponse = z.object({
   reason: z
     .enum(HEAL_SKIP_REASONS)
     .describe(
-      'disabled: no project (or not the matching one) has healer.enabled; no_match: no project takes the alert; ' +
-        'cooldown: its last healer run is more recent than healer.cooldownMinutes (or one is being dispatched); ' +
-        'max_retries: it had 1 + healer.maxRetries healer runs already',
+      'disabled: no project heals, or only disabled ones take the alert; no_match: no enabled project claims ' +
+        "the alert's source project with a rule that takes it; ambiguous: two projects take it equally " +
+        'specifically; cooldown: a healer run of the fingerprint (healer.cooldownMinutes) or of the project ' +
+        '(healer.projectCooldownMinutes) is too recent, or one is being dispatched; max_retries: the fingerprint ' +
+        'had 1 + healer.maxRetries healer runs; busy: healer.maxConcurrentRuns healer runs of the project are unfinished',
     ),
   fingerprint,
   source: z.enum(ALERT_SOURCES),

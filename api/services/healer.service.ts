@@ -1,8 +1,11 @@
-// POST /alerts/heal: an alert → the project whose `.svc/config.yaml` `healer` takes it → the
-// fingerprint's healer workflow decides (cooldown, retry limit, kept durably in Temporal) → a
-// healer-role run dispatched like any POST /runs, with the alert as its prompt.
-import { WithStartWorkflowOperation } from '@temporalio/client';
+// POST /alerts/heal: an alert → the one project that claims its source project and whose
+// `.svc/config.yaml` `healer` takes it most specifically → that project's healer workflow decides
+// (cooldowns, retry limit, concurrent runs, kept durably in Temporal) → a healer-role run
+// dispatched like any POST /runs, with the alert quoted (masked, bounded) in its prompt.
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import {
+  chooseHealer,
+  healerMemoryKey,
   healerPrompt,
   healerWorkflowId,
   parseAlert,
@@ -12,14 +15,22 @@ import {
   type HealSkipReason,
 } from '../../core/healer.ts';
 import type { HealDecision } from '../../core/healer-policy.ts';
+import { isTerminalRunState } from '../../core/run-states.ts';
 import type { SvcDefaults } from '../../core/svc-config.ts';
 import type { Project } from '../../db/entities/index.ts';
 import type { ProjectsRepository } from '../../db/repositories/projects.repository.ts';
+import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
 import type { AgentCatalog } from '../../platform/agent-catalog.ts';
 import { loadSvcConfigFrom } from '../../platform/svc-config-files.ts';
 import type { healerWorkflow } from '../../workflows/healer.workflow.ts';
-import { healAlertUpdate, healerDispatchFailedSignal, healerRunStartedSignal } from '../../workflows/messages.ts';
+import {
+  healAlertUpdate,
+  healerDispatchFailedSignal,
+  healerRunStartedSignal,
+  healerUnfinishedRunsQuery,
+} from '../../workflows/messages.ts';
 import { ApiError, Errors } from '../errors.ts';
+import { redactSecrets } from '../presenters/redaction.ts';
 import { resolveAgent } from './agent-resolver.ts';
 import type { RunsService } from './runs.service.ts';
 import { wrapConnectionError } from './temporal-errors.ts';
@@ -34,10 +45,19 @@ type HealerSettings = NonNullable<SvcDefaults['healer']>;
 interface Candidate {
   project: Project;
   healer: HealerSettings;
+  enabled: boolean;
+  specificity: number | null;
 }
+
+/**
+ * The one masking of alert text before it enters a healer's prompt (and so a run, its events and
+ * what spectators of a project with `showPrompts` read): credentials by their shapes.
+ */
+export const maskAlertText = (text: string): string => redactSecrets(text);
 
 export interface HealerServiceDeps {
   projectRows: ProjectsRepository;
+  runRows: RunsRepository;
   temporal: TemporalGateway;
   agents: AgentCatalog;
   runs: RunsService;
@@ -70,26 +90,28 @@ export class HealerService {
       fingerprint: alert.fingerprint,
       source,
     });
-    const candidates = await this.#candidates();
-    if (!candidates.some((candidate) => candidate.healer.enabled)) return skipped('disabled');
-    const match = candidates.find(({ project, healer }) =>
-      projectTakesAlert(healer.projectMapping, repoName(project.gitUrl), alert),
-    );
-    if (!match) return skipped('no_match');
-    if (!match.healer.enabled) return skipped('disabled');
+    const choice = chooseHealer(await this.#candidates(alert));
+    if (choice.status === 'skipped') return skipped(choice.reason);
+    const match = choice.candidate;
     this.#checkRole(match);
     const decision = await this.#decide(match, alert);
     if (decision.decision === 'skip') return skipped(decision.reason);
-    const runId = await this.#dispatch(match, alert, decision);
+    const runId = await this.#dispatch(match, decision);
     return { status: 'dispatched', runId, fingerprint: alert.fingerprint, projectId: match.project.id, source };
   }
 
-  /** Every registered project with a `healer` section in a config that loads. */
-  async #candidates(): Promise<Candidate[]> {
+  /** Every registered project with a `healer` section in a config that loads, and how it takes the alert. */
+  async #candidates(alert: Alert): Promise<Candidate[]> {
     const candidates: Candidate[] = [];
     for (const project of await this.#deps.projectRows.all()) {
       const healer = loadSvcConfigFrom(project.localPath).defaults?.healer;
-      if (healer) candidates.push({ project, healer });
+      if (healer)
+        candidates.push({
+          project,
+          healer,
+          enabled: healer.enabled,
+          specificity: projectTakesAlert(healer, repoName(project.gitUrl), alert),
+        });
     }
     return candidates;
   }
@@ -107,19 +129,45 @@ export class HealerService {
     }
   }
 
-  /** Asks (starting it if need be) the fingerprint's healer workflow whether to dispatch now. */
+  /**
+   * The runs of the project's memory the read model shows finished. Finished is for good, so
+   * whatever happens between this read and the decision, a run is never counted out too early.
+   */
+  async #finishedRuns(projectId: string): Promise<string[]> {
+    const handle = this.#deps.temporal.client.workflow.getHandle(healerWorkflowId(projectId));
+    let unfinished: string[];
+    try {
+      unfinished = await this.#deps.temporal.call(() => handle.query(healerUnfinishedRunsQuery));
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return [];
+      throw wrapConnectionError(error);
+    }
+    const runs = await this.#deps.runRows.byIds(unfinished);
+    return runs.filter((run) => isTerminalRunState(run.state)).map((run) => run.id);
+  }
+
+  /** Asks (starting it if need be) the project's healer workflow whether to dispatch now. */
   async #decide({ project, healer }: Candidate, alert: Alert): Promise<HealDecision> {
     const { client, taskQueue } = this.#deps.temporal;
+    const finishedRunIds = await this.#finishedRuns(project.id);
     try {
       return await this.#deps.temporal.call(() =>
         client.workflow.executeUpdateWithStart(healAlertUpdate, {
           args: [
-            { prompt: healerPrompt(alert), cooldownMinutes: healer.cooldownMinutes, maxRetries: healer.maxRetries },
+            {
+              fingerprint: healerMemoryKey(alert),
+              prompt: healerPrompt(alert, maskAlertText),
+              cooldownMinutes: healer.cooldownMinutes,
+              maxRetries: healer.maxRetries,
+              projectCooldownMinutes: healer.projectCooldownMinutes,
+              maxConcurrentRuns: healer.maxConcurrentRuns,
+              finishedRunIds,
+            },
           ],
           startWorkflowOperation: new WithStartWorkflowOperation<typeof healerWorkflow>('healerWorkflow', {
-            workflowId: healerWorkflowId(project.id, alert.fingerprint),
+            workflowId: healerWorkflowId(project.id),
             taskQueue,
-            args: [{ projectId: project.id, fingerprint: alert.fingerprint }],
+            args: [{ projectId: project.id }],
             workflowIdConflictPolicy: 'USE_EXISTING',
           }),
         }),
@@ -133,14 +181,14 @@ export class HealerService {
    * The attempt's run, under an idempotency key of its own: an attempt offered again (its first
    * dispatcher died) finds the run if it was started. A refused dispatch gives the attempt back.
    */
-  async #dispatch({ project, healer }: Candidate, alert: Alert, decision: HealDecision & { decision: 'dispatch' }) {
-    const handle = this.#deps.temporal.client.workflow.getHandle(healerWorkflowId(project.id, alert.fingerprint));
+  async #dispatch({ project, healer }: Candidate, decision: HealDecision & { decision: 'dispatch' }) {
+    const handle = this.#deps.temporal.client.workflow.getHandle(healerWorkflowId(project.id));
     const attempt = decision.attempt;
     let runId: string;
     try {
       const { run } = await this.#deps.runs.dispatch(
         { agent: healer.role, project: project.id, prompt: decision.prompt, trigger: 'healer' },
-        `healer:${alert.fingerprint}:${attempt}`,
+        `healer:${decision.key}`,
       );
       runId = run.id;
     } catch (error) {

@@ -30,10 +30,20 @@ github.createRepo('acme', 'shop', {
 });
 // No mapping: takes the alerts whose source project is named like the repository.
 github.createRepo('acme', 'metrics-app', {
-  files: { ...healerAgent, '.svc/config.yaml': 'healer:\n  enabled: true\n  cooldownMinutes: 0\n  maxRetries: 1\n' },
+  files: {
+    ...healerAgent,
+    '.svc/config.yaml': [
+      'healer:',
+      '  enabled: true',
+      '  cooldownMinutes: 0',
+      '  projectCooldownMinutes: 0',
+      '  maxConcurrentRuns: 2',
+      '  maxRetries: 1',
+    ].join('\n'),
+  },
 });
 github.createRepo('acme', 'quiet', {
-  files: { '.svc/config.yaml': 'healer:\n  enabled: false\n  projectMapping:\n    - sourceProject: billing\n' },
+  files: { '.svc/config.yaml': 'healer:\n  enabled: false\n  sourceProjects: [billing]\n' },
 });
 github.createRepo('acme', 'misconfigured', {
   files: {
@@ -84,8 +94,8 @@ test.serial('a Sentry issue dispatches a healer run on the project that takes it
   t.is(run.state, 'succeeded');
   t.is(run.trigger, 'healer');
   t.is(run.agentName, 'healer');
-  t.regex(run.prompt, /ZeroDivisionError: division by zero/);
-  t.regex(run.prompt, /Culprit: shop\.checkout in apply_discount/);
+  t.regex(run.prompt, /"title": "ZeroDivisionError: division by zero"/);
+  t.regex(run.prompt, /"culprit": "shop\.checkout in apply_discount"/);
 });
 
 test.serial('the same issue again (as an alert-rule event) is in its cooldown, even after a restart', async (t) => {
@@ -101,7 +111,7 @@ test.serial('the same issue again (as an alert-rule event) is in its cooldown, e
 
   const connection = await Connection.connect({ address: svc.stack.temporalAddress });
   try {
-    const handle = new Client({ connection }).workflow.getHandle(healerWorkflowId(projects.shop!, 'sentry-1170820242'));
+    const handle = new Client({ connection }).workflow.getHandle(healerWorkflowId(projects.shop!));
     const description = await handle.describe();
     t.is(description.type, 'healerWorkflow');
     t.is(description.status.name, 'RUNNING');
@@ -145,7 +155,7 @@ test.serial('bad input is a 400 envelope and dispatches nothing', async (t) => {
     ['sentry', {}, /non-empty JSON object/],
     ['sentry', [1, 2], /expected record/],
     ['sentry', { hello: 'world' }, /not a sentry webhook/],
-    ['sentry', { id: '77', message: 'Misconfigured thing broke' }, /healer role "nobody"/],
+    ['sentry', { id: '77', message: 'Misconfigured thing broke', project: 'misconfigured' }, /healer role "nobody"/],
   ];
   for (const [source, body, message] of cases) {
     const response = await heal(source, body);
