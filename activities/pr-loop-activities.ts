@@ -56,8 +56,15 @@ export function createPrLoopActivities(deps: PrLoopActivityDeps) {
       prUrl: string;
       logTailLines: number;
       handledComments?: number[];
+      /** The project's CI (ciFixer.apps); unset (runs dispatched before it was asked): GitHub Actions. */
+      ciApps?: string[];
     }): Promise<PrStatus> {
-      return (await forgeFor(input.prUrl)).status(input.prUrl, input.logTailLines, input.handledComments ?? []);
+      return (await forgeFor(input.prUrl)).status(
+        input.prUrl,
+        input.logTailLines,
+        input.handledComments ?? [],
+        input.ciApps,
+      );
     },
 
     /** Merges at this head; a refusal (the head moved, not mergeable) is an answer, not an error. */
