@@ -10,6 +10,7 @@ import { ProjectEntity, RunEntity, RunEventEntity } from '../db/entities/index.t
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../platform/config.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
+import { redactKnownSecrets } from '../platform/secrets.ts';
 import { loadSvcConfigFrom } from '../platform/svc-config-files.ts';
 import { parsePullRequestUrl, PullRequests } from './forge/github-forge.ts';
 
@@ -133,12 +134,14 @@ export function createPrLoopActivities(deps: PrLoopActivityDeps) {
         { runId: input.runId, kind: { $in: ['assistant', 'log.stdout'] } },
         { orderBy: { seq: 'desc' }, limit: REPORT_LINES },
       );
-      const output = lines
-        .reverse()
-        .map((event) => String((event.payload as { text?: unknown } | null)?.text ?? ''))
-        .join('\n')
-        .replaceAll('```', "'''")
-        .slice(-4000);
+      // Posted on the PR, which may be public: svc's secrets and credential shapes never go with it.
+      const output = redactKnownSecrets(
+        lines
+          .reverse()
+          .map((event) => String((event.payload as { text?: unknown } | null)?.text ?? ''))
+          .join('\n')
+          .slice(-4000),
+      ).replaceAll('```', "'''");
       const what = ROUND_GOALS[input.kind];
       const outcome = run
         ? `${run.state}${run.failureReason ? ` (${run.failureReason})` : ''}` +

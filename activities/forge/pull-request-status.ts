@@ -15,7 +15,10 @@ const FAILED = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 
 const WRITERS = new Set(['admin', 'write']);
 /** Pages of PR comments read per look (100 each). */
 const COMMENT_PAGES = 10;
-/** Unanswered commands answered per look (each cut to FORGE_TEXT_LIMITS.command): the answer lands in the run's history. */
+/**
+ * Unanswered commands answered per look, each cut to FORGE_TEXT_LIMITS.command: the answer lands in
+ * the run's history.
+ */
 const COMMANDS_PER_LOOK = 3;
 /** How long a user's permission is trusted (a passer-by's spam costs one API call per this, not per look). */
 const PERMISSION_TTL_MS = 10 * 60_000;
