@@ -10,6 +10,7 @@ import { ProjectEntity, RunEntity, RunEventEntity } from '../db/entities/index.t
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../platform/config.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
+import { redactKnownSecrets } from '../platform/secrets.ts';
 import { loadSvcConfigFrom } from '../platform/svc-config-files.ts';
 import { parsePullRequestUrl, PullRequests } from './forge/github-forge.ts';
 
@@ -56,8 +57,15 @@ export function createPrLoopActivities(deps: PrLoopActivityDeps) {
       prUrl: string;
       logTailLines: number;
       handledComments?: number[];
+      /** The project's CI (ciFixer.apps); unset (runs dispatched before it was asked): GitHub Actions. */
+      ciApps?: string[];
     }): Promise<PrStatus> {
-      return (await forgeFor(input.prUrl)).status(input.prUrl, input.logTailLines, input.handledComments ?? []);
+      return (await forgeFor(input.prUrl)).status(
+        input.prUrl,
+        input.logTailLines,
+        input.handledComments ?? [],
+        input.ciApps,
+      );
     },
 
     /** Merges at this head; a refusal (the head moved, not mergeable) is an answer, not an error. */
@@ -126,12 +134,14 @@ export function createPrLoopActivities(deps: PrLoopActivityDeps) {
         { runId: input.runId, kind: { $in: ['assistant', 'log.stdout'] } },
         { orderBy: { seq: 'desc' }, limit: REPORT_LINES },
       );
-      const output = lines
-        .reverse()
-        .map((event) => String((event.payload as { text?: unknown } | null)?.text ?? ''))
-        .join('\n')
-        .replaceAll('```', "'''")
-        .slice(-4000);
+      // Posted on the PR, which may be public: svc's secrets and credential shapes never go with it.
+      const output = redactKnownSecrets(
+        lines
+          .reverse()
+          .map((event) => String((event.payload as { text?: unknown } | null)?.text ?? ''))
+          .join('\n')
+          .slice(-4000),
+      ).replaceAll('```', "'''");
       const what = ROUND_GOALS[input.kind];
       const outcome = run
         ? `${run.state}${run.failureReason ? ` (${run.failureReason})` : ''}` +

@@ -223,6 +223,12 @@ export const defaultsSchema = z
         cooldownMinutes: z.number().int().min(0).default(10),
         logTailLines: z.number().int().min(1).default(200),
         role: name.default('pr-fixer'),
+        /** The GitHub Apps (slugs) whose check runs are the project's CI; unset: GitHub Actions. */
+        apps: z
+          .array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,99}$/, 'a GitHub App slug (lowercase letters, digits, -)'))
+          .min(1)
+          .max(20)
+          .optional(),
       })
       .strict()
       .optional(),

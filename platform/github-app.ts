@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dataPaths } from './config.ts';
-import { registerSecret } from './logger.ts';
+import { registerSecret } from './secrets.ts';
 
 /** What svc needs to act as an App: its id, its private key (PEM) and, once installed, the installation. */
 export interface GitHubAppCredentials {

@@ -1,48 +1,19 @@
 // svc's structured log: JSON lines (pino) on stderr, one level for the whole process
 // (SVC_LOG_LEVEL), and a last line of defence that no secret is ever written: every line passes
-// through a filter that replaces each registered secret (the operator token, forge credentials,
-// the database password) before it leaves the process. Stdout stays for what a human reads
+// through a filter that replaces each registered secret (platform/secrets.ts: the operator token,
+// forge credentials, the database password) before it leaves the process. Stdout stays for what a human reads
 // (`svc serve`'s URLs, CLI output).
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { maskKnownSecrets } from './secrets.ts';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 export type { Logger };
 
 const REDACTED = '[redacted]';
-/** Secrets shorter than this are not searched for: they would mask ordinary words. */
-const MIN_SECRET_LENGTH = 8;
-const secrets = new Set<string>();
-
-/**
- * Registers a value that must never appear in a log line (nor its JSON-escaped form, for
- * multi-line values such as a PEM key: each of its lines is registered too).
- */
-export function registerSecret(value: string | undefined | null): void {
-  if (!value) return;
-  for (const candidate of [value, JSON.stringify(value).slice(1, -1), ...value.split('\n').map((line) => line.trim())])
-    if (candidate.length >= MIN_SECRET_LENGTH) secrets.add(candidate);
-}
-
-/** The password of a database URL, registered as a secret (the URL itself is fine to log without it). */
-export function registerUrlSecret(url: string | undefined): void {
-  if (!url) return;
-  try {
-    registerSecret(decodeURIComponent(new URL(url).password));
-  } catch {
-    // Not a URL (a SQLite path): nothing secret in it.
-  }
-}
-
-/** Masks every registered secret in a serialized line. */
-export function maskSecrets(line: string): string {
-  let masked = line;
-  for (const secret of secrets) if (masked.includes(secret)) masked = masked.replaceAll(secret, REDACTED);
-  return masked;
-}
 
 function maskingStream(destination: DestinationStream): DestinationStream {
-  return { write: (line: string) => destination.write(maskSecrets(line)) };
+  return { write: (line: string) => destination.write(maskKnownSecrets(line)) };
 }
 
 function createLogger(level: LogLevelName, destination: DestinationStream): Logger {

@@ -14,11 +14,15 @@ import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
 import { startTemporalDev, type RunningTemporal } from './temporal-dev.ts';
 import { SVC_VERSION } from '../platform/version.ts';
-import { configureLogging, registerSecret, registerUrlSecret } from '../platform/logger.ts';
+import { configureLogging } from '../platform/logger.ts';
+import { registerSecret, registerUrlSecret } from '../platform/secrets.ts';
 import { SetupCodes } from '../api/services/setup-codes.ts';
 import { ForgeCredentials } from '../platform/forge-credentials.ts';
 
 export { SVC_VERSION };
+
+/** The model credentials runtimes read from svc's environment (activities/runtimes/). */
+const MODEL_KEYS = ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'CODEX_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'];
 
 /** How the worker's start-up line names the agents' isolation. */
 const ISOLATION_WORDS = {
@@ -77,6 +81,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     configureLogging({ level: config.logLevel });
     for (const secret of [config.apiToken, config.githubToken, config.judge.exportToken]) registerSecret(secret);
     registerUrlSecret(config.databaseUrl);
+    // The model keys a runtime hands its agent: the agent may read them, nobody else is shown them.
+    for (const name of MODEL_KEYS) registerSecret(process.env[name]);
     let embeddedTemporal: RunningTemporal | undefined;
     let temporalAddress: string;
     if (checked.embeddedTemporal || !config.temporalAddress) {

@@ -53,6 +53,7 @@ export async function answerPullRequest(
         prUrl: run.prUrl,
         logTailLines: settings.ciFixer?.logTailLines ?? 200,
         handledComments: state.handledComments,
+        ciApps: settings.ciFixer?.apps,
       });
     } catch {
       continue; // the forge is down or rate-limited: look again later

@@ -158,10 +158,15 @@ export class PullRequests {
   }
 
   /** What the PR loop looks at (core/pr-loop.ts); see pull-request-status.ts. */
-  async status(url: string, logTailLines: number, handledComments: number[] = []): Promise<PullRequestStatus> {
+  async status(
+    url: string,
+    logTailLines: number,
+    handledComments: number[] = [],
+    ciApps?: readonly string[],
+  ): Promise<PullRequestStatus> {
     const ref = parsePullRequestUrl(url);
     if (!ref) throw new Error(`not a pull request URL: ${url}`);
-    return readPullRequestStatus(await this.#octokit(), ref, logTailLines, handledComments);
+    return readPullRequestStatus(await this.#octokit(), ref, logTailLines, handledComments, ciApps);
   }
 
   /** Merges the PR at this head (a head that moved since is refused by the forge: 409). */

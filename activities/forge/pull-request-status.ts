@@ -1,9 +1,12 @@
 // What the PR loop (core/pr-loop.ts) reads about a PR: its head and base, the head's check runs, the
 // last review asking for changes, the changed files, and the comments addressed to svc. Only people
-// with write access steer svc: a review or a comment by anyone else is not in the answer, since a
-// round's commits may be merged without a person (pr.autoMerge).
+// with write access steer svc: a review or a comment by anyone else (or by a bot) is not in the
+// answer, since a round's commits may be merged without a person (pr.autoMerge); only the project's
+// CI (ciFixer.apps) has its check output in it. Every text is cut (FORGE_TEXT_LIMITS) and masked:
+// svc's secrets by value and credential shapes never reach an agent's prompt.
 import type { Octokit } from '@octokit/rest';
-import { ADDRESSED_TO_SVC } from '../../core/pr-loop.ts';
+import { ADDRESSED_TO_SVC, DEFAULT_CI_APPS, FORGE_TEXT_LIMITS } from '../../core/pr-loop.ts';
+import { redactKnownSecrets } from '../../platform/secrets.ts';
 import { toRef, type PullLike, type PullRequestStatus } from './github-forge.ts';
 
 /** Check-run conclusions that fail a PR's checks. */
@@ -12,9 +15,11 @@ const FAILED = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 
 const WRITERS = new Set(['admin', 'write']);
 /** Pages of PR comments read per look (100 each). */
 const COMMENT_PAGES = 10;
-/** Unanswered commands answered per look, and how much of each: the answer lands in the run's history. */
+/**
+ * Unanswered commands answered per look, each cut to FORGE_TEXT_LIMITS.command: the answer lands in
+ * the run's history.
+ */
 const COMMANDS_PER_LOOK = 3;
-const COMMAND_MAX_CHARS = 4000;
 /** How long a user's permission is trusted (a passer-by's spam costs one API call per this, not per look). */
 const PERMISSION_TTL_MS = 10 * 60_000;
 const permissions = new Map<string, { writer: boolean; at: number }>();
@@ -26,13 +31,16 @@ export async function readPullRequestStatus(
   ref: PullRef,
   logTailLines: number,
   handledComments: number[] = [],
+  ciApps: readonly string[] = DEFAULT_CI_APPS,
 ): Promise<PullRequestStatus> {
   const repo = { owner: ref.owner, repo: ref.name };
   const { data: pull } = await octokit.rest.pulls.get({ ...repo, pull_number: ref.number });
   const headSha = pull.head.sha;
   const isWriter = writerCheck(octokit, repo);
   const { data: checks } = await octokit.rest.checks.listForRef({ ...repo, ref: headSha, per_page: 100 });
+  // Every App's failing check holds the merge; only the project's CI's are answered, with their output.
   const failing = checks.check_runs.filter((run) => FAILED.has(run.conclusion ?? ''));
+  const failingCi = failing.filter((run) => ciApps.includes(run.app?.slug ?? ''));
   const checksState =
     checks.check_runs.length === 0
       ? 'none'
@@ -44,6 +52,8 @@ export async function readPullRequestStatus(
   const { data: reviews } = await octokit.rest.pulls.listReviews({ ...repo, pull_number: ref.number, per_page: 100 });
   let asked: (typeof reviews)[number] | undefined;
   for (const review of reviews.filter((candidate) => candidate.state === 'CHANGES_REQUESTED').reverse()) {
+    // A bot's review is an App's (a linter, an AI reviewer): never a person's ask, like its comments.
+    if (review.user?.type === 'Bot') continue;
     if (await isWriter(review.user?.login)) {
       asked = review;
       break;
@@ -59,21 +69,23 @@ export async function readPullRequestStatus(
     baseBranch: pull.base.ref,
     mergeable: pull.mergeable ?? null,
     checks: checksState,
-    failingChecks: failing.map((run) => ({
-      name: run.name,
-      logTail: [run.output?.summary, run.output?.text]
-        .filter(Boolean)
-        .join('\n')
-        .split('\n')
-        .slice(-logTailLines)
-        .join('\n'),
+    failingChecks: failingCi.slice(0, FORGE_TEXT_LIMITS.checks).map((run) => ({
+      name: forgeText(run.name, FORGE_TEXT_LIMITS.name),
+      logTail: forgeText(
+        [run.output?.summary, run.output?.text].filter(Boolean).join('\n').split('\n').slice(-logTailLines).join('\n'),
+        FORGE_TEXT_LIMITS.checkLog,
+        'end',
+      ),
     })),
     changesRequested: asked
       ? {
           reviewId: asked.id,
           reviewer: asked.user?.login ?? 'someone',
-          body: asked.body ?? '',
-          comments: reviewComments.map((comment) => ({ path: comment.path, body: comment.body })),
+          body: forgeText(asked.body ?? '', FORGE_TEXT_LIMITS.review),
+          comments: reviewComments.slice(0, FORGE_TEXT_LIMITS.reviewComments).map((comment) => ({
+            path: forgeText(comment.path, FORGE_TEXT_LIMITS.name),
+            body: forgeText(comment.body, FORGE_TEXT_LIMITS.reviewComment),
+          })),
         }
       : null,
     changedFiles: files.map((file) => file.filename),
@@ -104,9 +116,23 @@ async function commandsToSvc(
     // A bot's comment is a workflow's (one an agent's push may have started): never a person's ask.
     if (handled.has(comment.id) || comment.user?.type === 'Bot' || !ADDRESSED_TO_SVC.test(body)) continue;
     if (!(await isWriter(comment.user?.login))) continue;
-    commands.push({ commentId: comment.id, author: comment.user!.login, body: body.slice(0, COMMAND_MAX_CHARS) });
+    commands.push({
+      commentId: comment.id,
+      author: comment.user!.login,
+      body: forgeText(body, FORGE_TEXT_LIMITS.command),
+    });
   }
   return commands;
+}
+
+/**
+ * Forge text as a prompt may take it: cut to `max` characters (a log keeps its end) with a marker
+ * saying so, then svc's known secrets and every credential shape masked.
+ */
+function forgeText(text: string, max: number, keep: 'start' | 'end' = 'start'): string {
+  const cut =
+    text.length <= max ? text : keep === 'end' ? `[… cut]\n${text.slice(-max)}` : `${text.slice(0, max)}\n[… cut]`;
+  return redactKnownSecrets(cut);
 }
 
 /** Whether a user may write to the repository: asked once per user per look, remembered a while. */

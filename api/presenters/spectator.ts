@@ -2,13 +2,12 @@
 // only allowlisted projects and their runs and plan-runs, without agent definitions, caps,
 // dispatcher handles, failure detail of plan-runs, prompts (unless the project opts in with
 // `spectators.showPrompts`), local paths or USD aggregates, with secrets masked in every text it
-// is shown, and never holds a stream open.
+// is shown, and never holds a stream open. An operator's event lines are masked too, by value
+// only: svc's own secrets (platform/secrets.ts) never leave in an event, whoever reads it.
 import { Readable } from 'node:stream';
+import { maskKnownSecrets, redactKnownSecrets } from '../../platform/secrets.ts';
 import type { Identity } from '../auth.ts';
 import { Errors } from '../errors.ts';
-import { redactSecrets } from './redaction.ts';
-
-export { redactSecrets };
 
 export const REDACTED_PROMPT = '[prompt hidden from spectators]';
 const PEM_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY/;
@@ -27,7 +26,7 @@ const PATH_KEYS = new Set([
 export interface SpectatorSettings {
   /** The owners or owner/repo whose projects spectators may see. */
   allowlist: string[];
-  /** Values masked wherever they appear (the operator token). */
+  /** Values masked wherever they appear, besides the process's registered secrets (platform/secrets.ts). */
   secrets: string[];
   /** Host directories whose paths are masked (data directory, project clones). */
   hiddenPaths: string[];
@@ -79,7 +78,7 @@ export class Spectators {
 
   /** Text as a spectator may read it: secrets masked, svc's own paths hidden. */
   text(value: string): string {
-    let result = redactSecrets(value, this.#settings.secrets);
+    let result = redactKnownSecrets(value, this.#settings.secrets);
     for (const path of this.#settings.hiddenPaths) if (path.length > 1) result = result.split(path).join('[svc path]');
     return result;
   }
@@ -152,6 +151,19 @@ export class Spectators {
   static project<T extends { localPath?: string }>(project: T) {
     const { localPath: _path, ...rest } = project;
     return rest;
+  }
+
+  /**
+   * A stream of event lines as this caller may read it: a spectator's masked (redactLines), anyone
+   * else's with svc's own secrets masked by value (and its token shapes).
+   */
+  eventLines(identity: Identity | undefined, lines: Readable): Readable {
+    if (Spectators.is(identity)) return this.redactLines(lines);
+    return Readable.from(
+      (async function* () {
+        for await (const line of lines) yield maskKnownSecrets(String(line));
+      })(),
+    );
   }
 
   /** An NDJSON stream of events (one line per chunk) with each payload masked. */

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.ts';
 import { presentLogLines } from '../presenters/run-log.presenter.ts';
-import { Spectators } from '../presenters/spectator.ts';
+import type { Spectators } from '../presenters/spectator.ts';
 import type { RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import { runIdParams } from './runs.schema.ts';
@@ -38,7 +38,7 @@ export function runLogRoutes(runs: RunsService, events: RunEventsService, specta
             'Content-Disposition': `inline; filename="${params.id.replace(/[^\w.-]/g, '_')}.log"`,
             'X-Content-Type-Options': 'nosniff',
           },
-          body: presentLogLines(Spectators.is(identity) ? spectators.redactLines(lines) : lines),
+          body: presentLogLines(spectators.eventLines(identity, lines)),
         };
       },
     }),

@@ -275,7 +275,7 @@ export function runsRoutes(
         return {
           status: 200,
           headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' },
-          body: spectator ? spectators.redactLines(lines) : lines,
+          body: spectators.eventLines(identity, lines),
         };
       },
     }),

@@ -50,8 +50,14 @@ test('a kill -9 of Temporal, the API and the worker mid-round, and a database re
     'the CI fix round',
     120_000,
   );
-  // The round is at work (its agent takes 8 s) when everything goes down.
-  t.false(['succeeded', 'failed', 'cancelled'].includes((await api('GET', `/runs/${round.runId}`)).body.run.state));
+  // The round is at work (its agent takes 8 s) when everything goes down. Its start is announced
+  // just before its workflow starts: until then the API does not know the run (404).
+  const roundRun = await waitFor(
+    async () => (await api('GET', `/runs/${round.runId}`)).body.run,
+    "the round's run",
+    30_000,
+  );
+  t.false(['succeeded', 'failed', 'cancelled'].includes(roundRun.state));
 
   // Everything at once, mid-round.
   topology.worker.kill();

@@ -71,7 +71,7 @@ test.serial(
     const ciPrompt = (await api.request('GET', `/runs/${rounds[0].runId}`)).body.run.prompt;
     t.regex(ciPrompt, /FIXED is missing/, "the failing check's log tail is in the fixer's prompt");
     const reviewPrompt = (await api.request('GET', `/runs/${rounds[1].runId}`)).body.run.prompt;
-    t.regex(reviewPrompt, /Please add a REVIEWED file[\s\S]*README\.md: and keep this file/);
+    t.regex(reviewPrompt, /Please add a REVIEWED file[\s\S]*README\.md`:\n\n```text\nand keep this file\n```/);
     // Each round answered on the PR.
     t.deepEqual(
       pull.comments.map((comment) => comment.body.split('\n')[0]!.replace(/`run_\w+`/, 'RUN')),

@@ -5,10 +5,11 @@
 import test from 'ava';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
-import { redactSecrets } from '../../api/presenters/redaction.ts';
+import { redactSecrets } from '../../core/redaction.ts';
 
 const github = new GitHubStandIn();
 github.createRepo('acme', 'quiet');
+github.createRepo('acme', 'chatty');
 github.createRepo('acme', 'open-book', { files: { '.svc/config.yaml': 'spectators:\n  showPrompts: true\n' } });
 
 const SHAPES = {
@@ -83,10 +84,48 @@ test.serial('a project that opts in shows its prompts to spectators, secrets sti
     t.false(prompt.includes(secret), `${name} leaked in the prompt`);
 });
 
+test.serial(
+  "credentials as name=value and svc's secrets by value are masked for spectators and in the run log",
+  async (t) => {
+    const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/chatty' } }))
+      .body.project.id;
+    const prompt = [
+      'echo pass=hunter2hunter2',
+      'echo DB_PASS: hunter2hunter2',
+      `echo operator-token ${svc.token}`,
+      'echo the word bypass=kept-visible stays',
+    ].join('\n');
+    const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id;
+    await waitForRunState(svc, runId);
+    for (const path of [`/runs/${runId}/events?follow=0`, `/runs/${runId}/log`]) {
+      const spectator = (await spectate(path)).text;
+      t.regex(spectator, /pass=\[redacted\]/, path);
+      t.false(spectator.includes('hunter2hunter2'), `${path}: a password leaked to a spectator`);
+      t.false(spectator.includes(svc.token), `${path}: the operator token leaked to a spectator`);
+      t.true(spectator.includes('bypass=kept-visible'), `${path}: a word that only ends in "pass" stays`);
+      // The operator's own views never show svc's secrets either (what an agent printed otherwise stays).
+      const operator = (await svc.request('GET', path)).text;
+      t.false(operator.includes(svc.token), `${path}: the operator token in the operator's view`);
+      t.true(operator.includes('operator-token [redacted]'), path);
+    }
+  },
+);
+
 test('the redactor keeps what is readable around a secret', (t) => {
   t.is(redactSecrets('Authorization: Bearer abcdefgh12345678'), 'Authorization: Bearer [redacted]');
   t.is(redactSecrets('mysql://root:pw123456@host/db'), 'mysql://root:[redacted]@host/db');
   t.is(redactSecrets('token=0123456789 and more'), 'token=[redacted] and more');
   t.is(redactSecrets('plain words stay'), 'plain words stay');
   t.is(redactSecrets('the value s3cr3t-v4lue', ['s3cr3t-v4lue']), 'the value [redacted]');
+  t.is(redactSecrets('a short one: abc1234', ['abc1234']), 'a short one: abc1234', 'values under 8 characters stay');
+  for (const [text, masked] of [
+    ['pass=hunter2hunter2', 'pass=[redacted]'],
+    ['MYSQL_PWD=hunter22', 'MYSQL_PWD=[redacted]'],
+    ['{"password": "hunter2hunter2"}', '{"password": "[redacted]"}'],
+    ['secret=abcdefgh123', 'secret=[redacted]'],
+    ['credentials: s3cr3t99', 'credentials: [redacted]'],
+    [`signing with whsec_${'ab'.repeat(32)}`, 'signing with [redacted]'],
+    ['compass: northwest and bypass=everything', 'compass: northwest and bypass=everything'],
+  ])
+    t.is(redactSecrets(text), masked, text);
 });

@@ -18,10 +18,11 @@ export interface StoredPull {
     id: number;
     state: string;
     body: string;
-    user: { login: string };
+    /** type: 'Bot' for an App's account, else a person's. */
+    user: { login: string; type?: 'User' | 'Bot' };
     comments: { path: string; body: string }[];
   }[];
-  comments: { id: number; body: string; user: { login: string } }[];
+  comments: { id: number; body: string; user: { login: string; type?: 'User' | 'Bot' } }[];
   merge_method?: string;
 }
 
@@ -30,6 +31,8 @@ export interface CheckRun {
   status: 'queued' | 'in_progress' | 'completed';
   conclusion: 'success' | 'failure' | null;
   output: { title: string; summary: string; text: string };
+  /** The App that made it (GitHub Actions unless told). */
+  app?: { slug: string };
 }
 
 /** The forge's git side, for heads, changed files and merges (test/support/github-stand-in.ts). */
@@ -147,7 +150,11 @@ export class PullRequestsStandIn extends GitHubApiStandIn {
     }
     const checks = /^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]+)\/check-runs$/.exec(request.path);
     if (checks && request.method === 'GET') {
-      const runs = (this.checkRuns.get(checks[1]!) ?? []).map((run, index) => ({ id: index + 1, ...run }));
+      const runs = (this.checkRuns.get(checks[1]!) ?? []).map((run, index) => ({
+        id: index + 1,
+        ...run,
+        app: run.app ?? { slug: 'github-actions' },
+      }));
       return { status: 200, body: { total_count: runs.length, check_runs: runs } };
     }
     const match =
