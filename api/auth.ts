@@ -5,6 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { mintRunToken, RUN_TOKEN_PATTERN } from '../core/run-token.ts';
 import { Errors } from './errors.ts';
+import type { SpectatorLimits } from './spectator-limits.ts';
 
 export const AUTH_POLICIES = ['anonymous', 'readPublic', 'readOperator', 'dispatch', 'admin'] as const;
 export type AuthPolicy = (typeof AUTH_POLICIES)[number];
@@ -31,6 +32,8 @@ export interface AuthSettings {
   isRunActive(runId: string): Promise<boolean>;
   /** SVC_AUTH=public: callers without a credential are spectators (a bad credential is still 401). */
   publicMode?: boolean;
+  /** Public mode's per-client limits on spectators (429 rate_limited past them). */
+  spectatorLimits?: SpectatorLimits;
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -97,5 +100,6 @@ export async function authorize(
       'invalid_request',
     );
   if (!identity.capabilities.includes(route.policy as Capability)) throw Errors.forbidden(route.policy);
+  if (identity === SPECTATOR) settings.spectatorLimits?.admit(ctx);
   return identity;
 }

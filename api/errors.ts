@@ -49,6 +49,15 @@ export const Errors = {
   /** A capacity cap refused a new run (api/services/admission.ts): try again later. */
   admissionRejected: (reason: string, message: string) =>
     new ApiError(429, 'runtime_admission_rejected', `run not admitted: ${message}`, reason, { 'Retry-After': '30' }),
+  /** A spectator's client is past its request rate or has too many requests in progress (api/spectator-limits.ts). */
+  rateLimited: (message: string, retryAfterSeconds: number) =>
+    new ApiError(
+      429,
+      'rate_limited',
+      message,
+      'slow down: wait Retry-After seconds, and read event logs page by page (since=<last seq>)',
+      { 'Retry-After': String(retryAfterSeconds) },
+    ),
   notFound: (what: string, hint?: string) => new ApiError(404, 'not_found', `${what} not found`, hint),
   /** A ref that is neither a branch of the remote nor a commit of the clone. */
   refNotFound: (message: string) =>

@@ -84,6 +84,10 @@ function operation(route: RouteSpec<any, any, any>) {
     responses['401'] ??= errorResponse('Missing or invalid credential');
     responses['403'] ??= errorResponse('The credential may not use this route');
   }
+  if (route.auth === 'readPublic')
+    responses['429'] ??= errorResponse(
+      'rate_limited: a spectator (public mode) past its requests per second or in progress (Retry-After)',
+    );
   if (route.params) responses['404'] ??= errorResponse('No such resource');
   responses.default = errorResponse('Any other failure, as the error envelope');
   const auth = route.runToken

@@ -10,7 +10,8 @@ import type { PlanTiming } from '../core/plan-model.ts';
 import { RunsRepository } from '../db/repositories/runs.repository.ts';
 import { type SetupCodes } from './services/setup-codes.ts';
 import { type ForgeCredentials } from '../platform/forge-credentials.ts';
-import type { GitHubAppSettings } from '../platform/config.ts';
+import type { GitHubAppSettings, SpectatorLimitSettings } from '../platform/config.ts';
+import { SpectatorLimits } from './spectator-limits.ts';
 import { isTerminalRunState } from '../core/run-states.ts';
 import { createApiApp } from './app.ts';
 import { loadDashboard } from './middleware/dashboard.ts';
@@ -49,6 +50,8 @@ export interface ApiServerDeps {
   auth: Pick<AuthSettings, 'operatorToken' | 'noAuth' | 'publicMode'>;
   /** Public mode: the owners or owner/repo whose projects spectators may see. */
   publicAllowlist?: string[];
+  /** Public mode: each spectator client's request rate and requests in progress (absent: unlimited). */
+  spectatorLimits?: SpectatorLimitSettings;
   readModel: ReadModel;
   temporal: TemporalGateway;
   agents: AgentCatalog;
@@ -110,7 +113,11 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   let ownUrl = '';
   const app = createApiApp({
     dashboard,
-    auth: { ...deps.auth, isRunActive },
+    auth: {
+      ...deps.auth,
+      isRunActive,
+      spectatorLimits: deps.spectatorLimits && new SpectatorLimits(deps.spectatorLimits),
+    },
     routes: allRoutes(
       deps,
       events,

@@ -3,6 +3,7 @@
 import { parseConfiguredWebhooks, type Webhook, type WebhookSettings } from '../core/webhooks.ts';
 import { parseEgressList, type EgressRule } from '../core/egress-rules.ts';
 import { resolve, join } from 'node:path';
+import { isIP } from 'node:net';
 import { DEFAULT_MAX_RUN_MS, DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
 import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
 import { parsePreviewSettings, type PreviewSettings } from './preview-settings.ts';
@@ -49,7 +50,7 @@ export interface SvcConfig {
   judge: { baseUrl: string | undefined; exportToken: string | undefined };
   lifecycleStreams: { maxStreams: number; keepAliveMs: number; pollMs: number };
   /** SVC_AUTH: token (default) or public (credential-less spectators), with the projects they may see. */
-  auth: { mode: 'token' | 'public'; publicAllowlist: string[] };
+  auth: { mode: 'token' | 'public'; publicAllowlist: string[]; spectatorLimits: SpectatorLimitSettings };
   sandbox: SandboxSettings;
   preview: PreviewSettings;
   /** How often the reconciler looks for rows whose workflow has closed (SVC_RECONCILE_INTERVAL_MS). */
@@ -82,6 +83,18 @@ export interface WorkerCapacity {
   maxConcurrentActivities: number;
   /** SVC_WORKER_MAX_WORKFLOW_TASKS (default 40, the SDK's). */
   maxConcurrentWorkflowTasks: number;
+}
+
+/** Public mode's limits per spectator client, in each API process (api/spectator-limits.ts). */
+export interface SpectatorLimitSettings {
+  /** SVC_PUBLIC_RATE_PER_SECOND (default 10): requests a client's bucket refills per second. */
+  ratePerSecond: number;
+  /** SVC_PUBLIC_RATE_BURST (default 60): the bucket's size, what a client may ask at once after a quiet while. */
+  burst: number;
+  /** SVC_PUBLIC_MAX_IN_FLIGHT (default 6, a browser's connections per host): requests in progress at once. */
+  maxInFlight: number;
+  /** SVC_TRUSTED_PROXIES: addresses or CIDR ranges of proxies whose X-Forwarded-For names the client. */
+  trustedProxies: string[];
 }
 
 /** SVC_GITHUB_APP_*: an App configured in the environment, and the /github-app/* registration routes. */
@@ -159,7 +172,27 @@ function parseAuthMode(env: NodeJS.ProcessEnv): SvcConfig['auth'] {
     .filter(Boolean);
   if (mode === 'public' && publicAllowlist.length === 0)
     throw new Error('SVC_AUTH=public needs SVC_PUBLIC_ALLOWLIST: the owners or owner/repo projects spectators may see');
-  return { mode, publicAllowlist };
+  return { mode, publicAllowlist, spectatorLimits: parseSpectatorLimits(env) };
+}
+
+function parseSpectatorLimits(env: NodeJS.ProcessEnv): SpectatorLimitSettings {
+  const trustedProxies = (env.SVC_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of trustedProxies) {
+    const [address, bits, extra] = entry.split('/');
+    const version = isIP(address!);
+    const maxBits = version === 6 ? 128 : 32;
+    if (!version || extra !== undefined || (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > maxBits)))
+      throw new Error(`SVC_TRUSTED_PROXIES must list addresses or CIDR ranges (10.0.0.0/8, ::1), not "${entry}"`);
+  }
+  return {
+    ratePerSecond: positiveIntOrNull(env, 'SVC_PUBLIC_RATE_PER_SECOND') ?? 10,
+    burst: positiveIntOrNull(env, 'SVC_PUBLIC_RATE_BURST') ?? 60,
+    maxInFlight: positiveIntOrNull(env, 'SVC_PUBLIC_MAX_IN_FLIGHT') ?? 6,
+    trustedProxies,
+  };
 }
 
 /** The settings in `env`; a bad value throws a ConfigurationError naming the variable and what it may be. */

@@ -140,6 +140,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         lifecycle: config.lifecycleStreams,
         auth: { operatorToken: token.token, noAuth: options.noAuth, publicMode: config.auth.mode === 'public' },
         publicAllowlist: config.auth.publicAllowlist,
+        spectatorLimits: config.auth.spectatorLimits,
         readModel,
         temporal,
         agents,

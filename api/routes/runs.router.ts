@@ -4,7 +4,7 @@ import { idempotencyKeyOf } from '../idempotency-key.ts';
 import { z } from 'zod';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { finalizeResultEnvelopeSchema } from '../../core/finalize-schema.ts';
-import type { RunEventsService } from '../services/run-events.service.ts';
+import { SPECTATOR_PAGE, type RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
 import type { RunLinks } from '../presenters/links.ts';
 import type { RunDiffs } from '../services/run-diffs.ts';
@@ -255,7 +255,11 @@ export function runsRoutes(
       params: runIdParams,
       query: runEventsQuery,
       responses: {
-        200: { description: 'One event per line', schema: eventLineSchema, contentType: 'application/x-ndjson' },
+        200: {
+          description: `One event per line; a spectator's read is at most ${SPECTATOR_PAGE} of them (read on with since)`,
+          schema: eventLineSchema,
+          contentType: 'application/x-ndjson',
+        },
       },
       handler: async ({ params, query, ctx, identity }) => {
         const run = await runs.get(params.id);
@@ -270,7 +274,9 @@ export function runsRoutes(
           (query.follow ?? !isTerminalRunState(run.state));
         const controller = events.streams.open(follow);
         ctx.res.once('close', () => controller.abort());
-        const { since, limit, before } = query;
+        const { since, before } = query;
+        // A spectator reads a page at a time, however large the log (the next page: since=<last seq>).
+        const limit = spectator ? Math.min(query.limit ?? SPECTATOR_PAGE, SPECTATOR_PAGE) : query.limit;
         const lines = events.stream(params.id, { follow, since, limit, before }, controller.signal);
         return {
           status: 200,

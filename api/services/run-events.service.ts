@@ -1,9 +1,12 @@
 // A run's event log as NDJSON: a page of history, or history then live lines until the run ends.
 // Live lines are found by polling the read model (one indexed query per interval per stream);
-// streams end when the client goes away or the server shuts down.
+// streams end when the client goes away or the server shuts down. History is read in bounded
+// pages, and every stream of this process shares one time slice per turn of the event loop
+// (`pace`): a large read never keeps the loop from its other requests (SQLite's driver is
+// synchronous, so a query never lets the loop turn by itself).
 import { Readable } from 'node:stream';
 import { Errors } from '../errors.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { isTerminalPlanRunState } from '../../core/plan-model.ts';
 import type { RunEvent } from '../../db/entities/index.ts';
@@ -12,7 +15,30 @@ import { PlanRunsRepository } from '../../db/repositories/plan-runs.repository.t
 import { RunEventsRepository } from '../../db/repositories/run-events.repository.ts';
 import { RunsRepository } from '../../db/repositories/runs.repository.ts';
 
-const PAGE = 500;
+/** Events per query: with SQLite, one page is read in one piece of the loop's time. */
+const PAGE = 200;
+/** The events of one response to a spectator, at most (read on with since=<last seq>). */
+export const SPECTATOR_PAGE = 1000;
+/** The time every stream of this process together works in one turn of the event loop (ms). */
+const SLICE_MS = 5;
+
+let sliceStarted: number | null = null;
+
+/**
+ * Called between lines: once the streams have worked SLICE_MS in this turn of the event loop,
+ * waits for the next turn, so I/O (other requests, /healthz) is served in between.
+ */
+export async function pace(): Promise<void> {
+  const now = performance.now();
+  if (sliceStarted === null) {
+    sliceStarted = now;
+    // The slice ends with this turn: the next turn's first line starts a new one.
+    setImmediate(() => {
+      sliceStarted = null;
+    });
+  }
+  if (now - sliceStarted >= SLICE_MS) await nextTurn();
+}
 
 export function presentEvent(event: RunEvent) {
   return {
@@ -113,10 +139,12 @@ export class RunEventsService {
         const remaining = options.limit === undefined ? PAGE : Math.min(PAGE, options.limit - sent);
         const batch = await self.#events.after(runId, last, remaining, before);
         for (const event of batch) {
+          await pace();
           yield `${JSON.stringify(presentEvent(event))}\n`;
           last = event.seq;
           sent += 1;
         }
+        await pace();
         if (options.limit !== undefined && sent >= options.limit) return;
         if (batch.length === remaining) continue;
         if (!options.follow || before !== undefined || (await self.#finished(runId, last))) return;
@@ -146,8 +174,10 @@ export class RunEventsService {
         for (const event of batch) {
           if (event.seq <= (lastSeq.get(event.runId) ?? 0)) continue;
           lastSeq.set(event.runId, event.seq);
+          await pace();
           yield `${JSON.stringify(presentEvent(event))}\n`;
         }
+        await pace();
         if (batch.length === PAGE) continue;
         if (!follow) return;
         const planState = await self.#planRunRows.stateOf(planRunId);

@@ -13,6 +13,7 @@ import { measureEventStreams } from './event-streams.ts';
 import { measureEventIngest } from './ingest.ts';
 import { type Record } from './measure.ts';
 import { measurePlanOverhead } from './plan-overhead.ts';
+import { measurePublicReads } from './public-reads.ts';
 import { printReport, type Figure } from './report.ts';
 import { measureRunsList } from './runs-list.ts';
 import { measureSandboxStartup } from './sandboxes.ts';
@@ -29,7 +30,8 @@ const record: Record = (name, value, target, direction, detail) =>
     detail,
   });
 
-// `npm run bench -- dispatch` (or ingest, plan, analytics, list, agents, streams, steering, web, sandbox) runs one part only.
+// `npm run bench -- dispatch` (or ingest, plan, analytics, list, agents, streams, public, steering, web, sandbox)
+// runs one part only.
 const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.argv[2];
 if (!only || only === 'ingest') {
@@ -90,6 +92,13 @@ if (!only || only === 'streams') {
   });
   record('1,000 /events/stream clients: deliveries missing', streams.missing, 0, 'max', {});
   record('1,000 /events/stream clients: API RSS with them held (MiB)', streams.apiRssHeldMiB, 150, 'max', {});
+}
+if (!only || only === 'public') {
+  // Public mode: 20 spectators reading a 58 MB run's events page after page; liveness stays prompt.
+  const reads = await measurePublicReads();
+  record('20 spectators reading a 58 MB run: GET /healthz meanwhile (ms, p99)', reads.healthzP99Ms, 50, 'max', {
+    ...reads,
+  });
 }
 if (!only || only === 'steering') {
   // The relay's own bound (activities/sandbox/steering-relay.ts): a message reaches the agent within a second.
