@@ -30,7 +30,7 @@ import {
   healerUnfinishedRunsQuery,
 } from '../../workflows/messages.ts';
 import { ApiError, Errors } from '../errors.ts';
-import { redactSecrets } from '../presenters/redaction.ts';
+import { redactKnownSecrets } from '../../platform/secrets.ts';
 import { resolveAgent } from './agent-resolver.ts';
 import type { RunsService } from './runs.service.ts';
 import { wrapConnectionError } from './temporal-errors.ts';
@@ -51,9 +51,10 @@ interface Candidate {
 
 /**
  * The one masking of alert text before it enters a healer's prompt (and so a run, its events and
- * what spectators of a project with `showPrompts` read): credentials by their shapes.
+ * what spectators of a project with `showPrompts` read): every secret svc knows, by value, and
+ * credentials by their shapes.
  */
-export const maskAlertText = (text: string): string => redactSecrets(text);
+export const maskAlertText = (text: string): string => redactKnownSecrets(text);
 
 export interface HealerServiceDeps {
   projectRows: ProjectsRepository;
