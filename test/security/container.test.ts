@@ -4,8 +4,8 @@
 // (docs/security.md, 10): the run's own unprivileged host uid, no capability, no_new_privs, a
 // read-only image root with only the run's directories bound, no network but loopback (svc's
 // proxies and the run's callback routes), a process limit, svc's seccomp profile (no namespace
-// creation); its namespaces are the engine's (PID, mount, network, IPC, UTS), not a user namespace:
-// the uid is the host's run uid.
+// creation, no ptrace); its namespaces are the engine's (PID, mount, network, IPC, UTS), not a user
+// namespace: the uid is the host's run uid. The engine's copy of the output is capped.
 import test from 'ava';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,6 +13,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, readlinkSync, statSyn
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ENGINE_LOG_MAX_MIB } from '../../activities/sandbox/container/container-launch.ts';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
 import { waitFor } from '../support/processes.ts';
 import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
@@ -286,3 +287,57 @@ test.serial(
     t.pass();
   },
 );
+
+test.serial(
+  "no process in the container can trace another: ptrace, another's memory and fds are refused",
+  async (t) => {
+    // x86_64 syscall numbers, through perl (the image has no debugger). PTRACE_SEIZE does not stop
+    // its target: were it allowed, the engine's init (PID 1) would not be left frozen by the test.
+    const syscall = (number: number, ...args: (number | string)[]) =>
+      `perl -e 'exit(syscall(${[number, ...args].join(', ')}) == 0 ? 0 : 1)'`;
+    const PTRACE = 101;
+    const PTRACE_SEIZE = 0x4206;
+    const { run, stdout } = await runAttack(
+      svc,
+      [
+        'sleep 60 & child=$!',
+        `echo Seccomp=$(awk '$1=="Seccomp:" {print $2}' /proc/self/status)`,
+        probe('ptrace_init', syscall(PTRACE, PTRACE_SEIZE, 1, 0, 0)),
+        probe('ptrace_child', syscall(PTRACE, PTRACE_SEIZE, "'$child'", 0, 0)),
+        probe('ptrace_traceme', syscall(PTRACE, 0, 0, 0, 0)),
+        // No iovec: the call answers 0 at once when allowed, EPERM when the profile refuses it.
+        probe('process_vm_readv', syscall(310, 1, 0, 0, 0, 0, 0)),
+        probe('process_vm_writev', syscall(311, 1, 0, 0, 0, 0, 0)),
+        // A bad pidfd: EBADF when allowed, EPERM when refused.
+        probe('pidfd_getfd', `perl -e 'syscall(438, -1, 0, 0); exit($!{EPERM} ? 1 : 0)'`),
+        'kill $child; echo done',
+      ].join('\n'),
+    );
+    t.is(run.state, 'succeeded', JSON.stringify(run));
+    t.is(reported(stdout, 'Seccomp'), '2', "svc's seccomp profile applies");
+    const attempts = ['ptrace_init', 'ptrace_child', 'ptrace_traceme', 'process_vm_readv', 'process_vm_writev'];
+    t.deepEqual(
+      Object.fromEntries([...attempts, 'pidfd_getfd'].map((label) => [label, reported(stdout, label)])),
+      Object.fromEntries([...attempts, 'pidfd_getfd'].map((label) => [label, 'no'])),
+    );
+    t.true(stdout.includes('done'), 'the attack ran to its end');
+  },
+);
+
+test.serial("the engine keeps at most a capped copy of the agent's output; svc reads on past its cap", async (t) => {
+  const printed = 3 * ENGINE_LOG_MAX_MIB * 1024 * 1024;
+  // Lines of 1 MiB, then a marker svc's copy must reach (its follow outlives the engine's
+  // truncations), then the container lives on to be measured.
+  const runId = await dispatch(
+    `head -c ${printed} /dev/zero | tr '\\0' a | fold -w 1048576; echo; echo printed; sleep 120`,
+  );
+  t.teardown(() => svc.request('POST', `/runs/${runId}/cancel`));
+  await waitFor(async () => (await runStdout(svc, runId)).includes('printed'), 'the output copied', 120_000);
+  const container = (await engine.engine.inspect(`svc-${runId}`)) as unknown as { LogPath: string };
+  const logged = statSync(container.LogPath).size;
+  t.true(logged > 0, 'the engine logs the container');
+  t.true(
+    logged <= ENGINE_LOG_MAX_MIB * 1024 * 1024,
+    `the engine's log of the container holds ${logged} bytes for ${printed} printed`,
+  );
+});
