@@ -43,6 +43,12 @@ export interface KubernetesSettings {
   admission: { queueDepth: number; pendingPods: number };
   /** The most a pod may hand back per part (workspace, home, outbox), in MiB (SVC_KUBERNETES_HAND_BACK_MAX_MIB). */
   handBackMaxMiB: number;
+  /**
+   * svc's seccomp profile as installed on every node, relative to the kubelet's seccomp directory
+   * (SVC_KUBERNETES_SECCOMP_PROFILE): pods get it as their `Localhost` profile. Null: the runtime's
+   * default, which lets a pod's processes ptrace one another.
+   */
+  seccompProfile: string | null;
 }
 
 /** Pod settings an operator fixes for every run pod (a JSON file; docs/sandboxes.md). */
@@ -255,11 +261,21 @@ function parseKubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
     podDefaults,
     unreachableAfterMs: positiveMs(env.SVC_KUBERNETES_UNREACHABLE_MS, 60_000, 'SVC_KUBERNETES_UNREACHABLE_MS'),
     handBackMaxMiB: handBack,
+    seccompProfile: parseSeccompProfile(env.SVC_KUBERNETES_SECCOMP_PROFILE),
     admission: {
       queueDepth: wholeAtLeastOne(env.SVC_ADMISSION_QUEUE_DEPTH, 50, 'SVC_ADMISSION_QUEUE_DEPTH'),
       pendingPods: wholeAtLeastOne(env.SVC_ADMISSION_PENDING_PODS, 20, 'SVC_ADMISSION_PENDING_PODS'),
     },
   };
+}
+
+function parseSeccompProfile(text: string | undefined): string | null {
+  if (!text) return null;
+  if (text.startsWith('/') || text.split('/').includes('..') || !/^[\w./-]+$/.test(text))
+    throw new Error(
+      `SVC_KUBERNETES_SECCOMP_PROFILE must be a path relative to the kubelet's seccomp directory, not "${text}"`,
+    );
+  return text;
 }
 
 function parsePortRange(text: string): { first: number; last: number } {
