@@ -21,7 +21,7 @@ import { runtimeFor } from './runtimes/index.ts';
 import { boundedUsage, initialRuntimeState, type Usage } from './runtimes/types.ts';
 import { agentEgressRules } from './sandbox/egress-allowlist.ts';
 import { sandboxFiles } from './sandbox/files.ts';
-import { chooseIsolation, sandboxHostId } from './sandbox/isolation.ts';
+import { chooseIsolation, imageRefusal, sandboxHostId } from './sandbox/isolation.ts';
 import {
   inspectSandbox,
   MAX_REATTACHMENTS,
@@ -80,6 +80,8 @@ export function createAgentActivities(deps: RunActivityDeps) {
       let isolation;
       try {
         isolation = chooseIsolation(deps.sandbox);
+        const refusal = imageRefusal(isolation, image, deps.sandbox);
+        if (refusal) throw new Error(refusal);
       } catch (error) {
         return {
           isolation: null,

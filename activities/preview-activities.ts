@@ -18,7 +18,7 @@ import type { RunActivityDeps } from './run-activities.ts';
 import { engineFacts } from './sandbox/container/engine-facts.ts';
 import { agentEgressRules } from './sandbox/egress-allowlist.ts';
 import { readJsonIfExists, sandboxFiles } from './sandbox/files.ts';
-import { chooseIsolation, sandboxHostId } from './sandbox/isolation.ts';
+import { chooseIsolation, imageRefusal, sandboxHostId } from './sandbox/isolation.ts';
 import { exposePreviewPod, removePreviewService } from './sandbox/kubernetes/preview-service.ts';
 import { inspectSandbox, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
 import type { ExposeRecord } from './sandbox/preview-expose.ts';
@@ -132,6 +132,8 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
     }): Promise<Started> {
       if (plan.type !== 'server') return { ok: false, message: 'static previews are not supported: use type: server' };
       const isolation = chooseIsolation(deps.sandbox);
+      const refusal = imageRefusal(isolation, image, deps.sandbox);
+      if (refusal) return { ok: false, message: refusal };
       const inPod = isolation === 'kubernetes';
       const dir = previewDir(runId);
       const files = sandboxFiles(dir);

@@ -70,6 +70,7 @@ export function allRoutes(
   const admission = new Admission({
     runRows,
     kubernetes: deps.kubernetes ?? null,
+    agentImages: deps.agentImages ?? null,
     maxConcurrentRuns: deps.maxConcurrentRuns ?? null,
   });
   const runs = new RunsService({

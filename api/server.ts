@@ -1,6 +1,6 @@
 // The API process: serves the routes (composed with their services in api/compose-routes.ts) over
 // HTTP, beside the preview proxy, with a clean shutdown.
-import type { KubernetesSettings } from '../platform/sandbox-settings.ts';
+import type { ContainerSettings, KubernetesSettings } from '../platform/sandbox-settings.ts';
 import type { Server } from 'node:http';
 import { http } from '../platform/node-http.ts';
 import type { Socket } from 'node:net';
@@ -59,6 +59,8 @@ export interface ApiServerDeps {
   instance?: { name: string; publicUrl: string | null; runtime: string };
   /** The Kubernetes backend's settings when agents run as pods: admission counts the cluster's pods. */
   kubernetes?: KubernetesSettings | null;
+  /** The images a project's `agentImage` may name, when agents run in containers or pods (SVC_AGENT_IMAGES). */
+  agentImages?: Pick<ContainerSettings, 'images'> | null;
   /** The dashboard's one-time sign-in codes (`svc serve` arms one and prints its link). */
   setupCodes?: SetupCodes;
   /** Prometheus text appended to GET /metrics: the in-process worker's Temporal SDK metrics. */

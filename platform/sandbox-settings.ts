@@ -10,8 +10,13 @@ export type Isolation = 'bubblewrap' | 'container' | 'kubernetes' | 'process';
 export interface ContainerSettings {
   /** The Docker Engine API the worker drives (SVC_CONTAINER_ENGINE, else DOCKER_HOST, else Podman's socket). */
   engine: string;
-  /** The agent image (SVC_AGENT_IMAGE); a project's `agentImage` wins. */
+  /** The agent image (SVC_AGENT_IMAGE); a project's `agentImage` wins, if `images` allows it. */
   image: string;
+  /**
+   * The images a project's `agentImage` may name (SVC_AGENT_IMAGES): exact references, or a prefix
+   * ending in `/*` or `:*`. `image` is always among them.
+   */
+  images: string[];
   /** The OCI runtime asked of the engine (SVC_CONTAINER_RUNTIME, e.g. runc), or the engine's default. */
   runtime: string | null;
   /** How long the engine may not answer about a live run before it is `sandbox_unreachable` (SVC_CONTAINER_UNREACHABLE_MS). */
@@ -38,6 +43,12 @@ export interface KubernetesSettings {
   admission: { queueDepth: number; pendingPods: number };
   /** The most a pod may hand back per part (workspace, home, outbox), in MiB (SVC_KUBERNETES_HAND_BACK_MAX_MIB). */
   handBackMaxMiB: number;
+  /**
+   * svc's seccomp profile as installed on every node, relative to the kubelet's seccomp directory
+   * (SVC_KUBERNETES_SECCOMP_PROFILE): pods get it as their `Localhost` profile. Null: the runtime's
+   * default, which lets a pod's processes ptrace one another.
+   */
+  seccompProfile: string | null;
 }
 
 /** Pod settings an operator fixes for every run pod (a JSON file; docs/sandboxes.md). */
@@ -99,6 +110,44 @@ function positiveMs(text: string | undefined, fallback: number, name: string): n
 export const DEFAULT_AGENT_IMAGE = 'localhost/svc-agent:latest';
 /** Rootful Podman's API socket (`podman system service`). */
 const DEFAULT_ENGINE = 'unix:///run/podman/podman.sock';
+
+/** An image reference, or an allowlist prefix: a registry path, a tag or digest; no spaces, no shell. */
+const IMAGE_REFERENCE = /^[a-z0-9][a-z0-9._\-/:@]*$/i;
+
+function parseAgentImages(text: string | undefined, image: string): string[] {
+  const entries = (text ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const reference = entry.endsWith('/*') || entry.endsWith(':*') ? entry.slice(0, -1) : entry;
+    if (entry.length > 512 || !IMAGE_REFERENCE.test(reference) || reference.includes('*'))
+      throw new Error(
+        `SVC_AGENT_IMAGES: "${entry}" is not an image reference (registry/name:tag, name@sha256:…) ` +
+          'or a prefix ending in /* or :*',
+      );
+  }
+  return [...new Set([image, ...entries])];
+}
+
+/**
+ * Why `image` (a project's `agentImage`) may not run, or null when the operator's SVC_AGENT_IMAGES
+ * allows it. A project's config is written by whoever can push to it: left free, it could name
+ * any image the engine holds or can pull.
+ */
+export function agentImageRefusal(
+  image: string | null | undefined,
+  container: Pick<ContainerSettings, 'images'>,
+): string | null {
+  if (!image) return null;
+  const allowed = container.images.some((entry) =>
+    entry.endsWith('*') ? image.startsWith(entry.slice(0, -1)) && image.length > entry.length - 1 : image === entry,
+  );
+  return allowed
+    ? null
+    : `agentImage "${image}" is not one of the images the operator allows (SVC_AGENT_IMAGES: ` +
+        `${container.images.join(', ')})`;
+}
 
 function parseBinds(text: string | undefined): Bind[] {
   return (text ?? '')
@@ -179,6 +228,7 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     container: {
       engine: env.SVC_CONTAINER_ENGINE || env.DOCKER_HOST || DEFAULT_ENGINE,
       image: env.SVC_AGENT_IMAGE || DEFAULT_AGENT_IMAGE,
+      images: parseAgentImages(env.SVC_AGENT_IMAGES, env.SVC_AGENT_IMAGE || DEFAULT_AGENT_IMAGE),
       runtime: env.SVC_CONTAINER_RUNTIME || null,
       unreachableAfterMs: positiveMs(env.SVC_CONTAINER_UNREACHABLE_MS, 60_000, 'SVC_CONTAINER_UNREACHABLE_MS'),
     },
@@ -211,11 +261,21 @@ function parseKubernetesSettings(env: NodeJS.ProcessEnv): KubernetesSettings {
     podDefaults,
     unreachableAfterMs: positiveMs(env.SVC_KUBERNETES_UNREACHABLE_MS, 60_000, 'SVC_KUBERNETES_UNREACHABLE_MS'),
     handBackMaxMiB: handBack,
+    seccompProfile: parseSeccompProfile(env.SVC_KUBERNETES_SECCOMP_PROFILE),
     admission: {
       queueDepth: wholeAtLeastOne(env.SVC_ADMISSION_QUEUE_DEPTH, 50, 'SVC_ADMISSION_QUEUE_DEPTH'),
       pendingPods: wholeAtLeastOne(env.SVC_ADMISSION_PENDING_PODS, 20, 'SVC_ADMISSION_PENDING_PODS'),
     },
   };
+}
+
+function parseSeccompProfile(text: string | undefined): string | null {
+  if (!text) return null;
+  if (text.startsWith('/') || text.split('/').includes('..') || !/^[\w./-]+$/.test(text))
+    throw new Error(
+      `SVC_KUBERNETES_SECCOMP_PROFILE must be a path relative to the kubelet's seccomp directory, not "${text}"`,
+    );
+  return text;
 }
 
 function parsePortRange(text: string): { first: number; last: number } {

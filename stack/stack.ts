@@ -146,6 +146,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         agents,
         instance: { name: config.instanceName, publicUrl: config.publicUrl, runtime: runtimeName(config.sandbox.mode) },
         kubernetes: config.sandbox.mode === 'kubernetes' ? config.sandbox.kubernetes : null,
+        // Only a container or a pod runs a project's `agentImage`.
+        agentImages:
+          config.sandbox.mode === 'container' || config.sandbox.mode === 'kubernetes' ? config.sandbox.container : null,
         setupCodes,
         forgeCredentials: ForgeCredentials.fromConfig(config),
         githubApp: config.githubApp,

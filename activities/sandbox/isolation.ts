@@ -4,7 +4,7 @@
 // unless the operator opts in with SVC_ALLOW_UNSANDBOXED=1, and then every run says so.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import type { Isolation, SandboxSettings } from '../../platform/sandbox-settings.ts';
+import { agentImageRefusal, type Isolation, type SandboxSettings } from '../../platform/sandbox-settings.ts';
 
 let probed: boolean | undefined;
 
@@ -54,6 +54,11 @@ export function chooseIsolation(settings: SandboxSettings): Isolation {
   if (settings.mode === 'bubblewrap' || !settings.allowUnsandboxed)
     throw new SandboxUnavailableError(`${why}; svc refuses to run agents unsandboxed unless SVC_ALLOW_UNSANDBOXED=1`);
   return 'process';
+}
+
+/** Why a sandbox may not run a project's `agentImage`, or null: only containers and pods run one. */
+export function imageRefusal(isolation: Isolation, image: string | null | undefined, settings: SandboxSettings) {
+  return isolation === 'container' || isolation === 'kubernetes' ? agentImageRefusal(image, settings.container) : null;
 }
 
 function isolationOrNull(settings: SandboxSettings): Isolation | null {

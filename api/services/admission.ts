@@ -2,7 +2,7 @@
 // 429 runtime_admission_rejected and a Retry-After before any workflow exists (runs queued across
 // the instance, and svc's pods the cluster has not started). Concurrency limits are not checked
 // here: a run past them is accepted and waits, queued, for a slot (workflows/admission.workflow.ts).
-import type { KubernetesSettings } from '../../platform/sandbox-settings.ts';
+import { agentImageRefusal, type ContainerSettings, type KubernetesSettings } from '../../platform/sandbox-settings.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
 import { KubeApi, POD_LABELS } from '../../activities/sandbox/kubernetes/kube-api.ts';
 import { Errors } from '../errors.ts';
@@ -16,6 +16,8 @@ export interface AdmissionDeps {
   runRows: Pick<RunsRepository, 'countQueued'>;
   /** The Kubernetes backend's settings when SVC_SANDBOX=kubernetes, else null. */
   kubernetes: KubernetesSettings | null;
+  /** The images projects may name (SVC_AGENT_IMAGES) when agents run in containers or pods, else null. */
+  agentImages?: Pick<ContainerSettings, 'images'> | null;
   /** SVC_MAX_CONCURRENT_RUNS, reported by GET /instance (the runs themselves carry and enforce it). */
   maxConcurrentRuns: number | null;
 }
@@ -59,6 +61,15 @@ export class Admission {
         `kubernetes names ${refused.join(', ')}, which the operator does not let projects use ` +
           '(SVC_KUBERNETES_POD_DEFAULTS projectsMay)',
       );
+  }
+
+  /**
+   * A project's `agentImage` must be one the operator allows (422 otherwise: refused here, not as
+   * a run that fails at its start).
+   */
+  checkAgentImage(image: string | null | undefined): void {
+    const refusal = this.#deps.agentImages ? agentImageRefusal(image, this.#deps.agentImages) : null;
+    if (refusal) throw Errors.svcConfigInvalid('.svc/config.yaml', refusal);
   }
 
   /**

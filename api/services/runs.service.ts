@@ -95,6 +95,7 @@ export class RunsService {
     // A repeated request for a run already accepted answers it, whatever the caps say now.
     if (!(idempotencyKey && (await this.#deps.runRows.find(runId)))) {
       this.#deps.admission?.checkPodSettings(request.project?.pod);
+      this.#deps.admission?.checkAgentImage(request.project?.image);
       await this.#deps.admission?.check();
     }
     const input = buildRunInput(

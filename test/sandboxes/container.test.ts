@@ -37,6 +37,8 @@ test.before(async () => {
       SVC_FINALIZE_TIMEOUT_MS: '60000',
       SVC_CONTAINER_UNREACHABLE_MS: '3000',
       SVC_RECONCILE_STALE_AFTER_MS: '1000',
+      // Allowed, so the run reaches the engine, which does not have it.
+      SVC_AGENT_IMAGES: 'localhost/svc-no-such-image:1',
     },
   });
 });

@@ -71,6 +71,8 @@ test.before(async () => {
       SVC_AGENTS_FILE: agentsFile,
       SVC_RECONCILE_STALE_AFTER_MS: '1000',
       SVC_ADMISSION_PENDING_PODS: '2',
+      // Allowed, so the pod is made and the cluster fails to pull it.
+      SVC_AGENT_IMAGES: 'localhost/svc-no-such-image:1',
     },
   });
 });

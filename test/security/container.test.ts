@@ -4,8 +4,9 @@
 // (docs/security.md, 10): the run's own unprivileged host uid, no capability, no_new_privs, a
 // read-only image root with only the run's directories bound, no network but loopback (svc's
 // proxies and the run's callback routes), a process limit, svc's seccomp profile (no namespace
-// creation); its namespaces are the engine's (PID, mount, network, IPC, UTS), not a user namespace:
-// the uid is the host's run uid.
+// creation, no ptrace); its namespaces are the engine's (PID, mount, network, IPC, UTS), not a user
+// namespace: the uid is the host's run uid. The engine's copy of the output is capped, and a
+// project may run only an image the operator allows (SVC_AGENT_IMAGES).
 import test from 'ava';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,10 +14,24 @@ import { chmodSync, existsSync, readdirSync, readFileSync, readlinkSync, statSyn
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ENGINE_LOG_MAX_MIB } from '../../activities/sandbox/container/container-launch.ts';
+import { agentImageRefusal, DEFAULT_AGENT_IMAGE, parseSandboxSettings } from '../../platform/sandbox-settings.ts';
+import { backendRuns } from '../support/backend-runs.ts';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
+import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
 import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
-import { assertPathsHidden, eventsOf, hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
+import {
+  assertPathsHidden,
+  eventsOf,
+  hostTrap,
+  pathProbes,
+  probe,
+  reported,
+  runAttack,
+  TRACE_ATTEMPTS,
+  traceProbes,
+} from './hostile-agent.ts';
 
 const MAX_PROCESSES = 64;
 /** The operator's CPU limit: a bomb (or any spinning agent) gets half a core, the other runs the rest. */
@@ -29,11 +44,16 @@ const CPU_MILLICORES = 500;
 const NAMESPACES = ['pid', 'net', 'ipc', 'uts', 'mnt'];
 const CAPABILITY_SETS = ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'];
 const FORGE_TOKEN = 'ghp_containerforgetoken0123456789abcdefgh';
+/** An image the engine holds but the operator never allowed projects (the agent image's own base). */
+const FOREIGN_IMAGE = 'localhost/svc-agent-base:bookworm';
+const github = new GitHubStandIn();
 let engine: TestContainerEngine;
 let svc: TestStack;
 
 test.before(async () => {
   engine = await startContainerEngine();
+  github.createRepo('acme', 'foreign-image', { files: { '.svc/config.yaml': `agentImage: ${FOREIGN_IMAGE}\n` } });
+  github.createRepo('acme', 'own-image', { files: { '.svc/config.yaml': `agentImage: ${DEFAULT_AGENT_IMAGE}\n` } });
   svc = await startTestStack({
     env: {
       ...engine.env,
@@ -48,6 +68,7 @@ test.after.always(async () => {
   await engine?.stop();
 });
 
+const { register } = backendRuns(() => svc);
 const dispatch = async (prompt: string) => {
   const response = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt } });
   if (response.status !== 201) throw new Error(`dispatch: ${response.status} ${response.text}`);
@@ -286,3 +307,73 @@ test.serial(
     t.pass();
   },
 );
+
+test.serial(
+  "no process in the container can trace another: ptrace, another's memory and fds are refused",
+  async (t) => {
+    const { run, stdout } = await runAttack(
+      svc,
+      [`echo Seccomp=$(awk '$1=="Seccomp:" {print $2}' /proc/self/status)`, ...traceProbes(), 'echo done'].join('\n'),
+    );
+    t.is(run.state, 'succeeded', JSON.stringify(run));
+    t.is(reported(stdout, 'Seccomp'), '2', "svc's seccomp profile applies");
+    t.deepEqual(
+      Object.fromEntries(TRACE_ATTEMPTS.map((label) => [label, reported(stdout, label)])),
+      Object.fromEntries(TRACE_ATTEMPTS.map((label) => [label, 'no'])),
+    );
+    t.true(stdout.includes('done'), 'the attack ran to its end');
+  },
+);
+
+test.serial("the engine keeps at most a capped copy of the agent's output; svc reads on past its cap", async (t) => {
+  const printed = 3 * ENGINE_LOG_MAX_MIB * 1024 * 1024;
+  // Lines of 1 MiB, then a marker svc's copy must reach (its follow outlives the engine's
+  // truncations), then the container lives on to be measured.
+  const runId = await dispatch(
+    `head -c ${printed} /dev/zero | tr '\\0' a | fold -w 1048576; echo; echo printed; sleep 120`,
+  );
+  t.teardown(() => svc.request('POST', `/runs/${runId}/cancel`));
+  await waitFor(async () => (await runStdout(svc, runId)).includes('printed'), 'the output copied', 120_000);
+  const container = (await engine.engine.inspect(`svc-${runId}`)) as unknown as { LogPath: string };
+  const logged = statSync(container.LogPath).size;
+  t.true(logged > 0, 'the engine logs the container');
+  t.true(
+    logged <= ENGINE_LOG_MAX_MIB * 1024 * 1024,
+    `the engine's log of the container holds ${logged} bytes for ${printed} printed`,
+  );
+});
+
+test.serial("a project's agentImage outside SVC_AGENT_IMAGES is refused at dispatch; svc's own runs", async (t) => {
+  const foreign = await register('foreign-image');
+  const runIds = async () =>
+    ((await svc.request('GET', '/runs?limit=200')).body.runs as { id: string }[]).map((r) => r.id);
+  const before = await runIds();
+  const refused = await svc.request('POST', '/runs', { body: { agent: 'shell', project: foreign, prompt: 'id' } });
+  t.is(refused.status, 422, refused.text);
+  t.is(refused.body.error.code, 'svc_config_invalid');
+  t.regex(refused.body.error.message, new RegExp(`agentImage "${FOREIGN_IMAGE}".*SVC_AGENT_IMAGES`));
+  t.deepEqual(await runIds(), before, 'no run was created');
+  const own = await register('own-image');
+  const response = await svc.request('POST', '/runs', { body: { agent: 'shell', project: own, prompt: 'echo ran' } });
+  t.is(response.status, 201, response.text);
+  const run = await waitForRunState(svc, response.body.run.id, undefined, 90_000);
+  t.is(run.state, 'succeeded', JSON.stringify(run));
+});
+
+test("SVC_AGENT_IMAGES holds exact references and prefixes ending in /* or :*, and svc's own image", (t) => {
+  const { container } = parseSandboxSettings({
+    SVC_AGENT_IMAGES: 'registry.example/agents/*, localhost/tools:*,ghcr.io/acme/agent@sha256:0123abcd',
+  });
+  const allowed = (image: string) => agentImageRefusal(image, container) === null;
+  t.true(allowed(DEFAULT_AGENT_IMAGE), "svc's own image is always allowed");
+  t.true(allowed('registry.example/agents/node:22'));
+  t.true(allowed('localhost/tools:1.2'));
+  t.true(allowed('ghcr.io/acme/agent@sha256:0123abcd'));
+  t.false(allowed('registry.example/agentsevil/node:22'), 'a prefix stops at its /');
+  t.false(allowed('registry.example/agents/'), 'a prefix alone names no image');
+  t.false(allowed('localhost/tools-evil:1'));
+  t.false(allowed('ghcr.io/acme/agent:latest'), 'a digest allows that digest only');
+  t.false(allowed(FOREIGN_IMAGE));
+  for (const bad of ['registry.example/*/agent', 'a b', 'image;rm -rf /', '*'])
+    t.throws(() => parseSandboxSettings({ SVC_AGENT_IMAGES: bad }), { message: /SVC_AGENT_IMAGES/ }, bad);
+});

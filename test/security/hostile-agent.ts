@@ -87,3 +87,36 @@ export function hostTrap(): { dir: string; canary: string; ran: string; script: 
 export function probe(label: string, command: string): string {
   return `if ${command} >/dev/null 2>&1; then echo ${label}=yes; else echo ${label}=no; fi`;
 }
+
+/** What `traceProbes` tries: each must report `no` where svc's seccomp profile applies. */
+export const TRACE_ATTEMPTS = [
+  'ptrace_init',
+  'ptrace_child',
+  'ptrace_traceme',
+  'process_vm_readv',
+  'process_vm_writev',
+  'pidfd_getfd',
+];
+
+/**
+ * Shell probes of one process reading or steering another: ptrace of PID 1 (the engine's init, a
+ * pod's harness) and of a child, another's memory, another's file descriptors. x86_64 syscall
+ * numbers, through perl (the image has no debugger). PTRACE_SEIZE does not stop its target: where
+ * it is allowed, the probe leaves PID 1 running.
+ */
+export function traceProbes(): string[] {
+  const syscall = (...args: (number | string)[]) => `perl -e 'exit(syscall(${args.join(', ')}) == 0 ? 0 : 1)'`;
+  const [PTRACE, PTRACE_SEIZE, PTRACE_TRACEME] = [101, 0x4206, 0];
+  return [
+    'sleep 60 & child=$!',
+    probe('ptrace_init', syscall(PTRACE, PTRACE_SEIZE, 1, 0, 0)),
+    probe('ptrace_child', syscall(PTRACE, PTRACE_SEIZE, "'$child'", 0, 0)),
+    probe('ptrace_traceme', syscall(PTRACE, PTRACE_TRACEME, 0, 0, 0)),
+    // No iovec: the call answers 0 at once when allowed, EPERM when the profile refuses it.
+    probe('process_vm_readv', syscall(310, 1, 0, 0, 0, 0, 0)),
+    probe('process_vm_writev', syscall(311, 1, 0, 0, 0, 0, 0)),
+    // A bad pidfd: EBADF when allowed, EPERM when refused.
+    probe('pidfd_getfd', `perl -e 'syscall(438, -1, 0, 0); exit($!{EPERM} ? 1 : 0)'`),
+    'kill $child',
+  ];
+}

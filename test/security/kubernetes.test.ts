@@ -3,7 +3,8 @@
 // tries for root, for svc's files, for the worker's network, for another run's gateway, and to
 // write outside its workspace through what it hands back. The walls (docs/sandboxes.md): the
 // restricted Pod Security profile (non-root run uid, no capability, no privilege escalation, the
-// runtime's seccomp profile), a read-only image root and empty volumes (nothing of the worker), the
+// runtime's seccomp profile, or svc's own where the operator installed it: no ptrace), only the
+// images the operator allows, a read-only image root and empty volumes (nothing of the worker), the
 // run's gateway as its only way out (a per-run token, this run's proxies and files alone), and the
 // hand-back unpacked as the run's own uid by GNU tar (no `..`, no absolute names, symlinks last).
 import test from 'ava';
@@ -11,16 +12,30 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { readJsonIfExists } from '../../activities/sandbox/files.ts';
+import { podName } from '../../activities/sandbox/kubernetes/pod-launch.ts';
 import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
+import { backendRuns } from '../support/backend-runs.ts';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
+import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { kubernetesEnv } from '../support/kube-node.ts';
 import { KubeStandIn } from '../support/kube-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
-import { assertPathsHidden, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';
+import {
+  assertPathsHidden,
+  pathProbes,
+  probe,
+  reported,
+  runAttack,
+  TRACE_ATTEMPTS,
+  traceProbes,
+} from './hostile-agent.ts';
 
 const CAPABILITY_SETS = ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'];
 const FORGE_TOKEN = 'ghp_kubernetesforgetoken0123456789abcdef';
+/** svc's profile, installed on the node (the stand-in's seccomp directory holds it as `seccomp.json`). */
+const NODE_PROFILE = 'seccomp.json';
+const github = new GitHubStandIn();
 let engine: TestContainerEngine;
 let kube: KubeStandIn;
 let svc: TestStack;
@@ -29,13 +44,18 @@ test.before(async () => {
   engine = await startContainerEngine();
   kube = new KubeStandIn({ engine: engine.address });
   await kube.start();
+  github.createRepo('acme', 'foreign-image', {
+    files: { '.svc/config.yaml': 'agentImage: docker.io/library/busybox\n' },
+  });
   svc = await startTestStack({
     env: {
       ...kubernetesEnv(kube),
       SVC_GIT_TOKEN: FORGE_TOKEN,
+      SVC_KUBERNETES_SECCOMP_PROFILE: NODE_PROFILE,
     },
   });
 });
+const { register } = backendRuns(() => svc);
 test.after.always(async () => {
   await svc?.stop();
   await kube?.stop();
@@ -192,4 +212,29 @@ test.serial('what a pod hands back cannot write outside its workspace (symlinks,
   for (const path of escapes) t.false(existsSync(path), `${path} was written on the worker`);
   // The harness's own hand-back came after: the workspace is the agent's real one.
   t.false(existsSync(join(svc.config.dataDir, 'workspaces', run.id, 'evil')), 'the crafted archive was replaced');
+});
+
+test.serial("no process in the pod can trace another, under svc's profile installed on the node", async (t) => {
+  const { run, stdout } = await runAttack(
+    svc,
+    [`echo Seccomp=$(awk '$1=="Seccomp:" {print $2}' /proc/self/status)`, ...traceProbes(), 'echo done'].join('\n'),
+  );
+  t.is(run.state, 'succeeded', JSON.stringify(run));
+  const pod = kube.created.find((entry) => entry.metadata?.name === podName(run.id));
+  t.deepEqual(pod?.spec?.securityContext?.seccompProfile, { type: 'Localhost', localhostProfile: NODE_PROFILE });
+  t.deepEqual(
+    Object.fromEntries(TRACE_ATTEMPTS.map((label) => [label, reported(stdout, label)])),
+    Object.fromEntries(TRACE_ATTEMPTS.map((label) => [label, 'no'])),
+  );
+  t.true(stdout.includes('done'), 'the attack ran to its end');
+});
+
+test.serial("a project's agentImage outside SVC_AGENT_IMAGES makes no pod: refused at dispatch", async (t) => {
+  const project = await register('foreign-image');
+  const pods = kube.created.length;
+  const refused = await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'id' } });
+  t.is(refused.status, 422, refused.text);
+  t.is(refused.body.error.code, 'svc_config_invalid');
+  t.regex(refused.body.error.message, /agentImage "docker\.io\/library\/busybox".*SVC_AGENT_IMAGES/);
+  t.is(kube.created.length, pods, 'no pod was asked for');
 });

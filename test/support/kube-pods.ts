@@ -3,7 +3,8 @@
 // svc's NetworkPolicy allows: the workers' gateways). It keeps the Pod's status the way a kubelet
 // reports it: Pending (ErrImagePull, CreateContainerConfigError), Running, terminated with its exit
 // code and reason (OOMKilled, Error, Completed), DeadlineExceeded, Evicted.
-import { chownSync, mkdirSync, rmSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import { DockerEngine, type ContainerCreateBody } from '../../activities/sandbox/container/docker-engine.ts';
@@ -14,8 +15,34 @@ import {
   type MemoryCgroup,
 } from '../../activities/sandbox/memory-cgroup.ts';
 
-/** The seccomp profile a node's RuntimeDefault stands for here: containerd's (moby's) forbids namespaces too. */
-const RUNTIME_DEFAULT_SECCOMP = resolve('activities/sandbox/container/image/seccomp.json');
+/** The node's seccomp directory (the kubelet's): a `Localhost` profile `seccomp.json` is svc's own. */
+export const NODE_SECCOMP_DIR = resolve('activities/sandbox/container/image');
+/** svc's profile names the calls it refuses beyond the runtime's default in an entry of their own. */
+const BEYOND_RUNTIME_DEFAULT = ['ptrace', 'process_vm_readv', 'process_vm_writev', 'pidfd_getfd'];
+
+/**
+ * The profile a node's RuntimeDefault stands for here: containerd's (moby's) forbids namespaces too,
+ * as svc's does, but lets a process ptrace another of its uid: svc's profile with those allowed.
+ */
+function runtimeDefaultSeccomp(): string {
+  const profile = JSON.parse(readFileSync(join(NODE_SECCOMP_DIR, 'seccomp.json'), 'utf8')) as {
+    syscalls: { names: string[]; action: string }[];
+  };
+  const syscalls = profile.syscalls.filter(
+    (entry) => !BEYOND_RUNTIME_DEFAULT.every((name) => entry.names.includes(name)),
+  );
+  syscalls.push({ names: BEYOND_RUNTIME_DEFAULT, action: 'SCMP_ACT_ALLOW' });
+  const file = join(mkdtempSync(join(tmpdir(), 'svc-kube-seccomp-')), 'runtime-default.json');
+  writeFileSync(file, JSON.stringify({ ...profile, syscalls }));
+  return file;
+}
+let runtimeDefault: string | undefined;
+
+/** The profile file a pod's `seccompProfile` names on this node. */
+function seccompFile(profile: { type: string; localhostProfile?: string } | undefined): string {
+  if (profile?.type === 'Localhost') return join(NODE_SECCOMP_DIR, profile.localhostProfile!);
+  return (runtimeDefault ??= runtimeDefaultSeccomp());
+}
 
 export interface StandInPod {
   pod: V1Pod;
@@ -108,7 +135,7 @@ export class StandInKubelet {
         CapDrop: drop,
         SecurityOpt: [
           ...(container.securityContext?.allowPrivilegeEscalation === false ? ['no-new-privileges'] : []),
-          `seccomp=${RUNTIME_DEFAULT_SECCOMP}`,
+          `seccomp=${seccompFile(container.securityContext?.seccompProfile ?? security.seccompProfile)}`,
         ],
         ReadonlyRootfs: container.securityContext?.readOnlyRootFilesystem === true,
         Binds: binds,

@@ -30,6 +30,13 @@ export interface ContainerSpec {
   body: ContainerCreateBody;
 }
 
+/**
+ * The most output the engine keeps of a container, per log file (Docker keeps two, Podman one): svc
+ * follows the engine's log and keeps its own copy, so the engine's needs to hold only what svc has
+ * not read yet. Unbounded, an agent printing without end fills the engine's disk.
+ */
+export const ENGINE_LOG_MAX_MIB = 16;
+
 const bind = (source: string, target: string, writable = false) => `${source}:${target}:${writable ? 'rw' : 'ro'}`;
 
 export function containerSandboxSpec({
@@ -104,6 +111,8 @@ export function containerSandboxSpec({
         Init: true,
         // Its own cgroup namespace, where the engine honours it (Podman 4.3's compat API does not).
         CgroupnsMode: 'private',
+        // json-file (Podman: k8s-file) serves the follow svc reads; its size is capped.
+        LogConfig: { Type: 'json-file', Config: { 'max-size': `${ENGINE_LOG_MAX_MIB}m`, 'max-file': '2' } },
         Ulimits: [
           { Name: 'nofile', Soft: 1024, Hard: 1024 },
           { Name: 'nproc', Soft: limit, Hard: limit },

@@ -46,6 +46,7 @@ export interface ContainerCreateBody {
     Runtime?: string;
     Init?: boolean;
     CgroupnsMode?: 'private' | 'host';
+    LogConfig: { Type: 'json-file'; Config: Record<string, string> };
   };
 }
 

@@ -169,7 +169,10 @@ export function podSandboxSpec({
         runAsUser: request.hostId ?? SANDBOX_INNER_ID,
         runAsGroup: request.hostId ?? SANDBOX_INNER_ID,
         fsGroup: request.hostId ?? SANDBOX_INNER_ID,
-        seccompProfile: { type: 'RuntimeDefault' },
+        // svc's own profile where the operator installed it on the nodes (no ptrace, no namespaces).
+        seccompProfile: settings.seccompProfile
+          ? { type: 'Localhost', localhostProfile: settings.seccompProfile }
+          : { type: 'RuntimeDefault' },
       },
       containers: [container],
       // Bounded as a hand-back is: a pod cannot fill its node's disk.
