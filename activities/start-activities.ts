@@ -1,10 +1,11 @@
 // A run's first start in one activity (since the startPreparesWorkspace patch): cut the workspace,
 // then start the agent. One workflow task and one activity fewer per run than prepareWorkspace and
-// startAgent one after the other (docs/performance.md), with what the workflow did between them
-// kept: a run cancelled while its clone was cut never starts its agent, and messages steered
-// meanwhile are folded into its prompt. The activity asks the workflow (a query: no history) after
-// a clone, and on any retry; a first attempt on an empty scratch workspace does not (cutting one
-// takes no longer than the start itself, and the workflow looked just before scheduling it).
+// startAgent one after the other (docs/decisions/0036-the-run-start-in-one-activity.md), with what
+// the workflow did between them kept: a run cancelled while its clone was cut never starts its
+// agent, and messages steered meanwhile are folded into its prompt. The activity asks the workflow
+// (a query: no history) after a clone, and on any retry; a first attempt on an empty scratch
+// workspace does not (cutting one takes no longer than the start itself, and the workflow looked
+// just before scheduling it).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';

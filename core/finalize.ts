@@ -2,7 +2,7 @@
 // the workspace work (push, count, probe dirtiness) and posts a result. The same wire serves the
 // local backend and a Kubernetes pod. Pure: types and the verdict a result implies. Workflows import
 // it, so it imports no library: every module a workflow imports is evaluated again for each workflow
-// (docs/performance.md); the schemas live in finalize-schema.ts.
+// (docs/decisions/0023-toolchain.md); the schemas live in finalize-schema.ts.
 import type { FinalizeResultWire } from './finalize-schema.ts';
 import type { RunFailureReason, RunState } from './run-states.ts';
 

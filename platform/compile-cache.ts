@@ -3,7 +3,7 @@
 // strips and compiles its module graph anew: ~17 MiB of resident memory kept for the process's life,
 // and its start-up CPU. With Node's compile cache (keyed by Node's version and each file's content)
 // a process whose modules were seen before takes the stripped code and V8's code cache from disk and
-// never loads the stripper (docs/performance.md). What is cached is code svc then runs, so the
+// never loads the stripper (docs/decisions/0037-process-costs.md). What is cached is code svc then runs, so the
 // directory is svc's own: private, not a link, owned by svc's user (never one a sandbox can reach).
 import { lstatSync, mkdirSync } from 'node:fs';
 import { enableCompileCache } from 'node:module';

@@ -1,6 +1,6 @@
 // The V8 flags of svc's long-lived processes (the API, the worker, `svc serve`). V8 sizes its young
 // generation for throughput: up to 16 MiB per semi-space, ~50 MiB of a small API's resident memory
-// before anything is held (docs/performance.md). Flags that size the heap are read only when a
+// before anything is held (docs/decisions/0037-process-costs.md). Flags that size the heap are read only when a
 // process starts, so a long-lived command replaces itself, once, with the same command under them
 // (execve: same pid, same open files, nothing of the first image is left). Every launcher (the
 // `svc` script, npm, a container's entrypoint, the tests) gets them without knowing of them.
@@ -17,7 +17,7 @@ const LONG_LIVED = new Set(['serve', 'worker']);
  * The default: a 1 MiB young generation (scavenges more frequent, each shorter), and V8 sized for
  * memory over speed, which keeps the old generation close to what is live. Without the latter a
  * worker draining a backlog grew to ~500 MiB and kept it (the workflow thread's heap, grown by
- * evicted workflows' garbage); with it, ~290 MiB, flat, at the same drain rate (docs/performance.md).
+ * evicted workflows' garbage); with it, ~290 MiB, flat, at the same drain rate (docs/decisions/0037-process-costs.md).
  * And V8's optimising compiler on the thread that runs the code: compiled on a helper thread, the
  * memory it used stayed with the process (an API: +35 MiB native, heap flat, over 1,400 dispatches).
  */

@@ -167,7 +167,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     let worker: RunningWorker | undefined;
     if (options.worker) {
       // Loaded only here: an API apart from its workers never holds the worker's code (the SDK's
-      // native core, the bundler, the activities), ~20 MiB of its memory (docs/performance.md).
+      // native core, the bundler, the activities), ~20 MiB of its memory (docs/decisions/0037-process-costs.md).
       const { startWorker } = await import('../worker/worker.ts');
       const { startWorkerMetricsServer } = await import('../worker/metrics-server.ts');
       const { chooseIsolation, UNSANDBOXED_WARNING } = await import('../activities/sandbox/isolation.ts');

@@ -22,7 +22,7 @@ const QUIET = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}
 
 /**
  * An octokit with `token`, loaded on first use and kept: octokit is ~1 MiB an API that never calls
- * GitHub need not hold (docs/performance.md).
+ * GitHub need not hold (docs/decisions/0037-process-costs.md).
  */
 function lazyOctokit(settings: ForgeSettings & { token: string }): () => Promise<Octokit> {
   let loaded: Promise<Octokit> | undefined;

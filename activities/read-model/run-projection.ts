@@ -83,7 +83,7 @@ export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): P
 /**
  * projectRunRow inside the caller's transaction. The row is read as the few columns compared and
  * written with one insert or update (no entity hydrated, no change set computed): a projection is
- * three of these per run, on the run's critical path (docs/performance.md).
+ * three of these per run, on the run's critical path (docs/decisions/0022-read-model.md).
  */
 export async function writeRunRow(tx: EntityManager, snapshot: RunSnapshot): Promise<ProjectedBefore | undefined> {
   // On PostgreSQL the row is locked until commit: an older projection still in flight (a retry's

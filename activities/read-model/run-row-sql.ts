@@ -1,7 +1,7 @@
 // The run row written as one plain statement: the projection writes it three times or more per run,
 // on the run's critical path, and the ORM's insert and update (its data renamed to column names
 // key by key, a query builder, a compiled query) cost more than the statement itself
-// (docs/performance.md). The columns and how each value is stored come from the entity's metadata
+// (docs/decisions/0022-read-model.md). The columns and how each value is stored come from the entity's metadata
 // and the ORM's own types and platform, so the row stored is the one the ORM would store.
 import type { EntityProperty, Platform } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/sql';

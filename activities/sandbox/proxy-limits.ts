@@ -1,5 +1,5 @@
-// What one sandbox may hold of the process that serves its proxies (a supervisor shared by many
-// sandboxes, since session 40): connections in, connections out, and the plumbing between them.
+// What one sandbox may hold of the process that serves its proxies (a supervisor may be shared by
+// many sandboxes): connections in, connections out, and the plumbing between them.
 import { connect, type Socket } from 'node:net';
 
 /**

@@ -68,7 +68,7 @@ export async function readJsonBody(ctx: Context, limit = MAX_JSON_BODY_BYTES, re
 
 /**
  * The request's bytes, up to `limit`. Read by its events: an async iterator over the request cost
- * ~4× as much, on every POST (docs/performance.md, "POST /runs"). Past the limit it is 413: what
+ * ~4× as much, on every POST (docs/decisions/0020-dispatching-a-run.md). Past the limit it is 413: what
  * more comes is read and dropped until that answer is sent, and then the connection closes. A
  * request closed before its body ended (its client gone, maybe while it was authorised) rejects.
  */

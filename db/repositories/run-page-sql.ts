@@ -1,6 +1,6 @@
 // A page of runs for GET /runs, read as plain rows: the page is presented and dropped, so the unit
 // of work's entities, identity map and change tracking buy nothing there, and building the query
-// through the ORM cost more than running it (docs/performance.md: ~4 ms against a 0.15 ms query).
+// through the ORM cost more than running it (docs/decisions/0022-read-model.md: ~4 ms against a 0.15 ms query).
 // The SQL is a fixed shape, its values handed to the connection apart from it (which quotes them,
 // as for the ORM's own queries); the columns and their conversions come from the entity's
 // metadata, so a new column needs nothing here.

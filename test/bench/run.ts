@@ -36,7 +36,7 @@ const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.argv[2];
 if (!only || only === 'ingest') {
   const { ratio, ...detail } = await measureEventIngest();
-  // 6 was the bench's first bound; the events' plain statements (session 37) brought it to 1.5–3.2.
+  // Writing events as plain statements in the projection's transaction holds the ratio at 1.5–3.2.
   record('event-ingest ratio (appendRunEvents / insertMany)', ratio, 4, 'max', detail);
 }
 if (!only || only === 'dispatch') await measureDispatch(record);
@@ -52,7 +52,7 @@ if (!only || only === 'plan') {
   );
 }
 if (!only || only === 'analytics') {
-  // An absolute bound from the operations issue: the analytics page must stay interactive at scale.
+  // An absolute bound: the analytics page must stay interactive at scale.
   const sqlite = await measureRunAnalytics(join(mkdtempSync(join(tmpdir(), 'svc-bench-')), 'analytics.sqlite'));
   record('GET /analytics/runs over 100k runs, sqlite (ms, p50)', sqlite.p50Ms, 200, 'max', { ...sqlite });
   const postgres = await createScratchPostgresDatabase(process.env.SVC_BENCH_POSTGRES_URL ?? POSTGRES_URL);
@@ -109,7 +109,7 @@ if (!only || only === 'steering') {
   record('steering: POST /runs/{id}/steer → the agent has it (ms, p99)', steering.p99Ms, 1000, 'max', {});
 }
 if (!only || only === 'web') {
-  // Absolute bounds from the dashboard issue: the runs page loads in under a second at 10k runs,
+  // Absolute bounds: the dashboard's runs page loads in under a second at 10k runs,
   // and the bundle stays small.
   const bundle = dashboardBundleKb();
   record('dashboard bundle, JS + CSS gzipped (kB)', bundle.totalKb, 100, 'max', bundle.files);

@@ -1,5 +1,5 @@
-// Every relative link and image in README.md and docs/**/*.md resolves to a file of the repository,
-// and every `#anchor` to a heading of the file it names: the docs must stand alone.
+// Every relative link and image in README.md, CONTRIBUTING.md and docs/**/*.md resolves to a file of
+// the repository, and every `#anchor` to a heading of the file it names: the docs must stand alone.
 import test from 'ava';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -42,8 +42,8 @@ function brokenLinks(files: string[]): string[] {
   );
 }
 
-test('every relative link and image in README.md and docs/ resolves inside the repository', (t) => {
-  const files = [resolve('README.md'), ...markdownFiles(resolve('docs'))];
+test('every relative link and image in README.md, CONTRIBUTING.md and docs/ resolves inside the repository', (t) => {
+  const files = [resolve('README.md'), resolve('CONTRIBUTING.md'), ...markdownFiles(resolve('docs'))];
   t.true(files.length > 10, `only ${files.length} Markdown files found`);
   const links = files.flatMap((file) => relativeLinks(readFileSync(file, 'utf8')));
   t.true(links.length > 100, `only ${links.length} relative links found: the scan finds none`);

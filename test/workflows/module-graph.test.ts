@@ -2,7 +2,7 @@
 // while the bundle boots (the SDK's own) are shared; every module a workflow's code imports is
 // evaluated again for each workflow the worker creates or replays, and held while it is cached.
 // zod once came in through core/finalize.ts: 838 KB and 6.4 ms per workflow instead of 84 KB and
-// 0.5 ms (docs/performance.md). This keeps the per-workflow graph to svc's pure modules.
+// 0.5 ms (docs/decisions/0023-toolchain.md). This keeps the per-workflow graph to svc's pure modules.
 import { readFileSync } from 'node:fs';
 import { Script, createContext, runInContext } from 'node:vm';
 import test from 'ava';

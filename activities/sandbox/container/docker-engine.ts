@@ -1,7 +1,7 @@
 // A small client of the Docker Engine API, the subset the container backend calls (create, start,
 // inspect, logs, wait, stop, remove, image inspect, ping). Docker and Podman (`podman system
 // service`) both serve it. Plain node:http over a unix socket or TCP: no native modules, nothing
-// the engine does not document (docs/decisions.md: why not dockerode).
+// the engine does not document (docs/decisions/0027-container-backend.md: why not dockerode).
 import type { IncomingMessage } from 'node:http';
 import { http } from '../../../platform/node-http.ts';
 
