@@ -29,6 +29,7 @@ export const installedQuery = z.object({
 export const htmlPage = z.string();
 
 export const githubIdentityResponse = z.object({
+  description: z.string().describe('The identity in a sentence, as the serve log and `svc doctor` say it'),
   mode: z
     .enum(['app', 'pat', 'anonymous'])
     .describe('What svc uses on GitHub now: an installed App, else the personal access token, else nothing'),

@@ -8,7 +8,7 @@
 // operator removing it (DELETE /github-app), and an installation is taken only after GitHub
 // confirms, with the App's own key, that it is the App's.
 import { randomBytes } from 'node:crypto';
-import type { ForgeIdentity } from '../../core/forge-identity.ts';
+import { describeForgeIdentity, type ForgeIdentity } from '../../core/forge-identity.ts';
 import type { GitHubAppSettings } from '../../platform/config.ts';
 import { githubApi, RUN_PERMISSIONS, type ForgeCredentials } from '../../platform/forge-credentials.ts';
 import {
@@ -98,9 +98,14 @@ export class GitHubAppService {
   }
 
   /** Which GitHub identity svc uses now, and whether the registration pages are open. */
-  identity(): ForgeIdentity & { registration: { enabled: boolean; credentialStore: 'page' | 'data-dir' } } {
+  identity(): ForgeIdentity & {
+    description: string;
+    registration: { enabled: boolean; credentialStore: 'page' | 'data-dir' };
+  } {
+    const identity = this.#deps.credentials.identity();
     return {
-      ...this.#deps.credentials.identity(),
+      ...identity,
+      description: describeForgeIdentity(identity),
       registration: { enabled: this.enabled, credentialStore: this.#deps.settings.credentialStore },
     };
   }
