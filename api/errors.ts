@@ -115,6 +115,14 @@ export const Errors = {
   svcConfigUnavailable: (message: string) =>
     new ApiError(503, 'svc_config_unavailable', `the project's .svc/ directory cannot be read: ${message}`),
   conflict: (message: string, hint?: string) => new ApiError(409, 'state_transition_error', message, hint),
+  /** DELETE /github-app while svc takes its App from SVC_GITHUB_APP_*: only the operator's settings change it. */
+  githubAppFromEnvironment: () =>
+    new ApiError(
+      409,
+      'github_app_from_environment',
+      'svc takes its GitHub App from its environment, not from the data directory',
+      'unset SVC_GITHUB_APP_ID, SVC_GITHUB_APP_PRIVATE_KEY and SVC_GITHUB_APP_INSTALLATION_ID, then restart svc',
+    ),
   temporalUnavailable: (detail: string) =>
     new ApiError(503, 'runtime_unreachable', 'the workflow engine (Temporal) is unreachable', detail, RETRY_SOON),
   databaseUnavailable: (detail: string) =>

@@ -11,6 +11,8 @@ import { AnalyticsRunsCommand } from './commands/analytics/runs.ts';
 import { ConfigMigrateCommand } from './commands/config/migrate.ts';
 import { DbMigrateToPostgresCommand } from './commands/db/migrate-to-postgres.ts';
 import { DoctorCommand } from './commands/doctor.ts';
+import { GitHubAppRegisterCommand } from './commands/github-app/register.ts';
+import { GitHubAppRemoveCommand } from './commands/github-app/remove.ts';
 import { InitCommand } from './commands/init.ts';
 import { OpsInstanceCommand } from './commands/ops/instance.ts';
 import { OpsOverviewCommand } from './commands/ops/overview.ts';
@@ -74,6 +76,8 @@ for (const command of [
   OpsOverviewCommand,
   OpsInstanceCommand,
   DoctorCommand,
+  GitHubAppRegisterCommand,
+  GitHubAppRemoveCommand,
   DbMigrateToPostgresCommand,
 ]) {
   cli.register(command);

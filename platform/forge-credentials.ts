@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { createAppAuth } from '@octokit/auth-app';
 import type { Octokit } from '@octokit/rest';
+import type { ForgeIdentity } from '../core/forge-identity.ts';
 import { dataPaths, type GitHubAppSettings, type SvcConfig } from './config.ts';
 import { loadPrivateKey, readStoredGitHubApp, type GitHubAppCredentials } from './github-app.ts';
 
@@ -105,6 +106,7 @@ export class ForgeCredentials {
           privateKey: stored.privateKey,
           installationId: stored.installationId,
           source: 'data-dir',
+          slug: stored.slug,
         },
       };
     }
@@ -120,6 +122,20 @@ export class ForgeCredentials {
   get mode(): 'app' | 'pat' | 'anonymous' {
     if (this.activeApp()) return 'app';
     return this.#settings.pat ? 'pat' : 'anonymous';
+  }
+
+  /** Which GitHub identity svc uses now (the serve log, GET /github-app, `svc doctor`); never a secret. */
+  identity(): ForgeIdentity {
+    const app = this.registeredApp();
+    return {
+      mode: this.mode,
+      app: app && {
+        source: app.source,
+        appId: app.appId,
+        slug: app.slug ?? null,
+        installationId: app.installationId,
+      },
+    };
   }
 
   /**
@@ -194,7 +210,8 @@ export class ForgeCredentials {
   #authFor(app: GitHubAppCredentials) {
     const key = `${app.appId}:${createHash('sha256').update(app.privateKey).digest('hex')}`;
     if (this.#auth?.key !== key) {
-      const privateKey = loadPrivateKey(app.privateKey);
+      // Only the operator's own setting may name a file; a stored key is the key itself.
+      const privateKey = app.source === 'env' ? loadPrivateKey(app.privateKey) : app.privateKey;
       const auth = Promise.all([import('@octokit/auth-app'), this.#client()]).then(([{ createAppAuth }, github]) =>
         createAppAuth({ appId: app.appId, privateKey, request: github.request, log: QUIET }),
       );

@@ -1,8 +1,7 @@
 // A GitHub App's credentials: configured in the environment, or registered through /github-app/*
 // and stored in the data directory (SVC_APP_CRED_STORE=data-dir). The stored file is 0600 and is
-// never replaced by a later registration: the registration routes are anonymous, so a second
-// visitor must not be able to swap the App svc acts as.
-import { randomBytes } from 'node:crypto';
+// never replaced by a later registration: only the operator removes it (DELETE /github-app).
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dataPaths } from './config.ts';
 import { registerSecret } from './secrets.ts';
@@ -14,6 +13,8 @@ export interface GitHubAppCredentials {
   installationId: string | null;
   /** Where they came from: the environment wins over the data directory. */
   source: 'env' | 'data-dir';
+  /** The App's slug, when svc registered it (an App from the environment has none here). */
+  slug?: string;
 }
 
 /** The App as GitHub's manifest conversion answered it, plus its installation once known. */
@@ -31,7 +32,27 @@ export interface StoredGitHubApp {
 
 export class GitHubAppAlreadyStoredError extends Error {}
 
-/** A private key given as a PEM (escaped newlines allowed, as env files carry them) or as a path to one. */
+/** The shape of a PEM private key block (PKCS#1 RSA, SEC1 EC or PKCS#8), as GitHub hands App keys out. */
+const PEM_PRIVATE_KEY =
+  /^-----BEGIN (RSA |EC )?PRIVATE KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END \1PRIVATE KEY-----\s*$/;
+
+/**
+ * Whether `value` is a PEM private key that parses. What GitHub's conversion answers is taken only
+ * as the key itself: a value that is not (a path, say) would otherwise be read as a file.
+ */
+export function isPemPrivateKey(value: string): boolean {
+  if (!PEM_PRIVATE_KEY.test(value)) return false;
+  try {
+    return createPrivateKey(value).asymmetricKeyType !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A private key configured by the operator (SVC_GITHUB_APP_PRIVATE_KEY): a PEM (escaped newlines
+ * allowed, as env files carry them) or the path of one. Never for a stored App's key.
+ */
 export function loadPrivateKey(value: string): string {
   const key = value.includes('-----BEGIN') ? value.replace(/\\n/g, '\n') : readFileSync(value, 'utf8');
   registerSecret(key);
@@ -50,6 +71,8 @@ export function readStoredGitHubApp(dataDir: string): StoredGitHubApp | null {
   }
   const strings = ['appId', 'slug', 'privateKey', 'clientId', 'clientSecret', 'htmlUrl'] as const;
   if (!strings.every((key) => typeof parsed[key] === 'string' && parsed[key] !== '')) return null;
+  // The key itself, never a path to one (a stored key is used as it is).
+  if (!parsed.privateKey!.startsWith('-----BEGIN ')) return null;
   for (const secret of [parsed.privateKey, parsed.clientSecret, parsed.webhookSecret]) registerSecret(secret);
   return {
     ...(parsed as StoredGitHubApp),
@@ -91,4 +114,13 @@ export function storeGitHubAppInstallation(dataDir: string, installationId: stri
   const path = dataPaths.githubApp(dataDir);
   renameSync(writeTemporary(path, updated), path);
   return updated;
+}
+
+/** Removes the stored App (the operator's DELETE /github-app): what was removed, or null when none was stored. */
+export function removeStoredGitHubApp(dataDir: string): { appId: string | null; slug: string | null } | null {
+  const path = dataPaths.githubApp(dataDir);
+  if (!existsSync(path)) return null;
+  const stored = readStoredGitHubApp(dataDir);
+  rmSync(path, { force: true });
+  return { appId: stored?.appId ?? null, slug: stored?.slug ?? null };
 }

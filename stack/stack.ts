@@ -1,6 +1,7 @@
 // Brings the service up in one process: Temporal (embedded unless TEMPORAL_ADDRESS is set), the
 // read model (migrated), a worker and the API, and takes it down again in the reverse order.
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
+import { describeForgeIdentity } from '../core/forge-identity.ts';
 import { GitHubForge } from '../activities/forge/github-forge.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
 import { TemporalGateway } from '../api/services/temporal-gateway.ts';
@@ -112,6 +113,9 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 
     const token = loadOperatorToken(config.apiToken, dataPaths.operatorToken(config.dataDir));
     registerSecret(token.token);
+    // Which GitHub identity svc acts with: an App swapped in unnoticed would be the operator's first question.
+    const forgeCredentials = ForgeCredentials.fromConfig(config);
+    log(`github: acting as ${describeForgeIdentity(forgeCredentials.identity())}`);
 
     const { agents } = checked;
     const setupCodes = new SetupCodes();
@@ -150,7 +154,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         agentImages:
           config.sandbox.mode === 'container' || config.sandbox.mode === 'kubernetes' ? config.sandbox.container : null,
         setupCodes,
-        forgeCredentials: ForgeCredentials.fromConfig(config),
+        forgeCredentials,
         githubApp: config.githubApp,
         preview: config.preview,
         webhookPrivateTargets: config.webhooks.privateTargets,

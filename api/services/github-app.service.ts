@@ -2,59 +2,28 @@
 // form that posts svc's manifest to GitHub with a one-time `state`; GitHub sends the browser back
 // to /github-app/callback with a code that svc converts into the App's credentials (the real
 // conversion endpoint); installing the App sends it to /github-app/installed with the installation.
-// The routes are anonymous (a browser on GitHub's redirects carries no svc token), so nothing here
-// may let a visitor change which App svc acts as: a stored App is never replaced, and an
-// installation is taken only after GitHub confirms, with the App's own key, that it is the App's.
-import { createHash, randomBytes } from 'node:crypto';
+// The pages are anonymous (a browser on GitHub's redirects carries no svc token), so they serve
+// only a browser the operator bound (platform/github-app-registration.ts): anyone else gets no
+// state, stores no App and activates no installation. A stored App is replaced only by the
+// operator removing it (DELETE /github-app), and an installation is taken only after GitHub
+// confirms, with the App's own key, that it is the App's.
+import { randomBytes } from 'node:crypto';
+import { describeForgeIdentity, type ForgeIdentity } from '../../core/forge-identity.ts';
 import type { GitHubAppSettings } from '../../platform/config.ts';
 import { githubApi, RUN_PERMISSIONS, type ForgeCredentials } from '../../platform/forge-credentials.ts';
 import {
+  isPemPrivateKey,
   readStoredGitHubApp,
+  removeStoredGitHubApp,
   storeGitHubApp,
   storeGitHubAppInstallation,
   type StoredGitHubApp,
 } from '../../platform/github-app.ts';
-
-export const REGISTRATION_STATE_TTL_MS = 10 * 60_000;
-/** Registrations in flight at once: an anonymous route must not grow memory without bound. */
-const MAX_PENDING_STATES = 100;
+import { GitHubAppRegistrationWindow } from '../../platform/github-app-registration.ts';
 
 const ORG_LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 /** GitHub App names: at most 34 characters. */
 const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,33}$/;
-
-/**
- * The one-time `state` of each registration in flight, in this API process: single use, ten
- * minutes. Kept by its hash, so no lookup compares the secret itself.
- */
-export class RegistrationStates {
-  readonly #pending = new Map<string, number>();
-  readonly #now: () => number;
-
-  constructor(now: () => number = Date.now) {
-    this.#now = now;
-  }
-
-  issue(): string {
-    const now = this.#now();
-    for (const [key, expiresAt] of this.#pending) if (expiresAt <= now) this.#pending.delete(key);
-    // Oldest first (a Map keeps insertion order): a flood of requests only ages out earlier ones.
-    while (this.#pending.size >= MAX_PENDING_STATES) this.#pending.delete(this.#pending.keys().next().value!);
-    const state = randomBytes(18).toString('base64url');
-    this.#pending.set(hashOf(state), now + REGISTRATION_STATE_TTL_MS);
-    return state;
-  }
-
-  /** Spends `state`: true once, within its ten minutes; false when unknown, spent or expired. */
-  redeem(state: string): boolean {
-    const key = hashOf(state);
-    const expiresAt = this.#pending.get(key);
-    this.#pending.delete(key);
-    return expiresAt !== undefined && expiresAt > this.#now();
-  }
-}
-
-const hashOf = (value: string) => createHash('sha256').update(value).digest('hex');
 
 /** GitHub's web host for an API base URL: github.com, or a GitHub Enterprise Server's own host. */
 export function githubWebUrl(apiUrl: string): string {
@@ -77,6 +46,8 @@ export class ConversionFailedError extends Error {}
 export class AppKeyError extends Error {}
 /** GitHub did not answer the installation check. */
 export class GitHubUnreachableError extends Error {}
+/** The App svc acts as is configured in the environment: only the operator's settings change it. */
+export class GitHubAppFromEnvironmentError extends Error {}
 
 export interface GitHubAppServiceDeps {
   settings: GitHubAppSettings;
@@ -85,17 +56,24 @@ export interface GitHubAppServiceDeps {
   /** SVC_PUBLIC_URL: where GitHub sends the browser back; else the origin the page was asked on. */
   publicUrl: string | null;
   publicMode: boolean;
-  states?: RegistrationStates;
+  /** The operator's registration window (default: kept in `dataDir`). */
+  window?: GitHubAppRegistrationWindow;
 }
 
 /** The GitHub App registration: the gate, the manifest, the conversion, the installation. */
 export class GitHubAppService {
   readonly #deps: GitHubAppServiceDeps;
-  readonly #states: RegistrationStates;
+  #registrationWindow: GitHubAppRegistrationWindow | undefined;
 
   constructor(deps: GitHubAppServiceDeps) {
     this.#deps = deps;
-    this.#states = deps.states ?? new RegistrationStates();
+    this.#registrationWindow = deps.window;
+  }
+
+  // Made on first use: the routes are also built without a data directory, to document them.
+  get #window(): GitHubAppRegistrationWindow {
+    this.#registrationWindow ??= new GitHubAppRegistrationWindow(this.#deps.dataDir);
+    return this.#registrationWindow;
   }
 
   /** SVC_GITHUB_APP_REGISTRATION; unset: on, but off in public mode and once an App is in use. */
@@ -110,12 +88,57 @@ export class GitHubAppService {
     return githubWebUrl(this.#deps.credentials.apiUrl);
   }
 
+  /** SVC_PUBLIC_URL, when set: where the operator's links point. */
+  get publicUrl(): string | null {
+    return this.#deps.publicUrl;
+  }
+
   get storesCredentials(): boolean {
     return this.#deps.settings.credentialStore === 'data-dir';
   }
 
-  /** The manifest form for a new App named `name` (default svc-forge-<6 chars>), owned by `org` or the user. */
-  register(input: { name?: string | undefined; org?: string | undefined }, requestOrigin: string): Registration {
+  /** Which GitHub identity svc uses now, and whether the registration pages are open. */
+  identity(): ForgeIdentity & {
+    description: string;
+    registration: { enabled: boolean; credentialStore: 'page' | 'data-dir' };
+  } {
+    const identity = this.#deps.credentials.identity();
+    return {
+      ...identity,
+      description: describeForgeIdentity(identity),
+      registration: { enabled: this.enabled, credentialStore: this.#deps.settings.credentialStore },
+    };
+  }
+
+  /** Arms the operator's one-time registration link (the caller is the operator). */
+  arm(): { code: string; expiresAt: number } {
+    return this.#window.arm();
+  }
+
+  /** Spends an armed link's code: the new binding of the browser that opened it, or null. */
+  bind(code: string): { browser: string; expiresAt: number } | null {
+    return this.#window.redeemArm(code);
+  }
+
+  /** Whether a cookie's value is a browser the operator bound (and within its hour). */
+  isBound(browser: string | undefined): browser is string {
+    return this.#window.isBound(browser);
+  }
+
+  /** Ends a browser's binding once its App acts. */
+  release(browser: string): void {
+    this.#window.release(browser);
+  }
+
+  /**
+   * The manifest form for a new App named `name` (default svc-forge-<6 chars>), owned by `org` or
+   * the user, with a state that works once and only in the bound `browser`.
+   */
+  register(
+    input: { name?: string | undefined; org?: string | undefined },
+    requestOrigin: string,
+    browser: string,
+  ): Registration {
     if (input.org !== undefined && !ORG_LOGIN.test(input.org))
       return { kind: 'invalid', message: 'org must be a GitHub organization login (letters, digits, single hyphens)' };
     const name = input.name ?? `svc-forge-${randomBytes(3).toString('hex')}`;
@@ -135,7 +158,7 @@ export class GitHubAppService {
       default_permissions: RUN_PERMISSIONS,
       default_events: [],
     };
-    const state = this.#states.issue();
+    const state = this.#window.issueState(browser);
     const web = this.githubWebUrl;
     const owner = input.org ? `/organizations/${input.org}` : '';
     return {
@@ -147,14 +170,29 @@ export class GitHubAppService {
     };
   }
 
-  /** Spends a registration's state: false when unknown, spent or expired. */
-  redeemState(state: string): boolean {
-    return this.#states.redeem(state);
+  /** Spends a registration's state: false when unknown, spent, expired or issued to another browser. */
+  redeemState(state: string, browser: string): boolean {
+    return this.#window.redeemState(state, browser);
   }
 
   /** With SVC_APP_CRED_STORE=data-dir, an App already stored (a later registration must not replace it). */
   get alreadyStored(): boolean {
-    return this.storesCredentials && readStoredGitHubApp(this.#deps.dataDir) !== null;
+    return this.storesCredentials && this.stored !== null;
+  }
+
+  /** The App stored in the data directory, if any. */
+  get stored(): StoredGitHubApp | null {
+    return readStoredGitHubApp(this.#deps.dataDir);
+  }
+
+  /**
+   * Removes the stored App (the operator's call): svc goes back to the PAT (or anonymous) until an
+   * App is registered again. Null when none was stored; an App from the environment is refused.
+   */
+  remove(): { appId: string | null; slug: string | null } | null {
+    if (this.#deps.credentials.registeredApp()?.source === 'env')
+      throw new GitHubAppFromEnvironmentError('svc takes its App from SVC_GITHUB_APP_ID');
+    return removeStoredGitHubApp(this.#deps.dataDir);
   }
 
   /** The App's credentials for a manifest code, from GitHub's conversion endpoint (a code works once, for an hour). */
@@ -173,6 +211,9 @@ export class GitHubAppService {
     );
     if (typeof id !== 'number' || !slug || !pem || !clientId || !clientSecret || !htmlUrl)
       throw new ConversionFailedError('GitHub answered the conversion without the App credentials');
+    // The key itself: anything else (a path, say) is refused, never read.
+    if (!isPemPrivateKey(pem))
+      throw new ConversionFailedError('GitHub answered the conversion with a pem that is not a PEM private key');
     return {
       appId: String(id),
       slug,

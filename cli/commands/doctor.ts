@@ -1,6 +1,7 @@
 // `svc doctor`: can this client use that server (reachable, token accepted, same version), or with
 // `--local`, is this host set up to serve (cli/doctor/local-checks.ts).
 import { Command, Option } from 'clipanion';
+import { describeForgeIdentity, type ForgeIdentity } from '../../core/forge-identity.ts';
 import { SVC_VERSION } from '../../platform/version.ts';
 import { EXIT, RemoteCommand, table } from '../base-command.ts';
 import { resolveClientSettings } from '../client/settings.ts';
@@ -57,7 +58,7 @@ export class DoctorCommand extends RemoteCommand {
     details: `
       Prints one \`{"name","ok","message"?,"hint"?}\` line per check (\`--output json\`: one JSON array of them; \`--output pretty\`: a table). A warning is \`ok: true\` with a message; \`--verbose\` also says what each passing check found.
 
-      Remote checks (the default), against \`--url\`/\`--token\` (or SVC_BASE_URL, SVC_API_TOKEN, the client config): \`server_reachable\` (GET /healthz; nothing else runs when it fails), \`auth_valid\` (GET /whoami answers the operator; skipped with \`--no-auth\`), \`version_match\` (GET /version equals this client's version), then the server's own readiness checks from GET /readyz (\`db_reachable\`, \`temporal_reachable\`; when it is not ready, the one that failed) when the token is the operator's.
+      Remote checks (the default), against \`--url\`/\`--token\` (or SVC_BASE_URL, SVC_API_TOKEN, the client config): \`server_reachable\` (GET /healthz; nothing else runs when it fails), \`auth_valid\` (GET /whoami answers the operator; skipped with \`--no-auth\`), \`version_match\` (GET /version equals this client's version), then, when the token is the operator's, the server's own readiness checks from GET /readyz (\`db_reachable\`, \`temporal_reachable\`; when it is not ready, the one that failed) and \`github_identity\` (GET /github-app: always says which GitHub identity the server acts with: an installed App, by id and slug and whether it comes from the environment or the data directory, else the personal access token; a warning when it has none).
 
       \`--local\` checks this host instead, from the environment \`svc serve\` would read (no server needed): \`config\`, \`data_dir\`, \`operator_token\`, \`agents\`, \`git\`, \`git_identity\` (warning only), \`db_reachable\`, \`projects_root\`, \`bwrap\`, \`temporal_reachable\`, \`svc_config\` and \`svc_config_deprecations\` of the registered projects, \`stale_sandbox_workspaces\`.
 
@@ -166,8 +167,25 @@ export class DoctorCommand extends RemoteCommand {
             hint: check.hint,
             detail: 'as the server sees it',
           });
+      await this.#githubIdentity(baseUrl, token);
     }
     return EXIT.ok;
+  }
+
+  /** github_identity: which GitHub identity the server acts with, always said (an App swapped in must show). */
+  async #githubIdentity(baseUrl: string, token: string | undefined): Promise<void> {
+    const answer = await probe(baseUrl, '/github-app', token).catch(() => undefined);
+    if (answer?.status !== 200 || !answer.body?.mode) return;
+    const identity = answer.body as ForgeIdentity;
+    this.#report({
+      name: 'github_identity',
+      level: identity.mode === 'anonymous' ? 'warn' : 'ok',
+      message: `svc acts as ${describeForgeIdentity(identity)}`,
+      hint:
+        identity.mode === 'anonymous'
+          ? 'set SVC_GIT_TOKEN, or register a GitHub App: svc github-app register'
+          : undefined,
+    });
   }
 
   /** auth_valid: whether the token is the operator's. Answers whether operator reads are allowed. */
@@ -204,11 +222,10 @@ export class DoctorCommand extends RemoteCommand {
   }
 
   #wire(finding: Finding): DoctorCheck {
+    // A passing check says what it found only when asked, unless it carries a message of its own.
     const message =
       finding.level === 'ok'
-        ? this.verbose
-          ? (finding.detail ?? finding.message)
-          : undefined
+        ? (finding.message ?? (this.verbose ? finding.detail : undefined))
         : [finding.message, this.verbose ? finding.detail : undefined].filter(Boolean).join(' — ') || undefined;
     return {
       name: finding.name,

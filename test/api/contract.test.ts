@@ -6,10 +6,12 @@
 // schemathesis fuzzes the same populated server with real ids (test/support/schemathesis.ts).
 import test from 'ava';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DATABASE_LEGS, postgresOrSkip, type DatabaseLeg } from '../support/env.ts';
 import { populatedStack, type PopulatedIds, type PopulatedStack } from '../support/populated.ts';
-import { serveManifestConversions } from '../support/github-app-standin.ts';
+import { serveManifestConversions, standInApp } from '../support/github-app-standin.ts';
+import { dataPaths } from '../../platform/config.ts';
+import { operatorBrowser } from '../support/registration-browser.ts';
 import { runSchemathesis, SCHEMATHESIS } from '../support/schemathesis.ts';
 import type { TestResponse } from '../support/stack.ts';
 
@@ -72,10 +74,15 @@ interface Call {
   body?: unknown;
   /** 'run': the held run's own token; null: no credential. */
   token?: 'run' | null;
+  headers?: Record<string, string>;
 }
 
 /** Every operation, with real ids: successes first, then a few refusals. */
-function calls(ids: PopulatedIds, setupCode: string, app: { code: string; state: string }): Call[] {
+function calls(
+  ids: PopulatedIds,
+  setupCode: string,
+  app: { code: string; state: string; browser: Record<string, string> },
+): Call[] {
   const { runs, planRuns, project } = ids;
   const run = runs.running;
   return [
@@ -103,11 +110,32 @@ function calls(ids: PopulatedIds, setupCode: string, app: { code: string; state:
     { method: 'GET', path: `/setup?code=${setupCode}`, token: null },
     { method: 'GET', path: '/setup?code=spent', token: null },
     { method: 'POST', path: '/setup-codes', body: {} },
+    { method: 'GET', path: '/github-app' },
+    { method: 'DELETE', path: '/github-app' },
     { method: 'GET', path: '/github-app/register?org=acme', token: null },
-    { method: 'GET', path: '/github-app/register?org=-not-a-login', token: null },
+    { method: 'GET', path: '/github-app/register?org=acme', token: null, headers: app.browser },
+    { method: 'GET', path: '/github-app/register?org=-not-a-login', token: null, headers: app.browser },
     { method: 'GET', path: `/github-app/callback?code=${app.code}&state=${app.state}`, token: null },
-    { method: 'GET', path: `/github-app/callback?code=${app.code}&state=${app.state}`, token: null },
+    {
+      method: 'GET',
+      path: `/github-app/callback?code=${app.code}&state=${app.state}`,
+      token: null,
+      headers: app.browser,
+    },
+    {
+      method: 'GET',
+      path: `/github-app/callback?code=${app.code}&state=${app.state}`,
+      token: null,
+      headers: app.browser,
+    },
     { method: 'GET', path: '/github-app/installed?installation_id=12&setup_action=install', token: null },
+    {
+      method: 'GET',
+      path: '/github-app/installed?installation_id=12&setup_action=install',
+      token: null,
+      headers: app.browser,
+    },
+    { method: 'POST', path: '/github-app/registration' },
     { method: 'GET', path: '/whoami' },
     { method: 'GET', path: '/whoami', token: 'run' },
     { method: 'GET', path: '/version' },
@@ -243,16 +271,26 @@ for (const leg of DATABASE_LEGS) {
     const problems: string[] = [];
     const succeeded = new Set<string>();
     const setupCode = new URL(svc.stack.setupLink()!).searchParams.get('code')!;
-    // A GitHub App registration in flight: the form's state, and a code the forge stand-in converts.
-    const register = await svc.request('GET', '/github-app/register', { token: null });
+    // A GitHub App registration in flight: the operator's bound browser, its form's state, and a
+    // code the forge stand-in converts.
+    const { browser, page: register } = await operatorBrowser(svc);
     const app = {
       code: serveManifestConversions(fixture.forge).code(),
       state: register.text.match(/state=([\w-]+)/)![1]!,
+      browser: { cookie: `svc_github_app=${browser.cookie}` },
     };
+    // An App stored (not installed) for DELETE /github-app to remove.
+    const stored = standInApp();
+    writeFileSync(
+      dataPaths.githubApp(svc.config.dataDir),
+      JSON.stringify({ ...stored, appId: String(stored.id), privateKey: stored.pem, installationId: null }),
+      { mode: 0o600 },
+    );
     for (const call of calls(ids, setupCode, app)) {
       const token = call.token === 'run' ? ids.runToken : call.token;
       const response = await svc.request(call.method, call.path, {
         body: call.body,
+        headers: call.headers,
         ...(token === undefined ? {} : { token }),
       });
       const { key, problem } = violation(call.method, call.path, response);

@@ -30,8 +30,18 @@ const check = (result: CliResult, name: string) => result.lines.find((line) => l
 test('remote: every check passes against a running server, in ndjson and pretty', async (t) => {
   const result = await svcCli(['doctor', ...remote(server())]);
   t.is(result.code, 0, result.stderr);
-  t.deepEqual(names(result), ['server_reachable', 'auth_valid', 'version_match', 'db_reachable', 'temporal_reachable']);
-  for (const line of result.lines) t.deepEqual(line, { name: line.name, ok: true }, 'a pass says nothing more');
+  t.deepEqual(names(result), [
+    'server_reachable',
+    'auth_valid',
+    'version_match',
+    'db_reachable',
+    'temporal_reachable',
+    'github_identity',
+  ]);
+  for (const line of result.lines.filter((found) => found.name !== 'github_identity'))
+    t.deepEqual(line, { name: line.name, ok: true }, 'a pass says nothing more');
+  t.true(check(result, 'github_identity').ok);
+  t.regex(check(result, 'github_identity').message, /^svc acts as (the personal access token|no credential)/);
 
   const verbose = await svcCli(['doctor', '--verbose', ...remote(server())]);
   t.is(verbose.code, 0);
@@ -63,6 +73,7 @@ test('remote: a wrong token fails auth_valid (exit 1) and hides the operator-onl
 test('remote: --no-auth skips auth_valid; the public readiness checks still run', async (t) => {
   const result = await svcCli(['doctor', '--no-auth', '--url', server().url]);
   t.is(result.code, 0, result.stderr);
+  // The server wants a token, so GET /github-app answers nothing to say.
   t.deepEqual(names(result), ['server_reachable', 'version_match', 'db_reachable', 'temporal_reachable']);
 });
 

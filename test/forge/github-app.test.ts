@@ -1,20 +1,23 @@
 // Registering svc as a GitHub App, for real against the App-capable GitHub stand-in: the gate, the
-// manifest form and its one-time state, the conversion of GitHub's code into credentials (shown
-// once, or stored 0600 and never shown), the installation that activates the App, and then a run
-// whose clone, push and PR use installation tokens for its one repository and nothing more.
+// operator's armed link and the browser it binds, the manifest form and its one-time state, the
+// conversion of GitHub's code into credentials (shown once, or stored 0600 and never shown), the
+// installation that activates the App, the operator's removal, and then a run whose clone, push and
+// PR use installation tokens for its one repository and nothing more.
 import test from 'ava';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dataPaths } from '../../platform/config.ts';
 import { ForgeCredentials, RUN_PERMISSIONS } from '../../platform/forge-credentials.ts';
+import { AppKeyError, GitHubAppService } from '../../api/services/github-app.service.ts';
 import {
-  AppKeyError,
-  GitHubAppService,
-  REGISTRATION_STATE_TTL_MS,
-  RegistrationStates,
-} from '../../api/services/github-app.service.ts';
+  ARM_TTL_MS,
+  BROWSER_TTL_MS,
+  GitHubAppRegistrationWindow,
+  STATE_TTL_MS,
+} from '../../platform/github-app-registration.ts';
 import { GitHubAppStandIn } from '../support/github-app-standin.ts';
+import { confirmationOf, operatorBrowser, unescapeHtml } from '../support/registration-browser.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { startTestStack, waitForRunState, type TestResponse, type TestStack } from '../support/stack.ts';
 
@@ -38,11 +41,7 @@ test.after.always(async () => {
 });
 
 const get = (svc: TestStack, path: string) => svc.request('GET', path, { token: null });
-const unescape = (text: string) =>
-  text.replace(
-    /&(amp|lt|gt|quot|#39);/g,
-    (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name]!,
-  );
+const unescape = unescapeHtml;
 
 /** The register page's form: where it posts, the manifest it carries, its state. */
 function formOf(page: TestResponse) {
@@ -74,19 +73,30 @@ test('with the gate off, all three routes are 404 not_found', async (t) => {
     t.is(response.status, 404, path);
     t.is(response.body.error.code, 'not_found');
   }
+  const arming = await svc.request('POST', '/github-app/registration');
+  t.is(arming.status, 404, 'nothing to arm');
+  t.is(arming.body.error.code, 'not_found');
 });
 
 test('register: a manifest form posting to GitHub with a one-time state; a bad org is a 400 page', async (t) => {
   const svc = await stackWith({ SVC_GITHUB_APP_REGISTRATION: 'on', SVC_PUBLIC_URL: 'https://svc.example.test' });
-  const page = await get(svc, '/github-app/register');
+  const armed = await svc.request('POST', '/github-app/registration');
+  t.is(armed.status, 201, armed.text);
+  t.regex(armed.body.path, /^\/github-app\/register\?arm=[A-Za-z0-9_-]{32}$/);
+  t.is(armed.body.url, `https://svc.example.test${armed.body.path}`);
+  const { browser, page } = await operatorBrowser(svc);
   assertHtml(t, page, 200);
+  t.regex(
+    page.headers.get('set-cookie') ?? '',
+    /^svc_github_app=[A-Za-z0-9_-]{32}; Max-Age=3600; Path=\/github-app; HttpOnly; SameSite=Strict; Secure$/,
+  );
   t.is(
     page.headers.get('content-security-policy'),
     "default-src 'none'; form-action https://github.com; frame-ancestors 'none'; base-uri 'none'",
   );
   const { action, manifest, state } = formOf(page);
   t.true(action.startsWith('https://github.com/settings/apps/new?state='));
-  t.regex(state, /^[A-Za-z0-9_-]{24}$/);
+  t.regex(state, /^[A-Za-z0-9_-]{32}$/);
   t.regex(manifest.name, /^svc-forge-[a-z0-9]{6}$/);
   t.like(manifest, {
     redirect_url: 'https://svc.example.test/github-app/callback',
@@ -95,49 +105,71 @@ test('register: a manifest form posting to GitHub with a one-time state; a bad o
     default_permissions: RUN_PERMISSIONS,
     hook_attributes: { active: false },
   });
-  const org = formOf(await get(svc, '/github-app/register?org=acme-org&name=night%20shift'));
+  const org = formOf(await browser.open('/github-app/register?org=acme-org&name=night%20shift'));
   t.true(org.action.startsWith('https://github.com/organizations/acme-org/settings/apps/new?state='));
   t.is(org.manifest.name, 'night shift');
   t.not(org.state, state, 'every form has its own state');
   for (const bad of ['-acme', 'acme--org', 'a'.repeat(40), '<script>alert(1)</script>']) {
-    const refused = await get(svc, `/github-app/register?org=${encodeURIComponent(bad)}`);
+    const refused = await browser.open(`/github-app/register?org=${encodeURIComponent(bad)}`);
     assertHtml(t, refused, 400);
     t.false(refused.text.includes('<script>alert'), 'the input is never echoed raw');
   }
-  assertHtml(t, await get(svc, `/github-app/register?name=${encodeURIComponent('<b>x</b>')}`), 400);
+  assertHtml(t, await browser.open(`/github-app/register?name=${encodeURIComponent('<b>x</b>')}`), 400);
 });
 
 test('callback: missing, unknown and spent states are 400; failed conversion 502; else the credentials', async (t) => {
   const svc = await stackWith({ SVC_GITHUB_APP_REGISTRATION: 'on' });
-  const fresh = async () => formOf(await get(svc, '/github-app/register')).state;
-  assertHtml(t, await get(svc, '/github-app/callback'), 400);
-  assertHtml(t, await get(svc, `/github-app/callback?state=${await fresh()}`), 400);
-  assertHtml(t, await get(svc, `/github-app/callback?code=${forge.manifestCode()}&state=not-a-state`), 400);
-  assertHtml(t, await get(svc, `/github-app/callback?code=no-such-code&state=${await fresh()}`), 502);
+  const { browser } = await operatorBrowser(svc);
+  const fresh = async () => formOf(await browser.open('/github-app/register')).state;
+  assertHtml(t, await browser.open('/github-app/callback'), 400);
+  assertHtml(t, await browser.open(`/github-app/callback?state=${await fresh()}`), 400);
+  assertHtml(t, await browser.open(`/github-app/callback?code=${forge.manifestCode()}&state=not-a-state`), 400);
+  assertHtml(t, await browser.open(`/github-app/callback?code=no-such-code&state=${await fresh()}`), 502);
 
   const state = await fresh();
-  const page = await get(svc, `/github-app/callback?code=${forge.manifestCode()}&state=${state}`);
+  const page = await browser.returnFromGitHub(`/github-app/callback?code=${forge.manifestCode()}&state=${state}`);
   assertHtml(t, page, 200);
   t.true(page.text.includes(`SVC_GITHUB_APP_ID=${forge.app.id}`));
   t.true(page.text.includes(forge.app.pem.split('\n')[1]!), 'the private key, shown this once');
   t.true(page.text.includes(forge.app.clientSecret));
   t.true(page.text.includes(`${forge.app.htmlUrl}/installations/new`));
-  const spent = await get(svc, `/github-app/callback?code=${forge.manifestCode()}&state=${state}`);
+  const spent = await browser.open(`/github-app/callback?code=${forge.manifestCode()}&state=${state}`);
   assertHtml(t, spent, 400);
   t.false(spent.text.includes(forge.app.clientSecret));
 });
 
-test('a state works once and for ten minutes; the gate defaults off in public mode and once an App acts', (t) => {
+test('the window: a link opens once within ten minutes, a state works once, in its browser, for ten minutes', (t) => {
   let now = 1_000_000;
-  const states = new RegistrationStates(() => now);
-  const first = states.issue();
-  const second = states.issue();
-  t.true(states.redeem(first));
-  t.false(states.redeem(first), 'spent');
-  now += REGISTRATION_STATE_TTL_MS;
-  t.false(states.redeem(second), 'expired');
-  t.false(states.redeem('made-up'));
+  const window = new GitHubAppRegistrationWindow(mkdtempSync(join(tmpdir(), 'svc-app-')), () => now);
+  const stale = window.arm();
+  const { code } = window.arm();
+  t.is(window.redeemArm(stale.code), null, 'a new link replaces an unopened one');
+  const bound = window.redeemArm(code)!;
+  t.truthy(bound);
+  t.is(window.redeemArm(code), null, 'spent');
+  t.true(window.isBound(bound.browser));
+  t.false(window.isBound('made-up-but-well-shaped-value'));
+  t.false(window.isBound(undefined));
+  const other = window.redeemArm(window.arm().code)!;
+  const first = window.issueState(bound.browser);
+  const second = window.issueState(bound.browser);
+  t.false(window.redeemState(first, other.browser), 'not in another browser');
+  t.true(window.redeemState(second, bound.browser));
+  t.false(window.redeemState(second, bound.browser), 'spent');
+  const late = window.issueState(bound.browser);
+  now += STATE_TTL_MS;
+  t.false(window.redeemState(late, bound.browser), 'expired');
+  t.false(window.redeemState('made-up', bound.browser));
+  const unopened = window.arm();
+  now += ARM_TTL_MS;
+  t.is(window.redeemArm(unopened.code), null, 'a link expires');
+  now += BROWSER_TTL_MS;
+  t.false(window.isBound(bound.browser), 'a binding expires');
+  window.release(other.browser);
+  t.false(window.isBound(other.browser));
+});
 
+test('the gate defaults off in public mode and once an App acts', (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-app-'));
   const credentials = (app?: { appId: string; privateKey: string; installationId: string | undefined }) =>
     new ForgeCredentials({ apiUrl: forge.url, pat: undefined, app, dataDir });
@@ -193,8 +225,13 @@ test.serial(
   'stored: registered, installed, active; a run clones, pushes and opens its PR with scoped tokens',
   async (t) => {
     const svc = await stackWith({ SVC_APP_CRED_STORE: 'data-dir', SVC_FINALIZE_TIMEOUT_MS: '60000' }, true);
-    const { state } = formOf(await get(svc, '/github-app/register'));
-    const page = await get(svc, `/github-app/callback?code=${forge.manifestCode()}&state=${state}`);
+    const { browser, page: form } = await operatorBrowser(svc);
+    const { state } = formOf(form);
+    const back = await browser.open(`/github-app/callback?code=${forge.manifestCode()}&state=${state}`, 'cross-site');
+    assertHtml(t, back, 200);
+    t.regex(back.text, /Continue in this browser/, "GitHub's redirect comes without the cookie: svc asks to continue");
+    t.false(existsSync(dataPaths.githubApp(svc.config.dataDir)), 'nothing stored yet');
+    const page = await browser.open(confirmationOf(back)!);
     assertHtml(t, page, 200);
     for (const secret of [forge.app.pem.split('\n')[1]!, forge.app.clientSecret, forge.app.webhookSecret])
       t.false(page.text.includes(secret), 'no secret on the page');
@@ -205,18 +242,31 @@ test.serial(
       privateKey: forge.app.pem,
       installationId: null,
     });
-    assertHtml(t, await get(svc, '/github-app/register'), 409);
+    assertHtml(t, await browser.open('/github-app/register'), 409);
 
-    assertHtml(t, await get(svc, '/github-app/installed'), 200);
-    const foreign = await get(svc, '/github-app/installed?installation_id=999');
+    assertHtml(t, await browser.returnFromGitHub('/github-app/installed'), 200);
+    const foreign = await browser.returnFromGitHub('/github-app/installed?installation_id=999');
     assertHtml(t, foreign, 200);
     t.regex(foreign.text, /does not know this installation/);
     const installation = forge.install('acme');
-    const installed = await get(svc, `/github-app/installed?installation_id=${installation}&setup_action=install`);
+    const installed = await browser.returnFromGitHub(
+      `/github-app/installed?installation_id=${installation}&setup_action=install`,
+    );
     assertHtml(t, installed, 200);
     t.regex(installed.text, /svc now acts as its App, installed on <b>acme<\/b>/);
+    t.is(browser.cookie, undefined, 'the binding ends once the App acts');
     t.is(JSON.parse(readFileSync(file, 'utf8')).installationId, String(installation));
     t.is((await get(svc, '/github-app/register')).status, 404, 'the gate closes once the App acts');
+    const identity = await svc.request('GET', '/github-app');
+    t.like(identity.body, {
+      mode: 'app',
+      app: {
+        source: 'data-dir',
+        appId: String(forge.app.id),
+        slug: forge.app.slug,
+        installationId: String(installation),
+      },
+    });
 
     const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/appwork' } }))
       .body.project.id;

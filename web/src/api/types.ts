@@ -1,6 +1,7 @@
 // The API's JSON, typed from the server's own zod schemas (type-only imports: nothing of the server
 // reaches the bundle). A schema change that breaks the dashboard fails its type-check.
 import type { z } from 'zod';
+import type { githubAppRegistrationResponse, githubIdentityResponse } from '../../../api/routes/github-app.schema.ts';
 import type { RunJson } from '../../../core/run-schema.ts';
 import type { DiffFile, RunDiff as RunDiffJson } from '../../../core/run-diff.ts';
 import type {
@@ -105,3 +106,5 @@ export interface ErrorEnvelope {
 
 export type RunDiff = RunDiffJson;
 export type RunDiffFile = DiffFile;
+export type GitHubIdentity = z.output<typeof githubIdentityResponse>;
+export type GitHubAppRegistration = z.output<typeof githubAppRegistrationResponse>;

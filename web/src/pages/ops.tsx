@@ -8,6 +8,7 @@ import { useQuery } from '../api/cache.ts';
 import type { Instance, OpsOverview, WebhookList } from '../api/types.ts';
 import { identity } from '../api/identity.ts';
 import { ErrorBox, Facts, Loading, PageHeader } from '../components/ui.tsx';
+import { GitHubIdentityPanel } from '../components/github-identity.tsx';
 import { useNow, useTitle } from '../components/hooks.ts';
 import { type Kpi, KpiTiles, Panel } from '../components/analytics-kit.tsx';
 import { count, duration, money, relative, httpUrl } from '../format.ts';
@@ -198,6 +199,11 @@ export function OpsPage() {
           <ErrorBox error={instance.error} title="Could not load the instance" />
           {instance.data ? <InstanceFacts instance={instance.data} /> : instance.error ? null : <Loading lines={4} />}
         </Panel>
+        {identity.value.kind === 'operator' ? (
+          <Panel id="github-title" title="GitHub">
+            <GitHubIdentityPanel />
+          </Panel>
+        ) : null}
         {identity.value.kind === 'operator' ? (
           <Panel id="webhooks-title" title="Webhooks">
             <ErrorBox error={webhooks.error} title="Could not load the webhooks" />
