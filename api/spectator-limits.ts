@@ -17,12 +17,18 @@ interface Bucket {
 
 /** Clients remembered at most: past it, those whose bucket is full and idle are forgotten first. */
 const MAX_CLIENTS = 50_000;
+/**
+ * Spectator requests in progress in this process, all clients together: whoever holds many
+ * addresses (an IPv6 /48 is 65,536 clients) still cannot hold the API's streams.
+ */
+export const MAX_SPECTATORS_IN_FLIGHT = 256;
 
 export class SpectatorLimits {
   readonly settings: SpectatorLimitSettings;
   readonly #buckets = new Map<string, Bucket>();
   readonly #trusted: BlockList | null;
   readonly #now: () => number;
+  #inFlight = 0;
 
   constructor(settings: SpectatorLimitSettings, now: () => number = () => performance.now()) {
     this.settings = settings;
@@ -45,6 +51,8 @@ export class SpectatorLimits {
     const { ratePerSecond, maxInFlight } = this.settings;
     if (bucket.inFlight >= maxInFlight)
       throw Errors.rateLimited(`this client already has ${maxInFlight} requests in progress`, 1);
+    if (this.#inFlight >= MAX_SPECTATORS_IN_FLIGHT)
+      throw Errors.rateLimited(`svc already serves ${MAX_SPECTATORS_IN_FLIGHT} spectator requests`, 1);
     if (bucket.tokens < 1)
       throw Errors.rateLimited(
         `this client is past its ${ratePerSecond} requests per second`,
@@ -52,8 +60,10 @@ export class SpectatorLimits {
       );
     bucket.tokens -= 1;
     bucket.inFlight += 1;
+    this.#inFlight += 1;
     ctx.res.once('close', () => {
       bucket.inFlight -= 1;
+      this.#inFlight -= 1;
     });
   }
 
@@ -64,7 +74,7 @@ export class SpectatorLimits {
       const hops = forwardedFor.split(',');
       // From the proxy nearest svc outwards: the first address no trusted proxy holds is the client.
       for (let i = hops.length - 1; i >= 0 && this.#isTrusted(client); i--) {
-        const hop = plainAddress(hops[i]!.trim());
+        const hop = hopAddress(hops[i]!.trim());
         // What a trusted proxy was handed by its own peer but is no address: keep the last one known.
         if (!hop) break;
         client = hop;
@@ -124,6 +134,14 @@ function plainAddress(value: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1]!;
   return isIPv4(address) || isIPv6(address) ? address.toLowerCase() : '';
+}
+
+/** A proxy's X-Forwarded-For entry, with the port some proxies add (`1.2.3.4:5678`, `[2001:db8::1]:443`). */
+function hopAddress(value: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(value);
+  if (bracketed) return plainAddress(bracketed[1]!);
+  const withPort = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(value);
+  return plainAddress(withPort ? withPort[1]! : value);
 }
 
 /** The /64 an IPv6 address is in: one client, as a home or a host usually holds a whole /64. */

@@ -6,7 +6,7 @@ import test from 'ava';
 import { request as httpRequest } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Context } from 'koa';
-import { SpectatorLimits } from '../../api/spectator-limits.ts';
+import { MAX_SPECTATORS_IN_FLIGHT, SpectatorLimits } from '../../api/spectator-limits.ts';
 import { seedBigRun, type BigRun } from '../support/big-run.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
@@ -190,4 +190,22 @@ test('the limiter: a client is its address, its IPv6 /64, or what a trusted prox
   t.is(limits.clientOf('10.1.2.3', '198.51.100.1, 203.0.113.5, 10.4.4.4'), '203.0.113.5');
   t.is(limits.clientOf('10.1.2.3', 'garbage'), '10.1.2.3', 'no address: the proxy itself');
   t.is(limits.clientOf('10.1.2.3', ''), '10.1.2.3');
+  // The port some proxies write after the address is not a different client, nor no client.
+  t.is(limits.clientOf('10.1.2.3', '203.0.113.5:5678'), '203.0.113.5');
+  t.is(limits.clientOf('10.1.2.3', '[2001:db8:1:2::9]:443'), '2001:db8:1:2::/64');
+});
+
+test('the limiter: many addresses together still hold at most its process-wide share of requests', (t) => {
+  const limits = new SpectatorLimits({ ratePerSecond: 100, burst: 100, maxInFlight: 6, trustedProxies: [] });
+  const held = [];
+  // An IPv6 /48 is thousands of /64 clients: each within its own limit, together past the process's.
+  for (let i = 0; i < MAX_SPECTATORS_IN_FLIGHT; i++) {
+    const request = fakeContext(`2001:db8:1:${i.toString(16)}::1`);
+    limits.admit(request.ctx);
+    held.push(request);
+  }
+  const refused = t.throws(() => limits.admit(fakeContext('2001:db8:1:ffff::1').ctx)) as unknown as { code: string };
+  t.is(refused.code, 'rate_limited');
+  held.pop()!.close();
+  t.notThrows(() => limits.admit(fakeContext('2001:db8:1:ffff::1').ctx), 'a closed request gives its place back');
 });
