@@ -1,7 +1,7 @@
 // Everything the service reads from its environment, in one typed object. Documented in the
 // README (Configuration); nothing else reads process.env for service settings.
 import { parseConfiguredWebhooks, type Webhook, type WebhookSettings } from '../core/webhooks.ts';
-import { parseEgressList, type EgressRule } from '../core/egress-rules.ts';
+import { describeEgressRule, isExactRule, parseEgressList, type EgressRule } from '../core/egress-rules.ts';
 import { resolve, join } from 'node:path';
 import { isIP } from 'node:net';
 import { DEFAULT_MAX_RUN_MS, DEFAULT_RUN_TIMING, type RunTiming } from '../core/run-model.ts';
@@ -300,9 +300,18 @@ export function isLoopbackHost(host: string): boolean {
 
 /** SVC_WEBHOOK_PRIVATE_TARGETS: egress entries (host:port) webhooks may reach on private addresses. */
 function webhookPrivateTargets(text: string | undefined): EgressRule[] {
+  let rules: EgressRule[];
   try {
-    return parseEgressList(text, 'operator');
+    rules = parseEgressList(text, 'operator');
   } catch (error) {
     throw new Error(`SVC_WEBHOOK_PRIVATE_TARGETS: ${(error as Error).message}`);
   }
+  // Only an exact entry opens a private address (platform/network-destinations.ts): a wildcard would open nothing.
+  const wildcard = rules.find((rule) => !isExactRule(rule) || rule.ports === '*');
+  if (wildcard)
+    throw new Error(
+      `SVC_WEBHOOK_PRIVATE_TARGETS: "${describeEgressRule(wildcard).replace(/ \(operator\)$/, '')}" ` +
+        'is a wildcard; name each receiver as host:port',
+    );
+  return rules;
 }

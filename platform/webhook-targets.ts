@@ -5,7 +5,7 @@
 // so DNS rebinding cannot redirect it), follows no redirect and reads no body.
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import type { EgressRule } from '../core/egress-rules.ts';
+import { egressRuleForUrl, type EgressRule } from '../core/egress-rules.ts';
 import { decideEgress, type EgressDecision, type Resolver } from './network-destinations.ts';
 import { http, https } from './node-http.ts';
 
@@ -20,11 +20,6 @@ const REFUSALS: Record<string, string> = {
 
 export class WebhookTargetError extends Error {}
 
-function hostAndPort(url: URL): { host: string; port: number } {
-  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-  return { host: url.hostname.replace(/^\[|\]$/g, '').toLowerCase(), port };
-}
-
 /**
  * The decision for a webhook URL: the address to connect to, or why not (one sentence, with the way
  * out); `unresolvable` says the name does not resolve now (a registration accepts it, a delivery fails).
@@ -34,7 +29,9 @@ export async function decideWebhookTarget(
   privateTargets: readonly EgressRule[],
   resolve?: Resolver,
 ): Promise<{ address: string } | { refusal: string; unresolvable: boolean }> {
-  const { host, port } = hostAndPort(new URL(url));
+  const target = egressRuleForUrl(url, 'operator');
+  const host = target.host;
+  const port = (target.ports as number[])[0]!;
   const decision: EgressDecision = await decideEgress([...privateTargets, ANY_PUBLIC], host, port, resolve);
   if (decision.allowed) return { address: decision.address };
   const why = REFUSALS[decision.reason] ?? 'is not allowed';

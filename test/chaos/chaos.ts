@@ -90,6 +90,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     SVC_MAX_CONCURRENT_RUNS: '4',
     SVC_WEBHOOK_POLL_MS: '500',
     SVC_WEBHOOK_RETRY_BASE_MS: '1000',
+    // The receiver listens on loopback: a private destination the operator names.
+    SVC_WEBHOOK_PRIVATE_TARGETS: new URL(hooks.url).host,
   });
   const token = topology.env.SVC_API_TOKEN!;
   const disruptions: Record<string, number> = Object.fromEntries(DISRUPTIONS.map((name) => [name, 0]));

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseEgressList } from '../../core/egress-rules.ts';
 import { decideWebhookTarget, postWebhook, WebhookTargetError } from '../../platform/webhook-targets.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { startTestStack } from '../support/stack.ts';
 
 /** A receiver that counts the connections it was given. */
@@ -94,4 +95,12 @@ test('a public name that resolves to a private or link-local address is refused,
     /link-local/,
   );
   t.like(await decideWebhookTarget('https://nowhere.invalid/', [], dns), { unresolvable: true });
+});
+
+test('SVC_WEBHOOK_PRIVATE_TARGETS names each receiver: a wildcard, which would open nothing, is refused', (t) => {
+  for (const entry of ['*.corp:443', 'hooks.internal:*'])
+    t.throws(() => loadConfig({ SVC_WEBHOOK_PRIVATE_TARGETS: entry }), { message: /wildcard; name each receiver/ });
+  t.like(loadConfig({ SVC_WEBHOOK_PRIVATE_TARGETS: 'hooks.internal:8443' }).webhooks.privateTargets, [
+    { host: 'hooks.internal', ports: [8443] },
+  ]);
 });
