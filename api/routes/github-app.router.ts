@@ -120,7 +120,9 @@ export function githubAppRoutes(app: GitHubAppService) {
         gate();
         let browser = boundBrowser(ctx);
         let cookie: Record<string, string> = {};
-        const bound = !browser && query.arm ? app.bind(query.arm) : null;
+        // A link is spent when opened, even by a browser already bound: left armed, whoever saw it
+        // (shell history, a chat) could still bind a browser of their own.
+        const bound = query.arm ? app.bind(query.arm) : null;
         if (bound) {
           browser = bound.browser;
           cookie = setCookie(bound.browser, ctx);

@@ -71,6 +71,10 @@ test.serial('an anonymous visitor gets no registration state, whatever it sends'
   const operator = new RegistrationBrowser(svc);
   t.is((await operator.open(armed.body.path)).status, 200);
   assertNoForm(t, await visitor.open(armed.body.path));
+  // A browser already bound that opens a new link spends it too: seen later, it binds nobody.
+  const again = await svc.request('POST', '/github-app/registration');
+  t.is((await operator.open(again.body.path)).status, 200);
+  assertNoForm(t, await visitor.open(again.body.path));
   // Arming needs the operator's token.
   const anonymous = await svc.request('POST', '/github-app/registration', { token: null });
   t.is(anonymous.status, 401);
