@@ -143,10 +143,8 @@ export function agentImageRefusal(
   const allowed = container.images.some((entry) =>
     entry.endsWith('*') ? image.startsWith(entry.slice(0, -1)) && image.length > entry.length - 1 : image === entry,
   );
-  return allowed
-    ? null
-    : `agentImage "${image}" is not one of the images the operator allows (SVC_AGENT_IMAGES: ` +
-        `${container.images.join(', ')})`;
+  // The list itself is not named: a failed run's reason may be read by a public project's spectators.
+  return allowed ? null : `agentImage "${image}" is not one of the images the operator allows (SVC_AGENT_IMAGES)`;
 }
 
 function parseBinds(text: string | undefined): Bind[] {

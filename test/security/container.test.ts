@@ -352,6 +352,7 @@ test.serial("a project's agentImage outside SVC_AGENT_IMAGES is refused at dispa
   t.is(refused.status, 422, refused.text);
   t.is(refused.body.error.code, 'svc_config_invalid');
   t.regex(refused.body.error.message, new RegExp(`agentImage "${FOREIGN_IMAGE}".*SVC_AGENT_IMAGES`));
+  t.false(refused.body.error.message.includes(svc.config.sandbox.container.image), 'the allowed images go unnamed');
   t.deepEqual(await runIds(), before, 'no run was created');
   const own = await register('own-image');
   const response = await svc.request('POST', '/runs', { body: { agent: 'shell', project: own, prompt: 'echo ran' } });
