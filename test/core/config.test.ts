@@ -10,6 +10,7 @@ test('SVC_AUTH is token or public; public mode needs an allowlist', (t) => {
   t.deepEqual(loadConfig({ SVC_AUTH: 'public', SVC_PUBLIC_ALLOWLIST: 'Acme, other/repo' }).auth, {
     mode: 'public',
     publicAllowlist: ['acme', 'other/repo'],
+    spectatorLimits: { ratePerSecond: 10, burst: 60, maxInFlight: 6, trustedProxies: [] },
   });
 });
 
