@@ -10,7 +10,8 @@ import { ProjectEntity, RunEntity, RunEventEntity } from '../db/entities/index.t
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../platform/config.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
-import { redactKnownSecrets } from '../platform/secrets.ts';
+import { redactKnownSecretsAndCut } from '../platform/secrets.ts';
+import { inertText } from '../core/inert-text.ts';
 import { loadSvcConfigFrom } from '../platform/svc-config-files.ts';
 import { parsePullRequestUrl, PullRequests } from './forge/github-forge.ts';
 
@@ -135,13 +136,16 @@ export function createPrLoopActivities(deps: PrLoopActivityDeps) {
         { orderBy: { seq: 'desc' }, limit: REPORT_LINES },
       );
       // Posted on the PR, which may be public: svc's secrets and credential shapes never go with it.
-      const output = redactKnownSecrets(
-        lines
-          .reverse()
-          .map((event) => String((event.payload as { text?: unknown } | null)?.text ?? ''))
-          .join('\n')
-          .slice(-4000),
-      ).replaceAll('```', "'''");
+      const output = inertText(
+        redactKnownSecretsAndCut(
+          lines
+            .reverse()
+            .map((event) => String((event.payload as { text?: unknown } | null)?.text ?? ''))
+            .join('\n'),
+          4000,
+          'end',
+        ).text,
+      );
       const what = ROUND_GOALS[input.kind];
       const outcome = run
         ? `${run.state}${run.failureReason ? ` (${run.failureReason})` : ''}` +

@@ -3,6 +3,7 @@
 // source project and whose `.svc/config.yaml` `healer` rule takes it most specifically), and the
 // prompt the healer run gets, where the alert is quoted data. The API and the healer workflow share it.
 import { createHash } from 'node:crypto';
+import { inertText } from './inert-text.ts';
 
 export const ALERT_SOURCES = ['sentry', 'grafana'] as const;
 export type AlertSource = (typeof ALERT_SOURCES)[number];
@@ -169,7 +170,7 @@ export function ruleMatches(rule: HealerMappingRule, alert: Alert): boolean {
 
 /** A project's `healer` settings as far as choosing it goes. */
 export interface HealerClaim {
-  /** The source projects it claims; absent: its repository's name. */
+  /** The source projects it claims; absent: its repository's name and those its rules name. */
   sourceProjects?: string[] | undefined;
   projectMapping: HealerMappingRule[];
 }
@@ -177,10 +178,15 @@ export interface HealerClaim {
 /**
  * How specifically a project takes an alert, or null when it does not: it must claim the alert's
  * source project (an alert that names none is nobody's); then, with rules, the most specific rule
- * that takes it counts; without rules, the claim alone takes it (0).
+ * that takes it counts; without rules, the claim alone takes it (0). Without `sourceProjects` a
+ * project claims its repository's name and the source projects its own rules name: a rule written
+ * for `web-frontend` in repository `web` is that project's say, as a listed claim would be.
  */
 export function projectTakesAlert(healer: HealerClaim, repoName: string, alert: Alert): number | null {
-  const claims = healer.sourceProjects ?? [repoName];
+  const claims = healer.sourceProjects ?? [
+    repoName,
+    ...healer.projectMapping.flatMap((rule) => (rule.sourceProject === undefined ? [] : [rule.sourceProject])),
+  ];
   if (!alert.sourceProject || !claims.some((claim) => same(alert.sourceProject, claim))) return null;
   if (healer.projectMapping.length === 0) return 0;
   const taking = healer.projectMapping.filter((rule) => ruleMatches(rule, alert)).map(ruleSpecificity);
@@ -220,17 +226,8 @@ export const HEALER_PROMPT_LIMITS = {
   labelValue: 200,
 } as const;
 
-/**
- * Text that could act on whoever reads the prompt rather than be read: C1 controls and DEL, the
- * zero-width and bidirectional marks, line and paragraph separators. (C0 controls and newlines are
- * escaped by JSON.)
- */
-const INVISIBLE = /[\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
-/** A run of three backticks or tildes would open or close a fence: spaced out, it is just text. */
-const FENCE = /([`~])\1{2,}/g;
-
 function quoted(value: string, max: number, mask: (text: string) => string): string {
-  const masked = mask(value.replace(INVISIBLE, '')).replace(FENCE, (run) => run.split('').join(' '));
+  const masked = inertText(mask(value));
   return masked.length > max ? `${masked.slice(0, max)}…` : masked;
 }
 

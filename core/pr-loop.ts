@@ -6,6 +6,7 @@
 import { roundUsd } from './cost-pause.ts';
 import type { PrState } from './run-states.ts';
 import type { SvcDefaults } from './svc-config.ts';
+import { inertText } from './inert-text.ts';
 
 /** What a project's `.svc/config.yaml` asks of its runs' PRs (null: svc only follows the PR). */
 export interface PrLoopSettings {
@@ -274,8 +275,7 @@ export function forgeName(text: string): string {
  */
 export function quoteForgeText(text: string, max: number): string {
   const cut = text.length > max ? `${text.slice(0, max)}\n[… cut]` : text;
-  const inert = cut.replace(/`{3,}|~{3,}/g, (run) => "'".repeat(run.length));
-  return ['```text', inert, '```'].join('\n');
+  return ['```text', inertText(cut), '```'].join('\n');
 }
 
 /** Quotes as many items as FORGE_TEXT_LIMITS.total holds, each cut to its own limit first. */

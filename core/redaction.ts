@@ -13,6 +13,14 @@ export function secretForms(value: string): string[] {
   return [...new Set(forms.filter((form) => form.length >= MIN_SECRET_LENGTH))];
 }
 
+/**
+ * Whether a secret's value is distinctive enough to mask outside svc's own log: masked in every
+ * operator view and prompt, a weak value (`postgres`, `changeme`) would hide ordinary words.
+ */
+export function isDistinctiveSecret(form: string): boolean {
+  return form.length >= 12 && (form.length >= 24 || /[^A-Za-z]/.test(form));
+}
+
 /** svc's own credential shapes: a run token, a webhook's signing secret. */
 const SVC_SHAPES = [/\bsvc1\.run_[0-9a-z]{12}\.[0-9a-f]{64}/g, /\bwhsec_[0-9a-f]{64}/g];
 
@@ -56,6 +64,8 @@ const looksLikeKeyMaterial = (blob: string) => /[A-Z]/.test(blob) && /[a-z]/.tes
 
 /** Text longer than this is cut before masking: what a spectator reads is bounded work. */
 export const MAX_REDACTED_TEXT = 64 * 1024;
+/** How much past a cut is masked with it: a private key's whole block (an RSA-4096 PEM is ~3.3 KiB). */
+const CUT_MARGIN = 8 * 1024;
 
 /** Masks each of `secrets` (exact values; shorter than MIN_SECRET_LENGTH: left) wherever it appears. */
 export function maskValues(text: string, secrets: Iterable<string>): string {
@@ -75,10 +85,33 @@ export function maskSvcSecrets(text: string, secrets: Iterable<string> = []): st
   return result;
 }
 
-/** Masks `secrets` (exact values) and every credential shape in `text`, cut to MAX_REDACTED_TEXT first. */
+/**
+ * Masks `secrets` (exact values) and every credential shape in `text`, then cuts it to
+ * MAX_REDACTED_TEXT: masked before the cut, so a secret the cut would split is masked whole.
+ */
 export function redactSecrets(text: string, secrets: Iterable<string> = []): string {
-  let result = text.length > MAX_REDACTED_TEXT ? `${text.slice(0, MAX_REDACTED_TEXT)}[… cut]` : text;
-  result = maskValues(result, secrets);
+  if (text.length <= MAX_REDACTED_TEXT) return redactWhole(text, secrets);
+  return `${redactWhole(text.slice(0, MAX_REDACTED_TEXT + CUT_MARGIN), secrets).slice(0, MAX_REDACTED_TEXT)}[… cut]`;
+}
+
+/**
+ * Masks, then keeps at most `max` characters of `text`, from its start or its end: the cut comes
+ * after the masking, so no secret is cut into a piece that no rule recognises.
+ */
+export function redactAndCut(
+  text: string,
+  max: number,
+  keep: 'start' | 'end',
+  secrets: Iterable<string> = [],
+): { text: string; cut: boolean } {
+  if (text.length <= max) return { text: redactSecrets(text, secrets), cut: false };
+  const part = keep === 'start' ? text.slice(0, max + CUT_MARGIN) : text.slice(-(max + CUT_MARGIN));
+  const masked = redactSecrets(part, secrets);
+  return { text: keep === 'start' ? masked.slice(0, max) : masked.slice(-max), cut: true };
+}
+
+function redactWhole(text: string, secrets: Iterable<string>): string {
+  let result = maskValues(text, secrets);
   for (const shape of SECRET_SHAPES) result = result.replace(shape, MASK);
   result = result.replace(URL_PASSWORD, (_match, head: string) => `${head}${MASK}@`);
   result = result.replace(KEY_MATERIAL, (blob) => (looksLikeKeyMaterial(blob) ? MASK : blob));

@@ -6,7 +6,7 @@
 // svc's secrets by value and credential shapes never reach an agent's prompt.
 import type { Octokit } from '@octokit/rest';
 import { ADDRESSED_TO_SVC, DEFAULT_CI_APPS, FORGE_TEXT_LIMITS } from '../../core/pr-loop.ts';
-import { redactKnownSecrets } from '../../platform/secrets.ts';
+import { redactKnownSecretsAndCut } from '../../platform/secrets.ts';
 import { toRef, type PullLike, type PullRequestStatus } from './github-forge.ts';
 
 /** Check-run conclusions that fail a PR's checks. */
@@ -130,9 +130,9 @@ async function commandsToSvc(
  * saying so, then svc's known secrets and every credential shape masked.
  */
 function forgeText(text: string, max: number, keep: 'start' | 'end' = 'start'): string {
-  const cut =
-    text.length <= max ? text : keep === 'end' ? `[… cut]\n${text.slice(-max)}` : `${text.slice(0, max)}\n[… cut]`;
-  return redactKnownSecrets(cut);
+  const masked = redactKnownSecretsAndCut(text, max, keep);
+  if (!masked.cut) return masked.text;
+  return keep === 'end' ? `[… cut]\n${masked.text}` : `${masked.text}\n[… cut]`;
 }
 
 /** Whether a user may write to the repository: asked once per user per look, remembered a while. */

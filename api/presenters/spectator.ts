@@ -5,7 +5,7 @@
 // is shown, and never holds a stream open. An operator's event lines are masked too, by value
 // only: svc's own secrets (platform/secrets.ts) never leave in an event, whoever reads it.
 import { Readable } from 'node:stream';
-import { maskKnownSecrets, redactKnownSecrets } from '../../platform/secrets.ts';
+import { maskSecretsForOperator, redactKnownSecrets } from '../../platform/secrets.ts';
 import type { Identity } from '../auth.ts';
 import { Errors } from '../errors.ts';
 
@@ -161,7 +161,7 @@ export class Spectators {
     if (Spectators.is(identity)) return this.redactLines(lines);
     return Readable.from(
       (async function* () {
-        for await (const line of lines) yield maskKnownSecrets(String(line));
+        for await (const line of lines) yield maskSecretsForOperator(String(line));
       })(),
     );
   }

@@ -88,6 +88,9 @@ test('a project takes only alerts of the source projects it claims, its reposito
     2,
   );
   t.is(projectTakesAlert({ projectMapping: [{ title: 'overflow' }] }, 'shop', alert), null);
+  // Without sourceProjects, a rule's own source project is the project's claim too.
+  t.is(projectTakesAlert({ projectMapping: [{ sourceProject: 'shop', title: 'division' }] }, 'web', alert), 2);
+  t.is(projectTakesAlert({ sourceProjects: ['web'], projectMapping: [{ title: 'division' }] }, 'web', alert), null);
   // An alert that names no source project is nobody's.
   const anonymous = parseAlert('grafana', { alerts: [{ status: 'firing', labels: { alertname: 'Disk full' } }] })!;
   t.is(anonymous.sourceProject, null);
