@@ -24,7 +24,7 @@ test("a weak value is masked in svc's log only; a distinctive one wherever text 
 
 test('a secret the cut would split is masked whole, from either end', (t) => {
   const token = `ghp_${'a1B2'.repeat(9)}`;
-  const text = `${'x'.repeat(100)}${token}${'y'.repeat(100)}`;
+  const text = `${'x '.repeat(50)}${token}${' y'.repeat(50)}`;
   // The last 120 characters start 20 characters before the token's end.
   const end = redactKnownSecretsAndCut(text, 120, 'end');
   t.true(end.cut);
@@ -33,7 +33,7 @@ test('a secret the cut would split is masked whole, from either end', (t) => {
   const start = redactKnownSecretsAndCut(text, 120, 'start');
   t.false(start.text.includes(token.slice(0, 20)), start.text);
   // The long-text bound of every redaction: a token across it is masked, not cut in two.
-  const long = `${'z'.repeat(MAX_REDACTED_TEXT - 10)}${token} and more`;
+  const long = `${'z '.repeat((MAX_REDACTED_TEXT - 10) / 2)}${token} and more`;
   const redacted = redactSecrets(long);
   t.true(redacted.endsWith('[… cut]'));
   t.false(redacted.includes(token.slice(0, 10)), 'no head of the token before the cut');
