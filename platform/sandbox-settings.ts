@@ -1,5 +1,5 @@
 // The operator's sandbox settings (SVC_SANDBOX*), parsed once at start-up. How runs are then
-// isolated is the sandbox activities' business (activities/sandbox/isolation.ts).
+// isolated is the sandbox activities' business (sandbox/host/isolation.ts).
 import { readFileSync } from 'node:fs';
 import { parseEgressList, type EgressRule } from '../core/egress-rules.ts';
 

@@ -30,7 +30,16 @@ const NON_DETERMINISTIC = [
     message: 'workflows never touch I/O libraries; call an activity',
   },
   {
-    group: ['../activities/*', '../api/*', '../db/*', '../platform/*', '../stack/*', '../worker/*', '../cli/*'],
+    group: [
+      '../activities/*',
+      '../sandbox/*',
+      '../api/*',
+      '../db/*',
+      '../platform/*',
+      '../stack/*',
+      '../worker/*',
+      '../cli/*',
+    ],
     allowTypeImports: true,
     message: 'only types may come from these layers (import type)',
   },
@@ -40,7 +49,16 @@ const NON_DETERMINISTIC = [
 // processes, config files). Neither may reach up into a layer that uses it.
 const LEAF_LAYERS = [
   {
-    group: ['../activities/*', '../api/*', '../workflows/*', '../stack/*', '../worker/*', '../cli/*', '../db/*'],
+    group: [
+      '../activities/*',
+      '../sandbox/*',
+      '../api/*',
+      '../workflows/*',
+      '../stack/*',
+      '../worker/*',
+      '../cli/*',
+      '../db/*',
+    ],
     message: 'core/ and platform/ are leaves: the layers import them, never the reverse',
   },
 ];
@@ -74,7 +92,15 @@ export default tseslint.config(
   },
   {
     // platform/node-http.ts says why: an ESM import of node:http loads Node's fetch client.
-    files: ['api/**/*.ts', 'activities/**/*.ts', 'worker/**/*.ts', 'cli/**/*.ts', 'stack/**/*.ts', 'db/**/*.ts'],
+    files: [
+      'api/**/*.ts',
+      'activities/**/*.ts',
+      'sandbox/**/*.ts',
+      'worker/**/*.ts',
+      'cli/**/*.ts',
+      'stack/**/*.ts',
+      'db/**/*.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

@@ -4,9 +4,9 @@
 // here: a run past them is accepted and waits, queued, for a slot (workflows/admission.workflow.ts).
 import { agentImageRefusal, type ContainerSettings, type KubernetesSettings } from '../../platform/sandbox-settings.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
-import { KubeApi, POD_LABELS } from '../../activities/sandbox/kubernetes/kube-api.ts';
+import { KubeApi, POD_LABELS } from '../../sandbox/backends/kubernetes/kube-api.ts';
 import { Errors } from '../errors.ts';
-import { disallowedPodSettings } from '../../activities/sandbox/kubernetes/pod-launch.ts';
+import { disallowedPodSettings } from '../../sandbox/backends/kubernetes/pod-launch.ts';
 import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 
 /** The cap reasons, as the hint of the 429 names them. */

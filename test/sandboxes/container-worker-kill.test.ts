@@ -3,7 +3,7 @@
 // supervisor instead: the container carries on, and a new supervisor takes it over.
 import test from 'ava';
 import { join } from 'node:path';
-import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from '../../activities/sandbox/files.ts';
+import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from '../../sandbox/host/files.ts';
 import { startContainerEngine } from '../support/container-engine.ts';
 import { startTestStack, waitForRunState } from '../support/stack.ts';
 import { assertRanExactlyOnce, startTickingRun } from '../support/ticking-run.ts';

@@ -4,7 +4,7 @@
 // told its gateway is, so the pod hands its workspace back to it.
 import test from 'ava';
 import { join } from 'node:path';
-import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from '../../activities/sandbox/files.ts';
+import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from '../../sandbox/host/files.ts';
 import { startKubeCluster } from '../support/kube-node.ts';
 import { startTestStack, waitForRunState } from '../support/stack.ts';
 import { assertRanExactlyOnce, startTickingRun } from '../support/ticking-run.ts';

@@ -6,7 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HostAnswer, HostRequest } from './supervisor-host.ts';
-import { SHARED_LOOKUP_THREADS } from './proxy-limits.ts';
+import { SHARED_LOOKUP_THREADS } from '../network/proxy-limits.ts';
 import { spawnDetached } from './spawner.ts';
 
 /** Where a worker's shared supervisor listens, what it runs, and the sandboxes it may take. */

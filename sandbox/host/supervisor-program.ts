@@ -26,7 +26,7 @@ import { isSameProcessAlive, processStartTime } from '../../platform/processes.t
 import type { SupervisorHost } from './supervisor-host-client.ts';
 
 const CHECKOUT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const ENTRY = join(CHECKOUT, 'activities', 'sandbox', 'supervisor.ts');
+const ENTRY = join(CHECKOUT, 'sandbox', 'host', 'supervisor.ts');
 /** A relative TypeScript specifier in stripped code: `from './x.ts'` (static) or `import('./x.ts')` (lazy). */
 const SPECIFIER = /(from\s+|import\(\s*)['"](\.{1,2}\/[^'"]+\.ts)['"]/g;
 

@@ -11,8 +11,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readJsonIfExists, writeJsonAtomic } from '../files.ts';
-import { NETWORK_SOCKETS } from '../sandbox-network.ts';
+import { readJsonIfExists, writeJsonAtomic } from '../../host/files.ts';
+import { NETWORK_SOCKETS } from '../../network/sandbox-network.ts';
 import { END_FRAME, FrameDecoder, framed } from './pod-frames.ts';
 
 /** A directory a pod receives (`in`), hands back (`out`), or both. */

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { isSameProcessAlive, processStartTime } from '../../platform/processes.ts';
 import { joinCgroupArgv, oomKillCount, releaseMemoryCgroup } from './memory-cgroup.ts';
-import { startSandboxNetwork } from './sandbox-network.ts';
+import { startSandboxNetwork } from '../network/sandbox-network.ts';
 import { runAgentContainer, runAgentPod, type SupervisedBackend } from './supervised-backends.ts';
 import {
   readJsonIfExists,

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SANDBOX_PATHS } from './bubblewrap.ts';
-import type { LaunchSpec } from './files.ts';
+import { SANDBOX_PATHS } from '../backends/bubblewrap.ts';
+import type { LaunchSpec } from '../host/files.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** svc's in-sandbox programs: self-contained TypeScript files (`source`), bound read-only as JavaScript at `target`. */

@@ -1,7 +1,7 @@
 // The reconciler's sweep of the Kubernetes backend (sandbox-sweep.ts): pods of ended runs.
 import type { KubernetesSettings } from '../../../platform/sandbox-settings.ts';
 import type { ReadModel } from '../../../db/orm.ts';
-import { sweepLeftovers } from '../sandbox-sweep.ts';
+import { sweepLeftovers } from '../../host/sandbox-sweep.ts';
 import { KubeApi, POD_LABELS, RUN_ANNOTATION } from './kube-api.ts';
 
 /** Deletes the pods of runs that ended before `cutoff`; answers their names. */

@@ -2,8 +2,8 @@
 // owns the process, the supervisor its output, its end and its removal. Loaded only when a
 // sandbox needs one (the runners load large modules: a supervisor starts on every run's path).
 import { existsSync } from 'node:fs';
-import type { ContainerSpec } from './container/container-launch.ts';
-import type { PodSpec } from './kubernetes/pod-launch.ts';
+import type { ContainerSpec } from '../backends/container/container-launch.ts';
+import type { PodSpec } from '../backends/kubernetes/pod-launch.ts';
 import type { MemoryCgroup } from './memory-cgroup.ts';
 import { readJsonIfExists, writeJsonAtomic, type AgentRecord, type ExitRecord, type SandboxFiles } from './files.ts';
 
@@ -21,7 +21,7 @@ export interface SupervisedBackend {
 
 /** Runs the agent's container (container backend); answers how to stop it. */
 export async function runAgentContainer(container: ContainerSpec, backend: SupervisedBackend): Promise<() => void> {
-  const { runContainer } = await import('./container/container-runner.ts');
+  const { runContainer } = await import('../backends/container/container-runner.ts');
   const { files, reattach } = backend;
   backend.started();
   const run = runContainer(container, backend.memoryCgroup, backend.output, { reattach }, (record) => {
@@ -39,8 +39,8 @@ export async function runAgentContainer(container: ContainerSpec, backend: Super
 export async function runAgentPod(pod: PodSpec, backend: SupervisedBackend): Promise<() => void> {
   // The Kubernetes client takes a few hundred ms to load.
   const [{ runPod }, { startPodGateway }] = await Promise.all([
-    import('./kubernetes/pod-runner.ts'),
-    import('./kubernetes/pod-gateway.ts'),
+    import('../backends/kubernetes/pod-runner.ts'),
+    import('../backends/kubernetes/pod-gateway.ts'),
   ]);
   const { files, reattach } = backend;
   let gateway: string;

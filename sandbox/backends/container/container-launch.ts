@@ -5,7 +5,7 @@
 // run's unprivileged host uid, a process limit. The same harness (init.mjs) runs first inside.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { SANDBOX_PATHS, type SandboxLayout } from '../bubblewrap.ts';
-import type { SandboxLaunchRequest } from '../sandbox-launch.ts';
+import type { SandboxLaunchRequest } from '../../host/sandbox-launch.ts';
 import type { ContainerCreateBody } from './docker-engine.ts';
 import type { EngineFacts } from './engine-facts.ts';
 

@@ -3,7 +3,7 @@
 // by a cursor kept beside the logs.
 import { writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readJsonIfExists, writeJsonAtomic } from '../files.ts';
+import { readJsonIfExists, writeJsonAtomic } from '../../host/files.ts';
 import type { DockerEngine } from './docker-engine.ts';
 
 /** How far the output is copied: the engine time of the last frame, and how many frames had it. */

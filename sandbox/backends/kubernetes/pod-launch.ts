@@ -8,10 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SANDBOX_PATHS, SANDBOX_INNER_ID, type SandboxLayout } from '../bubblewrap.ts';
-import type { SandboxLaunchRequest } from '../sandbox-launch.ts';
+import type { SandboxLaunchRequest } from '../../host/sandbox-launch.ts';
 import type { PodDefaults } from '../../../platform/sandbox-settings.ts';
 import type { ProjectPodSettings } from '../../../core/svc-config.schema.ts';
-import { NETWORK_SOCKETS } from '../sandbox-network.ts';
+import { NETWORK_SOCKETS } from '../../network/sandbox-network.ts';
 import type { GatewayPart } from './pod-gateway.ts';
 import { POD_LABELS, RUN_ANNOTATION } from './kube-api.ts';
 

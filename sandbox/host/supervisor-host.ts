@@ -10,7 +10,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { sandboxFiles, type SupervisorRecord } from './files.ts';
-import { MAX_SANDBOX_CONNECTIONS, MAX_SANDBOX_LOOKUPS } from './proxy-limits.ts';
+import { MAX_SANDBOX_CONNECTIONS, MAX_SANDBOX_LOOKUPS } from '../network/proxy-limits.ts';
 import { superviseSandbox, type Supervision } from './supervision.ts';
 
 /** How long a host that supervises nothing and has no worker stays, in case its worker comes back. */

@@ -1,6 +1,6 @@
 // The reconciler's sweep of the container backend (sandbox-sweep.ts): containers of ended runs.
 import type { ReadModel } from '../../../db/orm.ts';
-import { sweepLeftovers } from '../sandbox-sweep.ts';
+import { sweepLeftovers } from '../../host/sandbox-sweep.ts';
 import { DockerEngine } from './docker-engine.ts';
 
 /** Removes the containers of runs that ended before `cutoff`; answers their names. */

@@ -5,7 +5,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { processStartTime } from '../../../platform/processes.ts';
 import { copySandboxOutput, type OutputFiles } from '../container/container-output.ts';
-import { startFailure, type AgentRecord, type BackendExit } from '../files.ts';
+import { startFailure, type AgentRecord, type BackendExit } from '../../host/files.ts';
 import { KubeApi, KubeError } from './kube-api.ts';
 import { POD_CONFIG_VARIABLE, type PodSpec } from './pod-launch.ts';
 import { watchPod, type PodEnd } from './pod-watch.ts';

@@ -1,4 +1,4 @@
-// The worker's spawner (activities/sandbox/spawner.ts): a small process that starts detached
+// The worker's spawner (sandbox/host/spawner.ts): a small process that starts detached
 // processes for it, so that each start forks this process and not the worker. One JSON request a
 // line on stdin ({argv, env, cwd}: the worker's own), one answer a line on stdout ({pid} or {error}), in order. It ends with its
 // input, when the worker that started it goes; what it started lives on in sessions of its own.

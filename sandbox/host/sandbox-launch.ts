@@ -9,19 +9,19 @@ import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeEgressRule, type EgressRule } from '../../core/egress-rules.ts';
-import { bubblewrapArgv, sandboxEtc, SANDBOX_PATHS, type SandboxLayout } from './bubblewrap.ts';
-import type { CallbackTarget } from './callback-proxy.ts';
+import { bubblewrapArgv, sandboxEtc, SANDBOX_PATHS, type SandboxLayout } from '../backends/bubblewrap.ts';
+import type { CallbackTarget } from '../network/callback-proxy.ts';
 import { sandboxFiles, type LaunchSpec } from './files.ts';
 import type { Isolation, SandboxSettings } from '../../platform/sandbox-settings.ts';
 import { UNSANDBOXED_WARNING } from './isolation.ts';
-import { NETWORK_SOCKETS } from './sandbox-network.ts';
+import { NETWORK_SOCKETS } from '../network/sandbox-network.ts';
 import { resolveToolchain } from './toolchain.ts';
-import { CONTAINER_PATH, containerSandboxSpec } from './container/container-launch.ts';
-import type { EngineFacts } from './container/engine-facts.ts';
-import { podSandboxSpec } from './kubernetes/pod-launch.ts';
-import { fronted, programNode, SANDBOX_PROGRAMS, sandboxProgramCode } from './sandbox-programs.ts';
+import { CONTAINER_PATH, containerSandboxSpec } from '../backends/container/container-launch.ts';
+import type { EngineFacts } from '../backends/container/engine-facts.ts';
+import { podSandboxSpec } from '../backends/kubernetes/pod-launch.ts';
+import { fronted, programNode, SANDBOX_PROGRAMS, sandboxProgramCode } from '../inside/programs.ts';
 
-export { DOOR_SOCKET, SANDBOX_PROGRAMS } from './sandbox-programs.ts';
+export { DOOR_SOCKET, SANDBOX_PROGRAMS } from '../inside/programs.ts';
 
 const SVC_CHECKOUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The built-in agents' CLIs, from svc's own installation: no PATH of the operator's needs to name them. */

@@ -1,12 +1,12 @@
 // Turning what a sandbox wrote since the last look into run events: the agent's output lines (each
 // parsed by its runtime adapter) and the egress its proxies refused. The progress is plain JSON,
 // kept in the supervising activity's heartbeat, so a new worker resumes exactly where one stopped.
-import type { EventStream } from '../../core/run-states.ts';
-import type { RunEventInput } from '../read-model/run-projection.ts';
-import type { RuntimeAdapter, RuntimeState } from '../runtimes/types.ts';
-import type { EgressRefusalRecord } from './egress-proxy.ts';
-import type { SandboxFiles } from './files.ts';
-import { readNewLines, readRemainder } from './local-sandbox.ts';
+import type { EventStream } from '../core/run-states.ts';
+import type { RunEventInput } from './read-model/run-projection.ts';
+import type { RuntimeAdapter, RuntimeState } from './runtimes/types.ts';
+import type { EgressRefusalRecord } from '../sandbox/network/egress-proxy.ts';
+import type { SandboxFiles } from '../sandbox/host/files.ts';
+import { readNewLines, readRemainder } from '../sandbox/host/local-sandbox.ts';
 
 export interface SupervisionProgress {
   offsets: Record<'stdout' | 'stderr', number> & { refusals?: number };

@@ -2,10 +2,10 @@
 import { renameSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MemoryCgroup } from './memory-cgroup.ts';
-import type { NetworkSpec } from './sandbox-network.ts';
-import type { ContainerSpec } from './container/container-launch.ts';
-import type { PodSpec } from './kubernetes/pod-launch.ts';
-import type { SteeringFormat } from './steering-relay.ts';
+import type { NetworkSpec } from '../network/sandbox-network.ts';
+import type { ContainerSpec } from '../backends/container/container-launch.ts';
+import type { PodSpec } from '../backends/kubernetes/pod-launch.ts';
+import type { SteeringFormat } from '../inside/steering-relay.ts';
 import type { ExposeSpec } from './preview-expose.ts';
 
 export interface LaunchSpec {
