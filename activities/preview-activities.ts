@@ -21,8 +21,8 @@ import { readJsonIfExists, sandboxFiles } from '../sandbox/host/files.ts';
 import { chooseIsolation, imageRefusal, sandboxHostId } from '../sandbox/host/isolation.ts';
 import { exposePreviewPod, removePreviewService } from '../sandbox/backends/kubernetes/preview-service.ts';
 import { inspectSandbox, startSandbox, stopSandbox } from '../sandbox/host/local-sandbox.ts';
-import type { ExposeRecord } from '../sandbox/host/preview-expose.ts';
 import { DOOR_SOCKET, sandboxLaunch } from '../sandbox/host/sandbox-launch.ts';
+import type { ExposeRecord } from '../sandbox/spec.ts';
 
 export interface PreviewActivityDeps extends RunActivityDeps {
   preview: PreviewSettings;

@@ -5,7 +5,7 @@
 // no_new_privs, no nested user namespaces. Under a root svc the agent also runs as an
 // unprivileged host uid of its own, so root-owned files and root's processes stay closed to it.
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import type { Bind } from '../../platform/sandbox-settings.ts';
+import type { SandboxLayout } from '../spec.ts';
 
 /** Where things are inside every sandbox. */
 export const SANDBOX_PATHS = {
@@ -45,25 +45,6 @@ const SYSTEM_ETC = [
   'terminfo',
   'timezone',
 ];
-
-export interface SandboxLayout {
-  /** Host directories, bound writable at SANDBOX_PATHS.workspace, .home and .tmp. */
-  workspace: string;
-  home: string;
-  tmp: string;
-  /** Files svc writes for the sandbox's /etc: passwd, group, hosts. */
-  etcFiles: { source: string; target: string }[];
-  /** svc's in-sandbox programs, read-only under SANDBOX_PATHS.bin. */
-  programs: { source: string; target: string }[];
-  /** The proxies' socket directory (SANDBOX_PATHS.net), when the sandbox has a network. */
-  socketDir: string | null;
-  /** Writable hand-over directory (SANDBOX_PATHS.outbox): the finalizer leaves its bundle there. */
-  outbox: string | null;
-  /** Host directories of the agent's toolchain (Node, the agent CLI), read-only at their own path. */
-  toolchain: string[];
-  /** Operator binds (SVC_SANDBOX_BINDS). */
-  binds: Bind[];
-}
 
 export interface BubblewrapOptions {
   /** Tie the sandbox to its starter: right for the agent (its supervisor), not for a detached finalizer. */

@@ -10,16 +10,8 @@ import { watchForRecords, type RecordWatch } from './record-watch.ts';
 import { spawnDetached } from './spawner.ts';
 import { superviseOnHost } from './supervisor-host-client.ts';
 import { supervisorHost, supervisorProgram } from './supervisor-program.ts';
-import {
-  readJsonIfExists,
-  sandboxFiles,
-  writeJsonAtomic,
-  type AgentRecord,
-  type ExitRecord,
-  type LaunchSpec,
-  type SandboxFiles,
-  type SupervisorRecord,
-} from './files.ts';
+import { readJsonIfExists, sandboxFiles, writeJsonAtomic, type SandboxFiles } from './files.ts';
+import type { AgentRecord, ExitRecord, LaunchSpec, SupervisorRecord } from '../spec.ts';
 
 export type SandboxStatus =
   | { kind: 'starting' }

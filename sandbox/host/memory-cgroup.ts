@@ -4,12 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-export interface MemoryCgroup {
-  path: string;
-  version: 1 | 2;
-  limitMiB: number;
-}
+import type { MemoryCgroup } from '../spec.ts';
 
 export type MemoryLimitOutcome = { enforced: true; cgroup: MemoryCgroup } | { enforced: false; reason: string };
 

@@ -10,19 +10,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { splice } from '../network/proxy-limits.ts';
 import { writeJsonAtomic } from './files.ts';
-
-export interface ExposeSpec {
-  /** The socket the door connects to, as this host sees it (in the sandbox's socket directory). */
-  doorSocket: string;
-  /** The address the preview is served on (SVC_PREVIEW_BIND). */
-  bind: string;
-  firstPort: number;
-  lastPort: number;
-  /** Where the port taken (or why none could be) is written: {port} or {error, message}. */
-  record: string;
-}
-
-export type ExposeRecord = { port: number } | { error: 'port_exhausted'; message: string };
+import type { ExposeRecord, ExposeSpec } from '../spec.ts';
 
 /** How long a browser's connection waits for the door (a preview under load, or gone). */
 const DOOR_WAIT_MS = 10_000;

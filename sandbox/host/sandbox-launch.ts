@@ -2,24 +2,22 @@
 // supervisor starts: under bubblewrap, the sandbox's directories, its network (proxy sockets,
 // loopback ports inside, the run's callback routes) and an environment that names only sandbox
 // paths and holds no svc credential; as a plain process (operator opt-in), the old launch.
-import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { clashes } from './bind-policy.ts';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeEgressRule, type EgressRule } from '../../core/egress-rules.ts';
-import { bubblewrapArgv, sandboxEtc, SANDBOX_PATHS, type SandboxLayout } from '../backends/bubblewrap.ts';
-import type { CallbackTarget } from '../network/callback-proxy.ts';
-import { sandboxFiles, type LaunchSpec } from './files.ts';
-import type { Isolation, SandboxSettings } from '../../platform/sandbox-settings.ts';
+import { bubblewrapArgv, sandboxEtc, SANDBOX_PATHS } from '../backends/bubblewrap.ts';
+import { sandboxFiles } from './files.ts';
+import type { Isolation } from '../../platform/sandbox-settings.ts';
 import { UNSANDBOXED_WARNING } from './isolation.ts';
 import { NETWORK_SOCKETS } from '../network/sandbox-network.ts';
 import { resolveToolchain } from './toolchain.ts';
 import { CONTAINER_PATH, containerSandboxSpec } from '../backends/container/container-launch.ts';
-import type { EngineFacts } from '../backends/container/engine-facts.ts';
 import { podSandboxSpec } from '../backends/kubernetes/pod-launch.ts';
 import { fronted, programNode, SANDBOX_PROGRAMS, sandboxProgramCode } from '../inside/programs.ts';
+import type { LaunchSpec, SandboxLaunchRequest, SandboxLayout, SandboxListener, SandboxProgram } from '../spec.ts';
 
 export { DOOR_SOCKET, SANDBOX_PROGRAMS } from '../inside/programs.ts';
 
@@ -30,40 +28,6 @@ export const SVC_AGENT_BIN = join(SVC_CHECKOUT, 'node_modules', '.bin');
 const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'];
 const SOCKS_VARIABLES = ['ALL_PROXY', 'all_proxy'];
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1'];
-
-export interface SandboxLaunchRequest {
-  /** The sandbox's directory on the host (its records, home, tmp, sockets). */
-  dir: string;
-  /** What the runtime (or the finalizer) asks to run; `cwd` is the host workspace. */
-  launch: LaunchSpec;
-  isolation: Isolation;
-  settings: SandboxSettings;
-  /** The unprivileged host uid the sandbox runs as (svc is root), or null. */
-  hostId: number | null;
-  /** Egress allowlist (bubblewrap) and the run's callback target; null target: no callbacks. */
-  egress: EgressRule[];
-  callback: CallbackTarget | null;
-  /** In-sandbox program to run instead of launch.argv[0] resolution (the finalizer). */
-  program?: keyof typeof SANDBOX_PROGRAMS;
-  /** A writable hand-over directory (the finalizer's bundle). */
-  outbox?: string | null;
-  dieWithParent: boolean;
-  /** Directories no sandbox may see (data directory, project clones). */
-  forbidden: string[];
-  /** Whether the command's own directory may be bound (an operator's agent; not a project's). */
-  trustCommand: boolean;
-  /** The sandbox's name (`<runId>`, `<runId>-finalize`): a container is called `svc-<name>`. */
-  name: string;
-  /** The project's own `agentImage` and CPU limit (container backend). */
-  image?: string | null;
-  cpuMillicores?: number | null;
-  /** The run's memory limit: a container asks it of the engine when svc cannot make the cgroup. */
-  memoryLimitMiB?: number | null;
-  /** What the worker knows of its container engine. */
-  engineFacts?: EngineFacts | null;
-  /** The project's pod settings (Kubernetes backend), within what the operator allows projects. */
-  projectPod?: ProjectPodSettings | null;
-}
 
 export interface SandboxNote {
   isolation: Isolation;
@@ -161,7 +125,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
       ...(!request.program && launch.steering ? ['steering'] : []),
       // A pod's preview needs no door: its Service reaches the server on the pod's address.
       ...(!request.program && launch.door && request.isolation !== 'kubernetes' ? ['door'] : []),
-    ] as (keyof typeof SANDBOX_PROGRAMS)[]
+    ] as SandboxProgram[]
   ).map((program) => {
     const { target } = SANDBOX_PROGRAMS[program];
     const copy = join(etcDir, basename(target));
@@ -255,17 +219,15 @@ function sandboxNetworkEnv(request: SandboxLaunchRequest) {
     }
   }
   const socket = (name: keyof typeof NETWORK_SOCKETS) => `${SANDBOX_PATHS.net}/${NETWORK_SOCKETS[name]}`;
-  const listeners: { host: string; port: number; socket: string; connect?: string }[] = forwards.map(
-    ({ rule, port }) => {
-      taken.add(port);
-      return {
-        host: inside(rule.host),
-        port,
-        socket: socket('http'),
-        connect: `${rule.host === '::1' ? '[::1]' : rule.host}:${port}`,
-      };
-    },
-  );
+  const listeners: (SandboxListener & { socket: string })[] = forwards.map(({ rule, port }) => {
+    taken.add(port);
+    return {
+      host: inside(rule.host),
+      port,
+      socket: socket('http'),
+      connect: `${rule.host === '::1' ? '[::1]' : rule.host}:${port}`,
+    };
+  });
   const httpPort = freePortFrom(3128, taken);
   const socksPort = freePortFrom(1080, taken);
   listeners.push(

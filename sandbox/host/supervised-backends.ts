@@ -2,10 +2,8 @@
 // owns the process, the supervisor its output, its end and its removal. Loaded only when a
 // sandbox needs one (the runners load large modules: a supervisor starts on every run's path).
 import { existsSync } from 'node:fs';
-import type { ContainerSpec } from '../backends/container/container-launch.ts';
-import type { PodSpec } from '../backends/kubernetes/pod-launch.ts';
-import type { MemoryCgroup } from './memory-cgroup.ts';
-import { readJsonIfExists, writeJsonAtomic, type AgentRecord, type ExitRecord, type SandboxFiles } from './files.ts';
+import { readJsonIfExists, writeJsonAtomic, type SandboxFiles } from './files.ts';
+import type { ContainerSpec, PodSpec, MemoryCgroup, AgentRecord, ExitRecord } from '../spec.ts';
 
 /** What a runner needs of the supervision, and what it reports to it. */
 export interface SupervisedBackend {

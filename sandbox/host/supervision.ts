@@ -9,16 +9,8 @@ import { isSameProcessAlive, processStartTime } from '../../platform/processes.t
 import { joinCgroupArgv, oomKillCount, releaseMemoryCgroup } from './memory-cgroup.ts';
 import { startSandboxNetwork } from '../network/sandbox-network.ts';
 import { runAgentContainer, runAgentPod, type SupervisedBackend } from './supervised-backends.ts';
-import {
-  readJsonIfExists,
-  sandboxFiles,
-  writeJsonAtomic,
-  type AgentRecord,
-  type ExitRecord,
-  type LaunchSpec,
-  type SandboxFiles,
-  type SupervisorRecord,
-} from './files.ts';
+import { readJsonIfExists, sandboxFiles, writeJsonAtomic, type SandboxFiles } from './files.ts';
+import type { AgentRecord, ExitRecord, LaunchSpec, SupervisorRecord } from '../spec.ts';
 
 /** A supervision under way. */
 export interface Supervision {

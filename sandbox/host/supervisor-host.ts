@@ -9,9 +9,10 @@ import { appendFileSync, chmodSync, existsSync, readFileSync, rmSync } from 'nod
 import { connect, createServer, type Server } from 'node:net';
 import { dirname, join, resolve, sep } from 'node:path';
 import { createInterface } from 'node:readline';
-import { sandboxFiles, type SupervisorRecord } from './files.ts';
+import { sandboxFiles } from './files.ts';
 import { MAX_SANDBOX_CONNECTIONS, MAX_SANDBOX_LOOKUPS } from '../network/proxy-limits.ts';
 import { superviseSandbox, type Supervision } from './supervision.ts';
+import type { SupervisorRecord } from '../spec.ts';
 
 /** How long a host that supervises nothing and has no worker stays, in case its worker comes back. */
 export const HOST_IDLE_EXIT_MS = 10_000;

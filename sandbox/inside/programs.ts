@@ -7,7 +7,7 @@ import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SANDBOX_PATHS } from '../backends/bubblewrap.ts';
-import type { LaunchSpec } from '../host/files.ts';
+import type { LaunchSpec, SandboxProgram } from '../spec.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** svc's in-sandbox programs: self-contained TypeScript files (`source`), bound read-only as JavaScript at `target`. */
@@ -16,12 +16,12 @@ export const SANDBOX_PROGRAMS = {
   finalizer: { source: join(HERE, 'finalizer.ts'), target: `${SANDBOX_PATHS.bin}/finalizer.mjs` },
   steering: { source: join(HERE, 'steering-relay.ts'), target: `${SANDBOX_PATHS.bin}/steer.mjs` },
   door: { source: join(HERE, 'preview-door.ts'), target: `${SANDBOX_PATHS.bin}/door.mjs` },
-} as const;
+} as const satisfies Record<SandboxProgram, { source: string; target: string }>;
 
 const strippedCode = new Map<string, string>();
 
 /** A sandbox program's code as JavaScript (Node's own stripper, as `node x.ts` would run it), made once. */
-export function sandboxProgramCode(program: keyof typeof SANDBOX_PROGRAMS): string {
+export function sandboxProgramCode(program: SandboxProgram): string {
   let code = strippedCode.get(program);
   if (code === undefined) {
     code = stripTypeScriptTypes(readFileSync(SANDBOX_PROGRAMS[program].source, 'utf8'), { mode: 'strip' });

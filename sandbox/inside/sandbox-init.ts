@@ -12,25 +12,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-interface Listener {
-  host: string;
-  port: number;
-  /** The unix socket a connection goes to (local sandboxes). */
-  socket?: string;
-  /** The gateway channel a connection goes to (pods). */
-  channel?: string;
-  /** Set for a forwarded endpoint: open a CONNECT tunnel to it through the HTTP proxy first. */
-  connect?: string;
-}
-
-/** A pod's way to svc: the run's gateway (host:port), its token, and what moves in and out. */
-interface PodConfig {
-  gateway: string;
-  token: string;
-  syncIn: { part: string; dir: string }[];
-  syncOut: { part: string; dir: string }[];
-}
+import type { PodConfig, SandboxListener as Listener } from '../spec.ts';
 
 /** Marks a stderr line in a pod's log (one stream there): the supervisor files it back as stderr. */
 const STDERR_MARK = '\u001e';

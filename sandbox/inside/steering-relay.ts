@@ -9,10 +9,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
-
-/** The input protocols the relay speaks; the runtime adapter names one in its launch. */
-export const STEERING_FORMATS = ['claude-stream-json'] as const;
-export type SteeringFormat = (typeof STEERING_FORMATS)[number];
+import type { SteeringFormat } from '../spec.ts';
 
 interface InboxMessage {
   body: string;
@@ -65,7 +62,7 @@ const CLAIM_TIMEOUT_MS = 10_000;
 const [format, command, ...args] = process.argv.slice(2);
 const protocol = PROTOCOLS[format as SteeringFormat];
 if (!protocol || !command) {
-  process.stderr.write(`usage: steer.mjs <${STEERING_FORMATS.join('|')}> <command> [args…]\n`);
+  process.stderr.write(`usage: steer.mjs <${Object.keys(PROTOCOLS).join('|')}> <command> [args…]\n`);
   process.exit(2);
 }
 const inboxUrl = `${process.env.SVC_BASE_URL}/runs/${process.env.SVC_RUN_ID}/inbox`;

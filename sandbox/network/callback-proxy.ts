@@ -6,14 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { http, https } from '../../platform/node-http.ts';
 import type { RefusalLog } from './egress-proxy.ts';
 import { MAX_SANDBOX_CONNECTIONS } from './proxy-limits.ts';
-
-export interface CallbackTarget {
-  /** The API base URL as the worker reaches it (SVC_API_URL, or the API this process serves). */
-  baseUrl: string;
-  runId: string;
-  /** The run's own token (svc1.<run id>.<hmac>), added to every forwarded request. */
-  token: string;
-}
+import type { CallbackTarget } from '../spec.ts';
 
 /** What a local sandbox may call. Not salvage: svc salvages a local run itself (and its 96 MiB
  * bodies would be the agent's way to load the API). */

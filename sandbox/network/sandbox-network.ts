@@ -5,21 +5,10 @@
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
-import type { EgressRule } from '../../core/egress-rules.ts';
-import { callbackServer, type CallbackTarget } from './callback-proxy.ts';
+import { callbackServer } from './callback-proxy.ts';
 import { EgressProxy, RefusalLog } from './egress-proxy.ts';
 import { MAX_SANDBOX_CONNECTIONS, OutboundConnections } from './proxy-limits.ts';
-
-export interface NetworkSpec {
-  /** Host directory holding the sockets; bound into the sandbox at SANDBOX_PATHS.net. */
-  socketDir: string;
-  rules: EgressRule[];
-  callback: CallbackTarget | null;
-  /** Where refusals are appended (JSON lines), outside the sandbox's reach. */
-  refusalLog: string;
-  /** The sandbox-local host:port of the callback routes (SVC_BASE_URL), for clients that proxy loopback too. */
-  callbackAddress?: string | null;
-}
+import type { NetworkSpec } from '../spec.ts';
 
 export const NETWORK_SOCKETS = { http: 'http.sock', socks: 'socks.sock', callback: 'callback.sock' } as const;
 

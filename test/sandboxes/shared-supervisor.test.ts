@@ -8,14 +8,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
-import {
-  readJsonIfExists,
-  sandboxFiles,
-  writeJsonAtomic,
-  type AgentRecord,
-  type ExitRecord,
-  type SupervisorRecord,
-} from '../../sandbox/host/files.ts';
+import { readJsonIfExists, sandboxFiles, writeJsonAtomic } from '../../sandbox/host/files.ts';
 import { supervisorHolds } from '../../sandbox/host/local-sandbox.ts';
 import { SHARED_LOOKUP_THREADS } from '../../sandbox/network/proxy-limits.ts';
 import { superviseOnHost } from '../../sandbox/host/supervisor-host-client.ts';
@@ -23,6 +16,7 @@ import { isSameProcessAlive } from '../../platform/processes.ts';
 import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 import { waitFor } from '../support/processes.ts';
 import { runStdout, startTestStack, waitForRunState } from '../support/stack.ts';
+import type { AgentRecord, ExitRecord, SupervisorRecord } from '../../sandbox/spec.ts';
 
 const SUPERVISOR = resolve('sandbox/host/supervisor.ts');
 

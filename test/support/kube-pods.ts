@@ -7,13 +7,9 @@ import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { DockerEngine, type ContainerCreateBody } from '../../sandbox/backends/container/docker-engine.ts';
-import {
-  createMemoryCgroup,
-  memoryLimitWasHit,
-  removeMemoryCgroup,
-  type MemoryCgroup,
-} from '../../sandbox/host/memory-cgroup.ts';
+import { DockerEngine } from '../../sandbox/backends/container/docker-engine.ts';
+import { createMemoryCgroup, memoryLimitWasHit, removeMemoryCgroup } from '../../sandbox/host/memory-cgroup.ts';
+import type { ContainerCreateBody, MemoryCgroup } from '../../sandbox/spec.ts';
 
 /** The node's seccomp directory (the kubelet's): a `Localhost` profile `seccomp.json` is svc's own. */
 export const NODE_SECCOMP_DIR = resolve('sandbox/backends/container/image');

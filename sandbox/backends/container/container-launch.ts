@@ -4,31 +4,13 @@
 // the bound sockets, as in a bubblewrap sandbox), every capability dropped, no_new_privs, the
 // run's unprivileged host uid, a process limit. The same harness (init.mjs) runs first inside.
 import { chmodSync, writeFileSync } from 'node:fs';
-import { SANDBOX_PATHS, type SandboxLayout } from '../bubblewrap.ts';
-import type { SandboxLaunchRequest } from '../../host/sandbox-launch.ts';
-import type { ContainerCreateBody } from './docker-engine.ts';
-import type { EngineFacts } from './engine-facts.ts';
+import { SANDBOX_PATHS } from '../bubblewrap.ts';
+import type { ContainerSpec, SandboxLayout, SandboxLaunchRequest } from '../../spec.ts';
 
 /** PATH inside the agent image (the CLIs live in /usr/local/bin). */
 export const CONTAINER_PATH = '/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin';
 /** Where the harness finds the agent's stdin (the Engine API's attach is not needed for a file). */
 const STDIN_PATH = '/run/svc/stdin';
-
-/** What the supervisor asks the engine for. */
-export interface ContainerSpec {
-  /** The Engine API address (SVC_CONTAINER_ENGINE). */
-  engine: string;
-  /** `svc-<runId>` or `svc-<runId>-finalize`: at most one container per sandbox, found again by name. */
-  name: string;
-  image: string;
-  /** The memory limit to ask of the engine when svc cannot make the run's memory cgroup itself. */
-  memoryLimitMiB: number | null;
-  /** How long the engine may not answer before the sandbox is `sandbox_unreachable`. */
-  unreachableAfterMs: number;
-  /** What the worker knew of the engine (the supervisor asks itself when this is null). */
-  engineFacts: EngineFacts | null;
-  body: ContainerCreateBody;
-}
 
 /**
  * The most output the engine keeps of a container, per log file (Docker keeps two, Podman one): svc

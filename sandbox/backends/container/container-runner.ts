@@ -7,13 +7,13 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { processStartTime } from '../../../platform/processes.ts';
-import { startFailure, type AgentRecord, type BackendExit } from '../../host/files.ts';
-import { memoryLimitWasHit, type MemoryCgroup } from '../../host/memory-cgroup.ts';
-import { DockerEngine, EngineError, type ContainerCreateBody } from './docker-engine.ts';
+import { startFailure } from '../../host/files.ts';
+import { memoryLimitWasHit } from '../../host/memory-cgroup.ts';
+import { DockerEngine, EngineError } from './docker-engine.ts';
 import { copyContainerOutput, type OutputFiles } from './container-output.ts';
-import type { ContainerSpec } from './container-launch.ts';
 import { waitForExit } from './container-wait.ts';
 import { askEngineFacts } from './engine-facts.ts';
+import type { AgentRecord, BackendExit, MemoryCgroup, ContainerCreateBody, ContainerSpec } from '../../spec.ts';
 
 const SECCOMP_PROFILE = join(dirname(fileURLToPath(import.meta.url)), 'image', 'seccomp.json');
 

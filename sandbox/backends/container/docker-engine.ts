@@ -4,6 +4,7 @@
 // the engine does not document (docs/decisions/0027-container-backend.md: why not dockerode).
 import type { IncomingMessage } from 'node:http';
 import { http } from '../../../platform/node-http.ts';
+import type { ContainerCreateBody } from '../../spec.ts';
 
 /** The API version svc speaks: Docker 20.10+ and Podman 3+ serve it. */
 const API_VERSION = 'v1.41';
@@ -17,37 +18,6 @@ export class EngineError extends Error {
     super(message);
     this.status = status;
   }
-}
-
-/** What svc asks a container to be (the Engine API's create body, the fields svc sets). */
-export interface ContainerCreateBody {
-  Image: string;
-  Entrypoint: string[];
-  Cmd: string[];
-  Env: string[];
-  User: string;
-  WorkingDir: string;
-  StopSignal: string;
-  Healthcheck: { Test: ['NONE'] };
-  Labels: Record<string, string>;
-  HostConfig: {
-    NetworkMode: 'none';
-    CapDrop: ['ALL'];
-    SecurityOpt: string[];
-    ReadonlyRootfs: boolean;
-    Binds: string[];
-    Tmpfs: Record<string, string>;
-    Memory?: number;
-    MemorySwap?: number;
-    CgroupParent?: string;
-    NanoCpus?: number;
-    PidsLimit: number;
-    Ulimits: { Name: string; Soft: number; Hard: number }[];
-    Runtime?: string;
-    Init?: boolean;
-    CgroupnsMode?: 'private' | 'host';
-    LogConfig: { Type: 'json-file'; Config: Record<string, string> };
-  };
 }
 
 export interface ContainerState {

@@ -2,12 +2,7 @@
 // profile as a path, Docker as JSON) and how it manages cgroups. Asking costs Podman about half a
 // second, so a worker asks once per engine and hands the answer to every sandbox it launches.
 import { DockerEngine } from './docker-engine.ts';
-
-export interface EngineFacts {
-  podman: boolean;
-  /** `cgroupfs` (a cgroup path can be a container's parent) or `systemd` (a slice name only). */
-  cgroupDriver: string | null;
-}
+import type { EngineFacts } from '../../spec.ts';
 
 const known = new Map<string, Promise<EngineFacts>>();
 

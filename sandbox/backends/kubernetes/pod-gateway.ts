@@ -14,13 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readJsonIfExists, writeJsonAtomic } from '../../host/files.ts';
 import { NETWORK_SOCKETS } from '../../network/sandbox-network.ts';
 import { END_FRAME, FrameDecoder, framed } from './pod-frames.ts';
-
-/** A directory a pod receives (`in`), hands back (`out`), or both. */
-export interface GatewayPart {
-  dir: string;
-  in: boolean;
-  out: boolean;
-}
+import type { GatewayPart } from '../../spec.ts';
 
 export interface GatewaySpec {
   /** Address the gateway listens on (SVC_KUBERNETES_GATEWAY_BIND). */

@@ -7,39 +7,15 @@ import type { V1Container, V1EnvVar, V1Pod } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SANDBOX_PATHS, SANDBOX_INNER_ID, type SandboxLayout } from '../bubblewrap.ts';
-import type { SandboxLaunchRequest } from '../../host/sandbox-launch.ts';
+import { SANDBOX_PATHS, SANDBOX_INNER_ID } from '../bubblewrap.ts';
 import type { PodDefaults } from '../../../platform/sandbox-settings.ts';
 import type { ProjectPodSettings } from '../../../core/svc-config.schema.ts';
 import { NETWORK_SOCKETS } from '../../network/sandbox-network.ts';
-import type { GatewayPart } from './pod-gateway.ts';
 import { POD_LABELS, RUN_ANNOTATION } from './kube-api.ts';
+import type { GatewayPart, PodSpec, SandboxLayout, SandboxLaunchRequest, SandboxListener } from '../../spec.ts';
 
 /** svc's files in the pod: programs, prompt, stdin (one volume, filled at start). */
 const RUN_DIR = '/run/svc';
-
-/** What the supervisor needs to run the sandbox as a pod. */
-export interface PodSpec {
-  name: string;
-  namespace: string;
-  kubeconfig: string | null;
-  /** The manifest, but for the harness's gateway address (the supervisor's port, known once it listens). */
-  manifest: V1Pod;
-  gateway: {
-    host: string;
-    bind: string;
-    ports: { first: number; last: number };
-    token: string;
-    parts: Record<string, GatewayPart>;
-    syncIn: { part: string; dir: string }[];
-    syncOut: { part: string; dir: string }[];
-    hostId: number | null;
-    maxBytes: number;
-  };
-  unreachableAfterMs: number;
-  /** The run's memory limit (the finalizer's pod gets the agent's). */
-  memoryLimitMiB: number | null;
-}
 
 /** A DNS-1123 name for the sandbox's pod: `svc-run-<id>` (`_` is not allowed there). */
 export function podName(sandboxName: string): string {
@@ -65,7 +41,7 @@ export function podSandboxSpec({
   /** The agent's argv, as the image resolves it. */
   command: string[];
   env: Record<string, string>;
-  listeners: { host: string; port: number; socket: string; connect?: string }[];
+  listeners: (SandboxListener & { socket: string })[];
   /** svc's harness (sandbox-init.ts, as JavaScript): the pod's program. */
   harness: string;
 }): PodSpec {

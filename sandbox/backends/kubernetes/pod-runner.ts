@@ -5,10 +5,11 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { processStartTime } from '../../../platform/processes.ts';
 import { copySandboxOutput, type OutputFiles } from '../container/container-output.ts';
-import { startFailure, type AgentRecord, type BackendExit } from '../../host/files.ts';
+import { startFailure } from '../../host/files.ts';
 import { KubeApi, KubeError } from './kube-api.ts';
-import { POD_CONFIG_VARIABLE, type PodSpec } from './pod-launch.ts';
+import { POD_CONFIG_VARIABLE } from './pod-launch.ts';
 import { watchPod, type PodEnd } from './pod-watch.ts';
+import type { AgentRecord, BackendExit, PodConfig, PodSpec } from '../../spec.ts';
 
 type Exit = BackendExit;
 
@@ -28,7 +29,7 @@ function withGateway(spec: PodSpec, gateway: string): V1Pod {
   const { token, syncIn, syncOut } = spec.gateway;
   manifest.spec!.containers[0]!.env!.push({
     name: POD_CONFIG_VARIABLE,
-    value: JSON.stringify({ gateway, token, syncIn, syncOut }),
+    value: JSON.stringify({ gateway, token, syncIn, syncOut } satisfies PodConfig),
   });
   return manifest;
 }
