@@ -19,23 +19,26 @@ import { writeRunProjection } from './read-model/write-run-projection.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import { runtimeFor } from './runtimes/index.ts';
 import { boundedUsage, initialRuntimeState, type Usage } from './runtimes/types.ts';
-import { agentEgressRules } from '../sandbox/network/egress-allowlist.ts';
-import { sandboxFiles } from '../sandbox/host/files.ts';
-import { chooseIsolation, imageRefusal, sandboxHostId } from '../sandbox/host/isolation.ts';
 import {
+  agentEgressRules,
+  sandboxFiles,
+  chooseIsolation,
+  imageRefusal,
+  sandboxHostId,
   inspectSandbox,
   MAX_REATTACHMENTS,
   outlivesSupervisor,
   reattachSandbox,
   startSandbox,
   stopSandbox,
-} from '../sandbox/host/local-sandbox.ts';
+  createMemoryCgroup,
+  type MemoryLimitOutcome,
+  sandboxLaunch,
+  launchOutcome,
+  engineFacts,
+  watchForExit,
+} from '../sandbox/index.ts';
 import { type CostCapCrossing, type SupervisionProgress } from './output-ingest.ts';
-import { createMemoryCgroup, type MemoryLimitOutcome } from '../sandbox/host/memory-cgroup.ts';
-import { sandboxLaunch } from '../sandbox/host/sandbox-launch.ts';
-import { launchOutcome } from '../sandbox/host/launch-outcome.ts';
-import { engineFacts } from '../sandbox/backends/container/engine-facts.ts';
-import { watchForExit } from '../sandbox/host/record-watch.ts';
 
 export function createAgentActivities(deps: RunActivityDeps) {
   const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);

@@ -5,9 +5,8 @@ import type { ReadModel } from '../db/orm.ts';
 import { secondsBetween, svcMetrics } from '../platform/metrics.ts';
 import { appendRunEvents, type RunEventInput } from './read-model/run-projection.ts';
 import type { RuntimeAdapter } from './runtimes/types.ts';
-import { readJsonIfExists, sandboxFiles } from '../sandbox/host/files.ts';
+import { readJsonIfExists, sandboxFiles, type AgentRecord } from '../sandbox/index.ts';
 import { readSandboxEvents, type SupervisionProgress } from './output-ingest.ts';
-import type { AgentRecord } from '../sandbox/spec.ts';
 
 /**
  * At most this many reads after the end (a GiB a stream): the files no longer grow once the agent

@@ -20,14 +20,17 @@ import {
 } from './git/branch-delivery.ts';
 import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
-import { readJsonIfExists, sandboxFiles } from '../sandbox/host/files.ts';
+import {
+  readJsonIfExists,
+  sandboxFiles,
+  sandboxHostId,
+  handedBack,
+  createMemoryCgroup,
+  sandboxLaunch,
+  startSandbox,
+  type LaunchSpec,
+} from '../sandbox/index.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
-import { sandboxHostId } from '../sandbox/host/isolation.ts';
-import { handedBack } from '../sandbox/backends/kubernetes/pod-gateway.ts';
-import { createMemoryCgroup } from '../sandbox/host/memory-cgroup.ts';
-import { sandboxLaunch } from '../sandbox/host/sandbox-launch.ts';
-import { startSandbox } from '../sandbox/host/local-sandbox.ts';
-import type { LaunchSpec } from '../sandbox/spec.ts';
 
 export type { ChangeSummary };
 export { summariseNumstat };

@@ -4,9 +4,7 @@
 import type { EventStream } from '../core/run-states.ts';
 import type { RunEventInput } from './read-model/run-projection.ts';
 import type { RuntimeAdapter, RuntimeState } from './runtimes/types.ts';
-import type { EgressRefusalRecord } from '../sandbox/network/egress-proxy.ts';
-import type { SandboxFiles } from '../sandbox/host/files.ts';
-import { readNewLines, readRemainder } from '../sandbox/host/local-sandbox.ts';
+import { type EgressRefusalRecord, type SandboxFiles, readNewLines, readRemainder } from '../sandbox/index.ts';
 
 export interface SupervisionProgress {
   offsets: Record<'stdout' | 'stderr', number> & { refusals?: number };

@@ -15,14 +15,23 @@ import { dataPaths } from '../platform/config.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
 import type { PreviewSettings } from '../platform/preview-settings.ts';
 import type { RunActivityDeps } from './run-activities.ts';
-import { engineFacts } from '../sandbox/backends/container/engine-facts.ts';
-import { agentEgressRules } from '../sandbox/network/egress-allowlist.ts';
-import { readJsonIfExists, sandboxFiles } from '../sandbox/host/files.ts';
-import { chooseIsolation, imageRefusal, sandboxHostId } from '../sandbox/host/isolation.ts';
-import { exposePreviewPod, removePreviewService } from '../sandbox/backends/kubernetes/preview-service.ts';
-import { inspectSandbox, startSandbox, stopSandbox } from '../sandbox/host/local-sandbox.ts';
-import { DOOR_SOCKET, sandboxLaunch } from '../sandbox/host/sandbox-launch.ts';
-import type { ExposeRecord } from '../sandbox/spec.ts';
+import {
+  engineFacts,
+  agentEgressRules,
+  readJsonIfExists,
+  sandboxFiles,
+  chooseIsolation,
+  imageRefusal,
+  sandboxHostId,
+  exposePreviewPod,
+  removePreviewService,
+  inspectSandbox,
+  startSandbox,
+  stopSandbox,
+  DOOR_SOCKET,
+  sandboxLaunch,
+  type ExposeRecord,
+} from '../sandbox/index.ts';
 
 export interface PreviewActivityDeps extends RunActivityDeps {
   preview: PreviewSettings;

@@ -63,6 +63,20 @@ const LEAF_LAYERS = [
   },
 ];
 
+// platform/node-http.ts says why: an ESM import of node:http loads Node's fetch client.
+const NODE_HTTP = ['node:http', 'node:https', 'http', 'https', '@koa/router'].map((name) => ({
+  name,
+  allowTypeImports: true,
+  message: 'take it from platform/node-http.ts (an ESM import of node:http loads undici)',
+}));
+
+const SANDBOX_FACADE = [
+  {
+    group: ['**/sandbox/*', '!**/sandbox/index.ts', '!**/sandbox/spec.ts'],
+    message: 'call the sandbox runtime through sandbox/index.ts (shapes: sandbox/spec.ts)',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.tools/**', '.svc-data/**', '**/dist/**', 'db/migrations/**'] },
   {
@@ -91,28 +105,19 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },
   {
-    // platform/node-http.ts says why: an ESM import of node:http loads Node's fetch client.
-    files: [
-      'api/**/*.ts',
-      'activities/**/*.ts',
-      'sandbox/**/*.ts',
-      'worker/**/*.ts',
-      'cli/**/*.ts',
-      'stack/**/*.ts',
-      'db/**/*.ts',
-    ],
+    files: ['sandbox/**/*.ts', 'db/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: NODE_HTTP }] },
+  },
+  {
+    // The sandbox runtime's callers go through its facade (sandbox/index.ts) and its shapes (spec.ts).
+    files: ['activities/**/*.ts', 'worker/**/*.ts', 'cli/**/*.ts', 'stack/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          paths: ['node:http', 'node:https', 'http', 'https', '@koa/router'].map((name) => ({
-            name,
-            allowTypeImports: true,
-            message: 'take it from platform/node-http.ts (an ESM import of node:http loads undici)',
-          })),
-        },
-      ],
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: NODE_HTTP, patterns: SANDBOX_FACADE }],
     },
+  },
+  {
+    files: ['api/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: NODE_HTTP }] },
   },
   {
     files: ['workflows/**/*.ts'],

@@ -9,7 +9,7 @@ import { syncConfiguredWebhooks } from './configured-webhooks.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { AgentCatalog } from '../platform/agent-catalog.ts';
 import { dataPaths, type SvcConfig } from '../platform/config.ts';
-import { prepareSupervisorProgram, pruneStalePrograms } from '../sandbox/host/supervisor-program.ts';
+import { prepareSupervisorProgram, pruneStalePrograms } from '../sandbox/index.ts';
 import { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { logger, type LogLevelName } from '../platform/logger.ts';
 import { sdkLogger, sdkLogLevel } from './sdk-logging.ts';
