@@ -43,9 +43,9 @@ export { exposePreviewPod, removePreviewService } from './backends/kubernetes/pr
 export { sweepEndedSandboxes } from './backends/container/container-sweep.ts';
 export { sweepEndedPods } from './backends/kubernetes/pod-sweep.ts';
 
-// The worker's supervisor copies, and whether a backend can serve at start.
+// The worker's supervisor copies, whether a backend can serve at start, the cluster's pending pods.
 export { prepareSupervisorProgram, pruneStalePrograms } from './host/supervisor-program.ts';
 export { containerBackendReady } from './backends/container/container-backend.ts';
-export { kubernetesBackendReady } from './backends/kubernetes/kubernetes-backend.ts';
+export { kubernetesBackendReady, pendingPodCount } from './backends/kubernetes/kubernetes-backend.ts';
 
 export type { AgentRecord, ExposeRecord, LaunchSpec } from './spec.ts';

@@ -116,8 +116,20 @@ export default tseslint.config(
     },
   },
   {
+    // The API never reaches a sandbox or a backend, not even for types: that is the workers' business,
+    // asked of them through a workflow (the cluster's pod count for admission: docs/decisions/0039).
     files: ['api/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: NODE_HTTP }] },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: NODE_HTTP,
+          patterns: [
+            { group: ['**/sandbox/*'], message: 'the API never imports sandbox/: ask a worker (an activity)' },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['workflows/**/*.ts'],

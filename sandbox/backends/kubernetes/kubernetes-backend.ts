@@ -26,3 +26,22 @@ export async function kubernetesBackendReady(settings: KubernetesSettings): Prom
   }
   return `sandbox: Kubernetes pods in namespace ${settings.namespace} on ${api.server} (gateway ${settings.gatewayHost})`;
 }
+
+/** One client per namespace and kubeconfig: loading a kubeconfig is not free, and admission asks often. */
+const clients = new Map<string, KubeApi>();
+
+/**
+ * svc's pods the cluster has not started (admission's SVC_ADMISSION_PENDING_PODS); null when the API
+ * server does not answer, which does not block a dispatch.
+ */
+export async function pendingPodCount(settings: KubernetesSettings): Promise<number | null> {
+  try {
+    const key = `${settings.namespace}\0${settings.kubeconfig ?? ''}`;
+    let api = clients.get(key);
+    if (!api) clients.set(key, (api = new KubeApi(settings.namespace, settings.kubeconfig)));
+    const pods = await api.list(`${POD_LABELS.managedBy}=svc`);
+    return pods.filter((pod) => pod.status?.phase === 'Pending').length;
+  } catch {
+    return null;
+  }
+}

@@ -224,18 +224,3 @@ export function podSettings(operator: PodDefaults, project: ProjectPodSettings |
     ...(account ? { serviceAccountName: account } : {}),
   };
 }
-
-/** What a project's `kubernetes` settings name that the operator does not let projects name (dispatch refuses it). */
-export function disallowedPodSettings(operator: PodDefaults, project: ProjectPodSettings | null | undefined): string[] {
-  if (!project) return [];
-  const secrets = new Set(operator.projectsMay?.secrets ?? []);
-  const accounts = new Set(operator.projectsMay?.serviceAccounts ?? []);
-  return [
-    ...(project.secretEnv ?? [])
-      .filter((entry) => !secrets.has(entry.secret))
-      .map((entry) => `Secret "${entry.secret}"`),
-    ...(project.serviceAccountName && !accounts.has(project.serviceAccountName)
-      ? [`service account "${project.serviceAccountName}"`]
-      : []),
-  ];
-}
