@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { splice } from '../network/proxy-limits.ts';
+import { splice } from '../inside/wire.ts';
 import { writeJsonAtomic } from './files.ts';
 import type { ExposeRecord, ExposeSpec } from '../spec.ts';
 

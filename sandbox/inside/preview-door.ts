@@ -4,11 +4,12 @@
 // listens on (in the sandbox's read-only socket directory, like the proxies'), and keeps a few such
 // connections waiting. When a browser's connection arrives, the supervisor sends one byte, `G`, on
 // a waiting one, and the door joins it to the preview's port on the sandbox's loopback. The
-// supervisor never connects to anything the sandbox made. Self-contained on purpose (node: imports).
+// supervisor never connects to anything the sandbox made. One file in the sandbox (programs.ts bundles wire.ts in).
 //   node door.mjs <door socket> <port> <command> [args…]
 import { spawn } from 'node:child_process';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { constants } from 'node:os';
+import { splice } from './wire.ts';
 
 const [socketPath, portText, command, ...args] = process.argv.slice(2);
 const port = Number(portText);
@@ -19,20 +20,6 @@ if (!socketPath || !command || !Number.isInteger(port) || port < 1 || port > 655
 /** Connections kept waiting for a browser's. */
 const WAITING = 4;
 let ended = false;
-
-/** The same as egress-proxy.ts's: this file runs alone in the sandbox and can import nothing of svc. */
-function splice(left: Socket, right: Socket): void {
-  left.pipe(right);
-  right.pipe(left);
-  const close = () => {
-    left.destroy();
-    right.destroy();
-  };
-  for (const socket of [left, right]) {
-    socket.once('error', close);
-    socket.once('close', close);
-  }
-}
 
 /** One waiting connection; once used (or lost), another takes its place. */
 function wait(delayMs = 0): void {

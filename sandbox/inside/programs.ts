@@ -1,16 +1,18 @@
-// svc's programs inside a sandbox, and the argv that puts one in front of an agent: each is a
-// self-contained file, bound read-only at the sandbox's bin as plain JavaScript (.mjs: ESM without a
-// package.json), its types stripped once per process: a Node that loads TypeScript pays for a
-// WebAssembly stripper on every start (~60 ms of CPU and ~25 MiB per program, on every run's path).
+// svc's programs inside a sandbox, and the argv that puts one in front of an agent. Each is bound
+// read-only at the sandbox's bin as one plain JavaScript file (.mjs: ESM without a package.json),
+// made once per process: its types stripped (a Node that loads TypeScript pays for a WebAssembly
+// stripper on every start: ~60 ms of CPU and ~25 MiB per program, on every run's path) and the few
+// helpers it shares with the others (wire.ts) bundled in, since nothing else of svc is visible in a
+// sandbox (and a pod's init is passed as a single string).
 import { readFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SANDBOX_PATHS } from '../backends/bubblewrap.ts';
 import type { LaunchSpec, SandboxProgram } from '../spec.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-/** svc's in-sandbox programs: self-contained TypeScript files (`source`), bound read-only as JavaScript at `target`. */
+/** svc's in-sandbox programs: TypeScript entry points (`source`), bound read-only as one JavaScript file (`target`). */
 export const SANDBOX_PROGRAMS = {
   init: { source: join(HERE, 'sandbox-init.ts'), target: `${SANDBOX_PATHS.bin}/init.mjs` },
   finalizer: { source: join(HERE, 'finalizer.ts'), target: `${SANDBOX_PATHS.bin}/finalizer.mjs` },
@@ -18,16 +20,72 @@ export const SANDBOX_PROGRAMS = {
   door: { source: join(HERE, 'preview-door.ts'), target: `${SANDBOX_PATHS.bin}/door.mjs` },
 } as const satisfies Record<SandboxProgram, { source: string; target: string }>;
 
-const strippedCode = new Map<string, string>();
+const bundledCode = new Map<string, string>();
 
-/** A sandbox program's code as JavaScript (Node's own stripper, as `node x.ts` would run it), made once. */
+/** A sandbox program's code as one JavaScript file (Node's own stripper, as `node x.ts` would run it), made once. */
 export function sandboxProgramCode(program: SandboxProgram): string {
-  let code = strippedCode.get(program);
+  let code = bundledCode.get(program);
   if (code === undefined) {
-    code = stripTypeScriptTypes(readFileSync(SANDBOX_PROGRAMS[program].source, 'utf8'), { mode: 'strip' });
-    strippedCode.set(program, code);
+    code = bundleProgram(SANDBOX_PROGRAMS[program].source);
+    bundledCode.set(program, code);
   }
   return code;
+}
+
+const strip = (file: string) => stripTypeScriptTypes(readFileSync(file, 'utf8'), { mode: 'strip' });
+/** `import { a, b as c } from '…';` in stripped code (a type-only one is blank by then). */
+const NAMED_IMPORT = /^import\s*\{([^}]*)\}\s*from\s*['"]([^'"]+)['"];?[ \t]*$/gm;
+/** A declaration a helper module exports: `export function f`, `export const X`… */
+const EXPORTED = /^export\s+((?:async\s+)?function\*?|class|const|let)\s+([A-Za-z_$][\w$]*)/gm;
+
+/** `a, b as c` → `a, b: c` (a destructuring pattern). */
+function bindings(names: string): string {
+  return names
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean)
+    .map((name) => name.replace(/\s+as\s+/, ': '))
+    .join(', ');
+}
+
+/**
+ * `entry` with the helper modules it imports (relative `.ts` imports, transitively) bundled in: each
+ * helper becomes a scope of its own ahead of the entry, its node: imports hoisted as namespaces
+ * (any Node an image holds runs them), and each import of it a destructuring of that scope. A
+ * helper holds node: and relative imports and `export` declarations only; anything else (a package,
+ * `import.meta`, an export list) fails here, at the worker's first sandbox, not inside one.
+ */
+export function bundleProgram(entry: string): string {
+  const modules: string[] = [];
+  const visit = (file: string, chain: string[]) => {
+    if (chain.includes(file)) throw new Error(`${relative(HERE, file)} imports itself through ${chain.join(' → ')}`);
+    if (modules.includes(file)) return;
+    for (const [, , specifier] of strip(file).matchAll(NAMED_IMPORT))
+      if (specifier!.startsWith('.')) visit(resolve(dirname(file), specifier!), [...chain, file]);
+    if (file !== entry) modules.push(file);
+  };
+  visit(entry, []);
+  const scope = (file: string) => `__svc_module_${modules.indexOf(file)}`;
+  const hoisted: string[] = [];
+  /** A module's imports: node: ones from hoisted namespaces, helpers from their scopes. */
+  const linked = (file: string, code: string, hoist: boolean) =>
+    code.replace(NAMED_IMPORT, (whole, names: string, specifier: string) => {
+      if (specifier.startsWith('.'))
+        return `const { ${bindings(names)} } = ${scope(resolve(dirname(file), specifier))};`;
+      if (!hoist) return whole;
+      if (!specifier.startsWith('node:')) throw new Error(`${relative(HERE, file)} imports ${specifier}`);
+      const namespace = `${scope(file)}_${hoisted.length}`;
+      hoisted.push(`import * as ${namespace} from ${JSON.stringify(specifier)};`);
+      return `const { ${bindings(names)} } = ${namespace};`;
+    });
+  const scopes = modules.map((file) => {
+    const code = linked(file, strip(file), true);
+    const names = [...code.matchAll(EXPORTED)].map((match) => match[2]);
+    const body = code.replace(EXPORTED, '$1 $2');
+    if (/^\s*(import|export)\b|import\.meta/m.test(body)) throw new Error(`${relative(HERE, file)} cannot be bundled`);
+    return `const ${scope(file)} = (() => {\n${body}\nreturn { ${names.join(', ')} };\n})();`;
+  });
+  return [...hoisted, ...scopes, linked(entry, strip(entry), false)].join('\n');
 }
 
 /** The socket a preview's door connects to, in the sandbox's socket directory (preview-expose.ts). */

@@ -1,7 +1,8 @@
 // Runs first inside a sandbox: opens the sandbox's loopback ports onto svc's proxies, then starts
 // the agent and ends as it ends. The agent may kill or replace it: that only cuts its own network;
-// the proxies on svc's side decide. Self-contained on purpose (node: imports only): nothing else of
-// svc is visible in the sandbox, and on Kubernetes this file is the pod's program itself.
+// the proxies on svc's side decide. One file in the sandbox (programs.ts bundles what it imports of
+// wire.ts; node: imports only otherwise): nothing else of svc is visible there, and on Kubernetes
+// this program is the pod's program itself.
 //   node init.mjs '<listeners json>' <command> [args…]
 // Local sandboxes (bubblewrap, containers) reach the proxies over unix sockets bound in. A pod
 // (SVC_INIT_POD) reaches them over TCP through its run's gateway on the worker, and first fetches
@@ -13,9 +14,8 @@ import { connect, createServer, type Socket } from 'node:net';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PodConfig, SandboxListener as Listener } from '../spec.ts';
+import { END_FRAME, FRAME_MAX, framed, splice, STDERR_MARK } from './wire.ts';
 
-/** Marks a stderr line in a pod's log (one stream there): the supervisor files it back as stderr. */
-const STDERR_MARK = '\u001e';
 /** How long a pod keeps trying to hand its files back while its gateway is away (a worker restart). */
 const HAND_BACK_MS = 120_000;
 
@@ -33,19 +33,6 @@ function say(message: string): void {
 }
 
 /** The same as egress-proxy.ts's: this file runs alone in the sandbox and can import nothing of svc. */
-function splice(left: Socket, right: Socket): void {
-  left.pipe(right);
-  right.pipe(left);
-  const close = () => {
-    left.destroy();
-    right.destroy();
-  };
-  for (const socket of [left, right]) {
-    socket.once('error', close);
-    socket.once('close', close);
-  }
-}
-
 /** A connection to svc's side: a unix socket, or a gateway channel introduced by the run's token. */
 function upstream(listener: { socket?: string; channel?: string }): Socket {
   if (!pod || !listener.channel) return connect(listener.socket!);
@@ -79,19 +66,6 @@ function tunnel(client: Socket, listener: Listener): void {
     client.resume();
   };
   proxy.on('data', onData);
-}
-
-/** A transfer's frames (pod-frames.ts's format): a 4-byte length, at most 64 KiB; an empty one ends it. */
-const FRAME_MAX = 64 * 1024;
-function framed(chunk: Buffer): Buffer {
-  const pieces: Buffer[] = [];
-  for (let offset = 0; offset < chunk.length; offset += FRAME_MAX) {
-    const body = chunk.subarray(offset, offset + FRAME_MAX);
-    const header = Buffer.alloc(4);
-    header.writeUInt32BE(body.length);
-    pieces.push(header, body);
-  }
-  return Buffer.concat(pieces);
 }
 
 /**
@@ -155,7 +129,7 @@ function transfer(direction: 'in' | 'out', part: string, dir: string): Promise<v
         if (complete) resolve();
         return;
       }
-      socket.end(Buffer.alloc(4));
+      socket.end(END_FRAME);
       void closed.then(() => (answer.startsWith('OK') ? resolve() : reject(new Error(answer.trim() || 'no answer'))));
     });
   });

@@ -7,7 +7,8 @@ import { http } from '../../platform/node-http.ts';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import type { EgressRule } from '../../core/egress-rules.ts';
 import { decideEgress, type EgressDecision } from '../../platform/network-destinations.ts';
-import { bounded, MAX_SANDBOX_CONNECTIONS, MAX_SANDBOX_LOOKUPS, OutboundConnections, splice } from './proxy-limits.ts';
+import { bounded, MAX_SANDBOX_CONNECTIONS, MAX_SANDBOX_LOOKUPS, OutboundConnections } from './proxy-limits.ts';
+import { splice } from '../inside/wire.ts';
 
 const { createServer: createHttpServer, request: httpRequest } = http;
 

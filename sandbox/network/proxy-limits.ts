@@ -47,17 +47,3 @@ export class OutboundConnections {
     for (const socket of this.#open) socket.destroy();
   }
 }
-
-/** Pipes two sockets together until either side ends. */
-export function splice(left: Socket, right: Socket): void {
-  left.pipe(right);
-  right.pipe(left);
-  const close = () => {
-    left.destroy();
-    right.destroy();
-  };
-  left.once('error', close);
-  right.once('error', close);
-  left.once('close', close);
-  right.once('close', close);
-}

@@ -1,24 +1,11 @@
 // How a part moves between a pod and its gateway: the tar stream in frames (a 4-byte length, then
 // at most FRAME_MAX bytes), closed by an empty frame. A connection that ends without that end frame
-// is a cut transfer, never a complete one, whatever a tar reading it makes of it. The harness
-// (sandbox-init.ts, self-contained) speaks the same format with its own copy of these few lines.
+// is a cut transfer, never a complete one, whatever a tar reading it makes of it. The format is
+// inside/wire.ts's, which the harness (sandbox-init.ts) speaks too.
 import { Transform, type TransformCallback } from 'node:stream';
+import { FRAME_MAX } from '../../inside/wire.ts';
 
-export const FRAME_MAX = 64 * 1024;
-/** The empty frame that ends a transfer. */
-export const END_FRAME = Buffer.alloc(4);
-
-/** The frames of one chunk. */
-export function framed(chunk: Buffer): Buffer {
-  const pieces: Buffer[] = [];
-  for (let offset = 0; offset < chunk.length; offset += FRAME_MAX) {
-    const body = chunk.subarray(offset, offset + FRAME_MAX);
-    const header = Buffer.alloc(4);
-    header.writeUInt32BE(body.length);
-    pieces.push(header, body);
-  }
-  return Buffer.concat(pieces);
-}
+export { END_FRAME, framed } from '../../inside/wire.ts';
 
 /** Frames in, the payload out; it fails when its input ends before the end frame, or runs on after it. */
 export class FrameDecoder extends Transform {

@@ -8,13 +8,11 @@ import { copySandboxOutput, type OutputFiles } from '../container/container-outp
 import { startFailure } from '../../host/files.ts';
 import { KubeApi, KubeError } from './kube-api.ts';
 import { POD_CONFIG_VARIABLE } from './pod-launch.ts';
+import { STDERR_MARK } from '../../inside/wire.ts';
 import { watchPod, type PodEnd } from './pod-watch.ts';
 import type { AgentRecord, BackendExit, PodConfig, PodSpec } from '../../spec.ts';
 
 type Exit = BackendExit;
-
-/** Marks a stderr line in the pod's log (sandbox-init.ts writes it). */
-const STDERR_MARK = '\u001e';
 
 export interface PodRun {
   exited: Promise<Exit>;
