@@ -1,14 +1,18 @@
 // The admission queue's I/O (workflows/admission.workflow.ts): a run's request for a slot, sent
 // with signal-with-start so the queue exists from the first request on, and the queue's look at
-// whether the runs holding slots are still open.
+// whether the runs holding slots are still open; and, for the API's admission at the door, how many
+// of svc's pods the cluster has not started (the API never talks to the cluster itself).
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { admissionWorkflowId, type AdmissionRequest } from '../core/admission-queue.ts';
+import type { SandboxSettings } from '../platform/sandbox-settings.ts';
+import { pendingPodCount } from '../sandbox/index.ts';
 import { admissionRequestSignal } from '../workflows/messages.ts';
 import type { admissionWorkflow } from '../workflows/admission.workflow.ts';
 
 export interface AdmissionActivityDeps {
   temporal: Client;
   taskQueue: string;
+  sandbox?: Pick<SandboxSettings, 'mode' | 'kubernetes'>;
 }
 
 export function createAdmissionActivities(deps: AdmissionActivityDeps) {
@@ -37,6 +41,11 @@ export function createAdmissionActivities(deps: AdmissionActivityDeps) {
         }
       }
       return closed;
+    },
+
+    /** svc's pods the cluster has not started; null without the Kubernetes backend or an answer. */
+    async countPendingPods(): Promise<number | null> {
+      return deps.sandbox?.mode === 'kubernetes' ? await pendingPodCount(deps.sandbox.kubernetes) : null;
     },
   };
 }

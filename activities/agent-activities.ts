@@ -19,23 +19,26 @@ import { writeRunProjection } from './read-model/write-run-projection.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import { runtimeFor } from './runtimes/index.ts';
 import { boundedUsage, initialRuntimeState, type Usage } from './runtimes/types.ts';
-import { agentEgressRules } from './sandbox/egress-allowlist.ts';
-import { sandboxFiles } from './sandbox/files.ts';
-import { chooseIsolation, imageRefusal, sandboxHostId } from './sandbox/isolation.ts';
 import {
+  agentEgressRules,
+  sandboxFiles,
+  chooseIsolation,
+  imageRefusal,
+  sandboxHostId,
   inspectSandbox,
   MAX_REATTACHMENTS,
   outlivesSupervisor,
   reattachSandbox,
   startSandbox,
   stopSandbox,
-} from './sandbox/local-sandbox.ts';
-import { type CostCapCrossing, type SupervisionProgress } from './sandbox/output-ingest.ts';
-import { createMemoryCgroup, type MemoryLimitOutcome } from './sandbox/memory-cgroup.ts';
-import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
-import { launchOutcome } from './sandbox/launch-outcome.ts';
-import { engineFacts } from './sandbox/container/engine-facts.ts';
-import { watchForExit } from './sandbox/record-watch.ts';
+  createMemoryCgroup,
+  type MemoryLimitOutcome,
+  sandboxLaunch,
+  launchOutcome,
+  engineFacts,
+  watchForExit,
+} from '../sandbox/index.ts';
+import { type CostCapCrossing, type SupervisionProgress } from './output-ingest.ts';
 
 export function createAgentActivities(deps: RunActivityDeps) {
   const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);

@@ -4,8 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataPaths } from '../platform/config.ts';
 import type { RunActivityDeps } from './run-activities.ts';
-import { readJsonIfExists, sandboxFiles } from './sandbox/files.ts';
-import { inspectSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
+import { readJsonIfExists, sandboxFiles, inspectSandbox, stopSandbox } from '../sandbox/index.ts';
 
 const STOP_WAIT_MS = 15_000;
 

@@ -5,8 +5,8 @@ import type { ReadModel } from '../db/orm.ts';
 import { secondsBetween, svcMetrics } from '../platform/metrics.ts';
 import { appendRunEvents, type RunEventInput } from './read-model/run-projection.ts';
 import type { RuntimeAdapter } from './runtimes/types.ts';
-import { readJsonIfExists, sandboxFiles, type AgentRecord } from './sandbox/files.ts';
-import { readSandboxEvents, type SupervisionProgress } from './sandbox/output-ingest.ts';
+import { readJsonIfExists, sandboxFiles, type AgentRecord } from '../sandbox/index.ts';
+import { readSandboxEvents, type SupervisionProgress } from './output-ingest.ts';
 
 /**
  * At most this many reads after the end (a GiB a stream): the files no longer grow once the agent

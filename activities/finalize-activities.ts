@@ -20,13 +20,17 @@ import {
 } from './git/branch-delivery.ts';
 import { git, gitProbe } from './git/git.ts';
 import { projectLockFile, withProjectLock } from './git/project-lock.ts';
-import { readJsonIfExists, sandboxFiles, type LaunchSpec } from './sandbox/files.ts';
+import {
+  readJsonIfExists,
+  sandboxFiles,
+  sandboxHostId,
+  handedBack,
+  createMemoryCgroup,
+  sandboxLaunch,
+  startSandbox,
+  type LaunchSpec,
+} from '../sandbox/index.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
-import { sandboxHostId } from './sandbox/isolation.ts';
-import { handedBack } from './sandbox/kubernetes/pod-gateway.ts';
-import { createMemoryCgroup } from './sandbox/memory-cgroup.ts';
-import { sandboxLaunch } from './sandbox/sandbox-launch.ts';
-import { startSandbox } from './sandbox/local-sandbox.ts';
 
 export type { ChangeSummary };
 export { summariseNumstat };

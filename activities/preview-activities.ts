@@ -15,14 +15,23 @@ import { dataPaths } from '../platform/config.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
 import type { PreviewSettings } from '../platform/preview-settings.ts';
 import type { RunActivityDeps } from './run-activities.ts';
-import { engineFacts } from './sandbox/container/engine-facts.ts';
-import { agentEgressRules } from './sandbox/egress-allowlist.ts';
-import { readJsonIfExists, sandboxFiles } from './sandbox/files.ts';
-import { chooseIsolation, imageRefusal, sandboxHostId } from './sandbox/isolation.ts';
-import { exposePreviewPod, removePreviewService } from './sandbox/kubernetes/preview-service.ts';
-import { inspectSandbox, startSandbox, stopSandbox } from './sandbox/local-sandbox.ts';
-import type { ExposeRecord } from './sandbox/preview-expose.ts';
-import { DOOR_SOCKET, sandboxLaunch } from './sandbox/sandbox-launch.ts';
+import {
+  engineFacts,
+  agentEgressRules,
+  readJsonIfExists,
+  sandboxFiles,
+  chooseIsolation,
+  imageRefusal,
+  sandboxHostId,
+  exposePreviewPod,
+  removePreviewService,
+  inspectSandbox,
+  startSandbox,
+  stopSandbox,
+  DOOR_SOCKET,
+  sandboxLaunch,
+  type ExposeRecord,
+} from '../sandbox/index.ts';
 
 export interface PreviewActivityDeps extends RunActivityDeps {
   preview: PreviewSettings;

@@ -9,10 +9,7 @@ import { PlanRunEntity, RunEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import { previewSandboxDir } from './preview-activities.ts';
-import { sweepEndedSandboxes } from './sandbox/container/container-sweep.ts';
-import { sandboxFiles } from './sandbox/files.ts';
-import { stopSandbox } from './sandbox/local-sandbox.ts';
-import { sweepEndedPods } from './sandbox/kubernetes/pod-sweep.ts';
+import { sweepEndedSandboxes, sandboxFiles, stopSandbox, sweepEndedPods } from '../sandbox/index.ts';
 import { repairPlanRunRow, repairRunRow, type PlanRunRepair, type RunRepair } from './read-model/repair-store.ts';
 
 export interface ReconcileActivityDeps {

@@ -5,8 +5,7 @@ import type { ReadModel } from '../db/orm.ts';
 import { writeRunProjection, type RunProjection } from './read-model/write-run-projection.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
-import { sandboxFiles } from './sandbox/files.ts';
-import { inspectSandbox, stopSandbox, supervisorHolds } from './sandbox/local-sandbox.ts';
+import { sandboxFiles, inspectSandbox, stopSandbox, supervisorHolds } from '../sandbox/index.ts';
 import { dataPaths } from '../platform/config.ts';
 import { prepareRunWorkspace, type PrepareWorkspaceInput } from './workspace/prepare-workspace.ts';
 

@@ -17,7 +17,7 @@ import { claimInboxUpdate, startGateQuery } from '../workflows/messages.ts';
 import type { ProjectedRun } from '../core/run-started.ts';
 import type { AgentActivities } from './agent-activities.ts';
 import type { RunActivityDeps } from './run-activities.ts';
-import { sandboxFiles } from './sandbox/files.ts';
+import { sandboxFiles } from '../sandbox/index.ts';
 import { prepareRunWorkspace, type PrepareWorkspaceInput } from './workspace/prepare-workspace.ts';
 
 export interface StartActivityDeps extends RunActivityDeps {

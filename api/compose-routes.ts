@@ -1,6 +1,7 @@
 // The API's routes, composed: every service built from the server's dependencies and handed to
 // its router. startApi serves them; `npm run openapi` documents them (documentedRoutes).
 import { Admission } from './services/admission.ts';
+import { pendingPodsOnAWorker } from './services/pending-pods.ts';
 import { ProjectsRepository } from '../db/repositories/projects.repository.ts';
 import { AnalyticsRepository } from '../db/repositories/analytics.repository.ts';
 import { OpsRepository } from '../db/repositories/ops.repository.ts';
@@ -72,6 +73,7 @@ export function allRoutes(
     kubernetes: deps.kubernetes ?? null,
     agentImages: deps.agentImages ?? null,
     maxConcurrentRuns: deps.maxConcurrentRuns ?? null,
+    pendingPods: pendingPodsOnAWorker(deps.temporal),
   });
   const runs = new RunsService({
     admission,

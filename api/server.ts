@@ -57,7 +57,7 @@ export interface ApiServerDeps {
   agents: AgentCatalog;
   /** GET /instance: what this instance calls itself, where it is reached, the sandbox backend. */
   instance?: { name: string; publicUrl: string | null; runtime: string };
-  /** The Kubernetes backend's settings when agents run as pods: admission counts the cluster's pods. */
+  /** The Kubernetes backend's settings when agents run as pods: admission's caps (a worker counts the pods). */
   kubernetes?: KubernetesSettings | null;
   /** The images a project's `agentImage` may name, when agents run in containers or pods (SVC_AGENT_IMAGES). */
   agentImages?: Pick<ContainerSettings, 'images'> | null;

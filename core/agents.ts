@@ -55,7 +55,7 @@ export const BUILTIN_AGENTS: readonly AgentDefinition[] = [
     runtime: 'claude-code',
     command: ['claude'],
     provider: 'anthropic',
-    // svc's steering relay writes messages into its stream-json input (activities/sandbox/steering-relay.ts).
+    // svc's steering relay writes messages into its stream-json input (sandbox/inside/steering-relay.ts).
     steering: 'mid-run',
   }),
   builtin({

@@ -1,7 +1,8 @@
 // The operator's sandbox settings (SVC_SANDBOX*), parsed once at start-up. How runs are then
-// isolated is the sandbox activities' business (activities/sandbox/isolation.ts).
+// isolated is the sandbox activities' business (sandbox/host/isolation.ts).
 import { readFileSync } from 'node:fs';
 import { parseEgressList, type EgressRule } from '../core/egress-rules.ts';
+import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 
 /** How an agent is isolated: a bubblewrap sandbox on the worker's host, a container, a pod, or nothing (opt-in). */
 export type Isolation = 'bubblewrap' | 'container' | 'kubernetes' | 'process';
@@ -128,6 +129,21 @@ function parseAgentImages(text: string | undefined, image: string): string[] {
       );
   }
   return [...new Set([image, ...entries])];
+}
+
+/** What a project's `kubernetes` settings name that the operator does not let projects name (dispatch refuses it). */
+export function disallowedPodSettings(operator: PodDefaults, project: ProjectPodSettings | null | undefined): string[] {
+  if (!project) return [];
+  const secrets = new Set(operator.projectsMay?.secrets ?? []);
+  const accounts = new Set(operator.projectsMay?.serviceAccounts ?? []);
+  return [
+    ...(project.secretEnv ?? [])
+      .filter((entry) => !secrets.has(entry.secret))
+      .map((entry) => `Secret "${entry.secret}"`),
+    ...(project.serviceAccountName && !accounts.has(project.serviceAccountName)
+      ? [`service account "${project.serviceAccountName}"`]
+      : []),
+  ];
 }
 
 /**

@@ -30,7 +30,16 @@ const NON_DETERMINISTIC = [
     message: 'workflows never touch I/O libraries; call an activity',
   },
   {
-    group: ['../activities/*', '../api/*', '../db/*', '../platform/*', '../stack/*', '../worker/*', '../cli/*'],
+    group: [
+      '../activities/*',
+      '../sandbox/*',
+      '../api/*',
+      '../db/*',
+      '../platform/*',
+      '../stack/*',
+      '../worker/*',
+      '../cli/*',
+    ],
     allowTypeImports: true,
     message: 'only types may come from these layers (import type)',
   },
@@ -40,8 +49,31 @@ const NON_DETERMINISTIC = [
 // processes, config files). Neither may reach up into a layer that uses it.
 const LEAF_LAYERS = [
   {
-    group: ['../activities/*', '../api/*', '../workflows/*', '../stack/*', '../worker/*', '../cli/*', '../db/*'],
+    group: [
+      '../activities/*',
+      '../sandbox/*',
+      '../api/*',
+      '../workflows/*',
+      '../stack/*',
+      '../worker/*',
+      '../cli/*',
+      '../db/*',
+    ],
     message: 'core/ and platform/ are leaves: the layers import them, never the reverse',
+  },
+];
+
+// platform/node-http.ts says why: an ESM import of node:http loads Node's fetch client.
+const NODE_HTTP = ['node:http', 'node:https', 'http', 'https', '@koa/router'].map((name) => ({
+  name,
+  allowTypeImports: true,
+  message: 'take it from platform/node-http.ts (an ESM import of node:http loads undici)',
+}));
+
+const SANDBOX_FACADE = [
+  {
+    group: ['**/sandbox/*', '!**/sandbox/index.ts', '!**/sandbox/spec.ts'],
+    message: 'call the sandbox runtime through sandbox/index.ts (shapes: sandbox/spec.ts)',
   },
 ];
 
@@ -73,17 +105,28 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },
   {
-    // platform/node-http.ts says why: an ESM import of node:http loads Node's fetch client.
-    files: ['api/**/*.ts', 'activities/**/*.ts', 'worker/**/*.ts', 'cli/**/*.ts', 'stack/**/*.ts', 'db/**/*.ts'],
+    files: ['sandbox/**/*.ts', 'db/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: NODE_HTTP }] },
+  },
+  {
+    // The sandbox runtime's callers go through its facade (sandbox/index.ts) and its shapes (spec.ts).
+    files: ['activities/**/*.ts', 'worker/**/*.ts', 'cli/**/*.ts', 'stack/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: NODE_HTTP, patterns: SANDBOX_FACADE }],
+    },
+  },
+  {
+    // The API never reaches a sandbox or a backend, not even for types: that is the workers' business,
+    // asked of them through a workflow (the cluster's pod count for admission: docs/decisions/0039).
+    files: ['api/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: ['node:http', 'node:https', 'http', 'https', '@koa/router'].map((name) => ({
-            name,
-            allowTypeImports: true,
-            message: 'take it from platform/node-http.ts (an ESM import of node:http loads undici)',
-          })),
+          paths: NODE_HTTP,
+          patterns: [
+            { group: ['**/sandbox/*'], message: 'the API never imports sandbox/: ask a worker (an activity)' },
+          ],
         },
       ],
     },

@@ -174,9 +174,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       // native core, the bundler, the activities), ~20 MiB of its memory (docs/decisions/0037-process-costs.md).
       const { startWorker } = await import('../worker/worker.ts');
       const { startWorkerMetricsServer } = await import('../worker/metrics-server.ts');
-      const { chooseIsolation, UNSANDBOXED_WARNING } = await import('../activities/sandbox/isolation.ts');
-      const { containerBackendReady } = await import('../activities/sandbox/container/container-backend.ts');
-      const { kubernetesBackendReady } = await import('../activities/sandbox/kubernetes/kubernetes-backend.ts');
+      const { chooseIsolation, containerBackendReady, kubernetesBackendReady, UNSANDBOXED_WARNING } =
+        await import('../sandbox/index.ts');
       // A worker that cannot sandbox its agents refuses to start rather than run them bare.
       const isolation = chooseIsolation(config.sandbox);
       if (isolation === 'process') log(`WARNING: ${UNSANDBOXED_WARNING}`);

@@ -9,7 +9,7 @@ import { syncConfiguredWebhooks } from './configured-webhooks.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { AgentCatalog } from '../platform/agent-catalog.ts';
 import { dataPaths, type SvcConfig } from '../platform/config.ts';
-import { prepareSupervisorProgram, pruneStalePrograms } from '../activities/sandbox/supervisor-program.ts';
+import { prepareSupervisorProgram, pruneStalePrograms } from '../sandbox/index.ts';
 import { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { logger, type LogLevelName } from '../platform/logger.ts';
 import { sdkLogger, sdkLogLevel } from './sdk-logging.ts';
@@ -61,7 +61,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
   // Activities that manage Temporal Schedules need a client of their own.
   const clientConnection = await Connection.connect({ address: settings.temporalAddress });
   const temporal = new Client({ connection: clientConnection, namespace: config.temporalNamespace });
-  // Every run's supervisor starts from plain JavaScript (activities/sandbox/supervisor-program.ts).
+  // Every run's supervisor starts from plain JavaScript (sandbox/host/supervisor-program.ts).
   pruneStalePrograms(dataPaths.programs(config.dataDir));
   prepareSupervisorProgram(dataPaths.programs(config.dataDir), { shared: config.sandbox.supervisor === 'shared' });
   const workflowBundle = config.workflowBundlePath

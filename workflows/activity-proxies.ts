@@ -125,6 +125,12 @@ export const admissionIo = proxyActivities<Pick<Activities, 'requestAdmission' |
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 
+/** The cluster's pending pods for admission at the door (pendingPodsWorkflow): one try, the API waits. */
+export const capacityIo = proxyActivities<Pick<Activities, 'countPendingPods'>>({
+  startToCloseTimeout: '15s',
+  retry: { maximumAttempts: 1 },
+});
+
 /**
  * A cancelled run asks for its own workflow's cancellation (workflows/run.workflow.ts), and the PR loop
  * reads a stopped round's outcome from its memo: retried until they land.

@@ -13,3 +13,4 @@ export { healerWorkflow } from './healer.workflow.ts';
 export { admissionWorkflow } from './admission.workflow.ts';
 export { webhooksWorkflow, webhookDeliveryWorkflow } from './webhooks.workflow.ts';
 export { runDiffWorkflow } from './run-diff.workflow.ts';
+export { pendingPodsWorkflow } from './pending-pods.workflow.ts';

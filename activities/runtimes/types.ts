@@ -5,7 +5,7 @@ import type { AgentDefinition } from '../../core/agents.ts';
 import type { RunEventKind } from '../../core/event-kinds.ts';
 import type { CostBasis, EventStream } from '../../core/run-states.ts';
 import { FIELD_LIMITS } from '../../core/field-limits.ts';
-import type { LaunchSpec } from '../sandbox/files.ts';
+import type { LaunchSpec } from '../../sandbox/index.ts';
 
 export interface LaunchContext {
   runId: string;

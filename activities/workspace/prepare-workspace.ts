@@ -11,7 +11,7 @@ import type { ForgeCredentials } from '../../platform/forge-credentials.ts';
 import type { SandboxSettings } from '../../platform/sandbox-settings.ts';
 import { git, gitProbe } from '../git/git.ts';
 import { projectLockFile, withProjectLock } from '../git/project-lock.ts';
-import { sandboxHostId } from '../sandbox/isolation.ts';
+import { sandboxHostId } from '../../sandbox/index.ts';
 
 export interface WorkspaceDeps {
   readModel: ReadModel;

@@ -1,12 +1,16 @@
 // Admission at the door: on Kubernetes, whether the cluster can take a new run, or it is refused with
 // 429 runtime_admission_rejected and a Retry-After before any workflow exists (runs queued across
-// the instance, and svc's pods the cluster has not started). Concurrency limits are not checked
-// here: a run past them is accepted and waits, queued, for a slot (workflows/admission.workflow.ts).
-import { agentImageRefusal, type ContainerSettings, type KubernetesSettings } from '../../platform/sandbox-settings.ts';
+// the instance, and svc's pods the cluster has not started, as a worker counts them:
+// pending-pods.ts). Concurrency limits are not checked here: a run past them is accepted and waits,
+// queued, for a slot (workflows/admission.workflow.ts).
+import {
+  agentImageRefusal,
+  disallowedPodSettings,
+  type ContainerSettings,
+  type KubernetesSettings,
+} from '../../platform/sandbox-settings.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
-import { KubeApi, POD_LABELS } from '../../activities/sandbox/kubernetes/kube-api.ts';
 import { Errors } from '../errors.ts';
-import { disallowedPodSettings } from '../../activities/sandbox/kubernetes/pod-launch.ts';
 import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 
 /** The cap reasons, as the hint of the 429 names them. */
@@ -20,6 +24,8 @@ export interface AdmissionDeps {
   agentImages?: Pick<ContainerSettings, 'images'> | null;
   /** SVC_MAX_CONCURRENT_RUNS, reported by GET /instance (the runs themselves carry and enforce it). */
   maxConcurrentRuns: number | null;
+  /** svc's pods the cluster has not started, as a worker counts them; null: no answer (it does not block). */
+  pendingPods: () => Promise<number | null>;
 }
 
 /** The limits GET /instance reports (null: only projects' own caps apply). */
@@ -31,7 +37,6 @@ export type AdmissionLimits = {
 
 export class Admission {
   readonly #deps: AdmissionDeps;
-  #kube: KubeApi | null = null;
 
   constructor(deps: AdmissionDeps) {
     this.#deps = deps;
@@ -85,22 +90,11 @@ export class Admission {
         'queue_depth_exceeded',
         `${queued} runs are queued, the instance's limit (SVC_ADMISSION_QUEUE_DEPTH)`,
       );
-    const pending = await this.#pendingPods(kubernetes);
+    const pending = await this.#deps.pendingPods();
     if (pending !== null && pending >= kubernetes.admission.pendingPods)
       throw Errors.admissionRejected(
         'cluster_pending_saturated',
         `the cluster has ${pending} of svc's pods pending, its limit (SVC_ADMISSION_PENDING_PODS)`,
       );
-  }
-
-  /** svc's pods the cluster has not started; null when the API server does not answer (it does not block dispatch). */
-  async #pendingPods(settings: KubernetesSettings): Promise<number | null> {
-    try {
-      this.#kube ??= new KubeApi(settings.namespace, settings.kubeconfig);
-      const pods = await this.#kube.list(`${POD_LABELS.managedBy}=svc`);
-      return pods.filter((pod) => pod.status?.phase === 'Pending').length;
-    } catch {
-      return null;
-    }
   }
 }

@@ -47,9 +47,7 @@ function run(argv: string[], env: Record<string, string>, cwd: string): Promise<
 
 /** `<command> --version` in a throw-away sandbox of `isolation`. */
 async function versionInSandbox(agent: AgentDefinition, config: SvcConfig, isolation: Isolation): Promise<Outcome> {
-  const { sandboxLaunch } = await import('../../activities/sandbox/sandbox-launch.ts');
-  const { sandboxHostId } = await import('../../activities/sandbox/isolation.ts');
-  const { sandboxFiles } = await import('../../activities/sandbox/files.ts');
+  const { sandboxFiles, sandboxHostId, sandboxLaunch } = await import('../../sandbox/index.ts');
   const dir = mkdtempSync(join(tmpdir(), 'svc-doctor-'));
   try {
     const hostId = sandboxHostId(`doctor-${agent.name}`, config.sandbox);
@@ -134,7 +132,7 @@ export async function* agentChecks(config: SvcConfig): AsyncGenerator<Finding> {
       };
     return;
   }
-  const { chooseIsolation } = await import('../../activities/sandbox/isolation.ts');
+  const { chooseIsolation } = await import('../../sandbox/index.ts');
   let isolation: Isolation;
   try {
     isolation = chooseIsolation(config.sandbox);

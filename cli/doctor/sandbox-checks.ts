@@ -12,7 +12,7 @@ import type { Finding } from './local-checks.ts';
 export async function sandboxCheck(config: SvcConfig): Promise<Finding> {
   if (config.sandbox.mode === 'container') {
     const name = 'container_engine';
-    const { containerBackendReady } = await import('../../activities/sandbox/container/container-backend.ts');
+    const { containerBackendReady } = await import('../../sandbox/index.ts');
     try {
       return { name, level: 'ok', detail: await containerBackendReady(config.sandbox.container) };
     } catch (error) {
@@ -21,7 +21,7 @@ export async function sandboxCheck(config: SvcConfig): Promise<Finding> {
   }
   if (config.sandbox.mode === 'kubernetes') {
     const name = 'kubernetes_api';
-    const { kubernetesBackendReady } = await import('../../activities/sandbox/kubernetes/kubernetes-backend.ts');
+    const { kubernetesBackendReady } = await import('../../sandbox/index.ts');
     try {
       return { name, level: 'ok', detail: await kubernetesBackendReady(config.sandbox.kubernetes) };
     } catch (error) {
@@ -37,7 +37,7 @@ export async function sandboxCheck(config: SvcConfig): Promise<Finding> {
   if (config.sandbox.mode === 'process')
     return { name, level: 'warn', message: "SVC_SANDBOX=process: agents run unsandboxed, with svc's own rights" };
   // The probe workers run before they start: user, network and PID namespaces with bubblewrap.
-  const { bubblewrapWorks } = await import('../../activities/sandbox/isolation.ts');
+  const { bubblewrapWorks } = await import('../../sandbox/index.ts');
   if (bubblewrapWorks()) return { name, level: 'ok', detail: "bubblewrap builds svc's sandbox on this host" };
   const why = 'bubblewrap cannot build a sandbox here';
   const hint = 'install bubblewrap and allow unprivileged user namespaces';

@@ -14,7 +14,7 @@ import {
 } from './analytics-sql.ts';
 
 /**
- * The in-sandbox path of a run's workspace (SANDBOX_PATHS.workspace of activities/sandbox/bubblewrap.ts,
+ * The in-sandbox path of a run's workspace (SANDBOX_PATHS.workspace of sandbox/backends/bubblewrap.ts,
  * which db/ may not import): the tools' absolute paths start with it.
  */
 export const SANDBOX_WORKSPACE = '/workspace/';

@@ -47,7 +47,7 @@ function processesOf(dataDir: string, program: RegExp): number[] {
 
 const supervisorsOf = (dataDir: string) => processesOf(dataDir, /supervisor\.(ts|mjs)$/);
 
-/** The worker's spawner (activities/sandbox/spawner.ts), a child of the worker. */
+/** The worker's spawner (sandbox/host/spawner.ts), a child of the worker. */
 function spawnersOf(workerPid: number): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))

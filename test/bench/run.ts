@@ -101,7 +101,7 @@ if (!only || only === 'public') {
   });
 }
 if (!only || only === 'steering') {
-  // The relay's own bound (activities/sandbox/steering-relay.ts): a message reaches the agent within a second.
+  // The relay's own bound (sandbox/inside/steering-relay.ts): a message reaches the agent within a second.
   const steering = await measureSteering();
   record('steering: POST /runs/{id}/steer → the agent has it (ms, p50)', steering.p50Ms, 1000, 'max', {
     ...steering,

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'no
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { bubblewrapWorks } from '../../activities/sandbox/isolation.ts';
+import { bubblewrapWorks } from '../../sandbox/host/isolation.ts';
 import { initORM, migrate } from '../../db/orm.ts';
 import { SVC_VERSION } from '../../platform/version.ts';
 import { remote, svcCli, type CliResult } from '../support/cli.ts';

@@ -1,4 +1,4 @@
-// The start's and the supervise loop's wake-up (activities/sandbox/record-watch.ts): a wait is cut
+// The start's and the supervise loop's wake-up (sandbox/host/record-watch.ts): a wait is cut
 // short the moment a watched record is renamed into place (or was, since the last wait), and only
 // by such a file; cancellation ends a wait; an agent writing a lot turns the watch off rather than
 // the worker.
@@ -7,8 +7,8 @@ import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { writeJsonAtomic } from '../../activities/sandbox/files.ts';
-import { watchForExit, watchForRecords } from '../../activities/sandbox/record-watch.ts';
+import { writeJsonAtomic } from '../../sandbox/host/files.ts';
+import { watchForExit, watchForRecords } from '../../sandbox/host/record-watch.ts';
 
 const never = new AbortController().signal;
 

@@ -1,11 +1,11 @@
-// The worker's spawner (activities/sandbox/spawner.ts): detached processes started by a small
+// The worker's spawner (sandbox/host/spawner.ts): detached processes started by a small
 // helper, with the caller's environment and directory, in sessions of their own; a helper that
 // dies is replaced.
 import test from 'ava';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnDetached, stopSpawner } from '../../activities/sandbox/spawner.ts';
+import { spawnDetached, stopSpawner } from '../../sandbox/host/spawner.ts';
 import { waitFor } from '../support/processes.ts';
 
 test('a detached process gets the caller environment and directory, and a session of its own', async (t) => {

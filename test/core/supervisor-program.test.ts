@@ -1,4 +1,4 @@
-// The supervisor as plain JavaScript (activities/sandbox/supervisor-program.ts): its module graph
+// The supervisor as plain JavaScript (sandbox/host/supervisor-program.ts): its module graph
 // stripped of types into a fresh private directory, loadable by a Node that strips nothing, its
 // lazy imports pointing at the checkout's TypeScript; never a copy it did not write; a directory
 // that is not svc's own falls back to the TypeScript entry.
@@ -11,22 +11,22 @@ import {
   prepareSupervisorProgram,
   pruneStalePrograms,
   supervisorProgram,
-} from '../../activities/sandbox/supervisor-program.ts';
+} from '../../sandbox/host/supervisor-program.ts';
 
-const TYPESCRIPT_ENTRY = resolve('activities/sandbox/supervisor.ts');
+const TYPESCRIPT_ENTRY = resolve('sandbox/host/supervisor.ts');
 
 test.serial('the supervisor runs from a fresh stripped copy that needs no TypeScript', (t) => {
   t.is(supervisorProgram(), TYPESCRIPT_ENTRY, 'before it is prepared: the TypeScript file');
   const cache = join(mkdtempSync(join(tmpdir(), 'svc-data-')), 'programs');
   const entry = prepareSupervisorProgram(cache);
-  t.true(entry.startsWith(cache) && entry.endsWith('activities/sandbox/supervisor.mjs'), entry);
+  t.true(entry.startsWith(cache) && entry.endsWith('sandbox/host/supervisor.mjs'), entry);
   t.is(supervisorProgram(), entry);
   t.not(prepareSupervisorProgram(cache), entry, 'each start writes its own copy, never reusing one');
   t.regex(readFileSync(entry, 'utf8'), /from "\.\/supervision\.mjs"/);
   const code = readFileSync(join(dirname(entry), 'supervision.mjs'), 'utf8');
-  t.regex(code, /from "\.\/sandbox-network\.mjs"/);
+  t.regex(code, /from "\.\.\/network\/sandbox-network\.mjs"/);
   const backends = readFileSync(join(dirname(entry), 'supervised-backends.mjs'), 'utf8');
-  t.regex(backends, new RegExp(`import\\("file://${resolve('activities/sandbox/container/container-runner.ts')}"\\)`));
+  t.regex(backends, new RegExp(`import\\("file://${resolve('sandbox/backends/container/container-runner.ts')}"\\)`));
   // A Node that strips no types gets through every import to the supervisor's own usage check.
   const run = spawnSync(process.execPath, ['--no-experimental-strip-types', entry], { encoding: 'utf8' });
   t.is(run.status, 2, run.stderr);

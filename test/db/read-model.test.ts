@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendRunEvents, projectRunRow } from '../../activities/read-model/run-projection.ts';
-import { sweepLeftovers } from '../../activities/sandbox/sandbox-sweep.ts';
+import { sweepLeftovers } from '../../sandbox/host/sandbox-sweep.ts';
 import { BUILTIN_AGENTS } from '../../core/agents.ts';
 import { RunEntity, RunEventEntity } from '../../db/entities/index.ts';
 import { initORM, migrate } from '../../db/orm.ts';

@@ -2,7 +2,7 @@
 // reach, and only svc's own pods (the API's proxy, the worker's readiness probe); the Services the
 // worker may create in the run namespace are held by admission to what a preview needs.
 import test from 'ava';
-import { POD_LABELS } from '../../activities/sandbox/kubernetes/kube-api.ts';
+import { POD_LABELS } from '../../sandbox/backends/kubernetes/kube-api.ts';
 import {
   all,
   selects,

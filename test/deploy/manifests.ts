@@ -18,8 +18,8 @@ import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
-import { POD_LABELS } from '../../activities/sandbox/kubernetes/kube-api.ts';
-import { podName } from '../../activities/sandbox/kubernetes/pod-launch.ts';
+import { POD_LABELS } from '../../sandbox/backends/kubernetes/kube-api.ts';
+import { podName } from '../../sandbox/backends/kubernetes/pod-launch.ts';
 import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 
 export const DIR = 'deploy/kubernetes';

@@ -5,7 +5,7 @@ import test from 'ava';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMemoryCgroup, removeMemoryCgroup } from '../../activities/sandbox/memory-cgroup.ts';
+import { createMemoryCgroup, removeMemoryCgroup } from '../../sandbox/host/memory-cgroup.ts';
 import { waitFor } from '../support/processes.ts';
 import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 

@@ -3,11 +3,12 @@
 // supervisor instead: the container carries on, and a new supervisor takes it over.
 import test from 'ava';
 import { join } from 'node:path';
-import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from '../../activities/sandbox/files.ts';
+import { readJsonIfExists, sandboxFiles } from '../../sandbox/host/files.ts';
 import { startContainerEngine } from '../support/container-engine.ts';
 import { startTestStack, waitForRunState } from '../support/stack.ts';
 import { assertRanExactlyOnce, startTickingRun } from '../support/ticking-run.ts';
 import { killWorkerMidRun } from '../support/worker-kill.ts';
+import type { SupervisorRecord } from '../../sandbox/spec.ts';
 
 test('a run in a container survives SIGKILL of its worker and completes exactly once', async (t) => {
   const engine = await startContainerEngine();

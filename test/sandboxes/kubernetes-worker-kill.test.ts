@@ -4,11 +4,12 @@
 // told its gateway is, so the pod hands its workspace back to it.
 import test from 'ava';
 import { join } from 'node:path';
-import { readJsonIfExists, sandboxFiles, type SupervisorRecord } from '../../activities/sandbox/files.ts';
+import { readJsonIfExists, sandboxFiles } from '../../sandbox/host/files.ts';
 import { startKubeCluster } from '../support/kube-node.ts';
 import { startTestStack, waitForRunState } from '../support/stack.ts';
 import { assertRanExactlyOnce, startTickingRun } from '../support/ticking-run.ts';
 import { killWorkerMidRun } from '../support/worker-kill.ts';
+import type { SupervisorRecord } from '../../sandbox/spec.ts';
 
 const podOf = (runId: string) => `svc-${runId.replace('_', '-')}`;
 

@@ -8,8 +8,8 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { END_FRAME, FrameDecoder, framed } from '../../activities/sandbox/kubernetes/pod-frames.ts';
-import { startPodGateway } from '../../activities/sandbox/kubernetes/pod-gateway.ts';
+import { END_FRAME, FrameDecoder, framed } from '../../sandbox/backends/kubernetes/pod-frames.ts';
+import { startPodGateway } from '../../sandbox/backends/kubernetes/pod-gateway.ts';
 
 const RUN_UID = 4242;
 

@@ -1,4 +1,4 @@
-// The worker host's shared supervisor (activities/sandbox/supervisor-host.ts): the sandboxes of one
+// The worker host's shared supervisor (sandbox/host/supervisor-host.ts): the sandboxes of one
 // worker side by side in one process, each stopped alone; it takes only its worker's sandboxes, and
 // ends once it supervises nothing and no worker is connected.
 import test from 'ava';
@@ -8,23 +8,17 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
-import {
-  readJsonIfExists,
-  sandboxFiles,
-  writeJsonAtomic,
-  type AgentRecord,
-  type ExitRecord,
-  type SupervisorRecord,
-} from '../../activities/sandbox/files.ts';
-import { supervisorHolds } from '../../activities/sandbox/local-sandbox.ts';
-import { SHARED_LOOKUP_THREADS } from '../../activities/sandbox/proxy-limits.ts';
-import { superviseOnHost } from '../../activities/sandbox/supervisor-host-client.ts';
+import { readJsonIfExists, sandboxFiles, writeJsonAtomic } from '../../sandbox/host/files.ts';
+import { supervisorHolds } from '../../sandbox/host/local-sandbox.ts';
+import { SHARED_LOOKUP_THREADS } from '../../sandbox/network/proxy-limits.ts';
+import { superviseOnHost } from '../../sandbox/host/supervisor-host-client.ts';
 import { isSameProcessAlive } from '../../platform/processes.ts';
 import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 import { waitFor } from '../support/processes.ts';
 import { runStdout, startTestStack, waitForRunState } from '../support/stack.ts';
+import type { AgentRecord, ExitRecord, SupervisorRecord } from '../../sandbox/spec.ts';
 
-const SUPERVISOR = resolve('activities/sandbox/supervisor.ts');
+const SUPERVISOR = resolve('sandbox/host/supervisor.ts');
 
 test('two runs share one supervisor; cancelling one leaves the other running to its end', async (t) => {
   const svc = await startTestStack();

@@ -1,4 +1,4 @@
-// The steering relay (activities/sandbox/steering-relay.ts) on its own, between a fake inbox and a
+// The steering relay (sandbox/inside/steering-relay.ts) on its own, between a fake inbox and a
 // fake agent speaking Claude Code's stream-json protocol (replay on take, a `result` per turn): the
 // prompt goes in first, a message claimed mid-turn is written at once, a message claimed after the
 // last turn starts another, the input closes only when the agent is idle and the inbox empty, and
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { closeServer, listenOnLoopback } from '../support/loopback-server.ts';
 
-const RELAY = resolve('activities/sandbox/steering-relay.ts');
+const RELAY = resolve('sandbox/inside/steering-relay.ts');
 
 /**
  * Claude Code's input protocol, reduced: replays each input line it takes; the first turn works for

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { clashes } from '../../activities/sandbox/bind-policy.ts';
+import { clashes } from '../../sandbox/host/bind-policy.ts';
 
 test("a bind of svc's directories, above them, inside them or through a link to them is refused", (t) => {
   const root = mkdtempSync(join(tmpdir(), 'svc-binds-'));

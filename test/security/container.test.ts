@@ -14,7 +14,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, readlinkSync, statSyn
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ENGINE_LOG_MAX_MIB } from '../../activities/sandbox/container/container-launch.ts';
+import { ENGINE_LOG_MAX_MIB } from '../../sandbox/backends/container/container-launch.ts';
 import { agentImageRefusal, DEFAULT_AGENT_IMAGE, parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 import { backendRuns } from '../support/backend-runs.ts';
 import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';

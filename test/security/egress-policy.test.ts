@@ -10,11 +10,11 @@ import {
 } from '../../core/egress-rules.ts';
 import { networkInterfaces } from 'node:os';
 import { decideEgress, isPublicAddress } from '../../platform/network-destinations.ts';
-import { agentEgressRules } from '../../activities/sandbox/egress-allowlist.ts';
+import { agentEgressRules } from '../../sandbox/network/egress-allowlist.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sandboxLaunch, SANDBOX_PROGRAMS } from '../../activities/sandbox/sandbox-launch.ts';
+import { sandboxLaunch, SANDBOX_PROGRAMS } from '../../sandbox/host/sandbox-launch.ts';
 import { parseSandboxSettings } from '../../platform/sandbox-settings.ts';
 
 const answers = (table: Record<string, string[]>) => async (host: string) => {

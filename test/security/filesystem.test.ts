@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { SVC_AGENT_BIN } from '../../activities/sandbox/sandbox-launch.ts';
+import { SVC_AGENT_BIN } from '../../sandbox/host/sandbox-launch.ts';
 import { compileCacheDir } from '../../platform/compile-cache.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 import { assertPathsHidden, hostTrap, pathProbes, probe, reported, runAttack } from './hostile-agent.ts';

@@ -9,8 +9,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEgressList } from '../../core/egress-rules.ts';
-import { MAX_SANDBOX_CONNECTIONS } from '../../activities/sandbox/proxy-limits.ts';
-import { NETWORK_SOCKETS, startSandboxNetwork } from '../../activities/sandbox/sandbox-network.ts';
+import { MAX_SANDBOX_CONNECTIONS } from '../../sandbox/network/proxy-limits.ts';
+import { NETWORK_SOCKETS, startSandboxNetwork } from '../../sandbox/network/sandbox-network.ts';
 import { waitFor } from '../support/processes.ts';
 
 /** A TCP service on loopback that answers nothing and counts the connections it holds open. */

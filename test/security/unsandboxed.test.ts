@@ -2,7 +2,7 @@
 // in with SVC_ALLOW_UNSANDBOXED=1, and then start-up and every run's sandbox.started say so. On
 // this machine (as in CI) bubblewrap works, and the default is to use it.
 import test from 'ava';
-import { bubblewrapWorks } from '../../activities/sandbox/isolation.ts';
+import { bubblewrapWorks } from '../../sandbox/host/isolation.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { startTestStack } from '../support/stack.ts';
 import { runAttack } from './hostile-agent.ts';

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DockerEngine } from '../../activities/sandbox/container/docker-engine.ts';
+import { DockerEngine } from '../../sandbox/backends/container/docker-engine.ts';
 import { DEFAULT_AGENT_IMAGE } from '../../platform/sandbox-settings.ts';
 import { waitFor } from './processes.ts';
 
@@ -20,7 +20,7 @@ export interface TestContainerEngine {
   stop(): Promise<void>;
 }
 
-const CONTAINERS_CONF = resolve('activities/sandbox/container/image/containers.conf');
+const CONTAINERS_CONF = resolve('sandbox/backends/container/image/containers.conf');
 
 /** Waits until the engine no longer has the container (Podman may answer 500 while it removes one). */
 export async function waitUntilRemoved(engine: DockerEngine, name: string, timeoutMs = 30_000): Promise<void> {

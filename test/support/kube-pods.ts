@@ -7,16 +7,12 @@ import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { DockerEngine, type ContainerCreateBody } from '../../activities/sandbox/container/docker-engine.ts';
-import {
-  createMemoryCgroup,
-  memoryLimitWasHit,
-  removeMemoryCgroup,
-  type MemoryCgroup,
-} from '../../activities/sandbox/memory-cgroup.ts';
+import { DockerEngine } from '../../sandbox/backends/container/docker-engine.ts';
+import { createMemoryCgroup, memoryLimitWasHit, removeMemoryCgroup } from '../../sandbox/host/memory-cgroup.ts';
+import type { ContainerCreateBody, MemoryCgroup } from '../../sandbox/spec.ts';
 
 /** The node's seccomp directory (the kubelet's): a `Localhost` profile `seccomp.json` is svc's own. */
-export const NODE_SECCOMP_DIR = resolve('activities/sandbox/container/image');
+export const NODE_SECCOMP_DIR = resolve('sandbox/backends/container/image');
 /** svc's profile names the calls it refuses beyond the runtime's default in an entry of their own. */
 const BEYOND_RUNTIME_DEFAULT = ['ptrace', 'process_vm_readv', 'process_vm_writev', 'pidfd_getfd'];
 
