@@ -7,12 +7,10 @@ import {
   ActivityFailure,
   condition,
   isCancellation,
-  patched,
   ParentClosePolicy,
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { PATCHES } from './patches.ts';
 import {
   childFailureFor,
   isSettledChild,
@@ -147,7 +145,7 @@ async function follow(execution: PlanRunExecution, child: PlanChild): Promise<Ch
         ]);
         return 'pr_open';
       }
-      if (latest.state === 'succeeded' && latest.emptyPush && patched(PATCHES.emptyChildMerges)) {
+      if (latest.state === 'succeeded' && latest.emptyPush) {
         // Nothing to merge: the reference counts it as merged at once (a trivial merge).
         const mergedAt = now();
         execution.update(child, { state: 'merged', prMergedAt: mergedAt, endedAt: mergedAt });

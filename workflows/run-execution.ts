@@ -36,7 +36,6 @@ import {
   finalizeStateQuery,
   inboxQuery,
   raiseCostCapSignal,
-  runAcceptedUpdate,
   runSnapshotQuery,
   salvageSignal,
   startGateQuery,
@@ -68,7 +67,6 @@ export class RunExecution {
   readonly finalize: FinalizeChannel = { intent: null, result: null };
   /** The steering inbox: the API validates a message and signals it; claims are updates. */
   readonly #inbox: InboxItem[] = [];
-  #accepted = false;
   /** The admission queue's answer, for a run under a concurrency limit (workflows/run.workflow.ts admit). */
   readonly admission = { asked: false, granted: false, reason: null as string | null };
   /**
@@ -79,8 +77,6 @@ export class RunExecution {
   readonly #publisher: RunPublisher;
   /** The workflow following the run's PR, once started (a stop is passed on to it). */
   #pullRequestFollowed = false;
-  /** Past the startProjectsRunning patch (workflows/run-start.ts): it stands for runWatchdogs too. */
-  startProjectsRunning = false;
 
   constructor(input: RunWorkflowInput) {
     this.input = input;
@@ -94,10 +90,6 @@ export class RunExecution {
       return this.requestCancel({ reason: 'workflow cancellation requested in Temporal', requestedBy: 'temporal' });
     });
     setHandler(runSnapshotQuery, () => this.run);
-    setHandler(runAcceptedUpdate, async () => {
-      await condition(() => this.#accepted);
-      return this.run;
-    });
     setHandler(cancelSignal, (request) => this.requestCancel(request));
     setHandler(steerSignal, (message) => this.#receiveSteer(message));
     setHandler(raiseCostCapSignal, ({ maxCostUsd }) => {
@@ -134,11 +126,6 @@ export class RunExecution {
         },
       ]);
     });
-  }
-
-  /** The run is in the read model: the dispatcher's update may answer. */
-  markAccepted(): void {
-    this.#accepted = true;
   }
 
   /** Writes the run (and these events) to the read model, then tells the parent plan-run (run-publisher.ts). */

@@ -2,22 +2,17 @@
 // prompt and the steering messages that arrived while it was queued. A run resumed after a pause at
 // its cost cap (workflows/run-pause.ts) starts its next generation here too, on the same workspace.
 //
-// Since the `startPreparesWorkspace` patch, a run's first start is one activity that also cuts its
-// workspace (activities/start-activities.ts): one workflow task and one activity fewer per run. That
-// activity keeps what the workflow did between the two: it asks the workflow, after a clone, whether
-// the run was cancelled meanwhile (the agent then never starts) and claims the messages steered
-// meanwhile. Runs recorded before replay prepareWorkspace, then startAgent.
+// A run's first start is one activity that also cuts its workspace (activities/start-activities.ts):
+// one workflow task and one activity fewer per run. That activity keeps what the workflow did
+// between the two: it asks the workflow, after a clone, whether the run was cancelled meanwhile (the
+// agent then never starts) and claims the messages steered meanwhile.
 //
-// Since the `startProjectsRunning` patch (implied by startPreparesWorkspace), the start activity
-// itself writes the run's `running` projection (core/run-started.ts) and says so in its result: the
-// workflow task after the start then runs no local activity (~20 ms less per run, one billed marker
-// less). The patch is asked before the start, so a worker of the previous version fails that task
-// (and a newer one takes it) instead of recording a local activity a newer one would not replay. An
-// activity of the previous version (or one whose write failed) does not say it projected: the
-// workflow then publishes. The version that projection takes is reserved when the activity is
-// scheduled; whatever the workflow publishes meanwhile (a steering message) is newer, so the
-// workflow then publishes again itself.
-import { ActivityFailure, ApplicationFailure, patched, upsertSearchAttributes } from '@temporalio/workflow';
+// The start activity itself writes the run's `running` projection (core/run-started.ts) and says so
+// in its result: the workflow task after the start then runs no local activity. An activity whose
+// write failed does not say it projected: the workflow then publishes. The version that projection
+// takes is reserved when the activity is scheduled; whatever the workflow publishes meanwhile (a
+// steering message) is newer, so the workflow then publishes again itself.
+import { ActivityFailure, ApplicationFailure, upsertSearchAttributes } from '@temporalio/workflow';
 import { resumePrompt } from '../core/cost-pause.ts';
 import { foldIntoPrompt } from '../core/inbox.ts';
 import type { RunOutcome, RunSnapshot } from '../core/run-model.ts';
@@ -25,25 +20,13 @@ import { runningRun, sandboxStartedEvent, type ProjectedRun } from '../core/run-
 import { NOT_LAUNCHED } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { sandboxSetup, workspaceAndStart } from './activity-proxies.ts';
-import { PATCHES } from './patches.ts';
 import { now, type RunExecution } from './run-execution.ts';
-import { watchdogsApply } from './run-watchdogs.ts';
 
 export type Workspace = Awaited<ReturnType<typeof sandboxSetup.prepareWorkspace>>;
 type WorkspaceInput = Parameters<typeof sandboxSetup.prepareWorkspace>[0];
 
 /** What a start left: the run's end if it ended there, else the workspace its agent works in. */
 export type Started = { ended: RunOutcome } | { workspace: Workspace };
-
-/**
- * Whether the run's first start cuts its workspace too (asked before the workspace, where the
- * watchdogs apply, as startProjectsRunning was: a run asks one patch, and this one implies it).
- */
-export function startPreparesWorkspace(execution: RunExecution): boolean {
-  if (!watchdogsApply(execution.timing) || !patched(PATCHES.startPreparesWorkspace)) return false;
-  execution.startProjectsRunning = true;
-  return true;
-}
 
 /** What the run's workspace is cut from. */
 export function workspaceInput({ input, run }: RunExecution): WorkspaceInput {
@@ -61,7 +44,7 @@ export function workspaceInput({ input, run }: RunExecution): WorkspaceInput {
 
 /**
  * Start: the agent in its sandbox, with the prompt and the messages that arrived while queued.
- * `cut`: the workspace already cut; null: the start activity cuts it (startPreparesWorkspace).
+ * `cut`: the workspace already cut (a resumed generation); null: the start activity cuts it.
  */
 export async function startAgent(execution: RunExecution, cut: Workspace | null): Promise<Started> {
   const { input, run, pause } = execution;
@@ -73,11 +56,9 @@ export async function startAgent(execution: RunExecution, cut: Workspace | null)
   // A resumed run's next sandbox (run-pause.ts): its own events.
   const again = pause.generation > 1 ? `:g${pause.generation}` : '';
   execution.phase = 'starting';
-  if (!again && !execution.startProjectsRunning && watchdogsApply(execution.timing))
-    execution.startProjectsRunning = patched(PATCHES.startProjectsRunning);
   // The activity's input already holds the run's agent and, unless messages were folded in, its
   // prompt: the snapshot leaves both out (one copy of each in the payload).
-  const projects = !again && execution.startProjectsRunning && prompt === input.prompt;
+  const projects = !again && prompt === input.prompt;
   const projected = projects ? execution.reserveProjection() : null;
   const start = {
     runId: run.id,

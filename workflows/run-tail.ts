@@ -1,8 +1,7 @@
 // The tail of runWorkflow after a successful agent: finalize through the sandbox (intent →
 // result), then salvage or measure and open the pull request; and, once the run is terminal,
 // follow its pull request until it is merged or closed.
-import { ActivityFailure, condition, patched, sleep, uuid4 } from '@temporalio/workflow';
-import { PATCHES } from './patches.ts';
+import { ActivityFailure, condition, sleep, uuid4 } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import {
   finalizeVerdict,
@@ -29,20 +28,17 @@ export async function finalizeWork(
 ): Promise<FinalizeVerdict> {
   const { channel, publish } = args;
   const branch = run.branch!;
-  // Runs recorded before the hand-over replay the old tail (the sandbox pushed with a credential).
-  const svcPushes = patched(PATCHES.svcPushesHandedOverBranch);
-  channel.intent = svcPushes
-    ? {
-        version: 1,
-        attemptId: uuid4(),
-        branch,
-        push: false,
-        handoff: 'bundle',
-        artifacts: [],
-        commit: [],
-        baseBranch: args.baseBranch,
-      }
-    : { version: 1, attemptId: uuid4(), branch, push: true, artifacts: [], commit: [], baseBranch: args.baseBranch };
+  // The sandbox hands its work over as a bundle; svc pushes it (the sandbox holds no credential).
+  channel.intent = {
+    version: 1,
+    attemptId: uuid4(),
+    branch,
+    push: false,
+    handoff: 'bundle',
+    artifacts: [],
+    commit: [],
+    baseBranch: args.baseBranch,
+  };
   const parkedAt = new Date(Date.now()).toISOString();
   await publish([
     {
@@ -59,7 +55,7 @@ export async function finalizeWork(
   const posted = await condition(() => channel.result !== null, args.timing.finalizeTimeoutMs);
   let result = posted ? channel.result! : unpostedResult('timeout');
   let delivered: Awaited<ReturnType<typeof finalizeIo.deliverBranch>> | null = null;
-  if (svcPushes && !result.unposted && (result.commitsAhead ?? 0) > 0) {
+  if (!result.unposted && (result.commitsAhead ?? 0) > 0) {
     delivered = await finalizeIo.deliverBranch({
       projectId: run.projectId!,
       runId: run.id,

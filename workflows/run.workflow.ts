@@ -5,7 +5,6 @@
 // state (core/run-workflows.ts); an open PR is followed on by workflows/pull-request.workflow.ts.
 // Every transition is published to the read model by an activity before the run goes on.
 import {
-  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -22,7 +21,7 @@ import { admit } from './run-admission.ts';
 import { describeFailure } from './failures.ts';
 import { now, RunExecution } from './run-execution.ts';
 import { pauseAtCostCap } from './run-pause.ts';
-import { startAgent, startPreparesWorkspace, workspaceInput, type Started, type Workspace } from './run-start.ts';
+import { startAgent } from './run-start.ts';
 import { addUsage } from '../core/cost-pause.ts';
 import { finalizeWork } from './run-tail.ts';
 import { startWatchdogs, type TimedOut } from './run-watchdogs.ts';
@@ -130,7 +129,7 @@ function pausesAtCap(execution: RunExecution, { evidence }: Supervised): boolean
   return Boolean(evidence.costCap) && execution.input.onCapHit === 'pause' && !execution.cancelRequest && clean;
 }
 
-/** Accept: the queued run is in the read model (the dispatcher's update answers now). */
+/** Accept: the queued run is in the read model. */
 async function accept(execution: RunExecution): Promise<Ended | null> {
   const { input } = execution;
   await execution.publish(
@@ -145,36 +144,15 @@ async function accept(execution: RunExecution): Promise<Ended | null> {
     ],
     { triggerFire: input.triggerFire },
   );
-  execution.markAccepted();
   return execution.cancelRequest ? ended(await execution.cancelled()) : null;
 }
 
 /**
- * Prepare, then start: the run's workspace, cut from the project (or empty), then its agent in its
- * sandbox (workflows/run-start.ts). Since startPreparesWorkspace, one activity does both.
+ * Prepare, then start: one activity cuts the run's workspace (from the project, or empty) and
+ * starts its agent in its sandbox (workflows/run-start.ts).
  */
-async function prepareAndStart(execution: RunExecution): Promise<Started> {
-  if (startPreparesWorkspace(execution)) return startAgent(execution, null);
-  const workspace = await prepare(execution);
-  if (isEnded(workspace)) return workspace;
-  return startAgent(execution, workspace);
-}
-
-/** Prepare: the run's workspace; a run that cannot have one never starts. */
-async function prepare(execution: RunExecution): Promise<Workspace | Ended> {
-  const { run } = execution;
-  let workspace: Workspace;
-  try {
-    execution.phase = 'workspace';
-    workspace = await sandboxSetup.prepareWorkspace(workspaceInput(execution));
-  } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
-    return ended(
-      await execution.finish('failed', 'never_started', now(), { message: error.cause?.message ?? error.message }),
-    );
-  }
-  run.workspacePath = workspace.workspacePath;
-  return execution.cancelRequest ? ended(await execution.cancelled()) : workspace;
+function prepareAndStart(execution: RunExecution) {
+  return startAgent(execution, null);
 }
 
 type Supervised = {
