@@ -136,16 +136,6 @@ export class RunExecution {
     return this.#publisher.publish(events, extra);
   }
 
-  /** Counts one more projection of the run (an activity writes it) and answers the run as it is now. */
-  reserveProjection(): RunSnapshot {
-    return this.#publisher.reserveProjection();
-  }
-
-  /** Tells the parent plan-run, if any, about a change of the run's state or PR state. */
-  tellPlan(): Promise<void> {
-    return this.#publisher.tellPlan();
-  }
-
   /**
    * The first cancel wins. A run that has ended may still have its PR followed: a cancel then stops
    * the PR loop (docs/pr-loop.md), in the PR's workflow once that has started.

@@ -7,16 +7,13 @@
 // between the two: it asks the workflow, after a clone, whether the run was cancelled meanwhile (the
 // agent then never starts) and claims the messages steered meanwhile.
 //
-// The start activity itself writes the run's `running` projection (core/run-started.ts) and says so
-// in its result: the workflow task after the start then runs no local activity. An activity whose
-// write failed does not say it projected: the workflow then publishes. The version that projection
-// takes is reserved when the activity is scheduled; whatever the workflow publishes meanwhile (a
-// steering message) is newer, so the workflow then publishes again itself.
+// The workflow alone writes the run's projection, `running` included: one writer, so every
+// projection's version is newer than the one before (docs/decisions/0040-svc-1-0-baseline.md).
 import { ActivityFailure, ApplicationFailure, upsertSearchAttributes } from '@temporalio/workflow';
 import { resumePrompt } from '../core/cost-pause.ts';
 import { foldIntoPrompt } from '../core/inbox.ts';
-import type { RunOutcome, RunSnapshot } from '../core/run-model.ts';
-import { runningRun, sandboxStartedEvent, type ProjectedRun } from '../core/run-started.ts';
+import type { RunOutcome } from '../core/run-model.ts';
+import { runningEvents, sandboxStartedEvent } from '../core/run-started.ts';
 import { NOT_LAUNCHED } from '../core/run-states.ts';
 import { SvcState } from '../core/search-attributes.ts';
 import { sandboxSetup, workspaceAndStart } from './activity-proxies.ts';
@@ -56,10 +53,6 @@ export async function startAgent(execution: RunExecution, cut: Workspace | null)
   // A resumed run's next sandbox (run-pause.ts): its own events.
   const again = pause.generation > 1 ? `:g${pause.generation}` : '';
   execution.phase = 'starting';
-  // The activity's input already holds the run's agent and, unless messages were folded in, its
-  // prompt: the snapshot leaves both out (one copy of each in the payload).
-  const projects = !again && prompt === input.prompt;
-  const projected = projects ? execution.reserveProjection() : null;
   const start = {
     runId: run.id,
     ...(again ? { generation: pause.generation } : {}),
@@ -70,15 +63,13 @@ export async function startAgent(execution: RunExecution, cut: Workspace | null)
     ...(input.sandbox.cpuMillicores ? { cpuMillicores: input.sandbox.cpuMillicores } : {}),
     ...(input.sandbox.pod ? { pod: input.sandbox.pod } : {}),
   };
-  const snapshot = projected ? withoutCopies(projected) : null;
   if (cut) {
     const launched = await sandboxSetup.startAgent({
       ...start,
       prompt,
       workspacePath: cut.workspacePath,
-      ...(snapshot ? { projectRunning: { snapshot, workspaceKind: cut.kind } } : {}),
     });
-    return afterStart(execution, { ...launched, workspace: cut }, again, projected);
+    return afterStart(execution, { ...launched, workspace: cut }, again);
   }
   const launched = await cutWorkspaceAndStart(() =>
     workspaceAndStart.prepareAndStartAgent({
@@ -86,14 +77,13 @@ export async function startAgent(execution: RunExecution, cut: Workspace | null)
       prompt: task,
       claimed,
       workspace: workspaceInput(execution),
-      ...(snapshot ? { projectRunning: { snapshot } } : {}),
     }),
   );
   if ('neverStarted' in launched)
     return { ended: await execution.finish('failed', 'never_started', now(), launched.neverStarted) };
   run.workspacePath = launched.workspace.workspacePath;
   if (launched.status === 'cancelled') return { ended: await execution.cancelled() };
-  return afterStart(execution, launched, again, projected);
+  return afterStart(execution, launched, again);
 }
 
 type Launched = Awaited<ReturnType<typeof sandboxSetup.startAgent>> & { workspace: Workspace };
@@ -109,13 +99,8 @@ async function cutWorkspaceAndStart<T>(activity: () => Promise<T>): Promise<T | 
   }
 }
 
-/** The run once its sandbox answered: failed to start, or running (projected by the activity or here). */
-async function afterStart(
-  execution: RunExecution,
-  launched: Launched,
-  again: string,
-  projected: RunSnapshot | null,
-): Promise<Started> {
+/** The run once its sandbox answered: failed to start, or running. */
+async function afterStart(execution: RunExecution, launched: Launched, again: string): Promise<Started> {
   const { run } = execution;
   const { workspace } = launched;
   run.sandboxRunId = launched.sandboxRunId;
@@ -133,24 +118,11 @@ async function afterStart(
     await execution.publish([sandboxStartedEvent(run, launched, workspace.kind, again, now())]);
     return { workspace };
   }
-  const spawnedAt = launched.spawnedAt ?? now();
-  const running = runningRun({ ...run }, { ...launched, spawnedAt }, workspace.kind);
-  Object.assign(run, { state: running.snapshot.state, startedAt: running.snapshot.startedAt });
+  run.state = 'running';
+  run.startedAt = launched.spawnedAt ?? now();
   upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
-  // The activity's projection stands unless the workflow published something newer meanwhile.
-  const current =
-    projected !== null &&
-    'runningProjected' in launched &&
-    launched.runningProjected &&
-    projected.projectionVersion === run.projectionVersion;
-  if (current) await execution.tellPlan();
-  else await execution.publish(running.events);
+  await execution.publish(runningEvents(run, launched, workspace.kind));
   return { workspace };
 }
 
 const ended = async (outcome: Promise<RunOutcome>): Promise<Started> => ({ ended: await outcome });
-
-/** The run for the start activity to project, without what its own input carries. */
-function withoutCopies({ prompt: _prompt, renderedAgentJson: _agent, ...snapshot }: RunSnapshot): ProjectedRun {
-  return snapshot;
-}
