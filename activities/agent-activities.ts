@@ -153,7 +153,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
       runId: string;
       runtime?: RuntimeId;
       maxCostUsd?: number | null;
-      /** A resumed run's agent (workflows/run-pause.ts): its output gets its own event keys. */
+      /** A resumed run's agent (workflows/run/pause.ts): its output gets its own event keys. */
       generation?: number;
       /** What the run's earlier generations spent: the cap counts it. */
       spentUsd?: number;

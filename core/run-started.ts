@@ -1,5 +1,5 @@
 // The events of a run's start: its sandbox started (each generation) and, the first time, the run
-// running. The workflow publishes them with the run (workflows/run-start.ts).
+// running. The workflow publishes them with the run (workflows/run/start.ts).
 import type { RunSnapshot } from './run-model.ts';
 
 /** What the sandbox launch answered, as far as the events need it. */

@@ -29,7 +29,7 @@ import {
   planRunSnapshotQuery,
   type CancelRequest,
 } from './messages.ts';
-import { now } from './run-execution.ts';
+import { now } from './run/events.ts';
 
 /** An event of the plan-run, keyed so a replayed projection writes it once. */
 export interface PlanEvent {

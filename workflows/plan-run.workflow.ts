@@ -23,8 +23,8 @@ import { runSearchAttributes, SvcPlanId, SvcState } from '../core/search-attribu
 import { planSetup } from './activity-proxies.ts';
 import { describeFailure } from './failures.ts';
 import { PlanRunExecution } from './plan-run-execution.ts';
-import { now } from './run-execution.ts';
-import { runWorkflow } from './run.workflow.ts';
+import { now } from './run/events.ts';
+import { runWorkflow } from './run/run.workflow.ts';
 
 type ChildEnd = { kind: 'done' } | { kind: 'failed'; reason: string; prUrl?: string | null } | { kind: 'cancelled' };
 

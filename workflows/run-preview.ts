@@ -13,6 +13,7 @@ import {
 } from '../core/preview.ts';
 import type { RunSnapshot, RunWorkflowInput } from '../core/run-model.ts';
 import { previewIo, previewWatch } from './activity-proxies.ts';
+import { systemEvent, type Publish } from './run/events.ts';
 
 /** What the API tells a live preview: someone used it; tear it down. */
 export interface PreviewChannel {
@@ -21,8 +22,6 @@ export interface PreviewChannel {
   /** Set once the preview is down (or never came up): what a teardown asked then answers. */
   answer: TeardownAnswer | null;
 }
-
-type Publish = (events: RunEventInput[]) => Promise<void>;
 
 /** How long a teardown waits to answer with the preview down (the API gives Temporal calls 5 s). */
 const TEARDOWN_ANSWER_MS = 3000;
@@ -52,13 +51,8 @@ export async function runPreview(
   channel: PreviewChannel,
   publish: Publish,
 ): Promise<void> {
-  const event = (kind: RunEventInput['kind'], payload: Record<string, unknown>): RunEventInput => ({
-    dedupeKey: kind,
-    kind,
-    stream: 'system',
-    ts: iso(Date.now()),
-    payload,
-  });
+  // A preview's events are once per run: each kind is its own key.
+  const event = (kind: RunEventInput['kind'], payload: Record<string, unknown>) => systemEvent(kind, kind, payload);
   const fail = async (message: string) => {
     Object.assign(run, { previewState: 'failed', previewFailureMessage: message.slice(0, 2000) });
     channel.answer = { status: 'already-failed', tornDown: false, previousState: 'failed', port: run.previewPort };

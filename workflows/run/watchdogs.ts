@@ -4,8 +4,8 @@
 // re-armed for whichever comes first (the deadline or the next look): it survives any restart and
 // costs nothing while it waits.
 import { condition } from '@temporalio/workflow';
-import { sandboxSetup } from './activity-proxies.ts';
-import type { RunExecution } from './run-execution.ts';
+import { sandboxSetup } from '../activity-proxies.ts';
+import type { RunExecution } from './execution.ts';
 
 export type TimedOut = 'duration' | 'silence' | null;
 

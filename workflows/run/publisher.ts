@@ -3,12 +3,12 @@
 // has ended, by the workflow that follows its PR (workflows/pull-request.workflow.ts), which goes
 // on from the version the run's workflow wrote last.
 import { CancellationScope, getExternalWorkflowHandle } from '@temporalio/workflow';
-import type { RunEventInput } from '../activities/index.ts';
-import type { InboxItem } from '../core/inbox.ts';
-import { childProgressOf } from '../core/plan-model.ts';
-import type { RunSnapshot, RunWorkflowInput } from '../core/run-model.ts';
-import { readModel } from './activity-proxies.ts';
-import { childRunProgressSignal } from './messages.ts';
+import type { RunEventInput } from '../../activities/index.ts';
+import type { InboxItem } from '../../core/inbox.ts';
+import { childProgressOf } from '../../core/plan-model.ts';
+import type { RunSnapshot, RunWorkflowInput } from '../../core/run-model.ts';
+import { readModel } from '../activity-proxies.ts';
+import { childRunProgressSignal } from '../messages.ts';
 
 export class RunPublisher {
   readonly #run: RunSnapshot;
