@@ -8,14 +8,11 @@ import { createOutputIngest } from './agent-output.ts';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { SandboxNetworkSettings } from '../core/run-model.ts';
-import { runningRun, type ProjectedRun } from '../core/run-started.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { dataPaths } from '../platform/config.ts';
-import { logger } from '../platform/logger.ts';
 import { svcMetrics } from '../platform/metrics.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
 import { appendRunEvents } from './read-model/run-projection.ts';
-import { writeRunProjection } from './read-model/write-run-projection.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import { runtimeFor } from './runtimes/index.ts';
 import { boundedUsage, initialRuntimeState, type Usage } from './runtimes/types.ts';
@@ -59,7 +56,6 @@ export function createAgentActivities(deps: RunActivityDeps) {
       cpuMillicores,
       pod,
       generation,
-      projectRunning,
     }: {
       runId: string;
       /** A run resumed after a pause: its sandbox's generation (2, 3…), which names it anew. */
@@ -74,8 +70,6 @@ export function createAgentActivities(deps: RunActivityDeps) {
       cpuMillicores?: number | null;
       /** The project's pod settings (Kubernetes backend). */
       pod?: ProjectPodSettings | null;
-      /** The run before its start (its prompt and agent are this input's): once the agent runs, its `running` projection. */
-      projectRunning?: { snapshot: ProjectedRun; workspaceKind: string };
     }) {
       const adapter = runtimeFor(agent.runtime);
       const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
@@ -145,26 +139,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         (memoryLimit.enforced
           ? { limitMiB, enforced: true }
           : { limitMiB, enforced: false, reason: memoryLimit.reason });
-      const outcome = {
-        isolation,
-        sandbox: note,
-        costBasis,
-        memory,
-        ...launchOutcome(status, agent.command[0] ?? 'agent'),
-      };
-      if (!projectRunning || outcome.status !== 'running') return outcome;
-      const spawnedAt = outcome.spawnedAt ?? new Date().toISOString();
-      const { snapshot, workspaceKind } = projectRunning;
-      const run = { ...snapshot, prompt, renderedAgentJson: agent };
-      try {
-        await writeRunProjection(deps.readModel, runningRun(run, { ...outcome, spawnedAt }, workspaceKind));
-      } catch (error) {
-        // The agent runs: a read model that is away must not fail the start (and leave the agent
-        // unwatched). The workflow's own projection, which retries until it lands, takes over.
-        logger({ component: 'worker' }).warn({ runId, error: (error as Error).message }, 'running not projected');
-        return { ...outcome, spawnedAt };
-      }
-      return { ...outcome, spawnedAt, runningProjected: true as const };
+      return { isolation, sandbox: note, costBasis, memory, ...launchOutcome(status, agent.command[0] ?? 'agent') };
     },
 
     /**
@@ -181,7 +156,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
       runId: string;
       runtime?: RuntimeId;
       maxCostUsd?: number | null;
-      /** A resumed run's agent (workflows/run-pause.ts): its output gets its own event keys. */
+      /** A resumed run's agent (workflows/run/pause.ts): its output gets its own event keys. */
       generation?: number;
       /** What the run's earlier generations spent: the cap counts it. */
       spentUsd?: number;

@@ -35,7 +35,7 @@ export function createRunActivities(deps: RunActivityDeps) {
     },
 
     /**
-     * A run resumed after a pause (workflows/run-pause.ts) starts its agent in a fresh sandbox: the
+     * A run resumed after a pause (workflows/run/pause.ts) starts its agent in a fresh sandbox: the
      * ended one's records and output are moved aside (`<runId>.g<generation>`), the workspace stays.
      * Idempotent; an agent still there is stopped first.
      */

@@ -1,6 +1,6 @@
-// A run's first start in one activity (since the startPreparesWorkspace patch): cut the workspace,
-// then start the agent. One workflow task and one activity fewer per run than prepareWorkspace and
-// startAgent one after the other (docs/decisions/0036-the-run-start-in-one-activity.md), with what
+// A run's first start in one activity: cut the workspace, then start the agent. One workflow task
+// and one activity fewer per run than prepareWorkspace and startAgent one after the other (six
+// history events of a trivial run's 24: docs/decisions/0036-the-run-start-in-one-activity.md), with what
 // the workflow did between them kept: a run cancelled while its clone was cut never starts its
 // agent, and messages steered meanwhile are folded into its prompt. The activity asks the workflow
 // (a query: no history) after a clone, and on any retry; a first attempt on an empty scratch
@@ -14,7 +14,6 @@ import { foldIntoPrompt, inClaimOrder, type InboxItem } from '../core/inbox.ts';
 import { NOT_LAUNCHED } from '../core/run-states.ts';
 import { dataPaths } from '../platform/config.ts';
 import { claimInboxUpdate, startGateQuery } from '../workflows/messages.ts';
-import type { ProjectedRun } from '../core/run-started.ts';
 import type { AgentActivities } from './agent-activities.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import { sandboxFiles } from '../sandbox/index.ts';
@@ -27,12 +26,10 @@ export interface StartActivityDeps extends RunActivityDeps {
 type StartInput = Parameters<AgentActivities['startAgent']>[0];
 
 /** The start's input, but the workspace is cut here: its path and kind come from the cut. */
-export type PrepareAndStartInput = Omit<StartInput, 'workspacePath' | 'projectRunning'> & {
+export type PrepareAndStartInput = Omit<StartInput, 'workspacePath'> & {
   workspace: PrepareWorkspaceInput;
   /** Taken from the inbox by the workflow while the run was queued; folded in with any taken here. */
   claimed: InboxItem[];
-  /** The run before its start, for the activity to project `running` (as startAgent's). */
-  projectRunning?: { snapshot: ProjectedRun };
 };
 
 export function createStartActivities(deps: StartActivityDeps, agents: Pick<AgentActivities, 'startAgent'>) {
@@ -42,7 +39,7 @@ export function createStartActivities(deps: StartActivityDeps, agents: Pick<Agen
      * agent already started). A failure before the launch (the cut, or asking the workflow) fails
      * as `not_launched`, which the workflow ends `never_started`.
      */
-    async prepareAndStartAgent({ workspace, claimed, projectRunning, ...start }: PrepareAndStartInput) {
+    async prepareAndStartAgent({ workspace, claimed, ...start }: PrepareAndStartInput) {
       const prepared = await notLaunchedOnFailure(prepareRunWorkspace(deps, workspace));
       // An earlier attempt that got as far as the launch (its spec written, its supervisor maybe
       // still loading): startAgent reports that agent, whatever happened since; no second look.
@@ -51,24 +48,15 @@ export function createStartActivities(deps: StartActivityDeps, agents: Pick<Agen
       // A retry may come long after the workflow last looked: it asks too, even for a scratch workspace.
       const retry = Context.current().info.attempt > 1;
       let messages = claimed;
-      let projects = projectRunning !== undefined;
       if (!launching && (prepared.kind === 'clone' || retry)) {
         const gate = await notLaunchedOnFailure(startGate(deps.temporal, start.runId, retry));
         if (gate === 'cancelled') return { ...NOT_STARTED, workspace: prepared };
-        if (gate.length > 0) {
-          messages = inClaimOrder([...claimed, ...gate]);
-          // The claim was published: the workflow's projection is newer than the one handed here.
-          projects = false;
-        }
+        if (gate.length > 0) messages = inClaimOrder([...claimed, ...gate]);
       }
-      const { workspacePath, kind: workspaceKind } = prepared;
       const outcome = await agents.startAgent({
         ...start,
         prompt: foldIntoPrompt(start.prompt, messages),
-        workspacePath,
-        ...(projects && projectRunning
-          ? { projectRunning: { snapshot: { ...projectRunning.snapshot, workspacePath }, workspaceKind } }
-          : {}),
+        workspacePath: prepared.workspacePath,
       });
       return { ...outcome, workspace: prepared };
     },

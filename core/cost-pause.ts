@@ -1,6 +1,6 @@
 // Pause instead of cancel: what a run that crossed its cost cap with `onCapHit: pause`
 // says while it waits, how its generations' usage adds up, and what its agent is told when an
-// operator raises the cap. Pure: workflows/run-pause.ts replays it.
+// operator raises the cap. Pure: workflows/run/pause.ts replays it.
 
 /** One generation's usage as the runtime reported it (activities/runtimes/types.ts's Usage). */
 export interface UsageTotals {

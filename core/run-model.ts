@@ -67,7 +67,7 @@ export interface RunWorkflowInput {
   timing?: RunTiming;
   /** A plan-run's child: the run tells that plan-run whenever its state or its PR's state changes. */
   planRun?: { planRunId: string; seq: number } | null;
-  /** The dispatcher's own labels, stored with the run (absent in histories from before it existed). */
+  /** The dispatcher's own labels, stored with the run. */
   metadata?: Record<string, unknown> | null;
   /** The project's preview (`.svc/preview.yaml`), started once the run opened its PR. */
   preview?: PreviewPlan | null;
@@ -112,8 +112,8 @@ export const DEFAULT_RUN_TIMING: RunTiming = {
 };
 
 /**
- * The default ceiling on an agent's time (SVC_MAX_RUN_MINUTES). Not in DEFAULT_RUN_TIMING: that is
- * also what a run whose input carries no timing (svc 0.1's) replays with, and those had no ceiling.
+ * The default ceiling on an agent's time (SVC_MAX_RUN_MINUTES), set by the run's input
+ * (core/run-input.ts). Not in DEFAULT_RUN_TIMING: a run whose input carries no timing has no ceiling.
  */
 export const DEFAULT_MAX_RUN_MS = 24 * 3_600_000;
 

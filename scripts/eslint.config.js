@@ -30,16 +30,11 @@ const NON_DETERMINISTIC = [
     message: 'workflows never touch I/O libraries; call an activity',
   },
   {
-    group: [
-      '../activities/*',
-      '../sandbox/*',
-      '../api/*',
-      '../db/*',
-      '../platform/*',
-      '../stack/*',
-      '../worker/*',
-      '../cli/*',
-    ],
+    // From workflows/ and from its folders (workflows/run/).
+    group: ['activities', 'sandbox', 'api', 'db', 'platform', 'stack', 'worker', 'cli'].flatMap((layer) => [
+      `../${layer}/*`,
+      `../../${layer}/*`,
+    ]),
     allowTypeImports: true,
     message: 'only types may come from these layers (import type)',
   },

@@ -132,7 +132,7 @@ export const capacityIo = proxyActivities<Pick<Activities, 'countPendingPods'>>(
 });
 
 /**
- * A cancelled run asks for its own workflow's cancellation (workflows/run.workflow.ts), and the PR loop
+ * A cancelled run asks for its own workflow's cancellation (workflows/run/run.workflow.ts), and the PR loop
  * reads a stopped round's outcome from its memo: retried until they land.
  */
 export const runWorkflowControl = proxyActivities<Pick<Activities, 'requestRunWorkflowCancel' | 'cancelledRunOutcome'>>(

@@ -1,7 +1,7 @@
 // The worker's workflow entry point: every workflow type svc registers.
-export { runWorkflow } from './run.workflow.ts';
+export { runWorkflow } from './run/run.workflow.ts';
 export { pullRequestWorkflow } from './pull-request.workflow.ts';
-export { planRunWorkflow } from './plan-run.workflow.ts';
+export { planRunWorkflow } from './plan-run/plan-run.workflow.ts';
 export {
   registerProjectWorkflow,
   refreshProjectWorkflow,

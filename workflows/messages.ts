@@ -12,13 +12,6 @@ import type { Webhook } from '../core/webhooks.ts';
 /** The run as the workflow holds it now. */
 export const runSnapshotQuery = defineQuery<RunSnapshot>('runSnapshot');
 
-/**
- * Completes once the queued run is in the read model. svc 0.1 dispatched with update-with-start
- * on it; dispatch no longer waits, but runs started that way still carry it in their history, so
- * the handler stays for them to replay.
- */
-export const runAcceptedUpdate = defineUpdate<RunSnapshot>('runAccepted');
-
 export interface CancelRequest {
   reason: string | null;
   /** Who asked, for the run's event log (operator, plan-run, watchdog, cost cap). */

@@ -4,7 +4,6 @@
 // to the same branch), a merge when it is green, a comment when a limit stops it. The decisions
 // are core/pr-loop.ts's; the forge's answers and the rounds' reports are activities.
 import { condition, getExternalWorkflowHandle, ParentClosePolicy, startChild } from '@temporalio/workflow';
-import type { RunEventInput } from '../activities/index.ts';
 import {
   initialPrLoopState,
   nextPrAction,
@@ -18,10 +17,8 @@ import { outcomeOfClosedRun } from '../core/run-workflows.ts';
 import { prLoopIo, runWorkflowControl } from './activity-proxies.ts';
 import { describeFailure } from './failures.ts';
 import { cancelSignal } from './messages.ts';
-import { publishPrState } from './run-tail.ts';
-
-type Publish = (events: RunEventInput[]) => Promise<void>;
-const at = () => new Date(Date.now()).toISOString();
+import { publishPrState } from './pr-follow.ts';
+import { systemEvent, type Publish } from './run/events.ts';
 
 /**
  * Follows the run's open PR and answers it, until it is merged or closed (or the watch ends).
@@ -41,7 +38,7 @@ export async function answerPullRequest(
   const until = Date.now() + timing.prWatchMaxMs;
   let interval = timing.prPollMinMs;
   const stopped = async () => {
-    await publish([{ dedupeKey: 'pr_loop:stopped', kind: 'pr_loop.stopped', stream: 'system', ts: at(), payload: {} }]);
+    await publish([systemEvent('pr_loop:stopped', 'pr_loop.stopped', {})]);
     return 'stopped' as const;
   };
   while (Date.now() < until) {
@@ -80,15 +77,7 @@ async function comment(run: RunSnapshot, state: PrLoopState, key: string, body: 
     () => true,
     () => false,
   );
-  await publish([
-    {
-      dedupeKey: `pr_loop:comment:${key}`,
-      kind: 'pr_loop.commented',
-      stream: 'system',
-      ts: at(),
-      payload: { key, body, posted },
-    },
-  ]);
+  await publish([systemEvent(`pr_loop:comment:${key}`, 'pr_loop.commented', { key, body, posted })]);
 }
 
 async function merge(
@@ -102,13 +91,11 @@ async function merge(
     .mergePullRequest({ prUrl: run.prUrl!, method: action.method, sha: action.sha })
     .catch((error: unknown) => ({ merged: false as const, refused: describeFailure(error).message }));
   await publish([
-    {
-      dedupeKey: `pr_loop:merge:${action.sha}`,
-      kind: answer.merged ? 'pr_loop.merge_requested' : 'pr_loop.merge_refused',
-      stream: 'system',
-      ts: at(),
-      payload: { sha: action.sha, method: action.method, ...(answer.merged ? {} : { reason: answer.refused }) },
-    },
+    systemEvent(`pr_loop:merge:${action.sha}`, answer.merged ? 'pr_loop.merge_requested' : 'pr_loop.merge_refused', {
+      sha: action.sha,
+      method: action.method,
+      ...(answer.merged ? {} : { reason: answer.refused }),
+    }),
   ]);
 }
 
@@ -138,34 +125,20 @@ async function followUp(
   }
   if (stopRequested()) return; // stopped while the round was prepared: it never starts
   const runId = prepared.input.runId;
-  await publish([
-    {
-      dedupeKey: `pr_loop:round:${round}:started`,
-      kind: 'pr_loop.follow_up_started',
-      stream: 'system',
-      ts: at(),
-      payload: { round, kind, runId },
-    },
-  ]);
+  await publish([systemEvent(`pr_loop:round:${round}:started`, 'pr_loop.follow_up_started', { round, kind, runId })]);
   const outcome = (await roundOutcome(runId, prepared.input, stopRequested).catch(() => null)) as RunOutcome | null;
   state.rounds.push({ kind, runId, state: outcome?.state ?? 'failed', costUsd: outcome?.costUsd ?? null });
   run.prRounds = state.rounds.length;
   run.prCostUsd = prTotalCost(run.costUsd, state.rounds);
   await publish([
-    {
-      dedupeKey: `pr_loop:round:${round}:ended`,
-      kind: 'pr_loop.follow_up_ended',
-      stream: 'system',
-      ts: at(),
-      payload: {
-        round,
-        kind,
-        runId,
-        state: outcome?.state ?? 'failed',
-        failureReason: outcome?.failureReason ?? null,
-        prCostUsd: run.prCostUsd,
-      },
-    },
+    systemEvent(`pr_loop:round:${round}:ended`, 'pr_loop.follow_up_ended', {
+      round,
+      kind,
+      runId,
+      state: outcome?.state ?? 'failed',
+      failureReason: outcome?.failureReason ?? null,
+      prCostUsd: run.prCostUsd,
+    }),
   ]);
   await prLoopIo.reportFollowUp({ prUrl: run.prUrl!, runId, kind, round }).catch(() => undefined);
 }

@@ -5,7 +5,7 @@ import type { ProjectRecord } from '../activities/read-model/project-store.ts';
 import type { TriggerScheduleSync } from '../activities/triggers/schedules.ts';
 import { runSearchAttributes } from '../core/search-attributes.ts';
 import { projectGit, projectSetup } from './activity-proxies.ts';
-import { runWorkflow } from './run.workflow.ts';
+import { runWorkflow } from './run/run.workflow.ts';
 
 export interface RegisterProjectInput {
   projectId: string;

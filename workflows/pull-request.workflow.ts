@@ -5,8 +5,7 @@
 // (workflows/run-preview.ts) meanwhile. It writes the run's read-model row on from the version the
 // run's workflow wrote last, and tells the run's plan-run when the PR is merged.
 import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
-import type { RunEventInput } from '../activities/index.ts';
-import type { RunSnapshot, RunTiming } from '../core/run-model.ts';
+import type { RunSnapshot } from '../core/run-model.ts';
 import { DEFAULT_RUN_TIMING } from '../core/run-model.ts';
 import type { PullRequestWorkflowInput } from '../core/run-workflows.ts';
 import {
@@ -18,8 +17,9 @@ import {
 } from './messages.ts';
 import { answerPullRequest } from './pr-loop.ts';
 import { runPreview, tearDownPreview, type PreviewChannel } from './run-preview.ts';
-import { RunPublisher } from './run-publisher.ts';
-import { watchPullRequest } from './run-tail.ts';
+import { watchPullRequest } from './pr-follow.ts';
+import type { Publish } from './run/events.ts';
+import { RunPublisher } from './run/publisher.ts';
 
 /** Where the PR stood when the workflow ended. */
 export interface PullRequestOutcome {
@@ -33,51 +33,41 @@ export interface PullRequestOutcome {
  * Follows the ended run's PR until it is merged or closed (or the watch ends): answered when the
  * project asks for a PR loop, only watched otherwise; a successful run's preview lives meanwhile.
  */
-export async function pullRequestWorkflow(args: PullRequestWorkflowInput): Promise<PullRequestOutcome> {
-  const follow = new PullRequestFollow(args);
-  const { run, publish, timing } = follow;
-  const { input } = args;
-  const { preview, prLoop } = input;
-  const previewing = preview && run.state === 'succeeded' && run.prState === 'open';
+export async function pullRequestWorkflow({
+  run,
+  input,
+  toldPlan,
+  prLoopStop,
+}: PullRequestWorkflowInput): Promise<PullRequestOutcome> {
+  const timing = input.timing ?? DEFAULT_RUN_TIMING;
+  // The workflow writes the run's row on from the version the run's workflow wrote last.
+  const publisher = new RunPublisher(run, input.planRun, toldPlan);
+  const publish: Publish = (events) => publisher.publish(events);
+  // A cancel of the ended run (POST /runs/{id}/cancel): it stops the PR loop (workflows/pr-loop.ts).
+  let stop: CancelRequest | null = prLoopStop;
+  // The preview's messages from the API (workflows/run-preview.ts).
+  const preview: PreviewChannel = { lastHitAt: null, teardown: null, answer: null };
+  setHandler(runSnapshotQuery, () => run);
+  setHandler(cancelSignal, (request) => void (stop ??= request));
+  setHandler(previewHitSignal, ({ at }) => {
+    const ms = Date.parse(at);
+    // A visit the proxy saw live can reach a new worker before the step that made the preview
+    // live is replayed there (the worker died just after it was shown): it counts all the same.
+    const { previewState } = run;
+    if ((previewState === 'live' || previewState === 'starting') && Number.isFinite(ms)) preview.lastHitAt = ms;
+  });
+  setHandler(previewTeardownUpdate, (request) => tearDownPreview(run, preview, request));
+
+  const previewing = input.preview && run.state === 'succeeded' && run.prState === 'open';
   await Promise.all([
-    prLoop
-      ? answerPullRequest(run, input, timing, publish, () => follow.prLoopStop !== null).then(
-          // Stopped by an operator: the PR is still followed, no longer answered.
-          (end) => (end === 'stopped' ? watchPullRequest(run, timing, publish) : undefined),
+    // The PR loop answers the PR; stopped by an operator, the PR is still followed, no longer answered.
+    input.prLoop
+      ? answerPullRequest(run, input, timing, publish, () => stop !== null).then((end) =>
+          end === 'stopped' ? watchPullRequest(run, timing, publish) : undefined,
         )
       : watchPullRequest(run, timing, publish),
-    previewing ? runPreview(run, preview, input.sandbox, follow.preview, publish) : undefined,
+    previewing ? runPreview(run, input.preview!, input.sandbox, preview, publish) : undefined,
   ]);
   await condition(allHandlersFinished);
   return { runId: run.id, prUrl: run.prUrl, prState: run.prState, prMergedAt: run.prMergedAt };
-}
-
-/** The PR workflow's state and message handlers: the run it follows, the loop's stop, the preview's channel. */
-class PullRequestFollow {
-  readonly run: RunSnapshot;
-  readonly timing: RunTiming;
-  /** A cancel of the ended run (POST /runs/{id}/cancel): it stops the PR loop (workflows/pr-loop.ts). */
-  prLoopStop: CancelRequest | null;
-  /** The preview's messages from the API (workflows/run-preview.ts). */
-  readonly preview: PreviewChannel = { lastHitAt: null, teardown: null, answer: null };
-  readonly #publisher: RunPublisher;
-
-  constructor({ run, input, toldPlan, prLoopStop }: PullRequestWorkflowInput) {
-    this.run = run;
-    this.timing = input.timing ?? DEFAULT_RUN_TIMING;
-    this.prLoopStop = prLoopStop;
-    this.#publisher = new RunPublisher(run, input.planRun, toldPlan);
-    setHandler(runSnapshotQuery, () => this.run);
-    setHandler(cancelSignal, (request) => void (this.prLoopStop ??= request));
-    setHandler(previewHitSignal, ({ at }) => {
-      const ms = Date.parse(at);
-      // A visit the proxy saw live can reach a new worker before the step that made the preview
-      // live is replayed there (the worker died just after it was shown): it counts all the same.
-      const { previewState } = this.run;
-      if ((previewState === 'live' || previewState === 'starting') && Number.isFinite(ms)) this.preview.lastHitAt = ms;
-    });
-    setHandler(previewTeardownUpdate, (request) => tearDownPreview(this.run, this.preview, request));
-  }
-
-  readonly publish = (events: RunEventInput[]): Promise<void> => this.#publisher.publish(events);
 }

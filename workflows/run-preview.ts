@@ -2,7 +2,7 @@
 // torn-down. Its eviction limits (idle, lifetime) are workflow timers, so a restart of anything
 // loses none; a teardown asked through the API, the PR's merge or close, or the preview's own end
 // cut them short. Whatever happens, its sandbox is stopped before the phase ends.
-import { ActivityFailure, CancellationScope, condition, isCancellation, patched } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { RunEventInput } from '../activities/index.ts';
 import {
   LRU_ACTOR,
@@ -13,7 +13,7 @@ import {
 } from '../core/preview.ts';
 import type { RunSnapshot, RunWorkflowInput } from '../core/run-model.ts';
 import { previewIo, previewWatch } from './activity-proxies.ts';
-import { PATCHES } from './patches.ts';
+import { systemEvent, type Publish } from './run/events.ts';
 
 /** What the API tells a live preview: someone used it; tear it down. */
 export interface PreviewChannel {
@@ -22,8 +22,6 @@ export interface PreviewChannel {
   /** Set once the preview is down (or never came up): what a teardown asked then answers. */
   answer: TeardownAnswer | null;
 }
-
-type Publish = (events: RunEventInput[]) => Promise<void>;
 
 /** How long a teardown waits to answer with the preview down (the API gives Temporal calls 5 s). */
 const TEARDOWN_ANSWER_MS = 3000;
@@ -53,13 +51,8 @@ export async function runPreview(
   channel: PreviewChannel,
   publish: Publish,
 ): Promise<void> {
-  const event = (kind: RunEventInput['kind'], payload: Record<string, unknown>): RunEventInput => ({
-    dedupeKey: kind,
-    kind,
-    stream: 'system',
-    ts: iso(Date.now()),
-    payload,
-  });
+  // A preview's events are once per run: each kind is its own key.
+  const event = (kind: RunEventInput['kind'], payload: Record<string, unknown>) => systemEvent(kind, kind, payload);
   const fail = async (message: string) => {
     Object.assign(run, { previewState: 'failed', previewFailureMessage: message.slice(0, 2000) });
     channel.answer = { status: 'already-failed', tornDown: false, previousState: 'failed', port: run.previewPort };
@@ -146,10 +139,7 @@ async function untilEvicted(
     // A hit that landed before this loop first looked (a worker restarted as the preview went
     // live) differs from what the read model shows, not from what the loop saw at its start.
     const unshown = channel.lastHitAt !== null && iso(channel.lastHitAt) !== run.previewLastHitAt;
-    if (
-      (channel.lastHitAt !== hitBefore || (unshown && patched(PATCHES.previewHitShown))) &&
-      channel.lastHitAt !== null
-    ) {
+    if ((channel.lastHitAt !== hitBefore || unshown) && channel.lastHitAt !== null) {
       // The proxy says so at most every 30 s: the read model shows when the preview was last used.
       run.previewLastHitAt = iso(channel.lastHitAt);
       await publish([]);

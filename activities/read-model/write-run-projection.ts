@@ -1,6 +1,6 @@
 // One projection of a run: its row (with the lifecycle transitions it crosses), the steering
 // messages it carries, its events, and the trigger that fired it. Written by the projectRun local
-// activity, and by startAgent for the `running` projection (workflows/run-start.ts).
+// activity, which the run's workflow, the run's only writer, asks for every transition.
 import type { InboxItem } from '../../core/inbox.ts';
 import type { RunSnapshot } from '../../core/run-model.ts';
 import { ProjectTriggerEntity } from '../../db/entities/index.ts';

@@ -13,7 +13,7 @@ import {
   type PlanRunWorkflowInput,
 } from '../../core/plan-model.ts';
 import { SvcAgent, SvcKind, SvcPlanId, SvcProjectId, SvcState } from '../../core/search-attributes.ts';
-import type { planRunWorkflow } from '../../workflows/plan-run.workflow.ts';
+import type { planRunWorkflow } from '../../workflows/plan-run/plan-run.workflow.ts';
 import { cancelPlanRunSignal, planRunSnapshotQuery, type CancelRequest } from '../../workflows/messages.ts';
 import { Errors } from '../errors.ts';
 import { awaitResult, isClosed, isNotFound, toApiError, wrapConnectionError } from './temporal-errors.ts';

@@ -7,7 +7,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { initialRunSnapshot, type RunOutcome, type RunSnapshot, type RunWorkflowInput } from '../../core/run-model.ts';
 import { runSearchAttributes, SvcKind, SvcProjectId } from '../../core/search-attributes.ts';
 import { outcomeOfClosedRun, pullRequestWorkflowId } from '../../core/run-workflows.ts';
-import type { runWorkflow } from '../../workflows/run.workflow.ts';
+import type { runWorkflow } from '../../workflows/run/run.workflow.ts';
 import type * as projectWorkflows from '../../workflows/project.workflow.ts';
 import {
   cancelSignal,
@@ -241,7 +241,7 @@ export class TemporalGateway {
     }
   }
 
-  /** Raises a paused run's cost cap (workflows/run-pause.ts): durable once Temporal has the signal. */
+  /** Raises a paused run's cost cap (workflows/run/pause.ts): durable once Temporal has the signal. */
   async raiseCostCap(runId: string, maxCostUsd: number): Promise<void> {
     try {
       await this.call(() =>

@@ -5,7 +5,9 @@ import test from 'ava';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { join } from 'node:path';
 import { healerWorkflowId } from '../../core/healer.ts';
+import { RELEASE_HISTORIES } from '../support/histories.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
@@ -117,7 +119,7 @@ test.serial('the same issue again (as an alert-rule event) is in its cooldown, e
     t.is(description.status.name, 'RUNNING');
     // Kept as a replay fixture (test/workflows/replay.test.ts) when asked to record.
     if (process.env.SVC_RECORD_HISTORIES)
-      writeFileSync('test/fixtures/histories/healer.prefix.json', historyToJSON(await handle.fetchHistory()));
+      writeFileSync(join(RELEASE_HISTORIES, 'healer.prefix.json'), historyToJSON(await handle.fetchHistory()));
   } finally {
     await connection.close();
   }

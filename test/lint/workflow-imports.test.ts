@@ -39,6 +39,14 @@ for (const [name, line] of [
   });
 }
 
+test('a workflow in a folder of workflows/ may not import activity values either', async (t) => {
+  const source =
+    "import { createActivities } from '../../activities/index.ts';\nexport const used = [createActivities];";
+  t.deepEqual(await problems(source, 'workflows/run/example.ts'), ['@typescript-eslint/no-restricted-imports']);
+  const types = "import type { Activities } from '../../activities/index.ts';\nexport type Used = Activities;";
+  t.deepEqual(await problems(types, 'workflows/run/example.ts'), []);
+});
+
 test('the rule does not apply outside workflows/', async (t) => {
   t.deepEqual(
     await problems("import { readFileSync } from 'node:fs';\nexport const r = readFileSync;", 'activities/example.ts'),

@@ -1,20 +1,22 @@
-// Records real runWorkflow histories for the replay test. Run it when a workflow change is meant
-// to be incompatible (and guarded with patched()); commit the new files next to the old ones.
+// Records real workflow histories for the replay test, into this release's directory
+// (test/support/histories.ts): run it for every release, and whenever a workflow change alters the
+// commands it issues (behind patched(): CONTRIBUTING.md, "Changing a workflow"). The directories of
+// earlier releases stay as they are, and keep replaying, until no history of theirs can be open.
 //   node test/support/record-histories.ts [file.json …]   (default: every scenario)
-// SVC_HISTORY_SUFFIX=.name saves file.name.json instead, keeping the older recording beside it
-// (histories of runs in flight across a patched() change must both keep replaying).
-import { writeFileSync } from 'node:fs';
+// healerWorkflow's is recorded by test/api/alerts-heal.test.ts with SVC_RECORD_HISTORIES=1.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
+import { RELEASE_HISTORIES } from './histories.ts';
 import { planFixture } from './plan-fixture.ts';
 import { waitFor } from './processes.ts';
 import { startIsolatedStack, waitForRunState } from './stack.ts';
 
 const scenarios: { file: string; prompt: string; cancel?: boolean }[] = [
   { file: 'run-succeeded.json', prompt: 'echo recording\necho done' },
-  { file: 'run-crashed.json', prompt: 'echo about to fail\nexit 2' },
+  { file: 'run-failed.json', prompt: 'echo about to fail\nexit 2' },
   { file: 'run-cancelled.json', prompt: 'echo waiting\nsleep 60', cancel: true },
 ];
 
@@ -26,12 +28,8 @@ async function saveHistory(connection: Connection, workflowId: string, file: str
   const handle = new Client({ connection }).workflow.getHandle(workflowId);
   if (complete) await handle.result().catch(() => undefined);
   const history = await handle.fetchHistory();
-  const target = join(
-    'test',
-    'fixtures',
-    'histories',
-    file.replace(/\.json$/, `${process.env.SVC_HISTORY_SUFFIX ?? ''}.json`),
-  );
+  mkdirSync(RELEASE_HISTORIES, { recursive: true });
+  const target = join(RELEASE_HISTORIES, file);
   // The canonical proto3 JSON, the same format the Temporal UI and CLI export.
   writeFileSync(target, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
   console.log(`recorded ${target} (${history.events?.length} events)`);

@@ -10,7 +10,7 @@ import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
 
 // Ids are paths from the bundler's directory (a linked node_modules gives '../…' ones).
 const PER_WORKFLOW =
-  /^\.\/(workflows|core)\/[\w.-]+\.ts$|^(\.\.?\/)+([\w.-]+\/)*node_modules\/@temporalio\/workflow\/lib\/[\w/.-]+\.js$/;
+  /^\.\/(workflows(\/[\w.-]+)*|core)\/[\w.-]+\.ts$|^(\.\.?\/)+([\w.-]+\/)*node_modules\/@temporalio\/workflow\/lib\/[\w/.-]+\.js$/;
 
 /** Boots the bundle as the SDK's reusable context does; answers the modules one workflow evaluates. */
 async function perWorkflowModules(): Promise<{ shared: string[]; perWorkflow: string[] }> {
@@ -40,7 +40,7 @@ test("a workflow evaluates only svc's workflows, its pure core modules and the S
     shared.some((id) => id.includes('@temporalio/workflow/')),
     'the SDK boots shared',
   );
-  t.true(perWorkflow.includes('./workflows/run.workflow.ts'), 'the run workflow is evaluated per workflow');
+  t.true(perWorkflow.includes('./workflows/run/run.workflow.ts'), 'the run workflow is evaluated per workflow');
   t.true(perWorkflow.includes('./core/finalize.ts'));
   t.deepEqual(
     perWorkflow.filter((id) => !PER_WORKFLOW.test(id)),

@@ -1,13 +1,13 @@
-// Replays recorded histories against today's workflow code: a non-deterministic change to
-// runWorkflow, pullRequestWorkflow, planRunWorkflow or healerWorkflow (one that would break those in
-// flight during a deploy) fails here.
+// Replays the recorded histories of every release still kept (test/fixtures/histories/<release>/)
+// against today's workflow code: a non-deterministic change to a workflow (one that would break
+// those in flight during an upgrade) fails here.
 import test from 'ava';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
+import { HISTORIES, RELEASE, RELEASE_HISTORIES } from '../support/histories.ts';
 
-const HISTORIES = join('test', 'fixtures', 'histories');
 const CLOSED = [
   'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
   'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED',
@@ -20,12 +20,30 @@ const workflowBundle = process.env.SVC_WORKFLOW_BUNDLE
   ? { code: readFileSync(process.env.SVC_WORKFLOW_BUNDLE, 'utf8') }
   : await buildWorkflowBundle();
 
-for (const file of readdirSync(HISTORIES).filter((name) => name.endsWith('.json'))) {
+const files = readdirSync(HISTORIES, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .flatMap(({ name: release }) =>
+    readdirSync(join(HISTORIES, release))
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => join(release, name)),
+  );
+const workflowType = (file: string): string =>
+  JSON.parse(readFileSync(join(HISTORIES, file), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType
+    .name;
+
+test('this release has a recorded history of every long-lived workflow type', (t) => {
+  const recorded = new Set(files.filter((file) => file.startsWith(`${RELEASE}/`)).map(workflowType));
+  for (const type of ['runWorkflow', 'pullRequestWorkflow', 'planRunWorkflow', 'healerWorkflow', 'admissionWorkflow'])
+    t.true(recorded.has(type), `${type} in ${RELEASE_HISTORIES}`);
+});
+
+for (const file of files) {
   test(`replays ${file} deterministically`, async (t) => {
     const history = JSON.parse(readFileSync(join(HISTORIES, file), 'utf8'));
     t.true(history.events.length > 10, 'a real recorded history');
-    // Closed: replay covers the whole run, not a prefix (`.prefix.json` files are kept on purpose). A
-    // run's workflow closes as the run ended: Completed, Failed or Canceled.
+    // Closed: replay covers the whole run, not a prefix. `.prefix.json` files are of workflows that
+    // do not close on their own (the admission queue, a healer's memory). A run's workflow closes as
+    // the run ended: Completed, Failed or Canceled.
     if (!file.endsWith('.prefix.json'))
       t.true(
         CLOSED.includes(history.events.at(-1).eventType),
@@ -36,7 +54,7 @@ for (const file of readdirSync(HISTORIES).filter((name) => name.endsWith('.json'
 }
 
 test('a history the code no longer matches is reported as non-deterministic', async (t) => {
-  const history = JSON.parse(readFileSync(join(HISTORIES, 'run-succeeded.json'), 'utf8'));
+  const history = JSON.parse(readFileSync(join(RELEASE_HISTORIES, 'run-succeeded.json'), 'utf8'));
   // Pretend the recorded run had scheduled a different activity first.
   const scheduled = history.events.find((event: any) => event.activityTaskScheduledEventAttributes);
   scheduled.activityTaskScheduledEventAttributes.activityType.name = 'somethingElse';

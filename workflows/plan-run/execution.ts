@@ -1,15 +1,14 @@
-// The state of one planRunWorkflow execution and its message handlers, in one small class: the
-// plan-run snapshot, the cancel request, the latest news of every child run, and the plan-run's
-// ways to tell the world (publish, finish, cancel). planRunWorkflow is the sequence of phases.
+// The state of one planRunWorkflow execution (workflows/plan-run/plan-run.workflow.ts registers the
+// message handlers that change it): the plan-run snapshot, the cancel request, the latest news of
+// every child run, and the plan-run's ways to tell the world (publish, finish, cancel).
 import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
-  setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { PlanEventInput } from '../activities/index.ts';
-import type { RunEventKind } from '../core/event-kinds.ts';
+import type { PlanEventInput } from '../../activities/index.ts';
+import type { RunEventKind } from '../../core/event-kinds.ts';
 import {
   initialPlanRunSnapshot,
   isInFlightChild,
@@ -18,18 +17,12 @@ import {
   type PlanRunOutcome,
   type PlanRunSnapshot,
   type PlanRunWorkflowInput,
-} from '../core/plan-model.ts';
-import { pullRequestWorkflowId } from '../core/run-workflows.ts';
-import { SvcState } from '../core/search-attributes.ts';
-import { planReadModel } from './activity-proxies.ts';
-import {
-  cancelPlanRunSignal,
-  cancelSignal,
-  childRunProgressSignal,
-  planRunSnapshotQuery,
-  type CancelRequest,
-} from './messages.ts';
-import { now } from './run-execution.ts';
+} from '../../core/plan-model.ts';
+import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
+import { SvcState } from '../../core/search-attributes.ts';
+import { planReadModel } from '../activity-proxies.ts';
+import { cancelSignal, type CancelRequest } from '../messages.ts';
+import { now } from '../run/events.ts';
 
 /** An event of the plan-run, keyed so a replayed projection writes it once. */
 export interface PlanEvent {
@@ -55,14 +48,17 @@ export class PlanRunExecution {
   constructor(input: PlanRunWorkflowInput) {
     this.input = input;
     this.plan = initialPlanRunSnapshot(input);
-    setHandler(planRunSnapshotQuery, () => this.plan);
-    setHandler(cancelPlanRunSignal, (request) => {
-      this.cancelRequest ??= request;
-    });
-    setHandler(childRunProgressSignal, (progress) => {
-      this.news.set(progress.runId, progress);
-      this.newsVersion += 1;
-    });
+  }
+
+  /** The first cancel wins. */
+  requestCancel(request: CancelRequest): void {
+    this.cancelRequest ??= request;
+  }
+
+  /** A child run's news: its latest state, whatever order the news and the child's start come in. */
+  receiveNews(progress: ChildRunProgress): void {
+    this.news.set(progress.runId, progress);
+    this.newsVersion += 1;
   }
 
   /** The plan-run and its events to the read model; the events go to the log of the child run they concern. */

@@ -3,12 +3,12 @@
 // has ended, by the workflow that follows its PR (workflows/pull-request.workflow.ts), which goes
 // on from the version the run's workflow wrote last.
 import { CancellationScope, getExternalWorkflowHandle } from '@temporalio/workflow';
-import type { RunEventInput } from '../activities/index.ts';
-import type { InboxItem } from '../core/inbox.ts';
-import { childProgressOf } from '../core/plan-model.ts';
-import type { RunSnapshot, RunWorkflowInput } from '../core/run-model.ts';
-import { readModel } from './activity-proxies.ts';
-import { childRunProgressSignal } from './messages.ts';
+import type { RunEventInput } from '../../activities/index.ts';
+import type { InboxItem } from '../../core/inbox.ts';
+import { childProgressOf } from '../../core/plan-model.ts';
+import type { RunSnapshot, RunWorkflowInput } from '../../core/run-model.ts';
+import { readModel } from '../activity-proxies.ts';
+import { childRunProgressSignal } from '../messages.ts';
 
 export class RunPublisher {
   readonly #run: RunSnapshot;
@@ -32,24 +32,20 @@ export class RunPublisher {
     extra: { triggerFire?: RunWorkflowInput['triggerFire']; inbox?: InboxItem[] } = {},
   ): Promise<void> {
     return CancellationScope.nonCancellable(async () => {
+      // The workflow is the run's only writer: each projection is newer than the one before.
+      this.#run.projectionVersion += 1;
       await readModel.projectRun({
-        snapshot: this.reserveProjection(),
+        snapshot: { ...this.#run },
         events,
         triggerFire: extra.triggerFire ?? null,
         inbox: extra.inbox ?? [],
       });
-      await this.tellPlan();
+      await this.#tellPlan();
     });
   }
 
-  /** Counts one more projection of the run (an activity writes it) and answers the run as it is now. */
-  reserveProjection(): RunSnapshot {
-    this.#run.projectionVersion += 1;
-    return { ...this.#run };
-  }
-
   /** Tells the parent plan-run, if any, about a change of the run's state or PR state. */
-  async tellPlan(): Promise<void> {
+  async #tellPlan(): Promise<void> {
     const run = this.#run;
     if (!this.#planRun || `${run.state}/${run.prState}` === this.toldPlan) return;
     this.toldPlan = `${run.state}/${run.prState}`;

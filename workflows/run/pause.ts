@@ -4,41 +4,36 @@
 // (POST /runs/{id}/resume, the raiseCostCap signal) or to cancel it. A raise starts the agent again
 // on the same workspace, as the next generation of the run's sandbox.
 import { condition } from '@temporalio/workflow';
-import { addUsage, pausedReason } from '../core/cost-pause.ts';
-import type { RunOutcome } from '../core/run-model.ts';
-import { sandboxSetup } from './activity-proxies.ts';
-import { admit, releaseAdmission } from './run-admission.ts';
-import { now, type RunExecution } from './run-execution.ts';
+import { addUsage, pausedReason } from '../../core/cost-pause.ts';
+import { sandboxSetup } from '../activity-proxies.ts';
+import { admit, releaseAdmission } from './admission.ts';
+import { systemEvent } from './events.ts';
+import type { Ended, RunExecution } from './execution.ts';
 
 type CostCap = { costUsd: number; maxCostUsd: number };
 
 /**
- * Waits at the cap. Answers `resumed` once the cap was raised, the old sandbox set aside and a slot
- * granted again; `cancelled` when a cancel came first (the judge then ends the run cancelled);
- * or the run's end, when it was cancelled while it waited for its slot again.
+ * Waits at the cap. Answers null once the cap was raised, the old sandbox set aside and a slot
+ * granted again (the agent then starts again); the run's end when a cancel came first.
  */
-export async function pauseAtCostCap(
-  execution: RunExecution,
-  crossing: CostCap,
-): Promise<'resumed' | 'cancelled' | { ended: RunOutcome }> {
+export async function pauseAtCostCap(execution: RunExecution, crossing: CostCap): Promise<Ended | null> {
   const { run, pause } = execution;
   const generation = pause.generation;
   pause.raisedTo = null;
   run.pausedReason = pausedReason(crossing.costUsd, crossing.maxCostUsd);
   execution.phase = 'paused';
   await execution.publish([
-    {
-      dedupeKey: `run:paused:g${generation}`,
-      kind: 'run.paused',
-      stream: 'system',
-      ts: now(),
-      payload: { reason: 'cost_cap', ...crossing, generation, workspacePath: run.workspacePath },
-    },
+    systemEvent(`run:paused:g${generation}`, 'run.paused', {
+      reason: 'cost_cap',
+      ...crossing,
+      generation,
+      workspacePath: run.workspacePath,
+    }),
   ]);
   await releaseAdmission(execution);
   await condition(() => execution.cancelRequest !== null || pause.raisedTo !== null);
   run.pausedReason = null;
-  if (execution.cancelRequest) return 'cancelled';
+  if (execution.cancelRequest) return execution.cancelled();
 
   const maxCostUsd = pause.raisedTo!;
   run.maxCostUsd = maxCostUsd;
@@ -52,15 +47,15 @@ export async function pauseAtCostCap(
   pause.generation = generation + 1;
   // Said at once (the read model drops pausedReason), before the slower setting aside.
   await execution.publish([
-    {
-      dedupeKey: `run:resumed:g${pause.generation}`,
-      kind: 'run.resumed',
-      stream: 'system',
-      ts: now(),
-      payload: { maxCostUsd, spentUsd: run.costUsd, generation: pause.generation },
-    },
+    systemEvent(`run:resumed:g${pause.generation}`, 'run.resumed', {
+      maxCostUsd,
+      spentUsd: run.costUsd,
+      generation: pause.generation,
+    }),
   ]);
   await sandboxSetup.setSandboxAside({ runId: run.id, generation });
   const admitted = await admit(execution);
-  return admitted ?? 'resumed';
+  if (admitted) return admitted;
+  // A cancel that came while the old sandbox was set aside.
+  return execution.cancelRequest ? execution.cancelled() : null;
 }

@@ -1,32 +1,32 @@
 // planRunWorkflow: one plan-run, its children strictly one after another as child runWorkflows.
 // Workflow id = plan-run id. Everything the coordinator knows is in this workflow's state and
-// history (workflows/plan-run-execution.ts): a restart of any process replays it, and no child is
-// ever dispatched twice. This file is the sequence of phases: begin → each child (dispatch →
-// follow → await its merge) → succeed.
+// history (workflows/plan-run/execution.ts): a restart of any process replays it, and no child is
+// ever dispatched twice. This file reads top-down: the message handlers, then the phases, begin →
+// each child (dispatch → follow → await its merge) → end.
 import {
   ActivityFailure,
   condition,
   isCancellation,
-  patched,
   ParentClosePolicy,
+  setHandler,
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { PATCHES } from './patches.ts';
 import {
   childFailureFor,
   isSettledChild,
   type PlanChild,
   type PlanRunOutcome,
   type PlanRunWorkflowInput,
-} from '../core/plan-model.ts';
-import { isTerminalRunState } from '../core/run-states.ts';
-import { runSearchAttributes, SvcPlanId, SvcState } from '../core/search-attributes.ts';
-import { planSetup } from './activity-proxies.ts';
-import { describeFailure } from './failures.ts';
-import { PlanRunExecution } from './plan-run-execution.ts';
-import { now } from './run-execution.ts';
-import { runWorkflow } from './run.workflow.ts';
+} from '../../core/plan-model.ts';
+import { isTerminalRunState } from '../../core/run-states.ts';
+import { runSearchAttributes, SvcPlanId, SvcState } from '../../core/search-attributes.ts';
+import { planSetup } from '../activity-proxies.ts';
+import { describeFailure } from '../failures.ts';
+import { cancelPlanRunSignal, childRunProgressSignal, planRunSnapshotQuery } from '../messages.ts';
+import { PlanRunExecution } from './execution.ts';
+import { now } from '../run/events.ts';
+import { runWorkflow } from '../run/run.workflow.ts';
 
 type ChildEnd = { kind: 'done' } | { kind: 'failed'; reason: string; prUrl?: string | null } | { kind: 'cancelled' };
 
@@ -38,6 +38,9 @@ type ChildEnd = { kind: 'done' } | { kind: 'failed'; reason: string; prUrl?: str
  */
 export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<PlanRunOutcome> {
   const execution = new PlanRunExecution(input);
+  setHandler(planRunSnapshotQuery, () => execution.plan);
+  setHandler(cancelPlanRunSignal, (request) => execution.requestCancel(request));
+  setHandler(childRunProgressSignal, (progress) => execution.receiveNews(progress));
   // Whatever fails for good (an activity out of retries, a bug), the plan-run still ends: failed,
   // with an event that says what broke. The child run in flight, if any, goes on on its own.
   try {
@@ -48,6 +51,65 @@ export async function planRunWorkflow(input: PlanRunWorkflowInput): Promise<Plan
     return execution.finish('failed', 'plan_run_internal_failure', [
       { key: 'internal_failure', kind: 'plan_run.internal_failure', payload: { ...failure } },
     ]);
+  }
+}
+
+/** The plan-run from start to its end: begin (or resume), each child in order, then succeed. */
+async function phases(execution: PlanRunExecution): Promise<PlanRunOutcome> {
+  const { plan, input } = execution;
+  if (input.resume) {
+    await execution.publish([
+      {
+        key: `resumed:${input.resume.resumedAt}`,
+        kind: 'plan_run.resumed',
+        payload: { reason: input.resume.reason, note: input.resume.note ?? null },
+      },
+    ]);
+  } else {
+    await execution.publish([]);
+    if (execution.cancelRequest) return execution.cancel();
+    plan.state = 'running';
+    plan.startedAt = now();
+    upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
+    await execution.publish([]);
+  }
+
+  for (const child of plan.children) {
+    if (isSettledChild(child)) continue;
+    const ended = await drive(execution, child);
+    if (ended.kind === 'cancelled') return execution.cancel();
+    if (ended.kind === 'failed') {
+      execution.update(child, { state: 'failed', failureReason: ended.reason, endedAt: now() });
+      return execution.finish('failed', ended.reason, [
+        {
+          key: `failed:${child.seq}:${child.runId ?? 'none'}`,
+          kind: 'plan_run.failed',
+          payload: { failedSeq: child.seq, reason: ended.reason, prUrl: ended.prUrl ?? null },
+        },
+      ]);
+    }
+  }
+  return execution.finish('succeeded', null, [
+    { key: 'succeeded', kind: 'plan_run.succeeded', payload: { children: plan.children.length } },
+  ]);
+}
+
+/** One child from where it stands to its end: dispatched, followed, merged. */
+async function drive(execution: PlanRunExecution, child: PlanChild): Promise<ChildEnd> {
+  for (;;) {
+    if (execution.cancelRequest) return { kind: 'cancelled' };
+    if (child.state === 'pending') {
+      const ended = await dispatch(execution, child);
+      if (ended) return ended;
+      continue;
+    }
+    if (child.state === 'dispatched' || child.state === 'running') {
+      const followed = await follow(execution, child);
+      if (followed === 'retry' || followed === 'pr_open') continue;
+      return followed;
+    }
+    if (child.state === 'pr_open') return awaitMerge(execution, child);
+    return { kind: 'done' };
   }
 }
 
@@ -147,7 +209,7 @@ async function follow(execution: PlanRunExecution, child: PlanChild): Promise<Ch
         ]);
         return 'pr_open';
       }
-      if (latest.state === 'succeeded' && latest.emptyPush && patched(PATCHES.emptyChildMerges)) {
+      if (latest.state === 'succeeded' && latest.emptyPush) {
         // Nothing to merge: the reference counts it as merged at once (a trivial merge).
         const mergedAt = now();
         execution.update(child, { state: 'merged', prMergedAt: mergedAt, endedAt: mergedAt });
@@ -217,63 +279,4 @@ async function awaitMerge(execution: PlanRunExecution, child: PlanChild): Promis
       return { kind: 'failed', reason: 'child_pr_merge_timeout', prUrl: child.prUrl };
     await execution.nextNews(execution.newsVersion, remaining);
   }
-}
-
-/** One child from where it stands to its end: dispatched, followed, merged. */
-async function drive(execution: PlanRunExecution, child: PlanChild): Promise<ChildEnd> {
-  for (;;) {
-    if (execution.cancelRequest) return { kind: 'cancelled' };
-    if (child.state === 'pending') {
-      const ended = await dispatch(execution, child);
-      if (ended) return ended;
-      continue;
-    }
-    if (child.state === 'dispatched' || child.state === 'running') {
-      const followed = await follow(execution, child);
-      if (followed === 'retry' || followed === 'pr_open') continue;
-      return followed;
-    }
-    if (child.state === 'pr_open') return awaitMerge(execution, child);
-    return { kind: 'done' };
-  }
-}
-
-/** The plan-run from start to its end: begin (or resume), each child in order, then succeed. */
-async function phases(execution: PlanRunExecution): Promise<PlanRunOutcome> {
-  const { plan, input } = execution;
-  if (input.resume) {
-    await execution.publish([
-      {
-        key: `resumed:${input.resume.resumedAt}`,
-        kind: 'plan_run.resumed',
-        payload: { reason: input.resume.reason, note: input.resume.note ?? null },
-      },
-    ]);
-  } else {
-    await execution.publish([]);
-    if (execution.cancelRequest) return execution.cancel();
-    plan.state = 'running';
-    plan.startedAt = now();
-    upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
-    await execution.publish([]);
-  }
-
-  for (const child of plan.children) {
-    if (isSettledChild(child)) continue;
-    const ended = await drive(execution, child);
-    if (ended.kind === 'cancelled') return execution.cancel();
-    if (ended.kind === 'failed') {
-      execution.update(child, { state: 'failed', failureReason: ended.reason, endedAt: now() });
-      return execution.finish('failed', ended.reason, [
-        {
-          key: `failed:${child.seq}:${child.runId ?? 'none'}`,
-          kind: 'plan_run.failed',
-          payload: { failedSeq: child.seq, reason: ended.reason, prUrl: ended.prUrl ?? null },
-        },
-      ]);
-    }
-  }
-  return execution.finish('succeeded', null, [
-    { key: 'succeeded', kind: 'plan_run.succeeded', payload: { children: plan.children.length } },
-  ]);
 }

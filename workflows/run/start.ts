@@ -1,0 +1,127 @@
+// Prepare and start, phases of runWorkflow (workflows/run/run.workflow.ts): the run's workspace, cut
+// from its project (or empty), then its agent in its sandbox, with the prompt and the steering
+// messages that arrived while it was queued. A run resumed after a pause at its cost cap
+// (workflows/run/pause.ts) starts its next generation here too, on the same workspace.
+//
+// A run's first start is one activity that also cuts its workspace (activities/start-activities.ts):
+// one workflow task and one activity fewer per run. That activity keeps what the workflow did
+// between the two: it asks the workflow, after a clone, whether the run was cancelled meanwhile (the
+// agent then never starts) and claims the messages steered meanwhile.
+import { ActivityFailure, ApplicationFailure, upsertSearchAttributes } from '@temporalio/workflow';
+import { resumePrompt } from '../../core/cost-pause.ts';
+import { foldIntoPrompt } from '../../core/inbox.ts';
+import { runningEvents, sandboxStartedEvent } from '../../core/run-started.ts';
+import { NOT_LAUNCHED } from '../../core/run-states.ts';
+import { SvcState } from '../../core/search-attributes.ts';
+import { sandboxSetup, workspaceAndStart } from '../activity-proxies.ts';
+import { now } from './events.ts';
+import type { Ended, RunExecution } from './execution.ts';
+
+export type Workspace = Awaited<ReturnType<typeof sandboxSetup.prepareWorkspace>>;
+type WorkspaceInput = Parameters<typeof sandboxSetup.prepareWorkspace>[0];
+type Launched = Awaited<ReturnType<typeof sandboxSetup.startAgent>>;
+
+/** What the run's workspace is cut from. */
+function workspaceInput({ input, run }: RunExecution): WorkspaceInput {
+  return {
+    runId: run.id,
+    projectId: run.projectId,
+    workspacePath: input.sandbox.workspacePath,
+    branch: input.branch ?? null,
+    baseBranch: input.baseBranch ?? null,
+    baseCommit: input.baseCommit,
+    continueFromBranch: input.parent?.cloneKind === 'continue' ? input.parent.branch : null,
+    ...(input.followUp?.kind === 'rebase' ? { mergeBase: true } : {}),
+  };
+}
+
+/** The sandbox the agent starts in: the same for every generation of the run. */
+function sandboxOf({ input, run, pause }: RunExecution) {
+  return {
+    runId: run.id,
+    ...(pause.generation > 1 ? { generation: pause.generation } : {}),
+    agent: input.agent,
+    memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null,
+    network: input.sandbox.network ?? null,
+    ...(input.sandbox.image ? { image: input.sandbox.image } : {}),
+    ...(input.sandbox.cpuMillicores ? { cpuMillicores: input.sandbox.cpuMillicores } : {}),
+    ...(input.sandbox.pod ? { pod: input.sandbox.pod } : {}),
+  };
+}
+
+/**
+ * Prepare and start: one activity cuts the workspace and starts the agent there, with the prompt
+ * and the messages that arrived while the run was queued. Answers the workspace, or the run's end:
+ * cancelled meanwhile, never started (no workspace), or its sandbox failed to start.
+ */
+export async function prepareAndStart(execution: RunExecution): Promise<Workspace | Ended> {
+  const { input, run } = execution;
+  // Cancelled since the run was admitted: no workspace, no agent (the activity looks again after a clone).
+  if (execution.cancelRequest) return execution.cancelled();
+  const claimed = await execution.claimInbox();
+  execution.phase = 'starting';
+  const launched = await notLaunchedAsNeverStarted(() =>
+    workspaceAndStart.prepareAndStartAgent({
+      ...sandboxOf(execution),
+      prompt: input.prompt,
+      claimed,
+      workspace: workspaceInput(execution),
+    }),
+  );
+  if ('neverStarted' in launched) return execution.finish('failed', 'never_started', now(), launched.neverStarted);
+  const { workspace } = launched;
+  run.workspacePath = workspace.workspacePath;
+  if (launched.status === 'cancelled') return execution.cancelled();
+  const failed = await failedToStart(execution, launched);
+  if (failed) return failed;
+  run.state = 'running';
+  run.startedAt = launched.spawnedAt ?? now();
+  upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
+  await execution.publish(runningEvents(run, launched, workspace.kind));
+  return workspace;
+}
+
+/** Start again: the next generation of the run's agent, on its kept workspace, after a raised cap. */
+export async function startAgain(execution: RunExecution, workspace: Workspace): Promise<Workspace | Ended> {
+  const { input, run, pause } = execution;
+  const task = resumePrompt(input.prompt, run.costUsd ?? 0, run.maxCostUsd ?? 0);
+  const claimed = await execution.claimInbox();
+  execution.phase = 'starting';
+  const launched = await sandboxSetup.startAgent({
+    ...sandboxOf(execution),
+    prompt: foldIntoPrompt(task, claimed),
+    workspacePath: workspace.workspacePath,
+  });
+  const failed = await failedToStart(execution, launched);
+  if (failed) return failed;
+  // The generation's own events.
+  await execution.publish([sandboxStartedEvent(run, launched, workspace.kind, `:g${pause.generation}`, now())]);
+  return workspace;
+}
+
+/** A failure before the launch (`not_launched`: the cut, or asking the workflow) is a run that never started. */
+async function notLaunchedAsNeverStarted<T>(
+  activity: () => Promise<T>,
+): Promise<T | { neverStarted: { message: string } }> {
+  try {
+    return await activity();
+  } catch (error) {
+    const cause = error instanceof ActivityFailure ? error.cause : null;
+    if (!(cause instanceof ApplicationFailure) || cause.type !== NOT_LAUNCHED) throw error;
+    return { neverStarted: { message: cause.message } };
+  }
+}
+
+/** The run's end when its sandbox did not start the agent; null when the agent runs. */
+async function failedToStart(execution: RunExecution, launched: Launched): Promise<Ended | null> {
+  const { run } = execution;
+  run.sandboxRunId = launched.sandboxRunId;
+  run.costBasis = launched.costBasis;
+  const { message } = launched;
+  if (launched.status === 'spawn_failed')
+    return execution.finish('failed', 'spawn_failed', launched.endedAt ?? now(), { message });
+  if (launched.status === 'sandbox_failed')
+    return execution.finish('failed', 'sandbox_failed', launched.endedAt ?? now(), { message });
+  if (launched.status === 'lost') return execution.finish('failed', 'sandbox_run_lost', now(), { message });
+  return null;
+}
