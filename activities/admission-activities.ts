@@ -2,9 +2,8 @@
 // with signal-with-start so the queue exists from the first request on, and the queue's look at
 // whether the runs holding slots are still open.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { admissionWorkflowId, type AdmissionRequest } from '../core/admission-queue.ts';
+import { admissionWorkflowId, type AdmissionRequest, type AdmissionWorkflow } from '../core/admission-queue.ts';
 import { admissionRequestSignal } from '../workflows/messages.ts';
-import type { admissionWorkflow } from '../workflows/admission.workflow.ts';
 
 export interface AdmissionActivityDeps {
   temporal: Client;
@@ -15,7 +14,7 @@ export function createAdmissionActivities(deps: AdmissionActivityDeps) {
   return {
     /** Asks the admission queue for a slot; the answer comes back as a signal to the run. */
     async requestAdmission(request: AdmissionRequest): Promise<void> {
-      await deps.temporal.workflow.signalWithStart<typeof admissionWorkflow, [AdmissionRequest]>('admissionWorkflow', {
+      await deps.temporal.workflow.signalWithStart<AdmissionWorkflow, [AdmissionRequest]>('admissionWorkflow', {
         workflowId: admissionWorkflowId(deps.taskQueue),
         taskQueue: deps.taskQueue,
         args: [],

@@ -5,7 +5,7 @@ import { describeForgeIdentity, type ForgeIdentity } from '../../core/forge-iden
 import { SVC_VERSION } from '../../platform/version.ts';
 import { EXIT, RemoteCommand, table } from '../base-command.ts';
 import { resolveClientSettings } from '../client/settings.ts';
-import type { Finding } from '../doctor/local-checks.ts';
+import type { Finding } from '../doctor/finding.ts';
 
 /** The wire shape of one check (the API's ReadyCheck): a warning is `ok: true` with a message. */
 export interface DoctorCheck {
