@@ -19,6 +19,7 @@ import { configureLogging } from '../platform/logger.ts';
 import { registerSecret, registerUrlSecret } from '../platform/secrets.ts';
 import { SetupCodes } from '../api/services/setup-codes.ts';
 import { ForgeCredentials } from '../platform/forge-credentials.ts';
+import { kubernetesAdmission } from './kubernetes-admission.ts';
 
 export { SVC_VERSION };
 
@@ -149,7 +150,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         temporal,
         agents,
         instance: { name: config.instanceName, publicUrl: config.publicUrl, runtime: runtimeName(config.sandbox.mode) },
-        kubernetes: config.sandbox.mode === 'kubernetes' ? config.sandbox.kubernetes : null,
+        kubernetes: config.sandbox.mode === 'kubernetes' ? kubernetesAdmission(config.sandbox.kubernetes) : null,
         // Only a container or a pod runs a project's `agentImage`.
         agentImages:
           config.sandbox.mode === 'container' || config.sandbox.mode === 'kubernetes' ? config.sandbox.container : null,

@@ -10,7 +10,7 @@ import type { ReadModel } from '../../db/orm.ts';
 import type { ForgeCredentials } from '../../platform/forge-credentials.ts';
 import type { SandboxSettings } from '../../platform/sandbox-settings.ts';
 import { git, gitProbe } from '../git/git.ts';
-import { projectLockFile, withProjectLock } from '../git/project-lock.ts';
+import { projectLockFile, withProjectLock } from '../../platform/project-lock.ts';
 import { sandboxHostId } from '../sandbox/isolation.ts';
 
 export interface WorkspaceDeps {

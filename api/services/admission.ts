@@ -4,18 +4,29 @@
 // here: a run past them is accepted and waits, queued, for a slot (workflows/admission.workflow.ts).
 import { agentImageRefusal, type ContainerSettings, type KubernetesSettings } from '../../platform/sandbox-settings.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
-import { KubeApi, POD_LABELS } from '../../activities/sandbox/kubernetes/kube-api.ts';
 import { Errors } from '../errors.ts';
-import { disallowedPodSettings } from '../../activities/sandbox/kubernetes/pod-launch.ts';
 import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 
 /** The cap reasons, as the hint of the 429 names them. */
 export const ADMISSION_REASONS = ['cluster_pending_saturated', 'queue_depth_exceeded'] as const;
 
+/**
+ * What admission asks of the Kubernetes backend when SVC_SANDBOX=kubernetes. The composition root
+ * wires it from the backend's own code (stack/kubernetes-admission.ts): the API imports no sandbox
+ * code (docs/architecture.md, the layers).
+ */
+export interface KubernetesAdmission {
+  settings: KubernetesSettings;
+  /** svc's pods the cluster has not started; null when the API server does not answer (it does not block dispatch). */
+  pendingPods(): Promise<number | null>;
+  /** What a project's pod settings name that the operator does not let projects use (`Secret "x"`, …). */
+  disallowedPodSettings(project: ProjectPodSettings): string[];
+}
+
 export interface AdmissionDeps {
   runRows: Pick<RunsRepository, 'countQueued'>;
-  /** The Kubernetes backend's settings when SVC_SANDBOX=kubernetes, else null. */
-  kubernetes: KubernetesSettings | null;
+  /** The Kubernetes backend when SVC_SANDBOX=kubernetes, else null. */
+  kubernetes: KubernetesAdmission | null;
   /** The images projects may name (SVC_AGENT_IMAGES) when agents run in containers or pods, else null. */
   agentImages?: Pick<ContainerSettings, 'images'> | null;
   /** SVC_MAX_CONCURRENT_RUNS, reported by GET /instance (the runs themselves carry and enforce it). */
@@ -31,14 +42,14 @@ export type AdmissionLimits = {
 
 export class Admission {
   readonly #deps: AdmissionDeps;
-  #kube: KubeApi | null = null;
 
   constructor(deps: AdmissionDeps) {
     this.#deps = deps;
   }
 
   get limits(): AdmissionLimits {
-    const { kubernetes, maxConcurrentRuns } = this.#deps;
+    const { maxConcurrentRuns } = this.#deps;
+    const kubernetes = this.#deps.kubernetes?.settings;
     if (!kubernetes && maxConcurrentRuns === null) return null;
     return {
       maxConcurrentRuns,
@@ -53,8 +64,8 @@ export class Admission {
    */
   checkPodSettings(project: ProjectPodSettings | null | undefined): void {
     const kubernetes = this.#deps.kubernetes;
-    if (!kubernetes) return;
-    const refused = disallowedPodSettings(kubernetes.podDefaults, project);
+    if (!kubernetes || !project) return;
+    const refused = kubernetes.disallowedPodSettings(project);
     if (refused.length)
       throw Errors.svcConfigInvalid(
         '.svc/config.yaml',
@@ -79,28 +90,18 @@ export class Admission {
   async check(): Promise<void> {
     const kubernetes = this.#deps.kubernetes;
     if (!kubernetes) return;
+    const limits = kubernetes.settings.admission;
     const queued = await this.#deps.runRows.countQueued();
-    if (queued >= kubernetes.admission.queueDepth)
+    if (queued >= limits.queueDepth)
       throw Errors.admissionRejected(
         'queue_depth_exceeded',
         `${queued} runs are queued, the instance's limit (SVC_ADMISSION_QUEUE_DEPTH)`,
       );
-    const pending = await this.#pendingPods(kubernetes);
-    if (pending !== null && pending >= kubernetes.admission.pendingPods)
+    const pending = await kubernetes.pendingPods();
+    if (pending !== null && pending >= limits.pendingPods)
       throw Errors.admissionRejected(
         'cluster_pending_saturated',
         `the cluster has ${pending} of svc's pods pending, its limit (SVC_ADMISSION_PENDING_PODS)`,
       );
-  }
-
-  /** svc's pods the cluster has not started; null when the API server does not answer (it does not block dispatch). */
-  async #pendingPods(settings: KubernetesSettings): Promise<number | null> {
-    try {
-      this.#kube ??= new KubeApi(settings.namespace, settings.kubeconfig);
-      const pods = await this.#kube.list(`${POD_LABELS.managedBy}=svc`);
-      return pods.filter((pod) => pod.status?.phase === 'Pending').length;
-    } catch {
-      return null;
-    }
   }
 }

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withProjectLock, projectLockFile } from '../../activities/git/project-lock.ts';
+import { withProjectLock, projectLockFile } from '../../platform/project-lock.ts';
 import { mintRunToken } from '../../core/run-token.ts';
 import { waitFor, waitForActivityUnderWay } from '../support/processes.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
