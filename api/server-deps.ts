@@ -63,4 +63,3 @@ export interface ApiServerDeps {
   /** SVC_WEBHOOK_PRIVATE_TARGETS: the private receivers a registration may name. */
   webhookPrivateTargets?: EgressRule[];
 }
-

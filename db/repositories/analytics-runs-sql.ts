@@ -70,7 +70,6 @@ export const RUN_ANALYTICS_INDEXES = {
   costUsd: 'runs_cost_usd_index',
 } as const;
 
-
 /** The bucket columns, and how a grouping adds them up from the fine groups. */
 const SUMMED = [
   'runs',

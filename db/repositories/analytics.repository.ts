@@ -38,7 +38,6 @@ export interface RunBucketRow extends RunOutcomeRow {
   changes: { measured: number; filesChanged: number; insertions: number; deletions: number };
 }
 
-
 /** How many runs the costliest-runs breakdown lists at most. */
 export const TOP_RUNS_LIMIT = 50;
 
