@@ -1,6 +1,7 @@
 // Masking secrets in text that leaves svc toward someone who may not hold them: svc's own secrets
 // by value (the values are handed in: platform/secrets.ts keeps the process's), and the credential
 // formats agents and logs most often print by shape. Pure, so workflows' prompts may use it too.
+import { idPattern } from './id-shape.ts';
 
 export const MASK = '[redacted]';
 
@@ -14,7 +15,7 @@ export function secretForms(value: string): string[] {
 }
 
 /** svc's own credential shapes: a run token, a webhook's signing secret. */
-const SVC_SHAPES = [/\bsvc1\.run_[0-9a-z]{12}\.[0-9a-f]{64}/g, /\bwhsec_[0-9a-f]{64}/g];
+const SVC_SHAPES = [new RegExp(`\\bsvc1\\.${idPattern('run')}\\.[0-9a-f]{64}`, 'g'), /\bwhsec_[0-9a-f]{64}/g];
 
 /** Credential shapes, each a whole match to mask. */
 const SECRET_SHAPES = [
