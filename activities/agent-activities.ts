@@ -71,7 +71,10 @@ export function createAgentActivities(deps: RunActivityDeps) {
       cpuMillicores?: number | null;
       /** The project's pod settings (Kubernetes backend). */
       pod?: ProjectPodSettings | null;
-      /** The run before its start (its prompt and agent are this input's): once the agent runs, its `running` projection. */
+      /**
+       * The run before its start (its prompt and agent are this input's): once the agent runs, its `running`
+       * projection.
+       */
       projectRunning?: { snapshot: ProjectedRun; workspaceKind: string };
     }) {
       const adapter = runtimeFor(agent.runtime);

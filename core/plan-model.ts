@@ -8,7 +8,10 @@ import type { PlanRunSource, PlanRunState, PrState, RunFailureReason, RunState }
 export const DEFAULT_PROMPT_TEMPLATE = 'work on sd {seed_id}';
 
 export interface PlanTiming {
-  /** How long an open child PR may wait to be merged (0: for ever), from the later of the run's end and the plan's resume. */
+  /**
+   * How long an open child PR may wait to be merged (0: for ever), from the later of the run's end and the plan's
+   * resume.
+   */
   mergeTimeoutMs: number;
   /** How often a child's run looks at its open PR while the plan waits on it. */
   mergePollMs: number;

@@ -83,7 +83,8 @@ export class PullRequests {
   constructor(settings: ForgeSettings) {
     if (!settings.token)
       throw new ForgeUnavailableError(
-        "no forge credentials for this repository: set SVC_GIT_TOKEN or GITHUB_TOKEN, or install svc's GitHub App on it",
+        "no forge credentials for this repository: set SVC_GIT_TOKEN or GITHUB_TOKEN, or install svc's GitHub App on " +
+          'it',
       );
     this.#octokit = lazyOctokit({ ...settings, token: settings.token });
   }

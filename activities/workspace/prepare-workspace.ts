@@ -95,7 +95,8 @@ export async function prepareRunWorkspace(
   if (!(await gitProbe(['rev-parse', '--verify', '--quiet', `${start}^{commit}`], { cwd: partial }))) {
     rmSync(partial, { recursive: true, force: true });
     throw ApplicationFailure.nonRetryable(
-      `${input.baseCommit ? `commit ${input.baseCommit}` : `branch ${baseBranch}`} is not in the project clone (refresh the project?)`,
+      `${input.baseCommit ? `commit ${input.baseCommit}` : `branch ${baseBranch}`} is not in the project clone ` +
+        `(refresh the project?)`,
       'workspace_unavailable',
     );
   }

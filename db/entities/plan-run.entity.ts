@@ -38,7 +38,10 @@ export type PlanRun = InferEntity<typeof PlanRunEntity>;
 
 /** Compiles only when T is true: a compile-time check with no runtime trace. */
 type Assert<T extends true> = T;
-/** Every field of the API's PlanRun (core/plan-run-schema.ts) and of the workflow's snapshot is a column (children apart). */
+/**
+ * Every field of the API's PlanRun (core/plan-run-schema.ts) and of the workflow's snapshot is a column (children
+ * apart).
+ */
 export type EveryPlanRunFieldIsAColumn = Assert<
   [Exclude<keyof PlanRunSnapshot | keyof PlanRunJson, keyof PlanRun | 'children'>] extends [never] ? true : false
 >;

@@ -14,7 +14,9 @@ import { runEvents, startTestStack, waitForRunState, type TestStack } from '../s
 import { reconcilerScheduleId } from '../../worker/reconciler-schedule.ts';
 import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
 
-/** The project's preview: `page.txt` of the workspace, the request's cookies, and a WebSocket that greets and echoes. */
+/**
+ * The project's preview: `page.txt` of the workspace, the request's cookies, and a WebSocket that greets and echoes.
+ */
 const SERVER = `
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
