@@ -53,6 +53,14 @@ export default tseslint.config(
     },
   },
   {
+    // Lines of at most 120 characters: prettier's width, which it cannot hold for a long string, comment
+    // or regular expression. A module path alone on an import line cannot be wrapped.
+    // activities/sandbox/ is checked where its code lives next (sandbox/).
+    files: ['**/*.ts', '**/*.tsx'],
+    ignores: ['activities/sandbox/**'],
+    rules: { 'max-len': ['error', { code: 120, ignorePattern: "^import .* from '[^']+';$" }] },
+  },
+  {
     // Production code imports along the layers; tests may import anything.
     files: ['**/*.ts', '**/*.tsx'],
     ignores: ['test/**'],

@@ -25,7 +25,9 @@ writeFileSync(
     '    steering: spawn-only',
     '  - name: poller',
     '    steering: mid-run',
-    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 100); do out=$(curl -sf -H \\"Authorization: Bearer $SVC_API_TOKEN\\" $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); case $out in *body*) echo \\"got $out\\"; exit 0;; esac; sleep 0.2; done; exit 1"]',
+    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 100); do out=$(curl -sf -H \\"Authorization: Bearer ' +
+      '$SVC_API_TOKEN\\" $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); case $out in *body*) echo \\"got $out\\"; exit 0;; ' +
+      'esac; sleep 0.2; done; exit 1"]',
     '  - name: sleeper',
     '    steering: mid-run',
     '    command: ["sleep", "60"]',
