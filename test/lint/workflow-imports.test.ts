@@ -21,8 +21,8 @@ test('a workflow may import @temporalio/workflow, core modules and activity type
     "import { sleep } from '@temporalio/workflow';",
     "import type { Activities } from '../activities/index.ts';",
     "import { classifyAgentExit } from '../core/agent-exit.ts';",
-    'export const x: [typeof sleep, Activities | undefined, typeof classifyAgentExit] = [sleep, undefined, ' +
-      'classifyAgentExit];',
+    'export const x: [typeof sleep, Activities | undefined, typeof classifyAgentExit] =',
+    '  [sleep, undefined, classifyAgentExit];',
   ].join('\n');
   t.deepEqual(await problems(source), []);
 });
