@@ -22,8 +22,8 @@ export const LAYERS: Layer[] = [
   { dirs: ['core'], values: [], types: [] },
   { dirs: ['platform'], values: ['core'], types: [] },
   { dirs: ['db'], values: ['core', 'platform'], types: [] },
-  // The one module of workflows/ others use: the signals, queries and updates (their definitions).
   { dirs: ['workflows'], values: ['core'], types: ['*'] },
+  // workflows/messages.ts: the signals, queries and updates, the one module of workflows/ others use.
   { dirs: ['activities'], values: ['core', 'platform', 'db', 'workflows/messages.ts'], types: [] },
   {
     dirs: ['api'],
