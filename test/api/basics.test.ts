@@ -64,27 +64,24 @@ test('unknown routes are 404 not_found; a known path with the wrong method is 40
   t.regex(wrongMethod.headers.get('allow') ?? '', /POST/);
 });
 
-test(
-  'missing, malformed and wrong tokens are 401 with a WWW-Authenticate challenge; a query-string token is ' + 'ignored',
-  async (t) => {
-    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-token' }] as Record<
-      string,
-      string
-    >[]) {
-      const response = await svc.request('GET', '/runs', { token: null, headers });
-      t.is(response.status, 401);
-      assertEnvelope(t, response, 'unauthorized');
-      t.regex(response.headers.get('www-authenticate') ?? '', /^Bearer realm="svc"/);
-    }
-    const viaQuery = await svc.request('GET', `/runs?access_token=${svc.token}&token=${svc.token}`, { token: null });
-    t.is(viaQuery.status, 401);
-    const lowercaseScheme = await svc.request('GET', '/runs', {
-      token: null,
-      headers: { authorization: `bearer ${svc.token}` },
-    });
-    t.is(lowercaseScheme.status, 200);
-  },
-);
+test('missing, malformed, wrong tokens are 401 with a Bearer challenge; a query-string token is ignored', async (t) => {
+  for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-token' }] as Record<
+    string,
+    string
+  >[]) {
+    const response = await svc.request('GET', '/runs', { token: null, headers });
+    t.is(response.status, 401);
+    assertEnvelope(t, response, 'unauthorized');
+    t.regex(response.headers.get('www-authenticate') ?? '', /^Bearer realm="svc"/);
+  }
+  const viaQuery = await svc.request('GET', `/runs?access_token=${svc.token}&token=${svc.token}`, { token: null });
+  t.is(viaQuery.status, 401);
+  const lowercaseScheme = await svc.request('GET', '/runs', {
+    token: null,
+    headers: { authorization: `bearer ${svc.token}` },
+  });
+  t.is(lowercaseScheme.status, 200);
+});
 
 test('the operator token was generated once into a 0600 file in the data directory', async (t) => {
   t.is(svc.stack.token.source, 'file');
@@ -106,16 +103,13 @@ const invalidDispatches: [string, unknown, RegExp][] = [
 ];
 
 for (const [name, body, hint] of invalidDispatches) {
-  test(
-    `POST /runs with ${name} is 400 validation_error with a hint naming the field, and starts ` + `nothing`,
-    async (t) => {
-      const response = await svc.request('POST', '/runs', { body });
-      t.is(response.status, 400);
-      assertEnvelope(t, response, 'validation_error');
-      t.regex(response.body.error.hint, hint);
-      t.is(await workflowsStarted(), 0);
-    },
-  );
+  test(`POST /runs with ${name} is 400 validation_error, its hint naming the field; nothing starts`, async (t) => {
+    const response = await svc.request('POST', '/runs', { body });
+    t.is(response.status, 400);
+    assertEnvelope(t, response, 'validation_error');
+    t.regex(response.body.error.hint, hint);
+    t.is(await workflowsStarted(), 0);
+  });
 }
 
 test('POST /runs with malformed JSON, no body, or a non-JSON type is rejected with the envelope', async (t) => {

@@ -44,19 +44,16 @@ test('the OpenAPI document states the bounds', async (t) => {
   }
 });
 
-test(
-  'a bound holds on the text as sent, before trimming, as the document states it (schemathesis found ' + 'this)',
-  async (t) => {
-    const { cancelRunBody, dispatchRunBody } = await import('../../api/routes/runs.schema.ts');
-    const { createPlanRunBody } = await import('../../api/routes/plan-runs.schema.ts');
-    const padded = (max: number) => `x${'\t'.repeat(max)}`;
-    t.false(cancelRunBody.safeParse({ reason: padded(FIELD_LIMITS.reason) }).success);
-    t.true(cancelRunBody.safeParse({ reason: ` ${'r'.repeat(FIELD_LIMITS.reason - 2)} ` }).success);
-    t.false(dispatchRunBody.safeParse({ agent: padded(FIELD_LIMITS.name), prompt: 'p' }).success);
-    t.false(dispatchRunBody.safeParse({ agent: 'shell', prompt: 'p', trigger: padded(FIELD_LIMITS.trigger) }).success);
-    t.false(
-      createPlanRunBody.safeParse({ project: 'prj_1', agent: 'shell', issues: [padded(FIELD_LIMITS.name)] }).success,
-    );
-    t.is(dispatchRunBody.parse({ agent: '  shell ', prompt: 'p' }).agent, 'shell', 'still trimmed');
-  },
-);
+test('a bound holds on the text as sent, before trimming, as the document states it', async (t) => {
+  const { cancelRunBody, dispatchRunBody } = await import('../../api/routes/runs.schema.ts');
+  const { createPlanRunBody } = await import('../../api/routes/plan-runs.schema.ts');
+  const padded = (max: number) => `x${'\t'.repeat(max)}`;
+  t.false(cancelRunBody.safeParse({ reason: padded(FIELD_LIMITS.reason) }).success);
+  t.true(cancelRunBody.safeParse({ reason: ` ${'r'.repeat(FIELD_LIMITS.reason - 2)} ` }).success);
+  t.false(dispatchRunBody.safeParse({ agent: padded(FIELD_LIMITS.name), prompt: 'p' }).success);
+  t.false(dispatchRunBody.safeParse({ agent: 'shell', prompt: 'p', trigger: padded(FIELD_LIMITS.trigger) }).success);
+  t.false(
+    createPlanRunBody.safeParse({ project: 'prj_1', agent: 'shell', issues: [padded(FIELD_LIMITS.name)] }).success,
+  );
+  t.is(dispatchRunBody.parse({ agent: '  shell ', prompt: 'p' }).agent, 'shell', 'still trimmed');
+});

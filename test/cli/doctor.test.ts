@@ -250,50 +250,46 @@ test('--local on a used data directory: project configs, stale workspaces, the t
   t.regex(stale.message, /1 of ended runs kept/, '--verbose adds what was found');
 });
 
-test(
-  "--local starts each agent's CLI in a sandbox, from svc's own install, and names the one that " + 'fails',
-  async (t) => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-doctor-')), 'data');
-    const agentsFile = join(dirname(dataDir), 'agents.yaml');
-    writeFileSync(
-      agentsFile,
-      [
-        'agents:',
-        '  - { name: gone, runtime: codex, command: ["/nonexistent/codex"] }',
-        '  - { name: sulky, runtime: claude-code, command: ["bash", "-c", "echo no key for you >&2; exit 3", ' +
-          '"sulky"] }',
-        '  - { name: plain, command: ["/nonexistent/plain"] }',
-      ].join('\n'),
-    );
-    // The PATH an operator's shell gives svc: nothing of svc's node_modules on it.
-    const path = (process.env.PATH ?? '')
-      .split(delimiter)
-      .filter((entry) => !entry.includes('node_modules'))
-      .join(delimiter);
-    const result = await svcCli(
-      ['doctor', '--local', '--verbose'],
-      hostEnv(dataDir, { SVC_AGENTS_FILE: agentsFile, PATH: path }),
-    );
-    t.is(result.code, 1, result.stderr);
-    const agents = names(result).filter((name) => name.startsWith('agent:'));
-    t.deepEqual(agents, [...BUILTIN_CLI_AGENTS, 'agent:gone', 'agent:sulky'].sort(), 'a command agent is not started');
-    const isolation = bubblewrapWorks() ? 'bubblewrap' : 'process';
-    for (const [name, version] of [
-      ['agent:claude-code', /Claude Code/],
-      ['agent:codex', /codex/i],
-      ['agent:opencode', /\d+\.\d+\.\d+/],
-    ] as const) {
-      t.true(check(result, name).ok, JSON.stringify(check(result, name)));
-      t.regex(check(result, name).message, new RegExp(`--version in a ${isolation} sandbox: `), name);
-      t.regex(check(result, name).message, version, name);
-    }
-    t.like(check(result, 'agent:gone'), { ok: false });
-    t.regex(
-      check(result, 'agent:gone').message,
-      /^`\/nonexistent\/codex --version` in a \w+ sandbox found no such command: /,
-    );
-    t.regex(check(result, 'agent:gone').message, /ENOENT/);
-    t.like(check(result, 'agent:sulky'), { ok: false, hint: 'runs of this agent would fail the same way' });
-    t.regex(check(result, 'agent:sulky').message, /ended with 3: no key for you$/);
-  },
-);
+test("--local starts each agent's CLI in a sandbox from svc's install and names the one that fails", async (t) => {
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-doctor-')), 'data');
+  const agentsFile = join(dirname(dataDir), 'agents.yaml');
+  writeFileSync(
+    agentsFile,
+    [
+      'agents:',
+      '  - { name: gone, runtime: codex, command: ["/nonexistent/codex"] }',
+      '  - { name: sulky, runtime: claude-code, command: ["bash", "-c", "echo no key for you >&2; exit 3", "sulky"] }',
+      '  - { name: plain, command: ["/nonexistent/plain"] }',
+    ].join('\n'),
+  );
+  // The PATH an operator's shell gives svc: nothing of svc's node_modules on it.
+  const path = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((entry) => !entry.includes('node_modules'))
+    .join(delimiter);
+  const result = await svcCli(
+    ['doctor', '--local', '--verbose'],
+    hostEnv(dataDir, { SVC_AGENTS_FILE: agentsFile, PATH: path }),
+  );
+  t.is(result.code, 1, result.stderr);
+  const agents = names(result).filter((name) => name.startsWith('agent:'));
+  t.deepEqual(agents, [...BUILTIN_CLI_AGENTS, 'agent:gone', 'agent:sulky'].sort(), 'a command agent is not started');
+  const isolation = bubblewrapWorks() ? 'bubblewrap' : 'process';
+  for (const [name, version] of [
+    ['agent:claude-code', /Claude Code/],
+    ['agent:codex', /codex/i],
+    ['agent:opencode', /\d+\.\d+\.\d+/],
+  ] as const) {
+    t.true(check(result, name).ok, JSON.stringify(check(result, name)));
+    t.regex(check(result, name).message, new RegExp(`--version in a ${isolation} sandbox: `), name);
+    t.regex(check(result, name).message, version, name);
+  }
+  t.like(check(result, 'agent:gone'), { ok: false });
+  t.regex(
+    check(result, 'agent:gone').message,
+    /^`\/nonexistent\/codex --version` in a \w+ sandbox found no such command: /,
+  );
+  t.regex(check(result, 'agent:gone').message, /ENOENT/);
+  t.like(check(result, 'agent:sulky'), { ok: false, hint: 'runs of this agent would fail the same way' });
+  t.regex(check(result, 'agent:sulky').message, /ended with 3: no key for you$/);
+});

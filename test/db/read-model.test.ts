@@ -49,110 +49,101 @@ for (const leg of DATABASE_LEGS) {
     });
   });
 
-  test(
-    `${leg}: events are stored once per dedupe key with gap-free per-run seqs, even from concurrent ` + `writers`,
-    async (t) => {
-      if (!postgresOrSkip(t, leg)) return;
-      await withReadModel(leg, async (readModel) => {
-        const run = snapshot({ projectionVersion: 1 });
-        await projectRunRow(readModel.em(), run);
-        const event = (key: string) => ({
-          dedupeKey: key,
-          kind: 'log.stdout' as const,
-          stream: 'stdout' as const,
-          ts: new Date().toISOString(),
-          payload: { text: key },
-        });
-        t.is(await appendRunEvents(readModel.em(), run.id, [event('a'), event('b'), event('a')]), 2);
-        t.is(
-          await appendRunEvents(readModel.em(), run.id, [event('b'), event('c')]),
-          1,
-          'a retried batch writes only what is new',
-        );
-        const writers = Array.from({ length: 8 }, (_, writer) =>
-          appendRunEvents(
-            readModel.em(),
-            run.id,
-            Array.from({ length: 5 }, (_, i) => event(`w${writer}-${i}`)),
-          ),
-        );
-        await Promise.all(writers);
-        const rows = await readModel.em().find(RunEventEntity, { runId: run.id }, { orderBy: { seq: 'asc' } });
-        t.is(rows.length, 43);
-        t.deepEqual(
-          rows.map((row) => row.seq),
-          Array.from({ length: 43 }, (_, i) => i + 1),
-        );
-        t.is(new Set(rows.map((row) => row.dedupeKey)).size, 43);
-        t.deepEqual(rows[0]!.payload, { text: 'a' });
+  test(`${leg}: an event is stored once per dedupe key, seqs gap-free per run, under concurrent writers`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      const run = snapshot({ projectionVersion: 1 });
+      await projectRunRow(readModel.em(), run);
+      const event = (key: string) => ({
+        dedupeKey: key,
+        kind: 'log.stdout' as const,
+        stream: 'stdout' as const,
+        ts: new Date().toISOString(),
+        payload: { text: key },
       });
-    },
-  );
+      t.is(await appendRunEvents(readModel.em(), run.id, [event('a'), event('b'), event('a')]), 2);
+      t.is(
+        await appendRunEvents(readModel.em(), run.id, [event('b'), event('c')]),
+        1,
+        'a retried batch writes only what is new',
+      );
+      const writers = Array.from({ length: 8 }, (_, writer) =>
+        appendRunEvents(
+          readModel.em(),
+          run.id,
+          Array.from({ length: 5 }, (_, i) => event(`w${writer}-${i}`)),
+        ),
+      );
+      await Promise.all(writers);
+      const rows = await readModel.em().find(RunEventEntity, { runId: run.id }, { orderBy: { seq: 'asc' } });
+      t.is(rows.length, 43);
+      t.deepEqual(
+        rows.map((row) => row.seq),
+        Array.from({ length: 43 }, (_, i) => i + 1),
+      );
+      t.is(new Set(rows.map((row) => row.dedupeKey)).size, 43);
+      t.deepEqual(rows[0]!.payload, { text: 'a' });
+    });
+  });
 
-  test(
-    `${leg}: a poll's worth of output (thousands of lines) is written in batches, repeats across them ` + `dropped`,
-    async (t) => {
-      if (!postgresOrSkip(t, leg)) return;
-      await withReadModel(leg, async (readModel) => {
-        const run = snapshot({ projectionVersion: 1 });
-        await projectRunRow(readModel.em(), run);
-        const line = (i: number) => ({
-          dedupeKey: `out:${i}`,
-          kind: 'log.stdout' as const,
-          stream: 'stdout' as const,
-          ts: new Date().toISOString(),
-          payload: { text: `line ${i}` },
-        });
-        t.is(
-          await appendRunEvents(
-            readModel.em(),
-            run.id,
-            Array.from({ length: 700 }, (_, i) => line(i)),
-          ),
-          700,
-        );
-        // A retried poll reads the same lines again, and more: only the new ones are written.
-        const again = Array.from({ length: 2_600 }, (_, i) => line(i));
-        t.is(await appendRunEvents(readModel.em(), run.id, again), 1_900);
-        const rows = await readModel.rows<{ seq: number; dedupe_key: string }>(
-          'select seq, dedupe_key from run_events where run_id = ? order by seq',
-          [run.id],
-        );
-        t.is(rows.length, 2_600);
-        t.deepEqual(
-          rows.map((row) => Number(row.seq)),
-          Array.from({ length: 2_600 }, (_, i) => i + 1),
-        );
-        t.is(rows[1_999]!.dedupe_key, 'out:1999');
+  test(`${leg}: a poll's worth of output is written in batches, repeats across them dropped`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      const run = snapshot({ projectionVersion: 1 });
+      await projectRunRow(readModel.em(), run);
+      const line = (i: number) => ({
+        dedupeKey: `out:${i}`,
+        kind: 'log.stdout' as const,
+        stream: 'stdout' as const,
+        ts: new Date().toISOString(),
+        payload: { text: `line ${i}` },
       });
-    },
-  );
+      t.is(
+        await appendRunEvents(
+          readModel.em(),
+          run.id,
+          Array.from({ length: 700 }, (_, i) => line(i)),
+        ),
+        700,
+      );
+      // A retried poll reads the same lines again, and more: only the new ones are written.
+      const again = Array.from({ length: 2_600 }, (_, i) => line(i));
+      t.is(await appendRunEvents(readModel.em(), run.id, again), 1_900);
+      const rows = await readModel.rows<{ seq: number; dedupe_key: string }>(
+        'select seq, dedupe_key from run_events where run_id = ? order by seq',
+        [run.id],
+      );
+      t.is(rows.length, 2_600);
+      t.deepEqual(
+        rows.map((row) => Number(row.seq)),
+        Array.from({ length: 2_600 }, (_, i) => i + 1),
+      );
+      t.is(rows[1_999]!.dedupe_key, 'out:1999');
+    });
+  });
 
-  test(
-    `${leg}: a NUL in an agent's output or in a run's text is stored as U+FFFD (PostgreSQL refuses ` + `NUL)`,
-    async (t) => {
-      if (!postgresOrSkip(t, leg)) return;
-      await withReadModel(leg, async (readModel) => {
-        const run = snapshot({ projectionVersion: 1 });
-        await projectRunRow(readModel.em(), run);
-        await projectRunRow(readModel.em(), { ...run, previewFailureMessage: 'bad\u0000byte', projectionVersion: 2 });
-        const written = await appendRunEvents(readModel.em(), run.id, [
-          {
-            dedupeKey: 'stdout:0',
-            kind: 'log.stdout',
-            stream: 'stdout',
-            ts: new Date().toISOString(),
-            payload: { text: 'a\u0000b', ['k\u0000']: ['\u0000'] },
-          },
-        ]);
-        t.is(written, 1);
-        const row = await readModel.em().findOneOrFail(RunEntity, { id: run.id });
-        t.is(row.previewFailureMessage, 'bad\uFFFDbyte');
-        const [event] = await readModel.em().find(RunEventEntity, { runId: run.id });
-        t.deepEqual(event!.payload, { text: 'a\uFFFDb', ['k\uFFFD']: ['\uFFFD'] });
-      });
-    },
-  );
+  test(`${leg}: a NUL in agent output or a run's text is stored as U+FFFD (PostgreSQL refuses NUL)`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      const run = snapshot({ projectionVersion: 1 });
+      await projectRunRow(readModel.em(), run);
+      await projectRunRow(readModel.em(), { ...run, previewFailureMessage: 'bad\u0000byte', projectionVersion: 2 });
+      const written = await appendRunEvents(readModel.em(), run.id, [
+        {
+          dedupeKey: 'stdout:0',
+          kind: 'log.stdout',
+          stream: 'stdout',
+          ts: new Date().toISOString(),
+          payload: { text: 'a\u0000b', ['k\u0000']: ['\u0000'] },
+        },
+      ]);
+      t.is(written, 1);
+      const row = await readModel.em().findOneOrFail(RunEntity, { id: run.id });
+      t.is(row.previewFailureMessage, 'bad\uFFFDbyte');
+      const [event] = await readModel.em().find(RunEventEntity, { runId: run.id });
+      t.deepEqual(event!.payload, { text: 'a\uFFFDb', ['k\uFFFD']: ['\uFFFD'] });
+    });
+  });
 
   test(`${leg}: an event's ts never runs backwards against its seq, whatever clock stamped it`, async (t) => {
     if (!postgresOrSkip(t, leg)) return;

@@ -24,76 +24,72 @@ function through(topology: Topology) {
     );
 }
 
-test(
-  'a kill -9 of Temporal, the API and the worker mid-round, and a database restart: the PR is still fixed, ' +
-    'reviewed and merged once',
-  async (t) => {
-    if (!canRunPrivatePostgres()) {
-      if (process.env.CI) return t.fail('CI has PostgreSQL binaries: the topology must run there');
-      t.log('no PostgreSQL binaries for the topology: not run');
-      return t.pass();
-    }
-    t.timeout(300_000);
-    const { github, forge } = await loopForge(t, 'enduring', {
-      '.svc/config.yaml': CONFIG,
-      '.svc/agents/pr-fixer.yaml': SLOW_FIXER,
-    });
-    const ci = startCi(github, forge, 'acme', 'enduring');
-    t.teardown(() => ci.stop());
-    const topology = await startTopology(loopEnv(forge));
-    t.teardown(() => topology.stop());
-    const api = through(topology);
+test('kill -9 of Temporal, API, worker mid-round, a database restart: PR fixed, reviewed, merged once', async (t) => {
+  if (!canRunPrivatePostgres()) {
+    if (process.env.CI) return t.fail('CI has PostgreSQL binaries: the topology must run there');
+    t.log('no PostgreSQL binaries for the topology: not run');
+    return t.pass();
+  }
+  t.timeout(300_000);
+  const { github, forge } = await loopForge(t, 'enduring', {
+    '.svc/config.yaml': CONFIG,
+    '.svc/agents/pr-fixer.yaml': SLOW_FIXER,
+  });
+  const ci = startCi(github, forge, 'acme', 'enduring');
+  t.teardown(() => ci.stop());
+  const topology = await startTopology(loopEnv(forge));
+  t.teardown(() => topology.stop());
+  const api = through(topology);
 
-    const project = (await api('POST', '/projects', { gitUrl: 'https://github.com/acme/enduring' })).body.project.id;
-    const prompt = 'echo work > WORK.md && git add -A && git commit -qm "the work"';
-    const runId = (await api('POST', '/runs', { agent: 'shell', project, prompt })).body.run.id;
-    const events = () => runEventLog({ request: (method, path) => api(method, path) }, runId);
-    const round = await waitFor(
-      async () => (await events()).find((event) => event.kind === 'pr_loop.follow_up_started')?.payload,
-      'the CI fix round',
-      120_000,
-    );
-    // The round is at work (its agent takes 8 s) when everything goes down. Its start is announced
-    // just before its workflow starts: until then the API does not know the run (404).
-    const roundRun = await waitFor(
-      async () => (await api('GET', `/runs/${round.runId}`)).body.run,
-      "the round's run",
-      30_000,
-    );
-    t.false(['succeeded', 'failed', 'cancelled'].includes(roundRun.state));
+  const project = (await api('POST', '/projects', { gitUrl: 'https://github.com/acme/enduring' })).body.project.id;
+  const prompt = 'echo work > WORK.md && git add -A && git commit -qm "the work"';
+  const runId = (await api('POST', '/runs', { agent: 'shell', project, prompt })).body.run.id;
+  const events = () => runEventLog({ request: (method, path) => api(method, path) }, runId);
+  const round = await waitFor(
+    async () => (await events()).find((event) => event.kind === 'pr_loop.follow_up_started')?.payload,
+    'the CI fix round',
+    120_000,
+  );
+  // The round is at work (its agent takes 8 s) when everything goes down. Its start is announced
+  // just before its workflow starts: until then the API does not know the run (404).
+  const roundRun = await waitFor(
+    async () => (await api('GET', `/runs/${round.runId}`)).body.run,
+    "the round's run",
+    30_000,
+  );
+  t.false(['succeeded', 'failed', 'cancelled'].includes(roundRun.state));
 
-    // Everything at once, mid-round.
-    topology.worker.kill();
-    topology.api.kill();
-    await topology.killTemporal();
-    topology.postgres.stop();
-    await sleep(1000);
-    topology.postgres.start();
-    await topology.restartTemporal();
+  // Everything at once, mid-round.
+  topology.worker.kill();
+  topology.api.kill();
+  await topology.killTemporal();
+  topology.postgres.stop();
+  await sleep(1000);
+  topology.postgres.start();
+  await topology.restartTemporal();
 
-    const merged = await waitFor(
-      async () => {
-        const run = (await api('GET', `/runs/${runId}`)).body.run;
-        return run.prState === 'merged' ? run : undefined;
-      },
-      'the PR merged by svc after the restarts',
-      240_000,
-    );
-    t.like(merged, { state: 'succeeded', prRounds: 2 });
-    t.like(forge.pulls[0], { state: 'closed', merge_method: 'squash' });
-    const log = await events();
-    t.deepEqual(
-      log
-        .filter((event) => event.kind === 'pr_loop.follow_up_ended')
-        .map((event) => [event.payload.kind, event.payload.state]),
-      [
-        ['ci_fix', 'succeeded'],
-        ['review', 'succeeded'],
-      ],
-    );
-    t.is(log.filter((event) => event.kind === 'pr_loop.merge_requested').length, 1);
-    t.is(forge.pulls.length, 1, 'one PR, never a second');
-    const main = github.forgeGit().headSha('acme', 'enduring', 'main');
-    t.true(ci.has(main, 'FIXED') && ci.has(main, 'REVIEWED'), 'both rounds are merged');
-  },
-);
+  const merged = await waitFor(
+    async () => {
+      const run = (await api('GET', `/runs/${runId}`)).body.run;
+      return run.prState === 'merged' ? run : undefined;
+    },
+    'the PR merged by svc after the restarts',
+    240_000,
+  );
+  t.like(merged, { state: 'succeeded', prRounds: 2 });
+  t.like(forge.pulls[0], { state: 'closed', merge_method: 'squash' });
+  const log = await events();
+  t.deepEqual(
+    log
+      .filter((event) => event.kind === 'pr_loop.follow_up_ended')
+      .map((event) => [event.payload.kind, event.payload.state]),
+    [
+      ['ci_fix', 'succeeded'],
+      ['review', 'succeeded'],
+    ],
+  );
+  t.is(log.filter((event) => event.kind === 'pr_loop.merge_requested').length, 1);
+  t.is(forge.pulls.length, 1, 'one PR, never a second');
+  const main = github.forgeGit().headSha('acme', 'enduring', 'main');
+  t.true(ci.has(main, 'FIXED') && ci.has(main, 'REVIEWED'), 'both rounds are merged');
+});

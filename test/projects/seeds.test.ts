@@ -122,17 +122,14 @@ test.serial('a plan that was dispatched once is no longer ready', async (t) => {
   t.deepEqual((await svc.request('GET', `/projects/${tracked}/ready-plans`)).body.plans, []);
 });
 
-test(
-  'a project without .seeds/ answers 400 project_lacks_seeds on all three routes; an unknown project ' + '404',
-  async (t) => {
-    for (const path of ['seeds/plans', `seeds/${first}`, 'ready-plans']) {
-      const response = await svc.request('GET', `/projects/${untracked}/${path}`);
-      t.is(response.status, 400, path);
-      t.is(response.body.error.code, 'project_lacks_seeds');
-      t.is((await svc.request('GET', `/projects/prj_000000000000/${path}`)).status, 404);
-    }
-  },
-);
+test('a project without .seeds/ is 400 project_lacks_seeds on all three routes; an unknown project 404', async (t) => {
+  for (const path of ['seeds/plans', `seeds/${first}`, 'ready-plans']) {
+    const response = await svc.request('GET', `/projects/${untracked}/${path}`);
+    t.is(response.status, 400, path);
+    t.is(response.body.error.code, 'project_lacks_seeds');
+    t.is((await svc.request('GET', `/projects/prj_000000000000/${path}`)).status, 404);
+  }
+});
 
 test('seed routes need the operator', async (t) => {
   t.is((await svc.request('GET', `/projects/${tracked}/seeds/plans`, { token: null })).status, 401);

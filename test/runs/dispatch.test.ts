@@ -11,20 +11,17 @@ import { startTestStack, waitForRunState } from '../support/stack.ts';
 // One GitHub stand-in per file: it points this process's git configuration at its repositories.
 const github = new GitHubStandIn();
 
-test(
-  'with no worker at all, POST /runs answers 201 queued and GET /runs/{id} reads the run from its ' + 'workflow',
-  async (t) => {
-    const svc = await startTestStack({ worker: false });
-    t.teardown(() => svc.stop());
-    const dispatched = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo later' } });
-    t.is(dispatched.status, 201);
-    const read = await svc.request('GET', `/runs/${dispatched.body.run.id}`);
-    t.is(read.status, 200);
-    t.deepEqual(read.body.run, dispatched.body.run, 'the same queued run, rebuilt from the workflow history');
-    t.is(read.body.run.state, 'queued');
-    t.is((await svc.request('GET', '/runs/run_zzzzzzzzzzzz')).status, 404);
-  },
-);
+test('with no worker, POST /runs answers 201 queued and GET /runs/{id} reads the run from its workflow', async (t) => {
+  const svc = await startTestStack({ worker: false });
+  t.teardown(() => svc.stop());
+  const dispatched = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo later' } });
+  t.is(dispatched.status, 201);
+  const read = await svc.request('GET', `/runs/${dispatched.body.run.id}`);
+  t.is(read.status, 200);
+  t.deepEqual(read.body.run, dispatched.body.run, 'the same queued run, rebuilt from the workflow history');
+  t.is(read.body.run.state, 'queued');
+  t.is((await svc.request('GET', '/runs/run_zzzzzzzzzzzz')).status, 404);
+});
 
 test('an Idempotency-Key makes a retried dispatch find the same run, durably', async (t) => {
   const svc = await startTestStack();
@@ -164,38 +161,33 @@ test('GET /runs filters by project, agent or state, pages, and sorts both ways',
   }
 });
 
-test(
-  'a run that ends while still queued is never_started; baseCommit without a project is 400; metadata is ' + 'kept',
-  async (t) => {
-    github.createRepo('acme', 'pinned');
-    const svc = await startTestStack();
-    t.teardown(() => svc.stop());
-    const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/pinned' } }))
-      .body.project.id;
-    // A commit the clone has never seen: the workspace cannot be cut, so the run never starts.
-    const unknown = 'f'.repeat(40);
-    const run = (
-      await svc.request('POST', '/runs', {
-        body: { agent: 'shell', project, prompt: 'echo never', baseCommit: unknown },
-      })
-    ).body.run;
-    const ended = await waitForRunState(svc, run.id);
-    t.like(ended, { state: 'failed', failureReason: 'never_started' });
-    const orphan = await svc.request('POST', '/runs', {
-      body: { agent: 'shell', prompt: 'echo where', baseCommit: unknown },
-    });
-    t.is(orphan.status, 400);
-    t.is(orphan.body.error.code, 'validation_error');
-    t.regex(orphan.body.error.message, /baseCommit needs a project/);
+test('a run ending while queued is never_started; baseCommit without a project is 400; metadata is kept', async (t) => {
+  github.createRepo('acme', 'pinned');
+  const svc = await startTestStack();
+  t.teardown(() => svc.stop());
+  const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/pinned' } })).body
+    .project.id;
+  // A commit the clone has never seen: the workspace cannot be cut, so the run never starts.
+  const unknown = 'f'.repeat(40);
+  const run = (
+    await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'echo never', baseCommit: unknown } })
+  ).body.run;
+  const ended = await waitForRunState(svc, run.id);
+  t.like(ended, { state: 'failed', failureReason: 'never_started' });
+  const orphan = await svc.request('POST', '/runs', {
+    body: { agent: 'shell', prompt: 'echo where', baseCommit: unknown },
+  });
+  t.is(orphan.status, 400);
+  t.is(orphan.body.error.code, 'validation_error');
+  t.regex(orphan.body.error.message, /baseCommit needs a project/);
 
-    // metadata: an object of the caller's own, stored with the run; arrays and scalars are refused.
-    const labelled = await svc.request('POST', '/runs', {
-      body: { agent: 'shell', prompt: 'true', metadata: { ticket: 'ABC-1', attempt: 2 } },
-    });
-    t.is(labelled.status, 201, labelled.text);
-    t.deepEqual(labelled.body.run.metadata, { ticket: 'ABC-1', attempt: 2 });
-    t.deepEqual((await waitForRunState(svc, labelled.body.run.id)).metadata, { ticket: 'ABC-1', attempt: 2 });
-    for (const metadata of [['a'], 'text', 3])
-      t.is((await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'true', metadata } })).status, 400);
-  },
-);
+  // metadata: an object of the caller's own, stored with the run; arrays and scalars are refused.
+  const labelled = await svc.request('POST', '/runs', {
+    body: { agent: 'shell', prompt: 'true', metadata: { ticket: 'ABC-1', attempt: 2 } },
+  });
+  t.is(labelled.status, 201, labelled.text);
+  t.deepEqual(labelled.body.run.metadata, { ticket: 'ABC-1', attempt: 2 });
+  t.deepEqual((await waitForRunState(svc, labelled.body.run.id)).metadata, { ticket: 'ABC-1', attempt: 2 });
+  for (const metadata of [['a'], 'text', 3])
+    t.is((await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'true', metadata } })).status, 400);
+});

@@ -157,49 +157,46 @@ test('a sandbox whose records fail ends alone, recorded; its neighbour runs; the
   t.is(readFileSync(healthy.exit, 'utf8'), recorded);
 });
 
-test(
-  'past what its descriptors allow with every sandbox at its worst, a host answers full: the next one takes ' + 'it',
-  async (t) => {
-    // Not root (root raises the limit first): nobody, with a limit that fits one sandbox.
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
-    mkdirSync(join(dataDir, 'sandboxes'));
-    chownSync(dataDir, 65534, 65534);
-    chownSync(join(dataDir, 'sandboxes'), 65534, 65534);
-    const limit = 256 + 2 * 256 + 16 + 100; // the host's own, one sandbox, not a second
-    const { socket, host } = startHost(dataDir, [
-      'prlimit',
-      `--nofile=${limit}:${limit}`,
-      '--',
-      'setpriv',
-      '--reuid=65534',
-      '--regid=65534',
-      '--clear-groups',
-    ]);
-    t.teardown(() => host.kill('SIGKILL'));
-    const { worker, ask } = await connectWorker(socket);
-    t.teardown(() => worker.destroy());
-    const first = sandbox(dataDir, 'run_first', ['sleep', '30']);
-    const second = sandbox(dataDir, 'run_second', ['sleep', '30']);
-    for (const files of [first, second]) for (const path of [files.dir, files.spec]) chownSync(path, 65534, 65534);
-    t.like(await ask(first.dir), { pid: host.pid });
-    await waitFor(async () => existsSync(first.agent), 'the first agent');
-    t.deepEqual(await ask(second.dir), { full: true });
-    t.false(existsSync(second.claim), 'nothing claimed');
-    // The worker's side then asks the next shared supervisor, which it starts.
-    const next = await superviseOnHost(
-      { program: SUPERVISOR, socket, sandboxes: join(dataDir, 'sandboxes') },
-      second.dir,
-    );
-    t.teardown(() => process.kill(next, 'SIGKILL'));
-    t.not(next, host.pid);
-    t.true(existsSync(join(dataDir, 'host-1.sock')));
-    t.like(readJsonIfExists<SupervisorRecord>(second.supervisor), { pid: next, shared: true });
-    for (const files of [first, second]) {
-      const agent = await waitFor(async () => readJsonIfExists<AgentRecord>(files.agent), 'the agent');
-      process.kill(-agent.pid, 'SIGKILL');
-    }
-  },
-);
+test('a host past its descriptors with every sandbox at its worst answers full: the next one takes it', async (t) => {
+  // Not root (root raises the limit first): nobody, with a limit that fits one sandbox.
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
+  mkdirSync(join(dataDir, 'sandboxes'));
+  chownSync(dataDir, 65534, 65534);
+  chownSync(join(dataDir, 'sandboxes'), 65534, 65534);
+  const limit = 256 + 2 * 256 + 16 + 100; // the host's own, one sandbox, not a second
+  const { socket, host } = startHost(dataDir, [
+    'prlimit',
+    `--nofile=${limit}:${limit}`,
+    '--',
+    'setpriv',
+    '--reuid=65534',
+    '--regid=65534',
+    '--clear-groups',
+  ]);
+  t.teardown(() => host.kill('SIGKILL'));
+  const { worker, ask } = await connectWorker(socket);
+  t.teardown(() => worker.destroy());
+  const first = sandbox(dataDir, 'run_first', ['sleep', '30']);
+  const second = sandbox(dataDir, 'run_second', ['sleep', '30']);
+  for (const files of [first, second]) for (const path of [files.dir, files.spec]) chownSync(path, 65534, 65534);
+  t.like(await ask(first.dir), { pid: host.pid });
+  await waitFor(async () => existsSync(first.agent), 'the first agent');
+  t.deepEqual(await ask(second.dir), { full: true });
+  t.false(existsSync(second.claim), 'nothing claimed');
+  // The worker's side then asks the next shared supervisor, which it starts.
+  const next = await superviseOnHost(
+    { program: SUPERVISOR, socket, sandboxes: join(dataDir, 'sandboxes') },
+    second.dir,
+  );
+  t.teardown(() => process.kill(next, 'SIGKILL'));
+  t.not(next, host.pid);
+  t.true(existsSync(join(dataDir, 'host-1.sock')));
+  t.like(readJsonIfExists<SupervisorRecord>(second.supervisor), { pid: next, shared: true });
+  for (const files of [first, second]) {
+    const agent = await waitFor(async () => readJsonIfExists<AgentRecord>(files.agent), 'the agent');
+    process.kill(-agent.pid, 'SIGKILL');
+  }
+});
 
 test('the host takes only sandboxes of its own directory, and ends once idle with no worker', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
@@ -229,16 +226,13 @@ test('the host takes only sandboxes of its own directory, and ends once idle wit
   t.false(existsSync(socket), 'and leaves no socket behind');
 });
 
-test(
-  'a host that will not start is not waited for again at once: sandboxes get supervisors of their ' + 'own',
-  async (t) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
-    const program = join(dataDir, 'exits.mjs');
-    writeFileSync(program, 'process.exit(0);\n');
-    const host = { program, socket: join(dataDir, 'host.sock'), sandboxes: join(dataDir, 'sandboxes') };
-    await t.throwsAsync(superviseOnHost(host, join(host.sandboxes, 'run_a')), { message: /did not start$/ });
-    const started = performance.now();
-    await t.throwsAsync(superviseOnHost(host, join(host.sandboxes, 'run_b')), { message: /a moment ago/ });
-    t.true(performance.now() - started < 1000, 'answered at once, not after another start');
-  },
-);
+test('a host that will not start is not waited for again at once: sandboxes get their own supervisors', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
+  const program = join(dataDir, 'exits.mjs');
+  writeFileSync(program, 'process.exit(0);\n');
+  const host = { program, socket: join(dataDir, 'host.sock'), sandboxes: join(dataDir, 'sandboxes') };
+  await t.throwsAsync(superviseOnHost(host, join(host.sandboxes, 'run_a')), { message: /did not start$/ });
+  const started = performance.now();
+  await t.throwsAsync(superviseOnHost(host, join(host.sandboxes, 'run_b')), { message: /a moment ago/ });
+  t.true(performance.now() - started < 1000, 'answered at once, not after another start');
+});

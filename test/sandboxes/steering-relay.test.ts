@@ -117,21 +117,18 @@ function relay(
 const taken = (run: Relayed) => run.lines.filter((line) => line.isReplay).map((line) => line.message.content);
 const kinds = (run: Relayed) => run.lines.map((line) => (line.isReplay ? 'taken' : line.type));
 
-test(
-  'the prompt goes in first; a message claimed mid-turn is taken in that turn; the input closes when ' + 'idle',
-  async (t) => {
-    const inbox = await fakeInbox(t);
-    // The steer arrives while the agent works on its first turn.
-    const run = await relay(inbox.url, 'add a greeting', {}, (child) =>
-      child.stdout!.once('data', () => inbox.queue.push(message('also add a farewell'))),
-    );
-    t.is(run.code, 0);
-    t.deepEqual(taken(run), ['add a greeting', 'Steering message from operator (high priority):\nalso add a farewell']);
-    // One turn: the message went in while it worked, and the relay closed the input after it ended.
-    t.deepEqual(kinds(run), ['taken', 'assistant', 'taken', 'result', 'exit']);
-    t.true(inbox.claims >= 3, `polled ${inbox.claims} times in 1.5 s`);
-  },
-);
+test('the prompt goes first; a message claimed mid-turn is taken in that turn; input closes when idle', async (t) => {
+  const inbox = await fakeInbox(t);
+  // The steer arrives while the agent works on its first turn.
+  const run = await relay(inbox.url, 'add a greeting', {}, (child) =>
+    child.stdout!.once('data', () => inbox.queue.push(message('also add a farewell'))),
+  );
+  t.is(run.code, 0);
+  t.deepEqual(taken(run), ['add a greeting', 'Steering message from operator (high priority):\nalso add a farewell']);
+  // One turn: the message went in while it worked, and the relay closed the input after it ended.
+  t.deepEqual(kinds(run), ['taken', 'assistant', 'taken', 'result', 'exit']);
+  t.true(inbox.claims >= 3, `polled ${inbox.claims} times in 1.5 s`);
+});
 
 test('a message claimed after the last turn starts another turn before the input closes', async (t) => {
   const inbox = await fakeInbox(t);

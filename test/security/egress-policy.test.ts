@@ -41,98 +41,87 @@ test('a wildcard matches subdomains only, never the bare suffix or a look-alike'
   t.falsy(matchEgressRule(rules, 'api.example.com', 80));
 });
 
-test(
-  'public destinations pass; names answering a private address are refused unless an exact operator entry names ' +
-    'them',
-  async (t) => {
-    const resolver = answers({
-      'api.example.com': ['93.184.216.34'],
-      'rebound.example.com': ['93.184.216.34', '127.0.0.1'],
-      'mirror.internal': ['10.0.0.7'],
-      'sneaky.example.com': ['::ffff:10.0.0.7'],
-    });
-    const rules: EgressRule[] = [
-      ...parseEgressList('*.example.com', 'operator'),
-      ...parseEgressList('mirror.internal', 'operator'),
-    ];
-    t.like(await decideEgress(rules, 'api.example.com', 443, resolver), { allowed: true, address: '93.184.216.34' });
-    t.like(
-      await decideEgress(rules, 'rebound.example.com', 443, resolver),
-      { allowed: false, reason: 'non_public_address' },
-      'one private answer refuses the name',
-    );
-    t.like(
-      await decideEgress(rules, 'sneaky.example.com', 443, resolver),
-      { allowed: false, reason: 'non_public_address' },
-      'an IPv4-mapped private address is private',
-    );
-    t.like(
-      await decideEgress(rules, 'mirror.internal', 443, resolver),
-      { allowed: true, address: '10.0.0.7' },
-      'the operator named it exactly',
-    );
-    t.like(await decideEgress(rules, 'unknown.example.com', 443, resolver), { allowed: false, reason: 'unresolvable' });
-    t.like(await decideEgress(rules, 'elsewhere.org', 443, resolver), { allowed: false, reason: 'not_allowlisted' });
-  },
-);
+test('public hosts pass; a name with a private address is refused unless an operator entry names it', async (t) => {
+  const resolver = answers({
+    'api.example.com': ['93.184.216.34'],
+    'rebound.example.com': ['93.184.216.34', '127.0.0.1'],
+    'mirror.internal': ['10.0.0.7'],
+    'sneaky.example.com': ['::ffff:10.0.0.7'],
+  });
+  const rules: EgressRule[] = [
+    ...parseEgressList('*.example.com', 'operator'),
+    ...parseEgressList('mirror.internal', 'operator'),
+  ];
+  t.like(await decideEgress(rules, 'api.example.com', 443, resolver), { allowed: true, address: '93.184.216.34' });
+  t.like(
+    await decideEgress(rules, 'rebound.example.com', 443, resolver),
+    { allowed: false, reason: 'non_public_address' },
+    'one private answer refuses the name',
+  );
+  t.like(
+    await decideEgress(rules, 'sneaky.example.com', 443, resolver),
+    { allowed: false, reason: 'non_public_address' },
+    'an IPv4-mapped private address is private',
+  );
+  t.like(
+    await decideEgress(rules, 'mirror.internal', 443, resolver),
+    { allowed: true, address: '10.0.0.7' },
+    'the operator named it exactly',
+  );
+  t.like(await decideEgress(rules, 'unknown.example.com', 443, resolver), { allowed: false, reason: 'unresolvable' });
+  t.like(await decideEgress(rules, 'elsewhere.org', 443, resolver), { allowed: false, reason: 'not_allowlisted' });
+});
 
-test(
-  'a project can open public destinations only; cloud metadata opens only to its exact IP from the ' + 'operator',
-  async (t) => {
-    const resolver = answers({ 'db.example.com': ['10.0.0.5'], 'metadata.example.com': ['169.254.169.254'] });
-    const project = parseEgressList('db.example.com:5432 127.0.0.1:5432 169.254.169.254:80', 'project');
-    t.like(await decideEgress(project, 'db.example.com', 5432, resolver), {
-      allowed: false,
-      reason: 'non_public_address',
-    });
-    t.like(await decideEgress(project, '127.0.0.1', 5432, resolver), { allowed: false, reason: 'non_public_address' });
-    t.like(await decideEgress(project, '169.254.169.254', 80, resolver), {
-      allowed: false,
-      reason: 'link_local_address',
-    });
-    const operatorByName = parseEgressList('metadata.example.com:80', 'operator');
-    t.like(await decideEgress(operatorByName, 'metadata.example.com', 80, resolver), {
-      allowed: false,
-      reason: 'link_local_address',
-    });
-    const operatorByIp = parseEgressList('169.254.169.254:80', 'operator');
-    t.like(await decideEgress(operatorByIp, '169.254.169.254', 80, resolver), { allowed: true });
-    const open = agentEgressRules({
-      modelEndpoints: [],
-      githubApiUrl: 'https://api.github.com',
-      operator: [],
-      project: { mode: 'open', egress: [] },
-    });
-    t.like(
-      await decideEgress(open, 'db.example.com', 5432, resolver),
-      { allowed: false, reason: 'non_public_address' },
-      '"open" means any public host',
-    );
-  },
-);
+test('a project opens public hosts only; cloud metadata opens only to its exact IP from the operator', async (t) => {
+  const resolver = answers({ 'db.example.com': ['10.0.0.5'], 'metadata.example.com': ['169.254.169.254'] });
+  const project = parseEgressList('db.example.com:5432 127.0.0.1:5432 169.254.169.254:80', 'project');
+  t.like(await decideEgress(project, 'db.example.com', 5432, resolver), {
+    allowed: false,
+    reason: 'non_public_address',
+  });
+  t.like(await decideEgress(project, '127.0.0.1', 5432, resolver), { allowed: false, reason: 'non_public_address' });
+  t.like(await decideEgress(project, '169.254.169.254', 80, resolver), {
+    allowed: false,
+    reason: 'link_local_address',
+  });
+  const operatorByName = parseEgressList('metadata.example.com:80', 'operator');
+  t.like(await decideEgress(operatorByName, 'metadata.example.com', 80, resolver), {
+    allowed: false,
+    reason: 'link_local_address',
+  });
+  const operatorByIp = parseEgressList('169.254.169.254:80', 'operator');
+  t.like(await decideEgress(operatorByIp, '169.254.169.254', 80, resolver), { allowed: true });
+  const open = agentEgressRules({
+    modelEndpoints: [],
+    githubApiUrl: 'https://api.github.com',
+    operator: [],
+    project: { mode: 'open', egress: [] },
+  });
+  t.like(
+    await decideEgress(open, 'db.example.com', 5432, resolver),
+    { allowed: false, reason: 'non_public_address' },
+    '"open" means any public host',
+  );
+});
 
-test(
-  "a run's allowlist: its model endpoints always; forge, operator and project entries unless the project says " +
-    'none',
-  (t) => {
-    const base = {
-      modelEndpoints: ['http://127.0.0.1:4000'],
-      githubApiUrl: 'https://api.github.com',
-      operator: parseEgressList('registry.npmjs.org', 'operator'),
-    };
-    const none = agentEgressRules({ ...base, project: { mode: 'none', egress: ['pypi.org'] } });
-    t.deepEqual(
-      none.map((rule) => rule.host),
-      ['127.0.0.1'],
-    );
-    const restricted = agentEgressRules({ ...base, project: { mode: 'restricted', egress: ['pypi.org'] } });
-    t.deepEqual(
-      restricted.map((rule) => rule.host),
-      ['127.0.0.1', 'github.com', '*.githubusercontent.com', 'api.github.com', 'registry.npmjs.org', 'pypi.org'],
-    );
-    t.is(restricted.find((rule) => rule.host === 'pypi.org')?.source, 'project');
-  },
-);
+test("a run's allowlist: model endpoints always; forge, operator, project entries unless network: none", (t) => {
+  const base = {
+    modelEndpoints: ['http://127.0.0.1:4000'],
+    githubApiUrl: 'https://api.github.com',
+    operator: parseEgressList('registry.npmjs.org', 'operator'),
+  };
+  const none = agentEgressRules({ ...base, project: { mode: 'none', egress: ['pypi.org'] } });
+  t.deepEqual(
+    none.map((rule) => rule.host),
+    ['127.0.0.1'],
+  );
+  const restricted = agentEgressRules({ ...base, project: { mode: 'restricted', egress: ['pypi.org'] } });
+  t.deepEqual(
+    restricted.map((rule) => rule.host),
+    ['127.0.0.1', 'github.com', '*.githubusercontent.com', 'api.github.com', 'registry.npmjs.org', 'pypi.org'],
+  );
+  t.is(restricted.find((rule) => rule.host === 'pypi.org')?.source, 'project');
+});
 
 test('an entry that repeats an earlier one is merged into it: the first, more trusted, is kept', (t) => {
   const rules = agentEgressRules({

@@ -29,28 +29,25 @@ const PRIVATE_URLS = [
   'http://0.0.0.0:80/',
 ];
 
-test(
-  'a registration naming a private receiver is refused and registers nothing; a named one is ' + 'accepted',
-  async (t) => {
-    const open = await receiver();
-    t.teardown(() => open.server.close());
-    const svc = await startTestStack({ env: { SVC_WEBHOOK_PRIVATE_TARGETS: `127.0.0.1:${open.port}` } });
-    t.teardown(() => svc.stop());
-    for (const url of PRIVATE_URLS) {
-      const refused = await svc.request('POST', '/webhooks', { body: { url } });
-      t.is(refused.status, 400, `${url}: ${refused.text}`);
-      t.is(refused.body.error.code, 'webhook_target_refused', url);
-      t.regex(refused.body.error.hint, /SVC_WEBHOOK_PRIVATE_TARGETS/);
-    }
-    t.deepEqual((await svc.request('GET', '/webhooks')).body.webhooks, []);
-    // Another port of the named host is still refused: the entry names host and port.
-    const otherPort = await svc.request('POST', '/webhooks', { body: { url: `http://127.0.0.1:${open.port + 1}/` } });
-    t.is(otherPort.status, 400);
-    const named = await svc.request('POST', '/webhooks', { body: { url: `http://127.0.0.1:${open.port}/hook` } });
-    t.is(named.status, 201, named.text);
-    t.is(open.connections(), 0, 'a registration connects to nothing');
-  },
-);
+test('a registration naming a private receiver is refused, registering nothing; a named one is accepted', async (t) => {
+  const open = await receiver();
+  t.teardown(() => open.server.close());
+  const svc = await startTestStack({ env: { SVC_WEBHOOK_PRIVATE_TARGETS: `127.0.0.1:${open.port}` } });
+  t.teardown(() => svc.stop());
+  for (const url of PRIVATE_URLS) {
+    const refused = await svc.request('POST', '/webhooks', { body: { url } });
+    t.is(refused.status, 400, `${url}: ${refused.text}`);
+    t.is(refused.body.error.code, 'webhook_target_refused', url);
+    t.regex(refused.body.error.hint, /SVC_WEBHOOK_PRIVATE_TARGETS/);
+  }
+  t.deepEqual((await svc.request('GET', '/webhooks')).body.webhooks, []);
+  // Another port of the named host is still refused: the entry names host and port.
+  const otherPort = await svc.request('POST', '/webhooks', { body: { url: `http://127.0.0.1:${open.port + 1}/` } });
+  t.is(otherPort.status, 400);
+  const named = await svc.request('POST', '/webhooks', { body: { url: `http://127.0.0.1:${open.port}/hook` } });
+  t.is(named.status, 201, named.text);
+  t.is(open.connections(), 0, 'a registration connects to nothing');
+});
 
 test('a refused delivery never connects: an open and a closed internal port answer alike', async (t) => {
   const open = await receiver();

@@ -77,33 +77,30 @@ function startRun(client: Client, taskQueue: string) {
   );
 }
 
-test(
-  'a retried start looks at its workflow, even for a scratch workspace, and folds what was steered ' + 'meanwhile',
-  async (t) => {
-    const prompts: string[] = [];
-    let client!: Client;
-    let runId = '';
-    await withWorker(
-      async ({ prompt }) => {
-        prompts.push(prompt);
-        if (prompts.length > 1) return STARTED_AGENT;
-        // The first attempt: a message comes in, then the worker "dies" before the launch.
-        await client.workflow.getHandle(runId).signal(steerSignal, message('msg-1', 'mind the tests'));
-        throw new Error('the worker died before the launch');
-      },
-      async (connected, taskQueue, projected) => {
-        client = connected;
-        const handle = await startRun(client, taskQueue);
-        runId = handle.workflowId;
-        t.is((await handle.result()).state, 'succeeded');
-        t.is(prompts.length, 2);
-        t.is(prompts[0], 'the task', 'the first attempt had nothing to fold');
-        t.regex(prompts[1]!, /^the task\n[\s\S]*\[normal\] test: mind the tests/);
-        t.is(projected.delivered, 1);
-      },
-    );
-  },
-);
+test('a retried start asks its workflow, even in a scratch workspace, and folds in what was steered', async (t) => {
+  const prompts: string[] = [];
+  let client!: Client;
+  let runId = '';
+  await withWorker(
+    async ({ prompt }) => {
+      prompts.push(prompt);
+      if (prompts.length > 1) return STARTED_AGENT;
+      // The first attempt: a message comes in, then the worker "dies" before the launch.
+      await client.workflow.getHandle(runId).signal(steerSignal, message('msg-1', 'mind the tests'));
+      throw new Error('the worker died before the launch');
+    },
+    async (connected, taskQueue, projected) => {
+      client = connected;
+      const handle = await startRun(client, taskQueue);
+      runId = handle.workflowId;
+      t.is((await handle.result()).state, 'succeeded');
+      t.is(prompts.length, 2);
+      t.is(prompts[0], 'the task', 'the first attempt had nothing to fold');
+      t.regex(prompts[1]!, /^the task\n[\s\S]*\[normal\] test: mind the tests/);
+      t.is(projected.delivered, 1);
+    },
+  );
+});
 
 test('a claim repeated with the start gate update id answers the same messages', async (t) => {
   let release!: () => void;
