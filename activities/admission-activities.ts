@@ -3,11 +3,10 @@
 // whether the runs holding slots are still open; and, for the API's admission at the door, how many
 // of svc's pods the cluster has not started (the API never talks to the cluster itself).
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { admissionWorkflowId, type AdmissionRequest } from '../core/admission-queue.ts';
+import { admissionWorkflowId, type AdmissionRequest, type AdmissionWorkflow } from '../core/admission-queue.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import { pendingPodCount } from '../sandbox/index.ts';
 import { admissionRequestSignal } from '../workflows/messages.ts';
-import type { admissionWorkflow } from '../workflows/admission.workflow.ts';
 
 export interface AdmissionActivityDeps {
   temporal: Client;
@@ -19,7 +18,7 @@ export function createAdmissionActivities(deps: AdmissionActivityDeps) {
   return {
     /** Asks the admission queue for a slot; the answer comes back as a signal to the run. */
     async requestAdmission(request: AdmissionRequest): Promise<void> {
-      await deps.temporal.workflow.signalWithStart<typeof admissionWorkflow, [AdmissionRequest]>('admissionWorkflow', {
+      await deps.temporal.workflow.signalWithStart<AdmissionWorkflow, [AdmissionRequest]>('admissionWorkflow', {
         workflowId: admissionWorkflowId(deps.taskQueue),
         taskQueue: deps.taskQueue,
         args: [],

@@ -19,7 +19,7 @@ import { salvageBundlePath } from '../platform/salvage-store.ts';
 import { diffDocument } from './git/diff-document.ts';
 import { DiffGitError, diffGit, diffGitText, SCRATCH_ATTRIBUTES } from './git/diff-git.ts';
 import { git, gitProbe } from './git/git.ts';
-import { projectLockFile, withProjectLock } from './git/project-lock.ts';
+import { projectLockFile, withProjectLock } from '../platform/project-lock.ts';
 import { copyWorkspaceCommits, WorkspaceObjectsError } from './git/workspace-objects.ts';
 
 export interface DiffActivityDeps {

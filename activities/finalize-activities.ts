@@ -19,7 +19,7 @@ import {
   type DeliveryOutcome,
 } from './git/branch-delivery.ts';
 import { git, gitProbe } from './git/git.ts';
-import { projectLockFile, withProjectLock } from './git/project-lock.ts';
+import { projectLockFile, withProjectLock } from '../platform/project-lock.ts';
 import {
   readJsonIfExists,
   sandboxFiles,

@@ -15,7 +15,7 @@ import { dataPaths } from '../platform/config.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { loadSvcConfigFrom } from '../platform/svc-config-files.ts';
 import { cloneProject, ProjectCloneError, refreshClone, removeClone, UnknownRefError } from './git/project-clone.ts';
-import { projectLockFile, withProjectLock } from './git/project-lock.ts';
+import { projectLockFile, withProjectLock } from '../platform/project-lock.ts';
 import { deleteProjectRows, saveProject, toProjectRecord, type ProjectRecord } from './read-model/project-store.ts';
 import { syncTriggerSchedules, type TriggerScheduleSync } from './triggers/schedules.ts';
 

@@ -8,6 +8,7 @@ import {
   type DeliveryState,
   type Webhook,
   type WebhookDelivery,
+  type WebhookDeliveryWorkflow,
   type WebhookSettings,
 } from '../core/webhooks.ts';
 import type { LifecycleHook } from '../core/event-kinds.ts';
@@ -16,7 +17,6 @@ import type { ReadModel } from '../db/orm.ts';
 import { signWebhook, WEBHOOK_HEADERS, webhookSecret } from '../platform/webhook-signing.ts';
 import { postWebhook } from '../platform/webhook-targets.ts';
 import { retryDelayMs } from '../core/webhooks.ts';
-import type { webhookDeliveryWorkflow } from '../workflows/webhooks.workflow.ts';
 
 export interface WebhookActivityDeps {
   readModel: ReadModel;
@@ -213,7 +213,7 @@ async function offer(
     retry: settings.retry,
   };
   try {
-    await deps.temporal.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+    await deps.temporal.workflow.start<WebhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
       workflowId: id,
       taskQueue: deps.taskQueue,
       args: [delivery],

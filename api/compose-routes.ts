@@ -46,7 +46,7 @@ import { parsePreviewSettings } from '../platform/preview-settings.ts';
 import { webhooksRoutes } from './routes/webhooks.router.ts';
 import { WebhooksService } from './services/webhooks.service.ts';
 import { WebhooksRepository } from '../db/repositories/webhooks.repository.ts';
-import type { ApiServerDeps } from './server.ts';
+import type { ApiServerDeps } from './server-deps.ts';
 
 export function allRoutes(
   deps: Omit<ApiServerDeps, 'host' | 'port'>,

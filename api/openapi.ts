@@ -44,6 +44,13 @@ const POLICY_NOTES: Record<string, string> = {
   admin: 'Operator token.',
 };
 
+/** `/runs/{id}/cancel` → `RunsIdCancel`: the path part of an operation's id. */
+function camelPath(path: string): string {
+  return path
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ? next.toUpperCase() : ''));
+}
+
 function operation(route: RouteSpec<any, any, any>) {
   const parameters = [
     ...(route.params
@@ -90,11 +97,11 @@ function operation(route: RouteSpec<any, any, any>) {
     );
   if (route.params) responses['404'] ??= errorResponse('No such resource');
   responses.default = errorResponse('Any other failure, as the error envelope');
-  const auth = route.runToken
-    ? `${POLICY_NOTES[route.auth]} ${route.runToken === 'any' ? "Also any live run's per-run token." : "Also the run's own per-run token."}`
-    : POLICY_NOTES[route.auth];
+  const runToken =
+    route.runToken === 'any' ? "Also any live run's per-run token." : "Also the run's own per-run token.";
+  const auth = route.runToken ? `${POLICY_NOTES[route.auth]} ${runToken}` : POLICY_NOTES[route.auth];
   return {
-    operationId: `${route.method}${route.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ? next.toUpperCase() : ''))}`,
+    operationId: `${route.method}${camelPath(route.path)}`,
     summary: route.summary,
     description: `Auth: ${auth}`,
     tags: route.tags,

@@ -1,81 +1,24 @@
 // The API process: serves the routes (composed with their services in api/compose-routes.ts) over
 // HTTP, beside the preview proxy, with a clean shutdown.
-import type { ContainerSettings, KubernetesSettings } from '../platform/sandbox-settings.ts';
 import type { Server } from 'node:http';
 import { http } from '../platform/node-http.ts';
 import type { Socket } from 'node:net';
-import type { ReadModel } from '../db/orm.ts';
-import type { RunTiming } from '../core/run-model.ts';
-import type { PlanTiming } from '../core/plan-model.ts';
 import { RunsRepository } from '../db/repositories/runs.repository.ts';
-import { type SetupCodes } from './services/setup-codes.ts';
-import { type ForgeCredentials } from '../platform/forge-credentials.ts';
-import type { GitHubAppSettings, SpectatorLimitSettings } from '../platform/config.ts';
 import { SpectatorLimits } from './spectator-limits.ts';
 import { isTerminalRunState } from '../core/run-states.ts';
 import { createApiApp } from './app.ts';
 import { loadDashboard } from './middleware/dashboard.ts';
 import { fileURLToPath } from 'node:url';
 import { logger } from '../platform/logger.ts';
-import type { AuthSettings } from './auth.ts';
 import { DEFAULT_LIFECYCLE_SETTINGS, LifecycleHub } from './services/lifecycle-hub.ts';
-import { type JudgeSettings } from './services/judge-proxy.ts';
 import { RunEventsService } from './services/run-events.service.ts';
-import type { GitHubForge } from '../activities/forge/github-forge.ts';
-import type { AgentCatalog } from '../platform/agent-catalog.ts';
 import { PreviewCookies } from './preview/preview-cookie.ts';
 import { startPreviewProxy } from './preview/preview-proxy.ts';
-import { parsePreviewSettings, type PreviewSettings } from '../platform/preview-settings.ts';
-import type { TemporalGateway } from './services/temporal-gateway.ts';
+import { parsePreviewSettings } from '../platform/preview-settings.ts';
 import { allRoutes } from './compose-routes.ts';
-import type { EgressRule } from '../core/egress-rules.ts';
+import type { ApiServerDeps } from './server-deps.ts';
 
-export interface ApiServerDeps {
-  host: string;
-  port: number;
-  version: string;
-  dataDir: string;
-  projectsRoot: string;
-  forge: GitHubForge;
-  runBranchPrefix: string;
-  /** SVC_MAX_CONCURRENT_RUNS (null or absent: no instance-wide limit). */
-  maxConcurrentRuns?: number | null;
-  runTiming: RunTiming;
-  planTiming: PlanTiming;
-  /** Where operators debug workflows: responses about a run or a plan-run link to its page there. */
-  temporalUi?: { url: string | undefined; namespace: string };
-  judge?: JudgeSettings;
-  /** Lifecycle stream limits (SVC_EVENT_STREAM_MAX, _KEEPALIVE_MS, _POLL_MS). */
-  lifecycle?: { maxStreams?: number; keepAliveMs?: number; pollMs?: number };
-  auth: Pick<AuthSettings, 'operatorToken' | 'noAuth' | 'publicMode'>;
-  /** Public mode: the owners or owner/repo whose projects spectators may see. */
-  publicAllowlist?: string[];
-  /** Public mode: each spectator client's request rate and requests in progress (absent: unlimited). */
-  spectatorLimits?: SpectatorLimitSettings;
-  readModel: ReadModel;
-  temporal: TemporalGateway;
-  agents: AgentCatalog;
-  /** GET /instance: what this instance calls itself, where it is reached, the sandbox backend. */
-  instance?: { name: string; publicUrl: string | null; runtime: string };
-  /** The Kubernetes backend's settings when agents run as pods: admission's caps (a worker counts the pods). */
-  kubernetes?: KubernetesSettings | null;
-  /** The images a project's `agentImage` may name, when agents run in containers or pods (SVC_AGENT_IMAGES). */
-  agentImages?: Pick<ContainerSettings, 'images'> | null;
-  /** The dashboard's one-time sign-in codes (`svc serve` arms one and prints its link). */
-  setupCodes?: SetupCodes;
-  /** Prometheus text appended to GET /metrics: the in-process worker's Temporal SDK metrics. */
-  extraMetrics?: () => Promise<string>;
-  /** svc's forge tokens per repository (the git-credential route mints a sandbox's from them). */
-  forgeCredentials?: ForgeCredentials;
-  /** The /github-app/* registration routes' settings (absent: off). */
-  githubApp?: GitHubAppSettings;
-  /** The built web dashboard (default: web/dist of this checkout). */
-  webDir?: string;
-  /** Where previews are served (SVC_PREVIEW_*); the proxy listens on the API's host. */
-  preview?: PreviewSettings;
-  /** SVC_WEBHOOK_PRIVATE_TARGETS: the private receivers a registration may name. */
-  webhookPrivateTargets?: EgressRule[];
-}
+export type { ApiServerDeps } from './server-deps.ts';
 
 /** Where `npm run build:web` (run by the install step) puts the dashboard. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../web/dist', import.meta.url));

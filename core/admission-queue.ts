@@ -48,6 +48,12 @@ export interface AdmissionState {
   projectLimits: Record<string, number>;
 }
 
+/**
+ * The admission workflow's signature (workflows/admission.workflow.ts), for the side that starts it
+ * by name: activities take no types from workflows/ (test/architecture/workflow-contracts.test.ts).
+ */
+export type AdmissionWorkflow = (carried?: AdmissionState) => Promise<void>;
+
 export const emptyAdmissionState = (): AdmissionState => ({
   holders: [],
   waiters: [],

@@ -52,6 +52,15 @@ function effectiveSignal(evidence: AgentExitEvidence): string | null {
   return code !== null && code > 128 && code <= 128 + 31 ? (SIGNALS[code - 128] ?? `SIG${code - 128}`) : null;
 }
 
+/** What a shell or Node prints when the agent's command is missing or not executable. */
+const NOT_FOUND = new RegExp(
+  [
+    String.raw`Executable not found in \$PATH`,
+    String.raw`spawn \S+ ENOENT`,
+    'command not found',
+    String.raw`^sh: \d+: exec: .*: (not found|Permission denied)`,
+  ].join('|'),
+);
 export function classifyAgentExit(evidence: AgentExitEvidence): RunVerdict {
   if (evidence.evicted) return { state: 'failed', failureReason: 'evicted' };
   if (evidence.unreachable) return { state: 'failed', failureReason: 'sandbox_unreachable' };
@@ -75,13 +84,7 @@ export function classifyAgentExit(evidence: AgentExitEvidence): RunVerdict {
   if (evidence.stderrHead.some((line) => SANDBOX_WITNESSES.some((witness) => witness.test(line)))) {
     return { state: 'failed', failureReason: 'sandbox_failed' };
   }
-  if (
-    evidence.stderrHead.some((line) =>
-      /Executable not found in \$PATH|spawn \S+ ENOENT|command not found|^sh: \d+: exec: .*: (not found|Permission denied)/.test(
-        line,
-      ),
-    )
-  ) {
+  if (evidence.stderrHead.some((line) => NOT_FOUND.test(line))) {
     return { state: 'failed', failureReason: 'spawn_failed' };
   }
   return { state: 'failed', failureReason: 'no_model_response' };

@@ -31,7 +31,10 @@ export function addUsage(before: UsageTotals | null, current: UsageTotals | null
 
 /** What GET /runs/{id} says about a paused run (`pausedReason`). */
 export function pausedReason(costUsd: number, maxCostUsd: number): string {
-  return `its cost ($${costUsd.toFixed(2)}) crossed its cap ($${maxCostUsd.toFixed(2)}): raise the cap to resume, or cancel`;
+  return (
+    `its cost ($${costUsd.toFixed(2)}) crossed its cap ($${maxCostUsd.toFixed(2)}): ` +
+    'raise the cap to resume, or cancel'
+  );
 }
 
 /** Why a raise is refused, or null when it is accepted. */

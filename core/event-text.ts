@@ -128,7 +128,8 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
     ),
   'sandbox.egress_refused': (p) =>
     warn(
-      `Egress refused: ${str(p, 'destination') ?? 'a destination'}${parens(str(p, 'protocol'), words(str(p, 'reason')))}`,
+      `Egress refused: ${str(p, 'destination') ?? 'a destination'}` +
+        parens(str(p, 'protocol'), words(str(p, 'reason'))),
     ),
   'admission.waiting': (p) => info(`Waiting for a slot${colon(str(p, 'reason'))}`),
   'admission.granted': () => info('Slot granted'),
@@ -146,11 +147,13 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
     error(`Cost cap exceeded (${money(p, 'costUsd') ?? '?'} of ${money(p, 'maxCostUsd') ?? '?'}): agent stopped`),
   'run.paused': (p) =>
     warn(
-      `Paused at the cost cap (${money(p, 'costUsd') ?? '?'} of ${money(p, 'maxCostUsd') ?? '?'}): raise the cap or cancel`,
+      `Paused at the cost cap (${money(p, 'costUsd') ?? '?'} of ${money(p, 'maxCostUsd') ?? '?'}): ` +
+        'raise the cap or cancel',
     ),
   'run.resumed': (p) =>
     info(
-      `Resumed with a cap of ${money(p, 'maxCostUsd') ?? '?'}${parens(num(p, 'generation') !== null && `generation ${num(p, 'generation')}`)}`,
+      `Resumed with a cap of ${money(p, 'maxCostUsd') ?? '?'}` +
+        `${parens(num(p, 'generation') !== null && `generation ${num(p, 'generation')}`)}`,
     ),
   'duration.exceeded': (p) => {
     const limit = num(p, 'limitMinutes') ?? num(p, 'maxDurationMinutes');
@@ -159,7 +162,8 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
   'watchdog.silence_exceeded': (p) => error(`Stopped: silent too long${parens(minutes(num(p, 'silenceTimeoutMs')))}`),
   'finalize.intent_parked': (p) =>
     info(
-      `Finalizing: asked the sandbox to hand over ${str(p, 'branch') ?? 'its work'}${parens(str(p, 'baseBranch') && `onto ${str(p, 'baseBranch')}`)}`,
+      `Finalizing: asked the sandbox to hand over ${str(p, 'branch') ?? 'its work'}` +
+        `${parens(str(p, 'baseBranch') && `onto ${str(p, 'baseBranch')}`)}`,
     ),
   'finalize.result': (p) => {
     const unposted = str(p, 'unposted');
@@ -170,7 +174,8 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
   },
   'reap.empty_push': (p) =>
     warn(
-      `Nothing to push${parens(p.droppedCommit === true && 'the commit was dropped', p.noChanges === true && 'no changes')}`,
+      'Nothing to push' +
+        parens(p.droppedCommit === true && 'the commit was dropped', p.noChanges === true && 'no changes'),
     ),
   branch_pushed: (p) => info(`Pushed ${str(p, 'branch') ?? 'the branch'}${parens(commits(p))}`),
   'reap.pr_opened': (p) =>
@@ -182,7 +187,8 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
     error(`Workspace salvage failed${colon(Array.isArray(p.notes) ? compact(p.notes.join('; ')) : null)}`),
   'reap.workspace_salvage_recorded': (p) =>
     warn(
-      `Workspace salvage recorded${parens(str(p, 'source'), str(p, 'trigger'))}${colon(str(p, 'salvageRef') ?? str(p, 'salvagePath'))}`,
+      `Workspace salvage recorded${parens(str(p, 'source'), str(p, 'trigger'))}` +
+        colon(str(p, 'salvageRef') ?? str(p, 'salvagePath')),
     ),
   'pr.follow_started': (p) => info(`The PR is followed by workflow ${str(p, 'workflowId') ?? '?'}`),
   'pr.state_changed': (p) => info(`${prName(p.prUrl)} ${words(str(p, 'prState')) ?? 'changed'}`),
@@ -207,7 +213,9 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
     info(`Preview starting${parens(num(p, 'port') !== null && `port ${num(p, 'port')}`, str(p, 'command'))}`),
   'preview.made_room': (p) =>
     info(
-      `Made room for the preview: tore down ${Array.isArray(p.evicted) ? plural(p.evicted.length, 'preview') : 'previews'}${parens(Array.isArray(p.evicted) && compact(p.evicted.join(', ')))}`,
+      `Made room for the preview: tore down ` +
+        `${Array.isArray(p.evicted) ? plural(p.evicted.length, 'preview') : 'previews'}` +
+        parens(Array.isArray(p.evicted) && compact(p.evicted.join(', '))),
     ),
   'preview.live': (p) => info(`Preview live${parens(num(p, 'port') !== null && `port ${num(p, 'port')}`)}`),
   'preview.failed': (p) => error(`Preview failed${colon(str(p, 'message'))}`),
@@ -215,7 +223,8 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
     info(`Preview torn down${parens(words(str(p, 'reason')), str(p, 'actor') && `by ${str(p, 'actor')}`)}`),
   'run.internal_failure': (p) =>
     error(
-      `Internal failure${parens(str(p, 'phase') && `phase ${str(p, 'phase')}`, str(p, 'activity'))}${colon(str(p, 'message'))}`,
+      `Internal failure${parens(str(p, 'phase') && `phase ${str(p, 'phase')}`, str(p, 'activity'))}` +
+        colon(str(p, 'message')),
     ),
   'run.reconciled': (p) =>
     warn(`Reconciled from its closed workflow: ${str(p, 'state') ?? 'ended'}${parens(words(str(p, 'failureReason')))}`),
@@ -236,7 +245,11 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
     info(`Plan ${step(p)} skipped${parens(str(p, 'seedId') && `seed ${str(p, 'seedId')} is closed`)}`),
   'plan_run.child_retried': (p) =>
     warn(
-      `Plan step retried after ${words(str(p, 'failureReason')) ?? 'a failure'}${parens(str(p, 'previousRunId') && `was ${str(p, 'previousRunId')}`, num(p, 'retryCount') !== null && `retry ${num(p, 'retryCount')}`)}`,
+      `Plan step retried after ${words(str(p, 'failureReason')) ?? 'a failure'}` +
+        parens(
+          str(p, 'previousRunId') && `was ${str(p, 'previousRunId')}`,
+          num(p, 'retryCount') !== null && `retry ${num(p, 'retryCount')}`,
+        ),
     ),
   'plan_run.failed': (p) => error(`Plan-run failed at ${step(p, 'failedSeq')}${colon(words(str(p, 'reason')))}`),
   'plan_run.succeeded': (p) =>
@@ -247,7 +260,8 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
     error(`Could not cancel plan ${step(p)}${parens(str(p, 'runId'))}${colon(str(p, 'message'))}`),
   'plan_run.resumed': (p) =>
     info(
-      `Plan-run resumed${parens(words(str(p, 'reason')) && `after ${words(str(p, 'reason'))}`)}${colon(str(p, 'note'))}`,
+      `Plan-run resumed${parens(words(str(p, 'reason')) && `after ${words(str(p, 'reason'))}`)}` +
+        colon(str(p, 'note')),
     ),
   'plan_run.internal_failure': (p) => error(`Plan-run internal failure${colon(str(p, 'message'))}`),
 };
@@ -264,7 +278,8 @@ function agentLine(type: string, payload: Payload, raw: unknown): EventText {
       return error(`Model provider error${colon(str(payload, 'message'))}`);
     case 'system.init':
       return info(
-        `Agent session started${parens(str(payload, 'model'), num(payload, 'tools') !== null && plural(num(payload, 'tools')!, 'tool'))}`,
+        'Agent session started' +
+          parens(str(payload, 'model'), num(payload, 'tools') !== null && plural(num(payload, 'tools')!, 'tool')),
       );
     default:
       return info(`${clip(type, 80)}${raw === null || raw === undefined ? '' : `: ${compact(raw)}`}`);

@@ -1,7 +1,7 @@
 // The wire shapes of a finalize result as the API validates them (POST /runs/{id}/finalize-result).
 // Apart from core/finalize.ts: zod stays out of the workflows' module graph.
 import { z } from 'zod';
-import { BUNDLE_FILE, FINALIZE_STAGES } from './finalize.ts';
+import { BUNDLE_FILE, FINALIZE_STAGES } from './finalize-stages.ts';
 
 export const finalizeResultSchema = z
   .object({

@@ -22,18 +22,7 @@ export interface FinalizeIntent {
   handoff?: 'bundle';
 }
 
-/** The bundle's file name in the sandbox's outbox. */
-export const BUNDLE_FILE = 'branch.bundle';
-
-export const FINALIZE_STAGES = [
-  'mulch_merge',
-  'seeds_mirror',
-  'plans_mirror',
-  'seeds_commit',
-  'branch_bundle',
-  'branch_push',
-  'commits_ahead',
-] as const;
+export { BUNDLE_FILE, FINALIZE_STAGES } from './finalize-stages.ts';
 
 /** What a sandbox posts (its shape is checked by the API: core/finalize-schema.ts). */
 export type FinalizeResult = FinalizeResultWire & {

@@ -13,7 +13,8 @@ export type GitUrlResult = { ok: true; repo: GitHubRepo } | { ok: false; message
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 const FORMS_HINT =
-  'use https://github.com/<owner>/<repo>, github.com/<owner>/<repo>, git@github.com:<owner>/<repo>.git or ssh://git@github.com/<owner>/<repo>';
+  'use https://github.com/<owner>/<repo>, github.com/<owner>/<repo>, git@github.com:<owner>/<repo>.git or ' +
+  'ssh://git@github.com/<owner>/<repo>';
 
 function reject(message: string, hint = FORMS_HINT): GitUrlResult {
   return { ok: false, message, hint };

@@ -54,7 +54,9 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 const record = (value: unknown): Record<string, unknown> =>
   value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 const short = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 16);
-/** What an alert keeps of a field: more than the prompt quotes (HEALER_PROMPT_LIMITS), so masking sees whole secrets. */
+/**
+ * What an alert keeps of a field: more than the prompt quotes (HEALER_PROMPT_LIMITS), so masking sees whole secrets.
+ */
 const MAX_FIELD = 8000;
 const clip = (value: string | null) => (value && value.length > MAX_FIELD ? `${value.slice(0, MAX_FIELD)}…` : value);
 

@@ -1,19 +1,9 @@
-// Ids are `<prefix>_` + 12 chars of lowercase Crockford-style base32 (no i, l, o, u), as in the
-// reference system: short, URL-safe, unambiguous when read aloud, and sortable by nothing.
+// Making ids: random, or derived from an idempotency key. Sortable by nothing. Their shape (alphabet,
+// prefixes, the check) is core/id-shape.ts.
 import { createHash, randomBytes } from 'node:crypto';
+import { ID_ALPHABET, ID_BODY_LENGTH, ID_PREFIXES, type IdKind } from './id-shape.ts';
 
-export const ID_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
-export const ID_BODY_LENGTH = 12;
-
-export const ID_PREFIXES = {
-  project: 'prj',
-  run: 'run',
-  planRun: 'plnr',
-  inboxMessage: 'msg',
-  webhook: 'whk',
-} as const;
-
-export type IdKind = keyof typeof ID_PREFIXES;
+export { ID_ALPHABET, ID_BODY_LENGTH, ID_PREFIXES, idPattern, isId, type IdKind } from './id-shape.ts';
 
 /**
  * Random bytes for ids, drawn from the system's generator 4 KiB at a time (as Node's randomUUID
@@ -40,10 +30,4 @@ export function idempotentId(kind: IdKind, key: string, scope = ''): string {
   let body = '';
   for (let i = 0; i < ID_BODY_LENGTH; i++) body += ID_ALPHABET[digest[i]! & 31];
   return `${ID_PREFIXES[kind]}_${body}`;
-}
-
-const ID_PATTERN = new RegExp(`^[a-z]+_[${ID_ALPHABET}]{${ID_BODY_LENGTH}}$`);
-
-export function isId(kind: IdKind, value: string): boolean {
-  return value.startsWith(`${ID_PREFIXES[kind]}_`) && ID_PATTERN.test(value);
 }

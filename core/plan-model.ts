@@ -2,12 +2,16 @@
 // them. Pure: the workflow, the activities that project it and the API that presents it share it.
 import type { AgentDefinition } from './agents.ts';
 import type { RunSnapshot, RunTiming } from './run-model.ts';
-import type { PlanRunChildState, PlanRunState, PrState, RunFailureReason, RunState } from './run-states.ts';
+import type { PlanRunChildJson, PlanRunJson } from './plan-run-schema.ts';
+import type { PlanRunSource, PlanRunState, PrState, RunFailureReason, RunState } from './run-states.ts';
 
 export const DEFAULT_PROMPT_TEMPLATE = 'work on sd {seed_id}';
 
 export interface PlanTiming {
-  /** How long an open child PR may wait to be merged (0: for ever), from the later of the run's end and the plan's resume. */
+  /**
+   * How long an open child PR may wait to be merged (0: for ever), from the later of the run's end and the plan's
+   * resume.
+   */
   mergeTimeoutMs: number;
   /** How often a child's run looks at its open PR while the plan waits on it. */
   mergePollMs: number;
@@ -15,55 +19,34 @@ export interface PlanTiming {
 
 export const DEFAULT_PLAN_TIMING: PlanTiming = { mergeTimeoutMs: 1_800_000, mergePollMs: 15_000 };
 
-export interface PlanChild {
-  seq: number;
-  seedId: string;
-  runId: string | null;
-  state: PlanRunChildState;
-  createdAt: string;
-  updatedAt: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  prMergedAt: string | null;
-  failureReason: string | null;
+/** A child as the plan's workflow holds it: the API's child (core/plan-run-schema.ts) and its working state. */
+export type PlanChild = Omit<PlanRunChildJson, 'planRunId'> & {
   retryCount: number;
-  /** The child run's PR, while the plan waits for it to be merged. */
+  /** The child run's PR, while the plan waits for it to be merged (the run's own row keeps it). */
   prUrl: string | null;
-}
+};
 
-/** What a plan-run applies to every child it dispatches. */
-export interface PlanChildSettings {
-  promptTemplate: string;
-  ref: string | null;
-  providerOverride: string | null;
-  modelOverride: string | null;
-  /** Per-child cap: the run tier of the cap precedence. */
-  maxCostUsd: number | null;
-  dispatcherHandle: string;
-}
+/**
+ * What a plan-run applies to every child it dispatches. `maxCostUsd` is the per-child cap: the run
+ * tier of the cap precedence.
+ */
+export type PlanChildSettings = Pick<
+  PlanRunJson,
+  'promptTemplate' | 'ref' | 'providerOverride' | 'modelOverride' | 'maxCostUsd' | 'dispatcherHandle'
+>;
 
-export interface PlanRunSnapshot extends PlanChildSettings {
-  id: string;
-  planId: string | null;
-  source: 'plan' | 'issues';
-  projectId: string;
-  agentName: string;
-  trigger: string;
-  state: PlanRunState;
-  failureReason: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  resumedAt: string | null;
+/** The plan-run as its workflow holds it: the API's PlanRun (core/plan-run-schema.ts), its children. */
+export type PlanRunSnapshot = PlanRunJson & {
   children: PlanChild[];
+  /** Grows with every projection, so a late retry of an older projection never wins. */
   projectionVersion: number;
-}
+};
 
 export interface PlanRunWorkflowInput extends PlanChildSettings {
   planRunId: string;
   createdAt: string;
   planId: string | null;
-  source: 'plan' | 'issues';
+  source: PlanRunSource;
   projectId: string;
   /** Resolved when the plan-run was accepted: every child runs the same definition. */
   agent: AgentDefinition;

@@ -322,7 +322,8 @@ function reviewPrompt(status: PrStatus): string {
     max: FORGE_TEXT_LIMITS.reviewComment,
   }));
   return [
-    `${forgeName(review.reviewer)} requested changes on this branch's pull request. Make them in this branch, and commit.`,
+    `${forgeName(review.reviewer)} requested changes on this branch's pull request. ` +
+      'Make them in this branch, and commit.',
     '',
     `Their review, and its comments on the code. ${QUOTED_DATA}`,
     '',

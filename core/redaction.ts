@@ -1,6 +1,7 @@
 // Masking secrets in text that leaves svc toward someone who may not hold them: svc's own secrets
 // by value (the values are handed in: platform/secrets.ts keeps the process's), and the credential
 // formats agents and logs most often print by shape. Pure, so workflows' prompts may use it too.
+import { idPattern } from './id-shape.ts';
 
 export const MASK = '[redacted]';
 
@@ -22,11 +23,14 @@ export function isDistinctiveSecret(form: string): boolean {
 }
 
 /** svc's own credential shapes: a run token, a webhook's signing secret. */
-const SVC_SHAPES = [/\bsvc1\.run_[0-9a-z]{12}\.[0-9a-f]{64}/g, /\bwhsec_[0-9a-f]{64}/g];
+const SVC_SHAPES = [new RegExp(`\\bsvc1\\.${idPattern('run')}\\.[0-9a-f]{64}`, 'g'), /\bwhsec_[0-9a-f]{64}/g];
+
+const PEM_BEGIN = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/;
+const PEM_END = /-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/;
 
 /** Credential shapes, each a whole match to mask. */
 const SECRET_SHAPES = [
-  /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{0,20000}?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|$)/g,
+  new RegExp(`${PEM_BEGIN.source}[\\s\\S]{0,20000}?(?:${PEM_END.source}|$)`, 'g'),
   /\bgh[pousr]_[A-Za-z0-9]{16,}/g,
   /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
   /\bglpat-[A-Za-z0-9_-]{16,}/g,
@@ -52,8 +56,11 @@ const LABELLED =
  * `pass=…`, `DB_PASS: …`, `pwd=…`, `credentials=…`: shorter labels, so only with an explicit `=` or
  * `:` and not inside a longer word (`bypass`, `compass`); the value goes from 6 characters on.
  */
-const ASSIGNED =
-  /((?<![A-Za-z])(?:pass|pwd|passphrase|credentials?|private[_-]?key|access[_-]?key|client[_-]?secret|auth)["']?\s{0,8}[:=]\s{0,8}["']?)([^\s"',;]{6,})/gi;
+const SECRET_NAMES = /pass|pwd|passphrase|credentials?|private[_-]?key|access[_-]?key|client[_-]?secret|auth/;
+const ASSIGNED = new RegExp(
+  `((?<![A-Za-z])(?:${SECRET_NAMES.source})["']?\\s{0,8}[:=]\\s{0,8}["']?)([^\\s"',;]{6,})`,
+  'gi',
+);
 
 /**
  * A long blob of base64 with both letter cases and a digit (a key's body, a bare API key). A hex

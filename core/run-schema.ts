@@ -30,7 +30,8 @@ export const runSchema = z.object({
     .string()
     .nullable()
     .describe(
-      'Why a running run is paused: it crossed its cost cap with onCapHit: pause, and waits for POST /runs/{id}/resume or a cancel',
+      'Why a running run is paused: it crossed its cost cap with onCapHit: pause, and waits for POST ' +
+        '/runs/{id}/resume or a cancel',
     ),
   failureReason: z.enum(RUN_FAILURE_REASONS).nullable(),
   createdAt: z.number().nullable(),

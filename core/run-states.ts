@@ -45,6 +45,10 @@ export type CostBasis = (typeof COST_BASES)[number];
 export const EVENT_STREAMS = ['stdout', 'stderr', 'system'] as const;
 export type EventStream = (typeof EVENT_STREAMS)[number];
 
+/** Where a plan-run's seeds come from: a plan of the project's seeds, or a list of issues. */
+export const PLAN_RUN_SOURCES = ['plan', 'issues'] as const;
+export type PlanRunSource = (typeof PLAN_RUN_SOURCES)[number];
+
 export const PLAN_RUN_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type PlanRunState = (typeof PLAN_RUN_STATES)[number];
 

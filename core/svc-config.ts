@@ -108,8 +108,16 @@ export function blockingProblem(config: LoadedSvcConfig): ConfigProblem | undefi
   );
 }
 
-const TRIGGERS_HEADER =
-  '# Cron triggers for svc: each entry dispatches a run of `role` on its schedule.\n# - id: nightly\n#   kind: cron\n#   cron: "0 3 * * *"\n#   timezone: Europe/Paris\n#   role: shell\n#   prompt: "…"\n';
+const TRIGGERS_HEADER = [
+  '# Cron triggers for svc: each entry dispatches a run of `role` on its schedule.',
+  '# - id: nightly',
+  '#   kind: cron',
+  '#   cron: "0 3 * * *"',
+  '#   timezone: Europe/Paris',
+  '#   role: shell',
+  '#   prompt: "…"',
+  '',
+].join('\n');
 const CONFIG_HEADER =
   '# svc project settings (defaultRole, defaultPrompt, runBranchPrefix, maxCostUsd, preview, pr, …).\n';
 const PREVIEW_HEADER = '# Preview deployment for runs of this project.\n';

@@ -61,6 +61,9 @@ export interface WebhookDelivery {
   retry: WebhookRetry;
 }
 
+/** The delivery workflow's signature (workflows/webhooks.workflow.ts), for the activity that starts it. */
+export type WebhookDeliveryWorkflow = (delivery: WebhookDelivery) => Promise<string>;
+
 /** The workflow id of an instance's webhooks registry (one per task queue, like the admission queue). */
 export const webhooksWorkflowId = (taskQueue: string) => `svc-webhooks-${taskQueue}`;
 

@@ -21,8 +21,17 @@ const CONNECTION_CODES = new Set([
   'SQLITE_BUSY',
 ]);
 
-const CONNECTION_MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)|terminating connection/i;
+const CONNECTION_MESSAGES = new RegExp(
+  [
+    'Connection terminated',
+    'connection timeout',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error',
+    'the database system is (starting up|shutting down)',
+    'terminating connection',
+  ].join('|'),
+  'i',
+);
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (

@@ -8,8 +8,9 @@ import type { EntityManager } from '@mikro-orm/sql';
 import { ALL_ENTITIES } from './entities/index.ts';
 import { migrationsFor } from './migrations/index.ts';
 import { withFileLock } from '../platform/file-lock.ts';
+import type { DbDialect } from './dialect.ts';
 
-export type DbDialect = 'sqlite' | 'postgresql';
+export type { DbDialect } from './dialect.ts';
 
 export interface OrmSettings {
   /** `postgres://…` / `postgresql://…` selects PostgreSQL; anything else is a SQLite file path. */

@@ -107,7 +107,10 @@ function describeIssues(issues: readonly z.core.$ZodIssue[], raw: unknown): stri
       const path = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
       const field = path.replace(/^\./, '') || '(top level)';
       if (issue.code === 'invalid_value')
-        return `${field}: ${JSON.stringify(valueAt(raw, issue.path))} is not allowed (allowed: ${issue.values.join(', ')})`;
+        return (
+          `${field}: ${JSON.stringify(valueAt(raw, issue.path))} is not allowed (allowed: ` +
+          `${issue.values.join(', ')})`
+        );
       if (issue.code === 'unrecognized_keys') return `${field}: unknown field(s) ${issue.keys.join(', ')}`;
       return `${field}: ${issue.message}`;
     })

@@ -61,7 +61,10 @@ export interface SvcConfig {
   webhooks: WebhookSettings & { configured: Webhook[] | null };
   /** Rows untouched for this long are the ones a scheduled pass checks (SVC_RECONCILE_STALE_AFTER_MS). */
   reconcileStaleAfterMs: number;
-  /** Where the worker's Temporal SDK serves its Prometheus metrics (SVC_TEMPORAL_METRICS_ADDRESS, host:port); unset: off. */
+  /**
+   * Where the worker's Temporal SDK serves its Prometheus metrics (SVC_TEMPORAL_METRICS_ADDRESS, host:port); unset:
+   * off.
+   */
   temporalMetricsAddress: string | undefined;
   /** Where a standalone worker serves its own /metrics (SVC_WORKER_METRICS_ADDRESS, host:port); unset: off. */
   workerMetricsAddress: string | undefined;

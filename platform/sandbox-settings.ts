@@ -20,7 +20,10 @@ export interface ContainerSettings {
   images: string[];
   /** The OCI runtime asked of the engine (SVC_CONTAINER_RUNTIME, e.g. runc), or the engine's default. */
   runtime: string | null;
-  /** How long the engine may not answer about a live run before it is `sandbox_unreachable` (SVC_CONTAINER_UNREACHABLE_MS). */
+  /**
+   * How long the engine may not answer about a live run before it is `sandbox_unreachable`
+   * (SVC_CONTAINER_UNREACHABLE_MS).
+   */
   unreachableAfterMs: number;
 }
 
@@ -36,7 +39,10 @@ export interface KubernetesSettings {
   gatewayBind: string;
   /** The ports gateways take (SVC_KUBERNETES_GATEWAY_PORTS, `first-last`): what the pods' NetworkPolicy opens. */
   gatewayPorts: { first: number; last: number };
-  /** What every run pod gets from the operator: node selector, tolerations, service account… (SVC_KUBERNETES_POD_DEFAULTS). */
+  /**
+   * What every run pod gets from the operator: node selector, tolerations, service account…
+   * (SVC_KUBERNETES_POD_DEFAULTS).
+   */
   podDefaults: PodDefaults;
   /** How long the API server may not answer about a live pod before it is `sandbox_unreachable`. */
   unreachableAfterMs: number;
@@ -195,7 +201,8 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
   const allowUnsandboxed = env.SVC_ALLOW_UNSANDBOXED === '1';
   if (mode === 'process' && !allowUnsandboxed) {
     throw new Error(
-      'SVC_SANDBOX=process runs agents with no isolation at all: set SVC_ALLOW_UNSANDBOXED=1 as well if that is really meant',
+      'SVC_SANDBOX=process runs agents with no isolation at all: ' +
+        'set SVC_ALLOW_UNSANDBOXED=1 as well if that is really meant',
     );
   }
   const memory = env.SVC_SANDBOX_MEMORY_MIB ? Number(env.SVC_SANDBOX_MEMORY_MIB) : null;
@@ -206,7 +213,8 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
   const cpu = env.SVC_SANDBOX_CPU_MILLICORES ? Number(env.SVC_SANDBOX_CPU_MILLICORES) : null;
   if (cpu !== null && !(Number.isInteger(cpu) && cpu >= 10 && cpu <= 64_000))
     throw new Error(
-      `SVC_SANDBOX_CPU_MILLICORES must be a whole number of millicores from 10 to 64000, not "${env.SVC_SANDBOX_CPU_MILLICORES}"`,
+      `SVC_SANDBOX_CPU_MILLICORES must be a whole number of millicores from 10 to 64000, not ` +
+        `"${env.SVC_SANDBOX_CPU_MILLICORES}"`,
     );
   let egress: EgressRule[];
   try {

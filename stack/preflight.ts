@@ -45,7 +45,8 @@ function checkPrivateKey(value: string): void {
   } catch (error) {
     // The value itself is never echoed: it may be a key in the wrong shape.
     throw new ConfigurationError(
-      `SVC_GITHUB_APP_PRIVATE_KEY is neither a PEM key nor a readable file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+      `SVC_GITHUB_APP_PRIVATE_KEY is neither a PEM key nor a readable file ` +
+        `(${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
     );
   }
   if (!key.includes('-----BEGIN'))

@@ -33,7 +33,9 @@ const ISOLATION_WORDS = {
   process: 'UNSANDBOXED',
 } as const;
 
-/** GET /instance's `runtime`: where agents run (a container engine or the worker's own host are both `local`'s peers). */
+/**
+ * GET /instance's `runtime`: where agents run (a container engine or the worker's own host are both `local`'s peers).
+ */
 function runtimeName(mode: SandboxSettings['mode']): string {
   return mode === 'kubernetes' || mode === 'container' ? mode : 'local';
 }
@@ -94,8 +96,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       );
       stops.push(() => embeddedTemporal!.stop());
       temporalAddress = embeddedTemporal.address;
+      const { cli } = embeddedTemporal;
       log(
-        `temporal: embedded dev server at ${temporalAddress} (CLI from ${embeddedTemporal.cli.source}${embeddedTemporal.cli.path ? `: ${embeddedTemporal.cli.path}` : ''})`,
+        `temporal: embedded dev server at ${temporalAddress} ` +
+          `(CLI from ${cli.source}${cli.path ? `: ${cli.path}` : ''})`,
       );
     } else {
       temporalAddress = config.temporalAddress;
@@ -107,9 +111,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const readModel = await initORM({ databaseUrl: config.databaseUrl });
     stops.push(() => readModel.close());
     const applied = await migrate(readModel);
-    log(
-      `read model: ${readModel.dialect}${readModel.dialect === 'sqlite' ? ` at ${config.databaseUrl}` : ''}${applied.length ? ` (applied ${applied.join(', ')})` : ''}`,
-    );
+    const where = readModel.dialect === 'sqlite' ? ` at ${config.databaseUrl}` : '';
+    log(`read model: ${readModel.dialect}${where}${applied.length ? ` (applied ${applied.join(', ')})` : ''}`);
 
     const token = loadOperatorToken(config.apiToken, dataPaths.operatorToken(config.dataDir));
     registerSecret(token.token);

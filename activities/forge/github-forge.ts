@@ -1,8 +1,10 @@
 // GitHub through octokit, with a configurable base URL (GitHub Enterprise, or a local stand-in in
 // tests), authenticated with a token (PAT). Without a token the forge is "unsupported".
 import type { Octokit } from '@octokit/rest';
-import type { PrStatus } from '../../core/pr-loop.ts';
 import { readPullRequestStatus } from './pull-request-status.ts';
+import { toRef, type PullLike, type PullRequestRef, type PullRequestStatus } from './pull-request-ref.ts';
+
+export { toRef, type PullLike, type PullRequestRef, type PullRequestStatus };
 
 export interface ForgeRepo {
   owner: string;
@@ -68,24 +70,6 @@ export class GitHubForge {
   }
 }
 
-export interface PullRequestRef {
-  url: string;
-  number: number;
-  state: 'open' | 'merged' | 'closed_unmerged';
-  mergedAt: string | null;
-}
-
-export type PullLike = { html_url: string; number: number; state: string; merged_at: string | null };
-
-export function toRef(pull: PullLike): PullRequestRef {
-  return {
-    url: pull.html_url,
-    number: pull.number,
-    state: pull.merged_at ? 'merged' : pull.state === 'open' ? 'open' : 'closed_unmerged',
-    mergedAt: pull.merged_at,
-  };
-}
-
 export function parsePullRequestUrl(url: string): { owner: string; name: string; number: number } | undefined {
   const match = /\/([^/]+)\/([^/]+)\/pull\/(\d+)$/.exec(url);
   return match ? { owner: match[1]!, name: match[2]!, number: Number(match[3]) } : undefined;
@@ -93,16 +77,14 @@ export function parsePullRequestUrl(url: string): { owner: string; name: string;
 
 export class ForgeUnavailableError extends Error {}
 
-/** A PR as the loop sees it (core/pr-loop.ts). */
-export type PullRequestStatus = PullRequestRef & PrStatus;
-
 export class PullRequests {
   readonly #octokit: () => Promise<Octokit>;
 
   constructor(settings: ForgeSettings) {
     if (!settings.token)
       throw new ForgeUnavailableError(
-        "no forge credentials for this repository: set SVC_GIT_TOKEN or GITHUB_TOKEN, or install svc's GitHub App on it",
+        "no forge credentials for this repository: set SVC_GIT_TOKEN or GITHUB_TOKEN, or install svc's GitHub App on " +
+          'it',
       );
     this.#octokit = lazyOctokit({ ...settings, token: settings.token });
   }

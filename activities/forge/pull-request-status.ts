@@ -7,7 +7,7 @@
 import type { Octokit } from '@octokit/rest';
 import { ADDRESSED_TO_SVC, DEFAULT_CI_APPS, FORGE_TEXT_LIMITS } from '../../core/pr-loop.ts';
 import { redactKnownSecretsAndCut } from '../../platform/secrets.ts';
-import { toRef, type PullLike, type PullRequestStatus } from './github-forge.ts';
+import { toRef, type PullLike, type PullRequestStatus } from './pull-request-ref.ts';
 
 /** Check-run conclusions that fail a PR's checks. */
 const FAILED = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure']);

@@ -1,17 +1,10 @@
 // Project rows and their trigger rows. Written only by activities; the API reads.
 import type { EntityManager } from '@mikro-orm/sql';
+import type { ProjectJson } from '../../core/project-schema.ts';
 import { ProjectEntity, ProjectTriggerEntity, type Project } from '../../db/entities/index.ts';
 
-export interface ProjectRecord {
-  id: string;
-  gitUrl: string;
-  localPath: string;
-  defaultBranch: string;
-  addedAt: string;
-  lastFetchedAt: string | null;
-  lastHeadSha: string | null;
-  hasSeeds: boolean;
-}
+/** A project as the project workflows carry it: the API's Project (core/project-schema.ts). */
+export type ProjectRecord = ProjectJson;
 
 export function toProjectRecord(row: Project): ProjectRecord {
   return {

@@ -10,7 +10,7 @@ import type { ReadModel } from '../../db/orm.ts';
 import type { ForgeCredentials } from '../../platform/forge-credentials.ts';
 import type { SandboxSettings } from '../../platform/sandbox-settings.ts';
 import { git, gitProbe } from '../git/git.ts';
-import { projectLockFile, withProjectLock } from '../git/project-lock.ts';
+import { projectLockFile, withProjectLock } from '../../platform/project-lock.ts';
 import { sandboxHostId } from '../../sandbox/index.ts';
 
 export interface WorkspaceDeps {
@@ -95,7 +95,8 @@ export async function prepareRunWorkspace(
   if (!(await gitProbe(['rev-parse', '--verify', '--quiet', `${start}^{commit}`], { cwd: partial }))) {
     rmSync(partial, { recursive: true, force: true });
     throw ApplicationFailure.nonRetryable(
-      `${input.baseCommit ? `commit ${input.baseCommit}` : `branch ${baseBranch}`} is not in the project clone (refresh the project?)`,
+      `${input.baseCommit ? `commit ${input.baseCommit}` : `branch ${baseBranch}`} is not in the project clone ` +
+        `(refresh the project?)`,
       'workspace_unavailable',
     );
   }

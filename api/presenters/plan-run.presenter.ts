@@ -1,10 +1,11 @@
-// PlanRun and PlanRun child → the API's JSON (api/routes/plan-runs.schema.ts). Accepts read-model rows or the
-// workflow's snapshot.
+// PlanRun and PlanRun child → the API's JSON (core/plan-run-schema.ts). Accepts read-model rows or
+// the workflow's snapshot.
 import type { PlanChild, PlanRunSnapshot } from '../../core/plan-model.ts';
+import type { PlanRunChildJson, PlanRunJson } from '../../core/plan-run-schema.ts';
 import type { PlanRun, PlanRunChild } from '../../db/entities/index.ts';
 import { iso } from './run.presenter.ts';
 
-export function presentPlanRun(plan: PlanRun | PlanRunSnapshot) {
+export function presentPlanRun(plan: PlanRun | PlanRunSnapshot): PlanRunJson {
   return {
     id: plan.id,
     planId: plan.planId ?? null,
@@ -27,7 +28,7 @@ export function presentPlanRun(plan: PlanRun | PlanRunSnapshot) {
   };
 }
 
-export function presentPlanRunChild(child: PlanRunChild | (PlanChild & { planRunId: string })) {
+export function presentPlanRunChild(child: PlanRunChild | (PlanChild & { planRunId: string })): PlanRunChildJson {
   return {
     planRunId: child.planRunId,
     seq: child.seq,

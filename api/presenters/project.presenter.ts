@@ -1,9 +1,10 @@
-// Project → the API's Project JSON (api/routes/projects.schema.ts).
+// Project → the API's Project JSON (core/project-schema.ts).
+import type { ProjectJson } from '../../core/project-schema.ts';
 import type { Project } from '../../db/entities/index.ts';
 import type { ProjectRecord } from '../../activities/read-model/project-store.ts';
 import { iso } from './run.presenter.ts';
 
-export function presentProject(project: Project | ProjectRecord) {
+export function presentProject(project: Project | ProjectRecord): ProjectJson {
   return {
     id: project.id,
     gitUrl: project.gitUrl,

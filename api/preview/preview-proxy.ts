@@ -7,6 +7,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { http } from '../../platform/node-http.ts';
 import { connect, type Socket } from 'node:net';
+import { isId } from '../../core/id-shape.ts';
 import { previewCookieName } from '../../core/preview.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
 import type { PreviewSettings } from '../../platform/preview-settings.ts';
@@ -23,7 +24,6 @@ export interface PreviewProxyDeps {
 
 /** How often a run's workflow hears that its preview is in use (its idle clock). */
 export const HIT_DEBOUNCE_MS = 30_000;
-const RUN_ID = /^run_[0-9a-z]{12}$/;
 /** Request headers the preview does not see: svc's own credentials. */
 const WITHHELD = ['authorization', 'proxy-authorization'];
 
@@ -68,10 +68,10 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
       const host = (request.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
       const label = host.endsWith(`.${settings.host}`) ? host.slice(0, -settings.host!.length - 1) : '';
       const runId = label.startsWith('run-') ? label.slice(4) : '';
-      return RUN_ID.test(runId) ? { runId, path: url } : null;
+      return isId('run', runId) ? { runId, path: url } : null;
     }
     const match = /^\/p\/([^/?#]+)(\/[^?#]*)?(\?.*)?$/.exec(url);
-    if (!match || !RUN_ID.test(match[1]!)) return null;
+    if (!match || !isId('run', match[1]!)) return null;
     if (match[2] === undefined) return { redirect: `/p/${match[1]}/${match[3] ?? ''}` };
     return { runId: match[1]!, path: `${match[2]}${match[3] ?? ''}` };
   }

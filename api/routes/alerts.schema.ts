@@ -32,7 +32,8 @@ export const healSkippedResponse = z.object({
         "the alert's source project with a rule that takes it; ambiguous: two projects take it equally " +
         'specifically; cooldown: a healer run of the fingerprint (healer.cooldownMinutes) or of the project ' +
         '(healer.projectCooldownMinutes) is too recent, or one is being dispatched; max_retries: the fingerprint ' +
-        'had 1 + healer.maxRetries healer runs; busy: healer.maxConcurrentRuns healer runs of the project are unfinished',
+        'had 1 + healer.maxRetries healer runs; ' +
+        'busy: healer.maxConcurrentRuns healer runs of the project are unfinished',
     ),
   fingerprint,
   source: z.enum(ALERT_SOURCES),

@@ -12,7 +12,8 @@ export function eventsRoutes(hub: LifecycleHub) {
       path: '/events/stream',
       auth: 'readOperator',
       summary:
-        'Run lifecycle transitions as they happen: one {runId, hook, state, ts} line each (NDJSON, held open; follow=0 closes at once)',
+        'Run lifecycle transitions as they happen: one {runId, hook, state, ts} line each ' +
+        '(NDJSON, held open; follow=0 closes at once)',
       tags: ['events'],
       query: z.object({ follow: booleanFlag.optional() }).strict(),
       responses: {

@@ -113,6 +113,7 @@ export function opsRoutes(
 
 /** A small page that is never cached, sends no referrer, and runs only the script it carries. */
 function htmlPage(status: number, body: string, nonce?: string) {
+  const scripts = nonce ? `script-src 'nonce-${nonce}'; ` : '';
   return {
     status,
     body: `<!doctype html><html><head><meta charset="utf-8"><title>svc</title></head><body>${body}</body></html>`,
@@ -121,7 +122,7 @@ function htmlPage(status: number, body: string, nonce?: string) {
       'Cache-Control': 'no-store',
       'Referrer-Policy': 'no-referrer',
       'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': `default-src 'none'; ${nonce ? `script-src 'nonce-${nonce}'; ` : ''}frame-ancestors 'none'`,
+      'Content-Security-Policy': `default-src 'none'; ${scripts}frame-ancestors 'none'`,
     },
   };
 }

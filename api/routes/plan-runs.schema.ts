@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { FIELD_LIMITS } from '../../core/field-limits.ts';
 import { booleanFlag } from './common.schema.ts';
-import { PLAN_RUN_CHILD_STATES, PLAN_RUN_STATES } from '../../core/run-states.ts';
+import { PLAN_RUN_STATES } from '../../core/run-states.ts';
+import { planRunChildSchema, planRunSchema } from '../../core/plan-run-schema.ts';
 import { linksSchema, runSchema } from './runs.schema.ts';
 
 const optionalName = z.string().max(FIELD_LIMITS.name).trim().min(1).nullable().optional();
@@ -56,28 +57,7 @@ export const resumePlanRunBody = z
   })
   .strict();
 
-const timestamp = z.string().nullable();
-
-export const planRunSchema = z.object({
-  id: z.string(),
-  planId: z.string().nullable(),
-  source: z.enum(['plan', 'issues']),
-  projectId: z.string(),
-  agentName: z.string(),
-  promptTemplate: z.string(),
-  ref: z.string().nullable(),
-  providerOverride: z.string().nullable(),
-  modelOverride: z.string().nullable(),
-  maxCostUsd: z.number().nullable(),
-  dispatcherHandle: z.string(),
-  trigger: z.string(),
-  state: z.enum(PLAN_RUN_STATES),
-  failureReason: z.string().nullable(),
-  createdAt: z.string(),
-  startedAt: timestamp,
-  endedAt: timestamp,
-  resumedAt: timestamp,
-});
+export { planRunChildSchema, planRunSchema };
 
 /** What a spectator (public mode) sees, as in the reference: no template, overrides, cap, handle or reason. */
 export const spectatorPlanRunSchema = planRunSchema.omit({
@@ -91,19 +71,6 @@ export const spectatorPlanRunSchema = planRunSchema.omit({
 /** A plan-run as a reader sees it: the operator's view, or the spectator's. */
 const planRunView = z.union([planRunSchema, spectatorPlanRunSchema]);
 
-export const planRunChildSchema = z.object({
-  planRunId: z.string(),
-  seq: z.number().int(),
-  seedId: z.string(),
-  runId: z.string().nullable(),
-  state: z.enum(PLAN_RUN_CHILD_STATES),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  startedAt: timestamp,
-  endedAt: timestamp,
-  prMergedAt: timestamp,
-  failureReason: z.string().nullable(),
-});
 /** Spectators do not get a child's failureReason (docs/security.md, public mode). */
 const spectatorPlanRunChildSchema = planRunChildSchema.omit({ failureReason: true });
 const planRunChildView = z.union([planRunChildSchema, spectatorPlanRunChildSchema]);

@@ -1,6 +1,7 @@
 // Request and response schemas of the projects, seeds, config and triggers routes.
 import { z } from 'zod';
 import { FIELD_LIMITS } from '../../core/field-limits.ts';
+import { projectSchema } from '../../core/project-schema.ts';
 
 export const projectIdParams = z.object({ id: z.string().min(1).max(FIELD_LIMITS.idParam) }).strict();
 export const seedParams = z
@@ -41,16 +42,7 @@ export const initProjectBody = z
   .object({ defaultRole: z.string().max(FIELD_LIMITS.name).trim().min(1).nullable().optional() })
   .strict();
 
-export const projectSchema = z.object({
-  id: z.string(),
-  gitUrl: z.string(),
-  localPath: z.string(),
-  defaultBranch: z.string(),
-  addedAt: z.string(),
-  lastFetchedAt: z.string().nullable(),
-  lastHeadSha: z.string().nullable(),
-  hasSeeds: z.boolean(),
-});
+export { projectSchema };
 
 /** What a spectator (public mode) sees: no path on the server's disk. */
 export const spectatorProjectSchema = projectSchema.omit({ localPath: true });

@@ -240,7 +240,8 @@ export function runsRoutes(
       auth: 'dispatch',
       runToken: true,
       summary:
-        "A git credential for the run's repository: with a GitHub App, a read-only installation token for it; else null",
+        "A git credential for the run's repository: " +
+        'with a GitHub App, a read-only installation token for it; else null',
       tags: ['runs'],
       params: runIdParams,
       responses: { 200: { description: 'The credential', schema: z.object({ gitToken: z.string().nullable() }) } },
@@ -256,7 +257,8 @@ export function runsRoutes(
       query: runEventsQuery,
       responses: {
         200: {
-          description: `One event per line; a spectator's read is at most ${SPECTATOR_PAGE} of them (read on with since)`,
+          description:
+            `One event per line; a spectator's read is at most ${SPECTATOR_PAGE} of them ` + '(read on with since)',
           schema: eventLineSchema,
           contentType: 'application/x-ndjson',
         },

@@ -165,7 +165,9 @@ export const listRunsQuery = z
   });
 export type ListRunsQuery = z.infer<typeof listRunsQuery>;
 
-/** Beyond the spec: the dashboard's page, and where to debug the workflow (the Temporal UI page) when svc knows the UI. */
+/**
+ * Beyond the spec: the dashboard's page, and where to debug the workflow (the Temporal UI page) when svc knows the UI.
+ */
 export const linksSchema = z.object({
   temporalUi: z
     .string()

@@ -3,7 +3,8 @@
 // rows and fans them out to its subscribers: on PostgreSQL a LISTEN connection woken by the
 // projection's NOTIFY (so every API process on the database sees every transition), on SQLite a
 // watch on the database's write-ahead log, which every commit of any process on this machine
-// writes (inotify), with a poll behind it. Never a query per client. Each subscriber holds at most 512 lines, dropping the
+// writes (inotify), with a poll behind it. Never a query per client. Each subscriber holds at most 512 lines, dropping
+// the
 // oldest. No replay: a stream starts at "now", the newest row committed when it subscribed. Every
 // line is a JSON object (no blank keep-alive lines); TCP keep-alive holds an idle stream open.
 import { existsSync, watch, type FSWatcher } from 'node:fs';

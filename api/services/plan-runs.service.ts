@@ -2,7 +2,7 @@
 // every check has passed; then planRunWorkflow (workflow id = plan-run id) owns the plan-run and
 // projects it. Reads come from the read model, falling back to the workflow before its first
 // projection.
-import { newId } from '../../core/ids.ts';
+import { isId, newId } from '../../core/ids.ts';
 import {
   DEFAULT_PROMPT_TEMPLATE,
   initialPlanRunSnapshot,
@@ -114,7 +114,7 @@ export class PlanRunsService {
   async get(id: string) {
     const row = await this.#deps.planRunRows.find(id);
     if (!row) {
-      const accepted = /^plnr_[0-9a-z]{12}$/.test(id) ? await this.#deps.workflows.input(id) : undefined;
+      const accepted = isId('planRun', id) ? await this.#deps.workflows.input(id) : undefined;
       if (!accepted) throw Errors.notFound(`plan-run "${id}"`);
       const snapshot = initialPlanRunSnapshot(accepted);
       return {

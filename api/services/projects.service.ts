@@ -3,7 +3,7 @@
 // the project's clone under its shared lock.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectLockFile, withProjectLock } from '../../activities/git/project-lock.ts';
+import { projectLockFile, withProjectLock } from '../../platform/project-lock.ts';
 import { parseGitHubUrl } from '../../core/git-url.ts';
 import { newId } from '../../core/ids.ts';
 import { parseIssues, parsePlans, readyPlans, type Plan } from '../../core/seeds.ts';

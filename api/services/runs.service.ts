@@ -2,7 +2,7 @@
 // reads from the read model.
 import type { AgentDefinition } from '../../core/agents.ts';
 import { createHash } from 'node:crypto';
-import { idempotentId, newId } from '../../core/ids.ts';
+import { idempotentId, isId, newId } from '../../core/ids.ts';
 import { buildRunInput, projectRunSettings, type RunRequest } from '../../core/run-input.ts';
 import type { RunSnapshot, RunTiming } from '../../core/run-model.ts';
 import { isTerminalRunState, type InboxPriority } from '../../core/run-states.ts';
@@ -281,7 +281,7 @@ export class RunsService {
   async get(id: string): Promise<Run | RunSnapshot> {
     const run = await this.#deps.runRows.find(id);
     if (run) return run;
-    const accepted = /^run_[0-9a-z]{12}$/.test(id) ? await this.#deps.temporal.acceptedRun(id) : undefined;
+    const accepted = isId('run', id) ? await this.#deps.temporal.acceptedRun(id) : undefined;
     if (!accepted) throw Errors.notFound(`run "${id}"`);
     return accepted;
   }

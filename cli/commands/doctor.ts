@@ -5,7 +5,7 @@ import { describeForgeIdentity, type ForgeIdentity } from '../../core/forge-iden
 import { SVC_VERSION } from '../../platform/version.ts';
 import { EXIT, RemoteCommand, table } from '../base-command.ts';
 import { resolveClientSettings } from '../client/settings.ts';
-import type { Finding } from '../doctor/local-checks.ts';
+import type { Finding } from '../doctor/finding.ts';
 
 /** The wire shape of one check (the API's ReadyCheck): a warning is `ok: true` with a message. */
 export interface DoctorCheck {
@@ -56,11 +56,22 @@ export class DoctorCommand extends RemoteCommand {
     category: 'Operations',
     description: 'check that the server is reachable, the token is accepted and versions match',
     details: `
-      Prints one \`{"name","ok","message"?,"hint"?}\` line per check (\`--output json\`: one JSON array of them; \`--output pretty\`: a table). A warning is \`ok: true\` with a message; \`--verbose\` also says what each passing check found.
+      Prints one \`{"name","ok","message"?,"hint"?}\` line per check (\`--output json\`: one JSON array of them;
+      \`--output pretty\`: a table). A warning is \`ok: true\` with a message; \`--verbose\` also says what each passing
+      check found.
 
-      Remote checks (the default), against \`--url\`/\`--token\` (or SVC_BASE_URL, SVC_API_TOKEN, the client config): \`server_reachable\` (GET /healthz; nothing else runs when it fails), \`auth_valid\` (GET /whoami answers the operator; skipped with \`--no-auth\`), \`version_match\` (GET /version equals this client's version), then, when the token is the operator's, the server's own readiness checks from GET /readyz (\`db_reachable\`, \`temporal_reachable\`; when it is not ready, the one that failed) and \`github_identity\` (GET /github-app: always says which GitHub identity the server acts with: an installed App, by id and slug and whether it comes from the environment or the data directory, else the personal access token; a warning when it has none).
+      Remote checks (the default), against \`--url\`/\`--token\` (or SVC_BASE_URL, SVC_API_TOKEN, the client config):
+      \`server_reachable\` (GET /healthz; nothing else runs when it fails), \`auth_valid\` (GET /whoami answers the
+      operator; skipped with \`--no-auth\`), \`version_match\` (GET /version equals this client's version), then, when
+      the token is the operator's, the server's own readiness checks from GET /readyz (\`db_reachable\`,
+      \`temporal_reachable\`; when it is not ready, the one that failed) and \`github_identity\` (GET /github-app:
+      always says which GitHub identity the server acts with: an installed App, by id and slug and whether it comes from
+      the environment or the data directory, else the personal access token; a warning when it has none).
 
-      \`--local\` checks this host instead, from the environment \`svc serve\` would read (no server needed): \`config\`, \`data_dir\`, \`operator_token\`, \`agents\`, \`git\`, \`git_identity\` (warning only), \`db_reachable\`, \`projects_root\`, \`bwrap\`, \`temporal_reachable\`, \`svc_config\` and \`svc_config_deprecations\` of the registered projects, \`stale_sandbox_workspaces\`.
+      \`--local\` checks this host instead, from the environment \`svc serve\` would read (no server needed):
+      \`config\`, \`data_dir\`, \`operator_token\`, \`agents\`, \`git\`, \`git_identity\` (warning only),
+      \`db_reachable\`, \`projects_root\`, \`bwrap\`, \`temporal_reachable\`, \`svc_config\` and
+      \`svc_config_deprecations\` of the registered projects, \`stale_sandbox_workspaces\`.
 
       Exit codes: 0 every check passed (warnings included), 1 a check failed, 3 the server is unreachable, 2 usage.
     `,

@@ -12,9 +12,11 @@ export class InitCommand extends RemoteCommand {
     category: 'Projects',
     description: 'scaffold .svc/triggers.yaml and .svc/config.yaml in a project repository',
     details: `
-      With \`--cwd\` (the default: the current directory) the files are written into that repository; with \`--project\` the server writes them into its clone of that project. The two options exclude each other.
+      With \`--cwd\` (the default: the current directory) the files are written into that repository; with \`--project\`
+      the server writes them into its clone of that project. The two options exclude each other.
 
-      \`config.yaml\` gets \`defaultRole\` from \`--default-role\` (checked against the server's agents) or, when the server knows exactly one agent, that one. Existing files are never overwritten: init refuses instead.
+      \`config.yaml\` gets \`defaultRole\` from \`--default-role\` (checked against the server's agents) or, when the
+      server knows exactly one agent, that one. Existing files are never overwritten: init refuses instead.
 
       Prints \`{"ok":true,"scaffolded":{"root","files","defaultRole"}}\`.
     `,

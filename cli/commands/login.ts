@@ -17,9 +17,15 @@ export class LoginCommand extends RemoteCommand {
     category: 'Getting started',
     description: 'save where the server is and its token, and print a fresh one-time dashboard sign-in link',
     details: `
-      Takes the operator token from \`--token\`, else SVC_API_TOKEN, else the server's data directory (\`--data-dir\`, default SVC_DATA_DIR or .svc-data: the \`operator-token\` file \`svc serve\` wrote), else the client config. Asks the server for a fresh sign-in code (POST /setup-codes: the token must be the operator's), then saves the URL and the token to the client config (SVC_CLIENT_CONFIG or ~/.svc/client.json, readable by you only), so later commands need neither \`--url\` nor \`--token\`.
+      Takes the operator token from \`--token\`, else SVC_API_TOKEN, else the server's data directory (\`--data-dir\`,
+      default SVC_DATA_DIR or .svc-data: the \`operator-token\` file \`svc serve\` wrote), else the client config. Asks
+      the server for a fresh sign-in code (POST /setup-codes: the token must be the operator's), then saves the URL and
+      the token to the client config (SVC_CLIENT_CONFIG or ~/.svc/client.json, readable by you only), so later commands
+      need neither \`--url\` nor \`--token\`.
 
-      Prints the link: open it once, within 10 minutes, to sign a browser in to the dashboard. A new \`svc login\` replaces a spent or lost link; the server need not restart. \`--output json\` prints \`{"url","config","signInLink","expiresAt"}\`.
+      Prints the link: open it once, within 10 minutes, to sign a browser in to the dashboard. A new \`svc login\`
+      replaces a spent or lost link; the server need not restart. \`--output json\` prints
+      \`{"url","config","signInLink","expiresAt"}\`.
 
       Exit codes: 0 signed in, 2 no token found, 3 server unreachable, 4 the token is refused.
     `,

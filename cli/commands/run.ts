@@ -14,11 +14,19 @@ export class RunCommand extends RunStreamCommand {
     category: 'Runs',
     description: 'dispatch a one-shot run, tail its events as NDJSON, then exit',
     details: `
-      Dispatches a run of \`<agent>\` (POST /runs), then follows its events (GET /runs/{id}/events) until the run ends. The project is a project id (prj_…) or owner/repo, as the second argument or \`--project\`; without one the run starts in an empty workspace.
+      Dispatches a run of \`<agent>\` (POST /runs), then follows its events (GET /runs/{id}/events) until the run ends.
+      The project is a project id (prj_…) or owner/repo, as the second argument or \`--project\`; without one the run
+      starts in an empty workspace.
 
-      Prints one JSON object per line: \`{"type":"run.spawned","run","sandbox","links"}\` (\`links.dashboard\`: the run's dashboard page), then \`{"type":"run.event",…}\` for every event, and last \`{"type":"run.terminal","runId","state","failureReason","prUrl"}\`. \`--output json\` prints the same records as one JSON array when the run ends; \`--output pretty\` as text lines: the run, its project as \`owner/repo (id)\` and its dashboard page first. The agent's escape sequences are shown as text unless \`--raw\`.
+      Prints one JSON object per line: \`{"type":"run.spawned","run","sandbox","links"}\` (\`links.dashboard\`: the
+      run's dashboard page), then \`{"type":"run.event",…}\` for every event, and last
+      \`{"type":"run.terminal","runId","state","failureReason","prUrl"}\`. \`--output json\` prints the same records as
+      one JSON array when the run ends; \`--output pretty\` as text lines: the run, its project as \`owner/repo (id)\`
+      and its dashboard page first. The agent's escape sequences are shown as text unless \`--raw\`.
 
-      Exit codes: 0 when the run succeeded, 1 when it failed, 5 when it was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the run goes on: \`svc runs logs <id> -f\` attaches again).
+      Exit codes: 0 when the run succeeded, 1 when it failed, 5 when it was cancelled, 2 for a rejected request, 3 when
+      the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the run goes on: \`svc
+      runs logs <id> -f\` attaches again).
     `,
     examples: [
       ['Run the shell agent on a project', '$0 run shell acme/widget -p "make test"'],
@@ -26,7 +34,8 @@ export class RunCommand extends RunStreamCommand {
       ['A run without a project', '$0 run shell -p "uname -a"'],
       [
         'Cap the spend and pin the workspace cut',
-        '$0 run claude-code prj_0123456789ab -p "fix the flaky test" --max-cost-usd 2 --base-commit 0123456789abcdef0123456789abcdef01234567',
+        '$0 run claude-code prj_0123456789ab -p "fix the flaky test" --max-cost-usd 2 --base-commit ' +
+          '0123456789abcdef0123456789abcdef01234567',
       ],
     ],
   });
@@ -77,7 +86,8 @@ export class RunCommand extends RunStreamCommand {
     const final = await this.printEvents(run.id, true, (event) => ({ type: 'run.event', ...event }));
     if (final === 'detached') {
       this.context.stderr.write(
-        `svc: detached from ${run.id}; it goes on (svc run does not cancel it; \`svc runs logs ${run.id} -f\` attaches again)\n`,
+        `svc: detached from ${run.id}; it goes on (svc run does not cancel it; \`svc runs logs ${run.id} -f\` ` +
+          `attaches again)\n`,
       );
       return EXIT.interrupted;
     }
@@ -89,7 +99,8 @@ export class RunCommand extends RunStreamCommand {
         failureReason: final.failureReason,
         prUrl: final.prUrl,
       },
-      `run ${final.id} ${final.state}${final.failureReason ? `: ${final.failureReason}` : ''}${final.prUrl ? ` — ${final.prUrl}` : ''}`,
+      `run ${final.id} ${final.state}${final.failureReason ? `: ${final.failureReason}` : ''}` +
+        (final.prUrl ? ` — ${final.prUrl}` : ''),
       stateColour(final.state),
     );
     return exitForRunState(final.state);

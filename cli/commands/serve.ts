@@ -10,11 +10,17 @@ export class ServeCommand extends Command {
   static override usage = Command.Usage({
     description: 'start the whole service: Temporal, the read model, a worker and the HTTP API',
     details: `
-      With no configuration, starts the embedded stack: a Temporal dev server (state kept in the data directory, with its Web UI), the SQLite read model (migrated), a worker and the API on loopback. It prints the API URL, where the operator token is and the Temporal UI URL, then runs until SIGINT or SIGTERM, when it ends streams, drains the worker and stops the server.
+      With no configuration, starts the embedded stack: a Temporal dev server (state kept in the data directory, with
+      its Web UI), the SQLite read model (migrated), a worker and the API on loopback. It prints the API URL, where the
+      operator token is and the Temporal UI URL, then runs until SIGINT or SIGTERM, when it ends streams, drains the
+      worker and stops the server.
 
-      With \`TEMPORAL_ADDRESS\` set it uses that Temporal instead of starting one; with \`DATABASE_URL=postgres://…\` it uses PostgreSQL. Other settings come from the environment (see the README's Configuration table).
+      With \`TEMPORAL_ADDRESS\` set it uses that Temporal instead of starting one; with \`DATABASE_URL=postgres://…\` it
+      uses PostgreSQL. Other settings come from the environment (see the README's Configuration table).
 
-      A configuration mistake (an environment variable, the agents file) is one line on stderr and exit code 2, before anything starts. One \`svc serve\` runs per data directory: a second one on the same directory exits with code 6, naming the first one's pid and URL.
+      A configuration mistake (an environment variable, the agents file) is one line on stderr and exit code 2, before
+      anything starts. One \`svc serve\` runs per data directory: a second one on the same directory exits with code 6,
+      naming the first one's pid and URL.
 
       \`--no-auth\` treats every caller as the operator. It is refused unless the API is bound to a loopback address.
     `,
@@ -54,9 +60,8 @@ export class ServeCommand extends Command {
     log(`  Dashboard:      ${stack.api!.url}/`);
     log(`  API:            ${stack.api!.url}`);
     log(`  Previews:       ${stack.api!.previewUrl}/p/<run id>/ (after POST /runs/{id}/preview/login)`);
-    log(
-      `  operator token: ${!this.auth ? 'not required (--no-auth)' : stack.token.source === 'environment' ? 'from SVC_API_TOKEN' : stack.token.path}`,
-    );
+    const token = stack.token.source === 'environment' ? 'from SVC_API_TOKEN' : stack.token.path;
+    log(`  operator token: ${!this.auth ? 'not required (--no-auth)' : token}`);
     log(`  Temporal UI:    ${stack.temporalUiUrl ?? '(external Temporal: use its own UI)'}`);
     log(`  data directory: ${config.dataDir}`);
     const setupLink = stack.setupLink();

@@ -10,9 +10,14 @@ export class WorkerCommand extends Command {
   static override usage = Command.Usage({
     description: 'run a worker alone: the unit svc scales out by',
     details: `
-      Connects to Temporal (\`TEMPORAL_ADDRESS\`; default the Temporal of the \`svc serve\` holding the same data directory, else 127.0.0.1:7233) and to the read model (\`DATABASE_URL\`, default the embedded SQLite file in the data directory), then runs svc's workflows and activities on the task queue \`SVC_TASK_QUEUE\` (default svc) until SIGINT or SIGTERM, when it drains in-flight work and exits.
+      Connects to Temporal (\`TEMPORAL_ADDRESS\`; default the Temporal of the \`svc serve\` holding the same data
+      directory, else 127.0.0.1:7233) and to the read model (\`DATABASE_URL\`, default the embedded SQLite file in the
+      data directory), then runs svc's workflows and activities on the task queue \`SVC_TASK_QUEUE\` (default svc) until
+      SIGINT or SIGTERM, when it drains in-flight work and exits.
 
-      Run as many as you like against one Temporal cluster and one PostgreSQL database. Workers take no hold on their data directory: several on one host share it (runs need that), and one beside a \`svc serve\` joins that instance. A configuration mistake is one line on stderr and exit code 2, before anything starts.
+      Run as many as you like against one Temporal cluster and one PostgreSQL database. Workers take no hold on their
+      data directory: several on one host share it (runs need that), and one beside a \`svc serve\` joins that instance.
+      A configuration mistake is one line on stderr and exit code 2, before anything starts.
     `,
     examples: [
       ['Add a worker to a local `svc serve`', '$0 worker'],

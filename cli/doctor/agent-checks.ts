@@ -10,7 +10,7 @@ import type { AgentDefinition } from '../../core/agents.ts';
 import { AgentCatalog } from '../../platform/agent-catalog.ts';
 import type { SvcConfig } from '../../platform/config.ts';
 import type { Isolation } from '../../platform/sandbox-settings.ts';
-import type { Finding } from './local-checks.ts';
+import type { Finding } from './finding.ts';
 
 /** A CLI's first start may unpack or warm caches: generous, and still an answer. */
 const VERSION_TIMEOUT_MS = 60_000;

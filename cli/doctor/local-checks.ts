@@ -14,16 +14,10 @@ import { AgentCatalog } from '../../platform/agent-catalog.ts';
 import { dataPaths, loadConfig, type SvcConfig } from '../../platform/config.ts';
 import { loadSvcConfigFrom } from '../../platform/svc-config-files.ts';
 import { agentChecks } from './agent-checks.ts';
+import type { Finding } from './finding.ts';
 import { sandboxCheck, staleWorkspacesCheck } from './sandbox-checks.ts';
 
-/** One check's outcome; `detail` is what `--verbose` adds to a passing check. */
-export interface Finding {
-  name: string;
-  level: 'ok' | 'warn' | 'fail';
-  message?: string;
-  hint?: string;
-  detail?: string;
-}
+export type { Finding } from './finding.ts';
 
 const TIMEOUT_MS = 10_000;
 

@@ -6,7 +6,7 @@ import { isTerminalRunState, type RunState } from '../../core/run-states.ts';
 import { RunEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { dataPaths, type SvcConfig } from '../../platform/config.ts';
-import type { Finding } from './local-checks.ts';
+import type { Finding } from './finding.ts';
 
 /** The agents' isolation as workers will choose it: bubblewrap probed, a container engine or the cluster asked. */
 export async function sandboxCheck(config: SvcConfig): Promise<Finding> {

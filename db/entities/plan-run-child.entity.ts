@@ -1,4 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { PlanChild } from '../../core/plan-model.ts';
+import type { PlanRunChildJson } from '../../core/plan-run-schema.ts';
 import type { PlanRunChildState } from '../../core/run-states.ts';
 
 export const PlanRunChildEntity = defineEntity({
@@ -22,3 +24,13 @@ export const PlanRunChildEntity = defineEntity({
 });
 
 export type PlanRunChild = InferEntity<typeof PlanRunChildEntity>;
+
+/** Compiles only when T is true: a compile-time check with no runtime trace. */
+type Assert<T extends true> = T;
+/**
+ * Every field of the API's child (core/plan-run-schema.ts) and of the workflow's is a column, but the
+ * workflow's `prUrl`: the child run's own row holds its PR.
+ */
+export type EveryPlanRunChildFieldIsAColumn = Assert<
+  [Exclude<keyof PlanChild | keyof PlanRunChildJson, keyof PlanRunChild | 'prUrl'>] extends [never] ? true : false
+>;

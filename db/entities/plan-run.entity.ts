@@ -1,6 +1,8 @@
 import { FIELD_LIMITS } from '../../core/field-limits.ts';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { PlanRunState } from '../../core/run-states.ts';
+import type { PlanRunSnapshot } from '../../core/plan-model.ts';
+import type { PlanRunJson } from '../../core/plan-run-schema.ts';
+import type { PlanRunSource, PlanRunState } from '../../core/run-states.ts';
 
 // The projection of one planRunWorkflow.
 export const PlanRunEntity = defineEntity({
@@ -10,7 +12,7 @@ export const PlanRunEntity = defineEntity({
   properties: {
     id: p.string().primary().length(32),
     planId: p.string().length(FIELD_LIMITS.name).nullable(),
-    source: p.string().$type<'plan' | 'issues'>().length(16),
+    source: p.string().$type<PlanRunSource>().length(16),
     projectId: p.string().length(32),
     agentName: p.string().length(FIELD_LIMITS.name),
     promptTemplate: p.text(),
@@ -33,3 +35,13 @@ export const PlanRunEntity = defineEntity({
 });
 
 export type PlanRun = InferEntity<typeof PlanRunEntity>;
+
+/** Compiles only when T is true: a compile-time check with no runtime trace. */
+type Assert<T extends true> = T;
+/**
+ * Every field of the API's PlanRun (core/plan-run-schema.ts) and of the workflow's snapshot is a column (children
+ * apart).
+ */
+export type EveryPlanRunFieldIsAColumn = Assert<
+  [Exclude<keyof PlanRunSnapshot | keyof PlanRunJson, keyof PlanRun | 'children'>] extends [never] ? true : false
+>;

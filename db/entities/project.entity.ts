@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { ProjectJson } from '../../core/project-schema.ts';
 
 export const ProjectEntity = defineEntity({
   name: 'Project',
@@ -16,3 +17,10 @@ export const ProjectEntity = defineEntity({
 });
 
 export type Project = InferEntity<typeof ProjectEntity>;
+
+/** Compiles only when T is true: a compile-time check with no runtime trace. */
+type Assert<T extends true> = T;
+/** Every field of the API's Project (core/project-schema.ts), which the project workflows carry, is a column. */
+export type EveryProjectFieldIsAColumn = Assert<
+  [Exclude<keyof ProjectJson, keyof Project>] extends [never] ? true : false
+>;

@@ -1,5 +1,5 @@
 import type { MigrationObject } from '@mikro-orm/core';
-import type { DbDialect } from '../orm.ts';
+import type { DbDialect } from '../dialect.ts';
 import { Migration20261122030847_initial as SqliteInitial } from './sqlite/Migration20261122030847_initial.ts';
 import { Migration20261122030847_initial as PostgresInitial } from './postgresql/Migration20261122030847_initial.ts';
 import { Migration20261122033806_project_triggers as SqliteProjectTriggers } from './sqlite/Migration20261122033806_project_triggers.ts';

@@ -6,8 +6,10 @@
 // way they are added, so the numbers are those of the per-grouping queries; USD sums are doubles
 // added in another order (the same when costs are exact in binary, within an ulp otherwise).
 import type { DbDialect } from '../orm.ts';
-import type { DistributionRow, MeasureName } from './analytics.repository.ts';
 import {
+  MEASURE_NAMES,
+  type DistributionRow,
+  type MeasureName,
   numberOrNull,
   numberOrZero,
   rankedMeasures,
@@ -67,8 +69,6 @@ export const RUN_ANALYTICS_INDEXES = {
   timeToMergeMs: 'runs_time_to_merge_ms_index',
   costUsd: 'runs_cost_usd_index',
 } as const;
-
-const MEASURE_NAMES: MeasureName[] = ['durationMs', 'queueWaitMs', 'timeToMergeMs', 'costUsd'];
 
 /** The bucket columns, and how a grouping adds them up from the fine groups. */
 const SUMMED = [

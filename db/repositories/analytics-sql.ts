@@ -4,8 +4,19 @@
 // PostgreSQL, so every duration and every day bucket is written once per dialect here. Event
 // payloads are JSON text on SQLite and jsonb on PostgreSQL: their members are read here too.
 import type { RunState } from '../../core/run-states.ts';
-import type { MeasureName } from './analytics.repository.ts';
 import type { DbDialect } from '../orm.ts';
+
+/** The measures whose distributions analytics reports. */
+export const MEASURE_NAMES = ['durationMs', 'queueWaitMs', 'timeToMergeMs', 'costUsd'] as const;
+export type MeasureName = (typeof MEASURE_NAMES)[number];
+
+/** `{avg, median, p95, count}`; the statistics are null when count is 0. */
+export interface DistributionRow {
+  avg: number | null;
+  median: number | null;
+  p95: number | null;
+  count: number;
+}
 
 /** The runs an aggregate covers: created in [fromMs, toMs] (epoch ms, both ends included). */
 export interface AnalyticsScope {

@@ -16,15 +16,18 @@ import {
 } from './analytics-runs-sql.ts';
 import {
   groupingKey,
+  MEASURE_NAMES,
   measures,
   numberOrNull,
   numberOrZero,
   runsInScope,
   type AnalyticsScope,
+  type DistributionRow,
+  type MeasureName,
   type RunGrouping,
 } from './analytics-sql.ts';
 
-export type { AnalyticsScope, RunGrouping };
+export type { AnalyticsScope, DistributionRow, MeasureName, RunGrouping } from './analytics-sql.ts';
 export type { RunOutcomeRow, RunOverviewRows, RunWindowScope } from './analytics-runs-sql.ts';
 
 /** The aggregates of one bucket of runs: the outcome columns, and the dispatch and change ones. */
@@ -34,18 +37,6 @@ export interface RunBucketRow extends RunOutcomeRow {
   /** What svc measured on the pushed branches (`measured`: runs with a measurement). */
   changes: { measured: number; filesChanged: number; insertions: number; deletions: number };
 }
-
-/** `{avg, median, p95, count}`; the statistics are null when count is 0. */
-export interface DistributionRow {
-  avg: number | null;
-  median: number | null;
-  p95: number | null;
-  count: number;
-}
-
-export type MeasureName = 'durationMs' | 'queueWaitMs' | 'timeToMergeMs' | 'costUsd';
-
-const MEASURE_NAMES: MeasureName[] = ['durationMs', 'queueWaitMs', 'timeToMergeMs', 'costUsd'];
 
 /** How many runs the costliest-runs breakdown lists at most. */
 export const TOP_RUNS_LIMIT = 50;
@@ -151,7 +142,7 @@ export class AnalyticsRepository {
    */
   async distributions<Name extends MeasureName = MeasureName>(
     scope: AnalyticsScope,
-    names: readonly Name[] = MEASURE_NAMES as Name[],
+    names: readonly Name[] = MEASURE_NAMES as readonly MeasureName[] as readonly Name[],
   ): Promise<Record<Name, DistributionRow>> {
     const { dialect } = this.#readModel;
     const runs = runsInScope(scope);

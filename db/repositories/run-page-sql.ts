@@ -7,7 +7,24 @@
 import { runSchema, type RunJson } from '../../core/run-schema.ts';
 import { RunEntity, type Run } from '../entities/index.ts';
 import type { ReadModel } from '../orm.ts';
-import type { RunFilter, RunPage } from './runs.repository.ts';
+import type { RunState } from '../../core/run-states.ts';
+
+/** Which runs a page shows: a project's, an agent's, or (a spectator's view) only those of some projects. */
+export interface RunFilter {
+  projectId?: string;
+  agentName?: string;
+  /** Only runs in one of these states. */
+  states?: RunState[];
+  /** Limits the page to these projects (a spectator's visible ones). */
+  onlyProjects?: Set<string>;
+}
+
+export interface RunPage {
+  sort: 'started' | 'cost';
+  dir: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
 
 interface Column {
   property: string;

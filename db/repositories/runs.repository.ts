@@ -3,25 +3,10 @@
 // Writes are the activities' (activities/read-model/).
 import type { RunState } from '../../core/run-states.ts';
 import { RunEntity, type Run } from '../entities/index.ts';
-import { readRunPage } from './run-page-sql.ts';
+import { readRunPage, type RunFilter, type RunPage } from './run-page-sql.ts';
 import type { ReadModel } from '../orm.ts';
 
-/** Which runs a page shows: a project's, an agent's, or (a spectator's view) only those of some projects. */
-export interface RunFilter {
-  projectId?: string;
-  agentName?: string;
-  /** Only runs in one of these states. */
-  states?: RunState[];
-  /** Limits the page to these projects (a spectator's visible ones). */
-  onlyProjects?: Set<string>;
-}
-
-export interface RunPage {
-  sort: 'started' | 'cost';
-  dir: 'asc' | 'desc';
-  limit: number;
-  offset: number;
-}
+export type { RunFilter, RunPage } from './run-page-sql.ts';
 
 const ACTIVE_STATES: RunState[] = ['queued', 'running'];
 

@@ -201,7 +201,12 @@ export function bubblewrapArgv(layout: SandboxLayout, command: string[], options
  */
 export function sandboxEtc(id: number = SANDBOX_INNER_ID): Record<'passwd' | 'group' | 'hosts', string> {
   return {
-    passwd: `root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:${id}:${id}:svc agent:${SANDBOX_PATHS.home}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+    passwd: [
+      'root:x:0:0:root:/root:/usr/sbin/nologin',
+      `agent:x:${id}:${id}:svc agent:${SANDBOX_PATHS.home}:/bin/bash`,
+      'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin',
+      '',
+    ].join('\n'),
     group: `root:x:0:\nagent:x:${id}:\nnogroup:x:65534:\n`,
     hosts: '127.0.0.1\tlocalhost svc-sandbox\n::1\tlocalhost ip6-localhost ip6-loopback\n',
   };

@@ -50,7 +50,8 @@ export function chooseIsolation(settings: SandboxSettings): Isolation {
     return settings.mode;
   if (bubblewrapWorks()) return 'bubblewrap';
   const why =
-    'bubblewrap cannot build a sandbox on this machine (install the bubblewrap package; user namespaces must be allowed)';
+    'bubblewrap cannot build a sandbox on this machine ' +
+    '(install the bubblewrap package; user namespaces must be allowed)';
   if (settings.mode === 'bubblewrap' || !settings.allowUnsandboxed)
     throw new SandboxUnavailableError(`${why}; svc refuses to run agents unsandboxed unless SVC_ALLOW_UNSANDBOXED=1`);
   return 'process';

@@ -133,7 +133,8 @@ export class EgressProxy {
     const decision = await this.#decide('connect', target.host, target.port);
     if (!decision.allowed)
       return void client.end(
-        `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nsvc sandbox: egress to ${target.host}:${target.port} refused (${decision.reason})\n`,
+        'HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\n' +
+          `svc sandbox: egress to ${target.host}:${target.port} refused (${decision.reason})\n`,
       );
     const upstream = upstreamOf(this.#outbound, client, decision.address, target.port);
     if (!upstream) return void client.end(BUSY);

@@ -35,7 +35,9 @@ test.before(async () => {
       body: {
         agent: 'shell',
         project: visible,
-        prompt: `echo token=${SECRET}\necho key=${SECRET} > leak.txt && git add leak.txt && git commit -qm leak\nsleep 300`,
+        prompt:
+          `echo token=${SECRET}\necho key=${SECRET} > leak.txt && git add leak.txt && git commit -qm ` +
+          `leak\nsleep 300`,
         metadata: { ticket: 'INTERNAL-7' },
       },
     })

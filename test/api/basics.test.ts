@@ -64,7 +64,7 @@ test('unknown routes are 404 not_found; a known path with the wrong method is 40
   t.regex(wrongMethod.headers.get('allow') ?? '', /POST/);
 });
 
-test('missing, malformed and wrong tokens are 401 with a WWW-Authenticate challenge; a query-string token is ignored', async (t) => {
+test('missing, malformed, wrong tokens are 401 with a Bearer challenge; a query-string token is ignored', async (t) => {
   for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: 'Bearer wrong-token' }] as Record<
     string,
     string
@@ -103,7 +103,7 @@ const invalidDispatches: [string, unknown, RegExp][] = [
 ];
 
 for (const [name, body, hint] of invalidDispatches) {
-  test(`POST /runs with ${name} is 400 validation_error with a hint naming the field, and starts nothing`, async (t) => {
+  test(`POST /runs with ${name} is 400 validation_error, its hint naming the field; nothing starts`, async (t) => {
     const response = await svc.request('POST', '/runs', { body });
     t.is(response.status, 400);
     assertEnvelope(t, response, 'validation_error');

@@ -44,7 +44,7 @@ test('the OpenAPI document states the bounds', async (t) => {
   }
 });
 
-test('a bound holds on the text as sent, before trimming, as the document states it (schemathesis found this)', async (t) => {
+test('a bound holds on the text as sent, before trimming, as the document states it', async (t) => {
   const { cancelRunBody, dispatchRunBody } = await import('../../api/routes/runs.schema.ts');
   const { createPlanRunBody } = await import('../../api/routes/plan-runs.schema.ts');
   const padded = (max: number) => `x${'\t'.repeat(max)}`;

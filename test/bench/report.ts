@@ -18,7 +18,8 @@ export function printReport(figures: Figure[], file = 'bench-results.json'): num
     `${'figure'.padEnd(width)}  ${'value'.padStart(10)}  ${'target'.padEnd(10)}  ok`,
     ...figures.map(
       (figure) =>
-        `${figure.name.padEnd(width)}  ${String(figure.value).padStart(10)}  ${figure.target.padEnd(10)}  ${figure.ok ? 'yes' : 'NO'}`,
+        `${figure.name.padEnd(width)}  ${String(figure.value).padStart(10)}  ${figure.target.padEnd(10)}  ` +
+        `${figure.ok ? 'yes' : 'NO'}`,
     ),
   ];
   console.log(lines.join('\n'));

@@ -52,7 +52,9 @@ function workload(index: number, project: string): { body: Record<string, unknow
       body: {
         agent: 'shell',
         project,
-        prompt: `echo started >> .git/starts.log\necho ${index} > chaos-${index}.txt\ngit add chaos-${index}.txt\ngit commit -qm "chaos ${index}"\nsleep ${nap}`,
+        prompt:
+          `echo started >> .git/starts.log\necho ${index} > chaos-${index}.txt\ngit add ` +
+          `chaos-${index}.txt\ngit commit -qm "chaos ${index}"\nsleep ${nap}`,
       },
       expect: { state: 'succeeded', failureReason: null, pushes: true },
     };

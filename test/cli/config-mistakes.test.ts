@@ -46,7 +46,10 @@ const mistakes: { title: string; command: 'serve' | 'worker'; env: Record<string
     title: 'an agents file with an unknown runtime',
     command: 'serve',
     env: { SVC_AGENTS_FILE: unknownRuntime },
-    line: /^svc: configuration error: SVC_AGENTS_FILE \S+unknown-runtime\.yaml: agents\[0\]\.runtime: "klaude" is not allowed \(allowed: command, claude-code, codex, opencode\)$/,
+    line: new RegExp(
+      String.raw`^svc: configuration error: SVC_AGENTS_FILE \S+unknown-runtime\.yaml: agents\[0\]\.runtime: ` +
+        String.raw`"klaude" is not allowed \(allowed: command, claude-code, codex, opencode\)$`,
+    ),
   },
   {
     title: 'an agents file with a misspelt field',
@@ -70,7 +73,10 @@ const mistakes: { title: string; command: 'serve' | 'worker'; env: Record<string
     title: 'an unknown sandbox backend',
     command: 'worker',
     env: { SVC_SANDBOX: 'chroot' },
-    line: /^svc: configuration error: SVC_SANDBOX must be auto, bubblewrap, container, kubernetes or process, not "chroot"$/,
+    line: new RegExp(
+      '^svc: configuration error: SVC_SANDBOX must be auto, bubblewrap, container, kubernetes or process, ' +
+        'not "chroot"$',
+    ),
   },
   {
     title: 'a port that is no port',
@@ -88,7 +94,10 @@ const mistakes: { title: string; command: 'serve' | 'worker'; env: Record<string
     title: 'a database URL of another kind',
     command: 'serve',
     env: { DATABASE_URL: 'mysql://svc@db/svc' },
-    line: /^svc: configuration error: DATABASE_URL: mysql:\/\/ is not supported \(allowed: postgres:\/\/, postgresql:\/\/ or a SQLite file path\)$/,
+    line: new RegExp(
+      String.raw`^svc: configuration error: DATABASE_URL: mysql:// is not supported ` +
+        String.raw`\(allowed: postgres://, postgresql:// or a SQLite file path\)$`,
+    ),
   },
   {
     title: 'a GitHub App key file that is not there (the value is not echoed)',

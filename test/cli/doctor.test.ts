@@ -250,7 +250,7 @@ test('--local on a used data directory: project configs, stale workspaces, the t
   t.regex(stale.message, /1 of ended runs kept/, '--verbose adds what was found');
 });
 
-test("--local starts each agent's CLI in a sandbox, from svc's own install, and names the one that fails", async (t) => {
+test("--local starts each agent's CLI in a sandbox from svc's install and names the one that fails", async (t) => {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-doctor-')), 'data');
   const agentsFile = join(dirname(dataDir), 'agents.yaml');
   writeFileSync(

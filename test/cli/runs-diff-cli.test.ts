@@ -23,7 +23,8 @@ test.before(async () => {
   const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/cli-diff' } }))
     .body.project.id;
   const prompt =
-    'echo two >> app.txt && git mv old.txt new.txt && printf "\\000bin" > blob.bin && git add -A && git commit -qm change';
+    'echo two >> app.txt && git mv old.txt new.txt && printf "\\000bin" > blob.bin && git add -A && git commit -qm ' +
+    'change';
   runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id;
   await waitForRunState(svc, runId, ['succeeded'], 120_000);
 });

@@ -25,7 +25,8 @@ async function stopGracefully(t: ExecutionContext, serve: ChildHandle): Promise<
 }
 
 test.serial(
-  'embedded: serve prints its URLs, serves the API and the Temporal UI, shuts down cleanly and restarts without losing a run',
+  'embedded: serve prints its URLs, serves the API and the Temporal UI, shuts down cleanly and restarts without ' +
+    'losing a run',
   async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-serve-'));
     const env = cleanEnv({

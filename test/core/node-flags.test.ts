@@ -22,8 +22,13 @@ function probe(command: string, env: Record<string, string> = {}) {
     program,
     `import { applyNodeFlags } from ${JSON.stringify(join(process.cwd(), 'platform', 'node-flags.ts'))};
 applyNodeFlags(${JSON.stringify(command)});
-const child = (await import('node:child_process')).spawnSync(process.execPath, ['-p', 'process.env.SVC_NODE_FLAGS_APPLIED ?? "none"'], { encoding: 'utf8' });
-console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, child: child.stdout.trim(), arenas: process.env.MALLOC_ARENA_MAX ?? null }));`,
+const child = (await import('node:child_process')).spawnSync(
+  process.execPath,
+  ['-p', 'process.env.SVC_NODE_FLAGS_APPLIED ?? "none"'],
+  { encoding: 'utf8' },
+);
+const arenas = process.env.MALLOC_ARENA_MAX ?? null;
+console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, child: child.stdout.trim(), arenas }));`,
   );
   const run = spawnSync(process.execPath, ['--no-warnings', program], {
     encoding: 'utf8',

@@ -33,7 +33,8 @@ test.serial('the supervisor runs from a fresh stripped copy that needs no TypeSc
   t.regex(run.stderr, /usage: supervisor\.ts <sandbox-dir>/);
   // Nor does it load Node's fetch client (an ESM import of node:http would, ~30 ms of every start).
   const loaded =
-    'process.on("exit", () => process.stderr.write(`undici=${process.moduleLoadList.some((m) => m.includes("undici"))}`))';
+    'process.on("exit", () => process.stderr.write(`undici=${process.moduleLoadList.some((m) => ' +
+    'm.includes("undici"))}`))';
   const probed = spawnSync(
     process.execPath,
     ['--no-experimental-strip-types', '--import', `data:text/javascript,${encodeURIComponent(loaded)}`, entry],

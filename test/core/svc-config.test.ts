@@ -18,7 +18,8 @@ test('valid files load, preview.yaml wins over a nested preview', (t) => {
   const loaded = loadSvcConfig({
     ...none,
     config:
-      'defaultRole: shell\nrunBranchPrefix: bots\nmaxCostUsd: 2.5\npreview: {type: server, command: "npm start", port: 3000}\n',
+      'defaultRole: shell\nrunBranchPrefix: bots\nmaxCostUsd: 2.5\npreview: {type: server, command: "npm start", ' +
+      'port: 3000}\n',
     preview: 'preview:\n  type: server\n  command: "npm run dev"\n  port: 5173\n  connect_timeout: 30s\n',
     triggers:
       '- id: nightly\n  kind: cron\n  cron: "0 3 * * *"\n  timezone: Europe/Paris\n  role: shell\n  prompt: tidy up\n',
@@ -52,7 +53,8 @@ const broken: [string, Partial<SvcConfigFiles>, ConfigProblemCode, RegExp][] = [
     'a duplicate trigger id',
     {
       triggers:
-        '- {id: a, kind: cron, cron: "* * * * *", role: shell}\n- {id: a, kind: cron, cron: "0 * * * *", role: shell}\n',
+        '- {id: a, kind: cron, cron: "* * * * *", role: shell}\n- {id: a, kind: cron, cron: "0 * * * *", role: ' +
+        'shell}\n',
     },
     'svc_config_schema_error',
     /duplicate trigger id/,

@@ -49,7 +49,7 @@ for (const leg of DATABASE_LEGS) {
     });
   });
 
-  test(`${leg}: events are stored once per dedupe key with gap-free per-run seqs, even from concurrent writers`, async (t) => {
+  test(`${leg}: an event is stored once per dedupe key, seqs gap-free per run, under concurrent writers`, async (t) => {
     if (!postgresOrSkip(t, leg)) return;
     await withReadModel(leg, async (readModel) => {
       const run = snapshot({ projectionVersion: 1 });
@@ -86,7 +86,7 @@ for (const leg of DATABASE_LEGS) {
     });
   });
 
-  test(`${leg}: a poll's worth of output (thousands of lines) is written in batches, repeats across them dropped`, async (t) => {
+  test(`${leg}: a poll's worth of output is written in batches, repeats across them dropped`, async (t) => {
     if (!postgresOrSkip(t, leg)) return;
     await withReadModel(leg, async (readModel) => {
       const run = snapshot({ projectionVersion: 1 });
@@ -122,7 +122,7 @@ for (const leg of DATABASE_LEGS) {
     });
   });
 
-  test(`${leg}: a NUL in an agent's output or in a run's text is stored as U+FFFD (PostgreSQL refuses NUL)`, async (t) => {
+  test(`${leg}: a NUL in agent output or a run's text is stored as U+FFFD (PostgreSQL refuses NUL)`, async (t) => {
     if (!postgresOrSkip(t, leg)) return;
     await withReadModel(leg, async (readModel) => {
       const run = snapshot({ projectionVersion: 1 });

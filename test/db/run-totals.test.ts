@@ -60,7 +60,8 @@ async function assertAgrees(t: ExecutionContext, readModel: ReadModel, when: str
     t.is(
       total,
       expected.total,
-      `${when}: total for ${JSON.stringify({ ...filter, onlyProjects: filter.onlyProjects && [...filter.onlyProjects] })}`,
+      `${when}: total for ` +
+        `${JSON.stringify({ ...filter, onlyProjects: filter.onlyProjects && [...filter.onlyProjects] })}`,
     );
     t.is(costPricedCount, expected.costPricedCount, `${when}: priced runs`);
     if (expected.costTotalUsd === null) t.is(costTotalUsd, null);

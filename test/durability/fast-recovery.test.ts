@@ -3,7 +3,7 @@
 // 10-minute limit).
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
-import { projectLockFile } from '../../activities/git/project-lock.ts';
+import { projectLockFile } from '../../platform/project-lock.ts';
 import { withFileLock } from '../../platform/file-lock.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { startStack } from '../../stack/stack.ts';

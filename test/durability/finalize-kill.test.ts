@@ -33,7 +33,8 @@ test('a run survives SIGKILL of its worker mid-finalize, with exactly one pull r
       agent: 'shell',
       project,
       prompt:
-        'mkdir -p .git/hooks && printf "#!/bin/sh\\nsleep 3\\n" > .git/hooks/pre-push && chmod +x .git/hooks/pre-push\necho work > work.txt\ngit add work.txt\ngit commit -qm work',
+        'mkdir -p .git/hooks && printf "#!/bin/sh\\nsleep 3\\n" > .git/hooks/pre-push && chmod +x ' +
+        '.git/hooks/pre-push\necho work > work.txt\ngit add work.txt\ngit commit -qm work',
     },
   });
   const runId = body.run.id as string;

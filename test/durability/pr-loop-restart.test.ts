@@ -24,7 +24,7 @@ function through(topology: Topology) {
     );
 }
 
-test('a kill -9 of Temporal, the API and the worker mid-round, and a database restart: the PR is still fixed, reviewed and merged once', async (t) => {
+test('kill -9 of Temporal, API, worker mid-round, a database restart: PR fixed, reviewed, merged once', async (t) => {
   if (!canRunPrivatePostgres()) {
     if (process.env.CI) return t.fail('CI has PostgreSQL binaries: the topology must run there');
     t.log('no PostgreSQL binaries for the topology: not run');

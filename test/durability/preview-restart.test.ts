@@ -33,7 +33,8 @@ test('a live preview and its idle timer survive SIGKILL of the worker', async (t
   // Its git configuration reaches the workers through the environment the stack hands them.
   new GitHubStandIn().createRepo('acme', 'durable-preview', {
     files: {
-      '.svc/preview.yaml': `preview:\n  type: server\n  command: node server.mjs\n  port: 4000\n  idle_ttl: ${IDLE_SECONDS}s\n`,
+      '.svc/preview.yaml':
+        'preview:\n  type: server\n  command: node server.mjs\n  port: 4000\n' + `  idle_ttl: ${IDLE_SECONDS}s\n`,
       'server.mjs': SERVER,
       'page.txt': 'before\n',
     },

@@ -150,7 +150,8 @@ test.serial(
 );
 
 test.serial(
-  'capacity: one stream over the limit is 503 event_stream_capacity with Retry-After; a disconnect frees its place; shutdown ends streams',
+  'capacity: one stream over the limit is 503 event_stream_capacity with Retry-After; a disconnect frees its place; ' +
+    'shutdown ends streams',
   async (t) => {
     const svc: TestStack = await startTestStack({ worker: false, env: { SVC_EVENT_STREAM_MAX: '2' } });
     let stopped = false;

@@ -119,7 +119,8 @@ test.serial(
 );
 
 test.serial(
-  'issues keep their order; a closed seed is skipped; a failing child fails the plan-run with its reason; resume skips merged children',
+  'issues keep their order; a closed seed is skipped; a failing child fails the plan-run with its reason; resume ' +
+    'skips merged children',
   async (t) => {
     const [a, b, c] = ['Alpha', 'Beta', 'Gamma'].map((title) =>
       fixture.github.createSeed('acme', 'planned', title),

@@ -14,7 +14,9 @@ import { runEvents, startTestStack, waitForRunState, type TestStack } from '../s
 import { reconcilerScheduleId } from '../../worker/reconciler-schedule.ts';
 import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
 
-/** The project's preview: `page.txt` of the workspace, the request's cookies, and a WebSocket that greets and echoes. */
+/**
+ * The project's preview: `page.txt` of the workspace, the request's cookies, and a WebSocket that greets and echoes.
+ */
 const SERVER = `
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -24,12 +26,19 @@ const server = createServer((request, response) => {
   if (request.url === '/cookies') return response.end('cookies: ' + (request.headers.cookie ?? ''));
   if (request.url === '/odd-status') return response.socket.end('HTTP/1.1 099 Odd\\r\\ncontent-length: 0\\r\\n\\r\\n');
   if (request.url === '/worker') response.setHeader('service-worker-allowed', '/');
-  response.setHeader('set-cookie', ['app=1; Path=/', 'svc_preview_run_000000000000=forged; Path=/', '=svc_preview_x=1']);
+  response.setHeader('set-cookie', [
+    'app=1; Path=/',
+    'svc_preview_run_000000000000=forged; Path=/',
+    '=svc_preview_x=1',
+  ]);
   response.end('page: ' + readFileSync('page.txt', 'utf8').trim() + ' at ' + request.url);
 });
 server.on('upgrade', (request, socket) => {
-  const accept = createHash('sha1').update(request.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').digest('base64');
-  socket.write('HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Accept: ' + accept + '\\r\\n\\r\\n');
+  const accept = createHash('sha1')
+    .update(request.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11')
+    .digest('base64');
+  socket.write('HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: ' +
+    'Upgrade\\r\\nSec-WebSocket-Accept: ' + accept + '\\r\\n\\r\\n');
   socket.write(Buffer.from([0x81, 5, ...Buffer.from('hello')]));
   socket.on('data', (data) => socket.write(data));
 });

@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withProjectLock } from '../../activities/git/project-lock.ts';
+import { withProjectLock } from '../../platform/project-lock.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { startTestStack, waitForRunState } from '../support/stack.ts';
 

@@ -122,7 +122,7 @@ test.serial('a plan that was dispatched once is no longer ready', async (t) => {
   t.deepEqual((await svc.request('GET', `/projects/${tracked}/ready-plans`)).body.plans, []);
 });
 
-test('a project without .seeds/ answers 400 project_lacks_seeds on all three routes; an unknown project 404', async (t) => {
+test('a project without .seeds/ is 400 project_lacks_seeds on all three routes; an unknown project 404', async (t) => {
   for (const path of ['seeds/plans', `seeds/${first}`, 'ready-plans']) {
     const response = await svc.request('GET', `/projects/${untracked}/${path}`);
     t.is(response.status, 400, path);

@@ -18,7 +18,8 @@ const model = new ScriptedModel([]);
 const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
 writeFileSync(
   agentsFile,
-  `agents:\n  - name: claude\n    runtime: claude-code\n    command: ["${CLAUDE}"]\n    model: claude-sonnet-4-5\n    maxCostUsd: 5\n`,
+  `agents:\n  - name: claude\n    runtime: claude-code\n    command: ["${CLAUDE}"]\n    model: claude-sonnet-4-5\n   ` +
+    ` maxCostUsd: 5\n`,
 );
 
 test.before(async () => {
@@ -43,7 +44,8 @@ for (const leg of DATABASE_LEGS) {
             name: 'Bash',
             input: {
               command:
-                'printf "hello from claude\\n" > greeting.txt && git add greeting.txt && git commit -q -m "Add greeting" && echo committed',
+                'printf "hello from claude\\n" > greeting.txt && git add greeting.txt && git commit -q -m "Add ' +
+                'greeting" && echo committed',
               description: 'write and commit',
             },
           },

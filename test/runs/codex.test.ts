@@ -25,7 +25,8 @@ test('Codex runs the scripted command, commits, and svc pushes and opens the PR'
         name: 'Bash',
         input: {
           command:
-            'printf "hi from codex\\n" > codex.txt && git add codex.txt && git commit -q -m "Codex change" && echo committed',
+            'printf "hi from codex\\n" > codex.txt && git add codex.txt && git commit -q -m "Codex change" && echo ' +
+            'committed',
         },
       },
     },

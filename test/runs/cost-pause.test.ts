@@ -17,7 +17,8 @@ const PAUSER = [
   'if [ -e SPENT ]; then echo "resumed after $(cat SPENT)";',
   'echo \'{"type":"svc.usage","costUsd":0.3,"tokensInput":50,"tokensOutput":5}\'; echo done;',
   'else echo first-session > SPENT;',
-  'echo \'{"type":"svc.usage","costUsd":0.6,"tokensInput":300,"tokensOutput":30}\'; echo reported; sleep 60; echo finished; fi',
+  'echo \'{"type":"svc.usage","costUsd":0.6,"tokensInput":300,"tokensOutput":30}\'; echo reported; sleep 60; echo ' +
+    'finished; fi',
 ].join(' ');
 const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
 writeFileSync(
@@ -27,7 +28,7 @@ writeFileSync(
   ),
 );
 
-test('a run paused at its cap waits across a worker kill, resumes from its workspace when the cap is raised', async (t) => {
+test('a run paused at its cap waits across a worker kill, resumes from its workspace once the cap rises', async (t) => {
   const { environment, stack, api } = await startApiOnlyStack(t, { SVC_AGENTS_FILE: agentsFile });
   let worker = spawnSvc(['worker'], environment.env);
   t.teardown(() => worker.child.kill('SIGKILL'));

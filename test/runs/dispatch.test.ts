@@ -11,7 +11,7 @@ import { startTestStack, waitForRunState } from '../support/stack.ts';
 // One GitHub stand-in per file: it points this process's git configuration at its repositories.
 const github = new GitHubStandIn();
 
-test('with no worker at all, POST /runs answers 201 queued and GET /runs/{id} reads the run from its workflow', async (t) => {
+test('with no worker, POST /runs answers 201 queued and GET /runs/{id} reads the run from its workflow', async (t) => {
   const svc = await startTestStack({ worker: false });
   t.teardown(() => svc.stop());
   const dispatched = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo later' } });
@@ -161,7 +161,7 @@ test('GET /runs filters by project, agent or state, pages, and sorts both ways',
   }
 });
 
-test('a run that ends while still queued is never_started; baseCommit without a project is 400; metadata is kept', async (t) => {
+test('a run ending while queued is never_started; baseCommit without a project is 400; metadata is kept', async (t) => {
   github.createRepo('acme', 'pinned');
   const svc = await startTestStack();
   t.teardown(() => svc.stop());

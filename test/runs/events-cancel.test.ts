@@ -2,7 +2,7 @@
 import test from 'ava';
 import { existsSync, readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import { projectLockFile, withProjectLock } from '../../activities/git/project-lock.ts';
+import { projectLockFile, withProjectLock } from '../../platform/project-lock.ts';
 import { startGateQuery } from '../../workflows/messages.ts';
 import { suiteTemporalAddress } from '../support/env.ts';
 import { join } from 'node:path';

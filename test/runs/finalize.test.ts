@@ -20,7 +20,8 @@ function rejectPushes(name: string, message: string, except = '^$') {
   const hook = join(github.root, 'acme', `${name}.git`, 'hooks', 'pre-receive');
   writeFileSync(
     hook,
-    `#!/bin/sh\nwhile read old new ref; do case "$ref" in *svc/rescue/*) ;; *) if ! echo "$ref" | grep -q '${except}'; then echo "${message}" >&2; exit 1; fi;; esac; done\nexit 0\n`,
+    `#!/bin/sh\nwhile read old new ref; do case "$ref" in *svc/rescue/*) ;; *) if ! echo "$ref" | grep -q ` +
+      `'${except}'; then echo "${message}" >&2; exit 1; fi;; esac; done\nexit 0\n`,
   );
   chmodSync(hook, 0o755);
 }

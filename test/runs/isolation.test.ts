@@ -14,7 +14,7 @@ const events = async (svc: Awaited<ReturnType<typeof startTestStack>>, runId: st
     .filter(Boolean)
     .map((line) => JSON.parse(line));
 
-test('under bubblewrap the agent sees a minimal read-only system and its own workspace, home and PID namespace', async (t) => {
+test('under bubblewrap an agent sees a minimal read-only system, its own workspace, home, PID namespace', async (t) => {
   const cache = mkdtempSync(join(tmpdir(), 'svc-cache-'));
   writeFileSync(join(cache, 'shared.txt'), 'from the operator\n');
   const scratch = mkdtempSync(join(tmpdir(), 'svc-scratch-'));

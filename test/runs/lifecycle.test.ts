@@ -148,7 +148,8 @@ test.serial('exit codes map to crashed (output then non-zero) and no_model_respo
 });
 
 test.serial(
-  'the agent sees its prompt and its model, and holds no svc token at all (its callbacks go through the callback proxy)',
+  'the agent sees its prompt and its model, and holds no svc token at all (its callbacks go through the callback ' +
+    'proxy)',
   async (t) => {
     const svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile, SVC_API_TOKEN: 'do-not-leak' } });
     t.teardown(() => svc.stop());

@@ -12,7 +12,9 @@ import { runStdout, startTestStack, waitForRunState, type TestStack } from '../s
 const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
 // Reports a cumulative spend of $0.20, then $0.60 (and says so), then would go on for a minute.
 const SPENDER =
-  'echo \'{"type":"svc.usage","costUsd":0.2,"tokensInput":100,"tokensOutput":10}\'; sleep 0.5; echo \'{"type":"svc.usage","costUsd":0.6,"tokensInput":300,"tokensOutput":30}\'; echo reported; sleep 60; echo finished';
+  'echo \'{"type":"svc.usage","costUsd":0.2,"tokensInput":100,"tokensOutput":10}\'; sleep 0.5; echo ' +
+  '\'{"type":"svc.usage","costUsd":0.6,"tokensInput":300,"tokensOutput":30}\'; echo reported; sleep 60; echo ' +
+  'finished';
 writeFileSync(
   agentsFile,
   [

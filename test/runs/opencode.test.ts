@@ -26,7 +26,8 @@ test('OpenCode runs the scripted tool call, commits, and svc pushes, opens the P
         name: 'bash',
         input: {
           command:
-            'printf "hi from opencode\\n" > opencode.txt && git add opencode.txt && git commit -q -m "OpenCode change" && echo committed',
+            'printf "hi from opencode\\n" > opencode.txt && git add opencode.txt && git commit -q -m "OpenCode ' +
+            'change" && echo committed',
           description: 'Commit opencode.txt',
         },
       },
@@ -38,7 +39,8 @@ test('OpenCode runs the scripted tool call, commits, and svc pushes, opens the P
   const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
   writeFileSync(
     agentsFile,
-    `agents:\n  - name: opencode\n    runtime: opencode\n    command: ["${OPENCODE}"]\n    provider: anthropic\n    model: claude-sonnet-4-5\n`,
+    `agents:\n  - name: opencode\n    runtime: opencode\n    command: ["${OPENCODE}"]\n    provider: anthropic\n    ` +
+      `model: claude-sonnet-4-5\n`,
   );
   process.env.ANTHROPIC_BASE_URL = model.url;
   process.env.ANTHROPIC_API_KEY = 'sk-ant-test';

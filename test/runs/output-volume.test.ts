@@ -12,7 +12,8 @@ test.after.always(() => svc?.stop());
 test('three megabytes printed just before the agent exits are all recorded, in order', async (t) => {
   // 30,000 lines of 100 bytes; `seq -w` pads each number so every line has the same length.
   const prompt =
-    "seq -w 1 30000 | sed 's/$/ xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx/'";
+    "seq -w 1 30000 | sed 's/$/ " +
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx/'";
   const dispatched = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt } });
   const run = await waitForRunState(svc, dispatched.body.run.id as string, undefined, 120_000);
   t.is(run.state, 'succeeded');

@@ -14,7 +14,8 @@ writeFileSync(
     'agents:',
     '  - name: reporter',
     '    provider: anthropic',
-    `    command: ["bash", "-c", "echo '{\\"type\\":\\"svc.usage\\",\\"costUsd\\":0.01,\\"model\\":\\"local-llama-3.1\\"}'"]`,
+    `    command: ["bash", "-c", "echo ` +
+      `'{\\"type\\":\\"svc.usage\\",\\"costUsd\\":0.01,\\"model\\":\\"local-llama-3.1\\"}'"]`,
     '  - name: asked',
     '    provider: anthropic',
     '    model: small-model',

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withProjectLock, projectLockFile } from '../../activities/git/project-lock.ts';
+import { withProjectLock, projectLockFile } from '../../platform/project-lock.ts';
 import { mintRunToken } from '../../core/run-token.ts';
 import { waitFor, waitForActivityUnderWay } from '../support/processes.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
@@ -25,7 +25,9 @@ writeFileSync(
     '    steering: spawn-only',
     '  - name: poller',
     '    steering: mid-run',
-    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 100); do out=$(curl -sf -H \\"Authorization: Bearer $SVC_API_TOKEN\\" $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); case $out in *body*) echo \\"got $out\\"; exit 0;; esac; sleep 0.2; done; exit 1"]',
+    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 100); do out=$(curl -sf -H \\"Authorization: Bearer ' +
+      '$SVC_API_TOKEN\\" $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); case $out in *body*) echo \\"got $out\\"; exit 0;; ' +
+      'esac; sleep 0.2; done; exit 1"]',
     '  - name: sleeper',
     '    steering: mid-run',
     '    command: ["sleep", "60"]',

@@ -6,11 +6,17 @@ import { initialRuntimeState } from '../../activities/runtimes/types.ts';
 import { BUILTIN_AGENTS } from '../../core/agents.ts';
 
 const STEP_FINISH =
-  '{"type":"step_finish","timestamp":1795326469792,"sessionID":"ses_1","part":{"id":"prt_1","reason":"tool-calls","type":"step-finish","tokens":{"total":162,"input":120,"output":30,"reasoning":0,"cache":{"write":4,"read":8}},"cost":0.0008274}}';
+  '{"type":"step_finish","timestamp":1795326469792,"sessionID":"ses_1","part":{"id":"prt_1",' +
+  '"reason":"tool-calls","type":"step-finish","tokens":{"total":162,"input":120,' +
+  '"output":30,"reasoning":0,"cache":{"write":4,"read":8}},"cost":0.0008274}}';
 const TOOL_USE =
-  '{"type":"tool_use","timestamp":1795326469547,"sessionID":"ses_1","part":{"type":"tool","tool":"bash","callID":"toolu_2","state":{"status":"completed","input":{"command":"echo hi > hello.txt","description":"write"},"output":"(no output)","metadata":{"output":"(no output)","exit":0,"truncated":false}}}}';
+  '{"type":"tool_use","timestamp":1795326469547,"sessionID":"ses_1","part":{"type":"tool",' +
+  '"tool":"bash","callID":"toolu_2","state":{"status":"completed","input":{"command":"echo hi > hello.txt",' +
+  '"description":"write"},"output":"(no output)","metadata":{"output":"(no output)",' +
+  '"exit":0,"truncated":false}}}}';
 const ERROR =
-  '{"type":"error","timestamp":1795326488122,"sessionID":"ses_2","error":{"name":"APIError","data":{"message":"invalid x-api-key","statusCode":401,"isRetryable":false}}}';
+  '{"type":"error","timestamp":1795326488122,"sessionID":"ses_2","error":{"name":"APIError",' +
+  '"data":{"message":"invalid x-api-key","statusCode":401,"isRetryable":false}}}';
 
 test('tool calls, text and per-step usage are parsed and summed', (t) => {
   const state = initialRuntimeState();

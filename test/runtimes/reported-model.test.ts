@@ -16,7 +16,8 @@ const read = (runtime: RuntimeAdapter, lines: string[]) => {
 
 test('Claude Code: its init line names the model it resolved', (t) => {
   const init =
-    '{"type":"system","subtype":"init","cwd":"/work","session_id":"s1","tools":["Bash","Read"],"model":"claude-sonnet-4-5-20250929","permissionMode":"bypassPermissions"}';
+    '{"type":"system","subtype":"init","cwd":"/work","session_id":"s1","tools":["Bash",' +
+    '"Read"],"model":"claude-sonnet-4-5-20250929","permissionMode":"bypassPermissions"}';
   const state = initialRuntimeState();
   t.like(claudeCodeRuntime.parseLine('stdout', init, state), {
     kind: 'agent.system.init',

@@ -151,7 +151,7 @@ test('a sandbox whose records fail ends alone, recorded; its neighbour runs; the
   t.is(readFileSync(healthy.exit, 'utf8'), recorded);
 });
 
-test('past what its descriptors allow with every sandbox at its worst, a host answers full: the next one takes it', async (t) => {
+test('a host past its descriptors with every sandbox at its worst answers full: the next one takes it', async (t) => {
   // Not root (root raises the limit first): nobody, with a limit that fits one sandbox.
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
   mkdirSync(join(dataDir, 'sandboxes'));
@@ -220,7 +220,7 @@ test('the host takes only sandboxes of its own directory, and ends once idle wit
   t.false(existsSync(socket), 'and leaves no socket behind');
 });
 
-test('a host that will not start is not waited for again at once: sandboxes get supervisors of their own', async (t) => {
+test('a host that will not start is not waited for again at once: sandboxes get their own supervisors', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-host-'));
   const program = join(dataDir, 'exits.mjs');
   writeFileSync(program, 'process.exit(0);\n');

@@ -117,7 +117,7 @@ function relay(
 const taken = (run: Relayed) => run.lines.filter((line) => line.isReplay).map((line) => line.message.content);
 const kinds = (run: Relayed) => run.lines.map((line) => (line.isReplay ? 'taken' : line.type));
 
-test('the prompt goes in first; a message claimed mid-turn is taken in that turn; the input closes when idle', async (t) => {
+test('the prompt goes first; a message claimed mid-turn is taken in that turn; input closes when idle', async (t) => {
   const inbox = await fakeInbox(t);
   // The steer arrives while the agent works on its first turn.
   const run = await relay(inbox.url, 'add a greeting', {}, (child) =>

@@ -97,7 +97,8 @@ test.serial(
       [
         'until [ -s bystander ]; do sleep 0.2; done; target=$(cat bystander)',
         'echo uid=$(id -u)',
-        `for field in ${CAPABILITY_SETS.join(' ')} NoNewPrivs Seccomp; do echo $field=$(awk -v f="$field:" '$1==f {print $2}' /proc/self/status); done`,
+        `for field in ${CAPABILITY_SETS.join(' ')} NoNewPrivs Seccomp; do echo $field=$(awk -v f="$field:" '$1==f ` +
+          `{print $2}' /proc/self/status); done`,
         ...NAMESPACES.map((ns) => `echo ns_${ns}=$(readlink /proc/self/ns/${ns})`),
         probe('remount', 'mount -o remount,bind,rw /'),
         probe('remount_workspace', 'mount -o remount,rw,suid /workspace'),
@@ -180,8 +181,10 @@ test.serial("the agent sees nothing of svc's data, the host, svc's checkout or a
     probe('writes_root', 'touch /svc-escape'),
     probe('writes_programs', 'touch /run/svc/bin/init.mjs'),
     probe('removes_canary', `rm -f '${trap.canary}'`),
-    "echo found=$(find / \\( -path /proc -o -path /sys \\) -prune -o -name 'svc-victim-secret.txt' -print 2>/dev/null | head -1)",
-    'echo operator_env=$(env -u SVC_PROMPT | grep -c -i -E "SVC_API_TOKEN|GIT_TOKEN|GITHUB_TOKEN|DATABASE_URL|TEMPORAL")',
+    "echo found=$(find / \\( -path /proc -o -path /sys \\) -prune -o -name 'svc-victim-secret.txt' -print " +
+      '2>/dev/null | head -1)',
+    'echo operator_env=$(env -u SVC_PROMPT | grep -c -i -E ' +
+      '"SVC_API_TOKEN|GIT_TOKEN|GITHUB_TOKEN|DATABASE_URL|TEMPORAL")',
   ].join('\n');
   const { run, stdout, everything } = await runAttack(svc, prompt);
   t.is(run.state, 'succeeded', JSON.stringify(run));
@@ -231,7 +234,8 @@ test.serial("the network is loopback alone: svc's proxies, refusals as events, t
     `echo other_inbox=$(${status} "$SVC_BASE_URL/runs/${other.run.id}/inbox?peek=1")`,
     `echo whoami=$(${status} -H "Authorization: Bearer ${svc.token}" $SVC_BASE_URL/whoami)`,
     // Every process's environment, bar the prompt (it holds the stolen token above).
-    "echo env_tokens=$(cat /proc/[0-9]*/environ 2>/dev/null | grep -z -v '^SVC_PROMPT=' | grep -z -c -E 'svc1\\.|ghp_|_TOKEN=')",
+    "echo env_tokens=$(cat /proc/[0-9]*/environ 2>/dev/null | grep -z -v '^SVC_PROMPT=' | grep -z -c -E " +
+      "'svc1\\.|ghp_|_TOKEN=')",
   ].join('\n');
   const { run, stdout, events } = await runAttack(svc, prompt);
   t.is(run.state, 'succeeded', JSON.stringify(run));

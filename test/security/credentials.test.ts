@@ -31,7 +31,8 @@ test.serial('from inside its sandbox an agent gets no push credential and finds 
     'echo intent=$(curl -s -m 5 "$SVC_BASE_URL/runs/$SVC_RUN_ID/finalize-intent")',
     'echo env_has_token=$(env -u SVC_PROMPT | grep -c -E "ghp_|SVC_API_TOKEN|GIT_TOKEN")',
     'echo helper=$(git config --get-all credential.helper | head -1)',
-    'git credential fill <<EOF 2>/dev/null | grep -c password | sed "s/^/filled=/"\nprotocol=https\nhost=github.com\nEOF',
+    'git credential fill <<EOF 2>/dev/null | grep -c password | sed ' +
+      '"s/^/filled=/"\nprotocol=https\nhost=github.com\nEOF',
   ].join('\n');
   const { run, stdout, everything } = await runAttack(svc, prompt, { project });
   t.is(run.state, 'succeeded', JSON.stringify(run));

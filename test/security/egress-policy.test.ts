@@ -41,7 +41,7 @@ test('a wildcard matches subdomains only, never the bare suffix or a look-alike'
   t.falsy(matchEgressRule(rules, 'api.example.com', 80));
 });
 
-test('public destinations pass; names answering a private address are refused unless an exact operator entry names them', async (t) => {
+test('public hosts pass; a name with a private address is refused unless an operator entry names it', async (t) => {
   const resolver = answers({
     'api.example.com': ['93.184.216.34'],
     'rebound.example.com': ['93.184.216.34', '127.0.0.1'],
@@ -72,7 +72,7 @@ test('public destinations pass; names answering a private address are refused un
   t.like(await decideEgress(rules, 'elsewhere.org', 443, resolver), { allowed: false, reason: 'not_allowlisted' });
 });
 
-test('a project can open public destinations only; cloud metadata opens only to its exact IP from the operator', async (t) => {
+test('a project opens public hosts only; cloud metadata opens only to its exact IP from the operator', async (t) => {
   const resolver = answers({ 'db.example.com': ['10.0.0.5'], 'metadata.example.com': ['169.254.169.254'] });
   const project = parseEgressList('db.example.com:5432 127.0.0.1:5432 169.254.169.254:80', 'project');
   t.like(await decideEgress(project, 'db.example.com', 5432, resolver), {
@@ -104,7 +104,7 @@ test('a project can open public destinations only; cloud metadata opens only to 
   );
 });
 
-test("a run's allowlist: its model endpoints always; forge, operator and project entries unless the project says none", (t) => {
+test("a run's allowlist: model endpoints always; forge, operator, project entries unless network: none", (t) => {
   const base = {
     modelEndpoints: ['http://127.0.0.1:4000'],
     githubApiUrl: 'https://api.github.com',

@@ -44,7 +44,8 @@ function refusePushes(name: string): void {
   const hook = join(github.root, 'acme', `${name}.git`, 'hooks', 'pre-receive');
   writeFileSync(
     hook,
-    '#!/bin/sh\nwhile read old new ref; do case "$ref" in *svc/rescue/*) ;; *) echo "remote: fatal: refused" >&2; exit 1;; esac; done\n',
+    '#!/bin/sh\nwhile read old new ref; do case "$ref" in *svc/rescue/*) ;; *) echo "remote: fatal: refused" >&2; ' +
+      'exit 1;; esac; done\n',
   );
   chmodSync(hook, 0o755);
 }
@@ -61,7 +62,9 @@ function armedRepository(script: string): string {
     `git config core.fsmonitor ${script}`,
     `git config core.sshCommand ${script}`,
     `git config credential.helper "!${script}"`,
-    `git config core.hooksPath .git/evil-hooks && mkdir -p .git/evil-hooks && for hook in pre-push post-checkout reference-transaction pre-auto-gc; do printf '#!/bin/sh\\n${script}\\n' > .git/evil-hooks/$hook; chmod +x .git/evil-hooks/$hook; done`,
+    `git config core.hooksPath .git/evil-hooks && mkdir -p .git/evil-hooks && for hook in pre-push post-checkout ` +
+      `reference-transaction pre-auto-gc; do printf '#!/bin/sh\\n${script}\\n' > .git/evil-hooks/$hook; chmod +x ` +
+      `.git/evil-hooks/$hook; done`,
     `git config uploadpack.packObjectsHook ${script}`,
     `git config gpg.program ${script} && git config commit.gpgSign true`,
     'echo armed',

@@ -72,13 +72,15 @@ const gatewayClient = (channel: string, payload: string, gateway = 'pod.gateway'
   `node -e 'const fs=require("fs"),net=require("net");` +
   `const line=fs.readFileSync("/proc/1/environ","utf8").split("\\0").find(l=>l.startsWith("SVC_INIT_POD="));` +
   `const pod=JSON.parse(line.slice(13));const to=${gateway};const i=to.lastIndexOf(":");` +
-  `const s=net.connect(+to.slice(i+1),to.slice(0,i),()=>{s.write("SVC1 "+pod.token+" ${channel}\\n");s.end(${payload});});` +
+  `const s=net.connect(+to.slice(i+1),to.slice(0,i),()=>{s.write("SVC1 "+pod.token+" ` +
+  `${channel}\\n");s.end(${payload});});` +
   `let a="";s.on("data",d=>a+=d);s.on("error",()=>{});s.on("close",()=>console.log("answer="+a.split("\\n")[0]))'`;
 
 test.serial('the agent in its pod is the run uid, holds no capability, gains none, cannot nest', async (t) => {
   const prompt = [
     'echo uid=$(id -u)',
-    `for field in ${CAPABILITY_SETS.join(' ')} NoNewPrivs Seccomp; do echo $field=$(awk -v f="$field:" '$1==f {print $2}' /proc/self/status); done`,
+    `for field in ${CAPABILITY_SETS.join(' ')} NoNewPrivs Seccomp; do echo $field=$(awk -v f="$field:" '$1==f {print ` +
+      `$2}' /proc/self/status); done`,
     probe('remount', 'mount -o remount,rw /'),
     probe('mount_tmpfs', 'mount -t tmpfs none /tmp'),
     probe('nested_userns', 'unshare --user --map-root-user true'),
@@ -122,7 +124,8 @@ test.serial("the pod holds nothing of the worker: svc's data, its checkout, its 
   const prompt = [
     ...pathProbes(targets),
     probe('reads_shadow', 'cat /etc/shadow'),
-    "echo env_tokens=$(cat /proc/[0-9]*/environ 2>/dev/null | grep -z -v '^SVC_PROMPT=' | grep -z -c -E 'svc1\\.|ghp_|_TOKEN=')",
+    "echo env_tokens=$(cat /proc/[0-9]*/environ 2>/dev/null | grep -z -v '^SVC_PROMPT=' | grep -z -c -E " +
+      "'svc1\\.|ghp_|_TOKEN=')",
   ].join('\n');
   const { run, stdout, everything } = await runAttack(svc, prompt);
   t.is(run.state, 'succeeded', JSON.stringify(run));
@@ -169,7 +172,8 @@ test.serial("the pod reaches only its own gateway: no worker port, no other run'
     probe('unlisted_https', 'curl -sf -m 5 https://example.com/'),
     probe('postgres_proxy', `${unproxied} -p -x http://127.0.0.1:3128 http://127.0.0.1:5432/`),
     // The one call that must get through: patient on a loaded machine (the refusals stay quick).
-    `echo own_inbox=$(curl -s -m 20 --retry 3 --retry-all-errors -o /dev/null -w '%{http_code}' "$SVC_BASE_URL/runs/$SVC_RUN_ID/inbox?peek=1")`,
+    `echo own_inbox=$(curl -s -m 20 --retry 3 --retry-all-errors -o /dev/null -w '%{http_code}' ` +
+      `"$SVC_BASE_URL/runs/$SVC_RUN_ID/inbox?peek=1")`,
     `echo other_inbox=$(${status} "$SVC_BASE_URL/runs/${victim}/inbox?peek=1")`,
     `echo whoami=$(${status} -H "Authorization: Bearer ${svc.token}" $SVC_BASE_URL/whoami)`,
     // Its own token on the victim's gateway, and a made-up token on its own: nothing answers.

@@ -60,7 +60,8 @@ test.serial('egress goes only where the allowlist says; every refusal is a run e
     probe('public_unlisted', 'curl -sf -m 5 https://example.com/'),
     // The stolen operator token, sent through the only door to svc: refused, and not even passed on.
     `echo whoami=$(curl -s -m 5 -H "Authorization: Bearer ${svc.token}" $SVC_BASE_URL/whoami | head -c 200)`,
-    `echo runs=$(curl -s -m 5 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${svc.token}" $SVC_BASE_URL/runs)`,
+    `echo runs=$(curl -s -m 5 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${svc.token}" ` +
+      `$SVC_BASE_URL/runs)`,
     'echo inbox=$(curl -s -m 5 -o /dev/null -w "%{http_code}" "$SVC_BASE_URL/runs/$SVC_RUN_ID/inbox?peek=1")',
   ].join('\n');
   const { run, stdout, events } = await runAttack(svc, prompt);

@@ -39,7 +39,8 @@ const seen = {
   processes: readdirSync('/proc').filter((entry) => /^\\d+$/.test(entry)).length,
   api,
 };
-createServer((_request, response) => response.end(JSON.stringify(seen))).listen(Number(process.env.PORT), process.env.HOST);
+createServer((_request, response) => response.end(JSON.stringify(seen)))
+  .listen(Number(process.env.PORT), process.env.HOST);
 `;
   github.createRepo('acme', 'hostile-preview', {
     files: {

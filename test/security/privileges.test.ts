@@ -19,7 +19,8 @@ test.serial('the agent holds no capability and no way to get one', async (t) => 
   t.teardown(() => bystander.kill('SIGKILL'));
   const prompt = [
     'echo uid=$(id -u)',
-    'for field in CapInh CapPrm CapEff CapBnd CapAmb NoNewPrivs; do echo $field=$(awk -v f="$field:" \'$1==f {print $2}\' /proc/self/status); done',
+    'for field in CapInh CapPrm CapEff CapBnd CapAmb NoNewPrivs; do echo $field=$(awk -v f="$field:" \'$1==f {print ' +
+      "$2}' /proc/self/status); done",
     ...NAMESPACES.map((ns) => `echo ns_${ns}=$(readlink /proc/self/ns/${ns})`),
     probe('remount', 'mount -o remount,bind,rw /'),
     probe('remount_usr', 'mount -o remount,rw /usr'),
@@ -59,7 +60,8 @@ test.serial(
     // The bomb in a subshell (bash gives up on the first fork it cannot make), then only builtins:
     // at the limit not even a $(…) can fork.
     const prompt =
-      '( for i in {1..300}; do sleep 30 & done ) 2>/dev/null\nalive=0; for p in /proc/[0-9]*; do alive=$((alive+1)); done\necho alive=$alive';
+      '( for i in {1..300}; do sleep 30 & done ) 2>/dev/null\nalive=0; for p in /proc/[0-9]*; do alive=$((alive+1)); ' +
+      'done\necho alive=$alive';
     const { run, stdout } = await runAttack(svc, prompt);
     t.is(run.state, 'succeeded', JSON.stringify(run));
     const alive = Number(reported(stdout, 'alive'));

@@ -44,7 +44,8 @@ function armedDiff(script: string, canary: string): string {
     `git config core.fsmonitor ${script}`,
     `git config core.pager ${script}`,
     'mkdir -p .git/evil-hooks && git config core.hooksPath .git/evil-hooks',
-    `for hook in post-checkout reference-transaction post-index-change; do printf '#!/bin/sh\\n${script}\\n' > .git/evil-hooks/$hook; chmod +x .git/evil-hooks/$hook; done`,
+    `for hook in post-checkout reference-transaction post-index-change; do printf '#!/bin/sh\\n${script}\\n' > ` +
+      `.git/evil-hooks/$hook; chmod +x .git/evil-hooks/$hook; done`,
     `echo ${join(canary, '..')} > .git/objects/info/alternates`,
     'echo armed',
     // The test releases the agent once it has read the live diff.

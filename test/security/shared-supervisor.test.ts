@@ -32,9 +32,11 @@ const FLOOD = [
     '2>/dev/null & done',
   // A header far past what the proxy reads, and connections cut mid-request.
   "big=$(head -c 200000 /dev/zero | tr '\\0' a)",
-  'for i in $(seq 20); do (exec 3<>/dev/tcp/127.0.0.1/3128 && printf "GET http://x/ HTTP/1.1\\r\\nX: %s\\r\\n" "$big" >&3; ' +
+  'for i in $(seq 20); do (exec 3<>/dev/tcp/127.0.0.1/3128 && printf "GET http://x/ HTTP/1.1\\r\\nX: %s\\r\\n" ' +
+    '"$big" >&3; ' +
     'exec 3>&-) 2>/dev/null & done',
-  'for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/3128 && printf "CONNECT 10.0.0.1:443 HTTP/1.1\\r\\n" >&3) 2>/dev/null ' +
+  'for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/3128 && printf "CONNECT 10.0.0.1:443 HTTP/1.1\\r\\n" >&3) ' +
+    '2>/dev/null ' +
     '& done',
   'wait',
   'echo flood_done=yes',

@@ -30,7 +30,7 @@ const PRIVATE_URLS = [
   'http://0.0.0.0:80/',
 ];
 
-test('a registration naming a private receiver is refused and registers nothing; a named one is accepted', async (t) => {
+test('a registration naming a private receiver is refused, registering nothing; a named one is accepted', async (t) => {
   const open = await receiver();
   t.teardown(() => open.server.close());
   const svc = await startTestStack({ env: { SVC_WEBHOOK_PRIVATE_TARGETS: `127.0.0.1:${open.port}` } });

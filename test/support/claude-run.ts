@@ -44,7 +44,8 @@ export async function claudeCommitsAndOpensPr(
         input: {
           // Long enough to be steered while it runs.
           command:
-            'sleep 4 && printf "hello from a sandbox\\n" > greeting.txt && git add greeting.txt && git commit -q -m "Add greeting"',
+            'sleep 4 && printf "hello from a sandbox\\n" > greeting.txt && git add greeting.txt && git commit -q -m ' +
+            '"Add greeting"',
           description: 'write and commit',
         },
       },

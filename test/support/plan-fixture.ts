@@ -52,7 +52,8 @@ export async function planFixture(
   chmodSync(switches, 0o777);
   const template = [
     'if [ -e {SW}/fail-{seed_id} ]; then echo "failing on purpose"; exit 3; fi',
-    'if rmdir {SW}/flaky-{seed_id} 2>/dev/null; then echo \'{"type":"svc.provider_error","message":"overloaded"}\'; exit 1; fi',
+    'if rmdir {SW}/flaky-{seed_id} 2>/dev/null; then echo \'{"type":"svc.provider_error","message":"overloaded"}\'; ' +
+      'exit 1; fi',
     'while [ -e {SW}/slow-{seed_id} ]; do sleep 0.2; done',
     'if [ -e {SW}/empty-{seed_id} ]; then echo "nothing to change for {seed_id}"; exit 0; fi',
     "cat > {seed_id}.md <<'SEED'\n{seed_body}\nSEED",

@@ -1,6 +1,7 @@
 // The pull-request part of GitHub's REST API, stood in: list (by head), create, get, and what the
 // PR loop reads and does (check runs of the head commit, reviews and their comments, changed files,
-// issue comments, collaborator permissions, merge). A `git` link (the GitHub stand-in's repositories) gives heads and merges;
+// issue comments, collaborator permissions, merge). A `git` link (the GitHub stand-in's repositories) gives heads and
+// merges;
 // tests merge or close a PR, post reviews and set check runs to watch svc follow.
 import { GitHubApiStandIn } from './github-api-stand-in.ts';
 

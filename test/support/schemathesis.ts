@@ -26,7 +26,8 @@ export const CHECKS = [
 /**
  * Fixed path parameters per route family, so generated cases reach real things: the held running
  * run for reads and sandbox callbacks, a finished run for cancel, steer, events and diff (a fuzzed
- * cancel must not end the held run, and its event stream would be held open), a failed plan-run, the project (DELETE is refused while its run is held).
+ * cancel must not end the held run, and its event stream would be held open), a failed plan-run, the project (DELETE is
+ * refused while its run is held).
  * Trigger ids stay generated: a real one would start a run per case.
  */
 export function schemathesisConfig(ids: PopulatedIds): string {

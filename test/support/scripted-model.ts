@@ -1,5 +1,6 @@
 // A scripted model server speaking the Anthropic Messages API (streaming SSE and plain JSON) and
-// the OpenAI Responses API (streaming SSE), for running the real Claude Code and Codex CLIs in tests. Each conversation turn answers the next scripted step:
+// the OpenAI Responses API (streaming SSE), for running the real Claude Code and Codex CLIs in tests. Each conversation
+// turn answers the next scripted step:
 // a tool call (which Claude Code then really executes) or a final text.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { closeServer, listenOnLoopback } from './loopback-server.ts';
@@ -34,7 +35,10 @@ export class ScriptedModel {
     this.#script = script;
   }
 
-  /** The step for a conversation: the number of assistant turns it already holds. Side requests (no tools) get a short text. */
+  /**
+   * The step for a conversation: the number of assistant turns it already holds. Side requests (no tools) get a short
+   * text.
+   */
   #stepFor(body: { messages?: { role: string }[]; tools?: { name: string }[] }): ScriptStep {
     if (!body.tools?.some((tool) => tool.name.toLowerCase() === 'bash')) return { text: 'ok' };
     const turn = (body.messages ?? []).filter((message) => message.role === 'assistant').length;

@@ -19,7 +19,9 @@ writeFileSync(
     '  - name: poller',
     '    description: Waits for a steering message, then says what it got',
     '    steering: mid-run',
-    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 300); do out=$(curl -sf -H \\"Authorization: Bearer $SVC_API_TOKEN\\" $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); case $out in *body*) echo \\"got $out\\"; exit 0;; esac; sleep 0.2; done; exit 1"]',
+    '    command: ["bash", "-c", "echo ready; for i in $(seq 1 300); do out=$(curl -sf -H \\"Authorization: Bearer ' +
+      '$SVC_API_TOKEN\\" $SVC_BASE_URL/runs/$SVC_RUN_ID/inbox); case $out in *body*) echo \\"got $out\\"; exit 0;; ' +
+      'esac; sleep 0.2; done; exit 1"]',
     '  - name: sleeper',
     '    description: Sleeps until cancelled',
     '    command: ["bash", "-c", "echo sleeping; sleep 120"]',
@@ -259,7 +261,8 @@ test.serial('on a phone the runs and run pages fit the screen, in the dark theme
   const fits = () => page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
   t.true(await fits(), 'the runs page does not scroll sideways');
   const cut = await page.evaluate<string[]>(
-    `[...document.querySelectorAll('td')].filter((td) => td.scrollWidth > td.clientWidth + 1).map((td) => td.dataset.label)`,
+    `[...document.querySelectorAll('td')].filter((td) => td.scrollWidth > td.clientWidth + 1).map((td) => ` +
+      `td.dataset.label)`,
   );
   t.deepEqual(cut, [], 'no cell is wider than its card');
   await screenshot(page, 'runs-phone');

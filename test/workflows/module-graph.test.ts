@@ -9,8 +9,12 @@ import test from 'ava';
 import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
 
 // Ids are paths from the bundler's directory (a linked node_modules gives '../…' ones).
-const PER_WORKFLOW =
-  /^\.\/(workflows(\/[\w.-]+)*|core)\/[\w.-]+\.ts$|^(\.\.?\/)+([\w.-]+\/)*node_modules\/@temporalio\/workflow\/lib\/[\w/.-]+\.js$/;
+const PER_WORKFLOW = new RegExp(
+  [
+    String.raw`^\./(workflows(/[\w.-]+)*|core)/[\w.-]+\.ts$`,
+    String.raw`^(\.\.?/)+([\w.-]+/)*node_modules/@temporalio/workflow/lib/[\w/.-]+\.js$`,
+  ].join('|'),
+);
 
 /** Boots the bundle as the SDK's reusable context does; answers the modules one workflow evaluates. */
 async function perWorkflowModules(): Promise<{ shared: string[]; perWorkflow: string[] }> {

@@ -77,7 +77,7 @@ function startRun(client: Client, taskQueue: string) {
   );
 }
 
-test('a retried start looks at its workflow, even for a scratch workspace, and folds what was steered meanwhile', async (t) => {
+test('a retried start asks its workflow, even in a scratch workspace, and folds in what was steered', async (t) => {
   const prompts: string[] = [];
   let client!: Client;
   let runId = '';

@@ -11,9 +11,12 @@ export class ConfigMigrateCommand extends RemoteCommand {
     category: 'Projects',
     description: 'convert a legacy .svc/defaults.json into config.yaml plus preview.yaml',
     details: `
-      Reads \`.svc/defaults.json\`, writes its settings to \`.svc/config.yaml\` and its \`preview\` block (if any) to \`.svc/preview.yaml\`, then deletes \`defaults.json\`. Refuses when there is no defaults.json, when it is invalid, or when config.yaml or preview.yaml already exist.
+      Reads \`.svc/defaults.json\`, writes its settings to \`.svc/config.yaml\` and its \`preview\` block (if any) to
+      \`.svc/preview.yaml\`, then deletes \`defaults.json\`. Refuses when there is no defaults.json, when it is invalid,
+      or when config.yaml or preview.yaml already exist.
 
-      \`--cwd\` (default: the current directory) works on a local repository; \`--project\` asks the server to migrate its clone of that project.
+      \`--cwd\` (default: the current directory) works on a local repository; \`--project\` asks the server to migrate
+      its clone of that project.
     `,
     examples: [
       ['Migrate the current repository', '$0 config migrate'],

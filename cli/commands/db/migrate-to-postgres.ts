@@ -17,11 +17,17 @@ export class DbMigrateToPostgresCommand extends SvcCommand {
     details: `
       Stop svc first: the copy is a snapshot, and rows written afterwards stay behind.
 
-      Refuses a target that holds svc data or tables svc does not own. Creates the schema on the target with svc's own PostgreSQL migrations, then copies every table of the read model in batches (\`--batch-size\`, default 1000) inside one transaction, printing a progress line per table on stderr; it verifies every table's row count and moves serial sequences past the copied ids before it commits. A failure rolls the copy back: the target keeps svc's schema but no rows, and the command can run again. The SQLite file is only read.
+      Refuses a target that holds svc data or tables svc does not own. Creates the schema on the target with svc's own
+      PostgreSQL migrations, then copies every table of the read model in batches (\`--batch-size\`, default 1000)
+      inside one transaction, printing a progress line per table on stderr; it verifies every table's row count and
+      moves serial sequences past the copied ids before it commits. A failure rolls the copy back: the target keeps
+      svc's schema but no rows, and the command can run again. The SQLite file is only read.
 
       The source must be at this svc version's schema: start this version on it once first if it is older.
 
-      Prints \`{"ok":true,"tables":[{"table","rows"}],"sequences","migrations","replacedNulCharacters"}\` (or a summary with \`--output pretty\`). Then start svc with \`DATABASE_URL\` set to the target. Exit codes: 0 copied, 2 usage (a missing or invalid \`--from\`/\`--to\`), 1 refused or failed.
+      Prints \`{"ok":true,"tables":[{"table","rows"}],"sequences","migrations","replacedNulCharacters"}\` (or a summary
+      with \`--output pretty\`). Then start svc with \`DATABASE_URL\` set to the target. Exit codes: 0 copied, 2 usage
+      (a missing or invalid \`--from\`/\`--to\`), 1 refused or failed.
     `,
     examples: [
       [

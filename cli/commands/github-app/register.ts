@@ -12,13 +12,21 @@ export class GitHubAppRegisterCommand extends RemoteCommand {
     category: 'Operations',
     description: 'print a one-time link that registers svc as a GitHub App from your browser',
     details: `
-      Asks the server to arm a registration (POST /github-app/registration: the token must be the operator's) and prints the link. Open it once, within 10 minutes, in the browser you will use on GitHub: it binds that browser (an HttpOnly cookie, for an hour), shows the form that creates svc's App on GitHub, and only that browser can then store the App and activate its installation. A visitor without such a link gets no form, stores nothing and activates nothing.
+      Asks the server to arm a registration (POST /github-app/registration: the token must be the operator's) and prints
+      the link. Open it once, within 10 minutes, in the browser you will use on GitHub: it binds that browser (an
+      HttpOnly cookie, for an hour), shows the form that creates svc's App on GitHub, and only that browser can then
+      store the App and activate its installation. A visitor without such a link gets no form, stores nothing and
+      activates nothing.
 
-      \`--org\` makes the App an organization's; \`--name\` names it (default svc-forge-<6 chars>, at most 34 characters). With SVC_APP_CRED_STORE=data-dir svc keeps the App in its data directory; otherwise the page shows its credentials once. A stored App is never replaced by a registration: \`svc github-app remove\` first. A new link replaces an unopened one.
+      \`--org\` makes the App an organization's; \`--name\` names it (default svc-forge-<6 chars>, at most 34
+      characters). With SVC_APP_CRED_STORE=data-dir svc keeps the App in its data directory; otherwise the page shows
+      its credentials once. A stored App is never replaced by a registration: \`svc github-app remove\` first. A new
+      link replaces an unopened one.
 
       \`--output json\` prints \`{"link","expiresAt"}\`.
 
-      Exit codes: 0 armed, 2 usage, 3 server unreachable, 4 the token is refused, 1 the registration is off (404: SVC_GITHUB_APP_REGISTRATION, public mode, or an App already acts).
+      Exit codes: 0 armed, 2 usage, 3 server unreachable, 4 the token is refused, 1 the registration is off (404:
+      SVC_GITHUB_APP_REGISTRATION, public mode, or an App already acts).
     `,
     examples: [
       ['A link for your own account', '$0 github-app register'],

@@ -13,13 +13,17 @@ export class GitHubAppRemoveCommand extends RemoteCommand {
     category: 'Operations',
     description: 'remove the GitHub App svc stored in its data directory (svc goes back to its token)',
     details: `
-      DELETE /github-app (the operator's token). svc stops acting as the App at once, in every process sharing the data directory, and uses the personal access token (SVC_GIT_TOKEN) again, or nothing. The App stays on GitHub: uninstall or delete it there if you no longer want it. To replace it, remove it, then \`svc github-app register\`.
+      DELETE /github-app (the operator's token). svc stops acting as the App at once, in every process sharing the data
+      directory, and uses the personal access token (SVC_GIT_TOKEN) again, or nothing. The App stays on GitHub:
+      uninstall or delete it there if you no longer want it. To replace it, remove it, then \`svc github-app register\`.
 
-      An App configured in the environment (SVC_GITHUB_APP_*) is not removed here: change those settings and restart svc.
+      An App configured in the environment (SVC_GITHUB_APP_*) is not removed here: change those settings and restart
+      svc.
 
       \`--output json\` prints the server's answer, \`{"removed":{"appId","slug"},"identity":{...}}\`.
 
-      Exit codes: 0 removed, 1 no App stored (404) or the App is from the environment (409), 2 usage, 3 server unreachable, 4 the token is refused.
+      Exit codes: 0 removed, 1 no App stored (404) or the App is from the environment (409), 2 usage, 3 server
+      unreachable, 4 the token is refused.
     `,
     examples: [
       ['Remove the stored App', '$0 github-app remove'],

@@ -9,9 +9,12 @@ export class PlanCancelCommand extends RemoteCommand {
     category: 'Plan-runs',
     description: 'cancel a plan-run and its in-flight child run',
     details: `
-      POST /plan-runs/{id}/cancel. Prints \`{"type":"plan_run.cancelled","planRun","cancelledChild","alreadyTerminal"}\`; cancelling a plan-run that already ended changes nothing and says so (\`alreadyTerminal: true\`).
+      POST /plan-runs/{id}/cancel. Prints
+      \`{"type":"plan_run.cancelled","planRun","cancelledChild","alreadyTerminal"}\`; cancelling a plan-run that already
+      ended changes nothing and says so (\`alreadyTerminal: true\`).
 
-      Exit codes: 0 once the plan-run is cancelled (or had already ended), 2 for an unknown plan-run, 3 when the server is unreachable, 4 when the token is refused.
+      Exit codes: 0 once the plan-run is cancelled (or had already ended), 2 for an unknown plan-run, 3 when the server
+      is unreachable, 4 when the token is refused.
     `,
     examples: [['Cancel a plan-run', '$0 plan cancel plnr_0123456789ab']],
   });

@@ -13,7 +13,8 @@ export class PlanListCommand extends RemoteCommand {
     category: 'Plan-runs',
     description: 'list plan-runs, newest first',
     details: `
-      GET /plan-runs. One plan-run per line, \`--output json\` one JSON array, or with \`--output pretty\` a table. \`--state active\` means queued or running.
+      GET /plan-runs. One plan-run per line, \`--output json\` one JSON array, or with \`--output pretty\` a table.
+      \`--state active\` means queued or running.
     `,
     examples: [
       ['Every plan-run', '$0 plan list'],

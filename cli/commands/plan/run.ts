@@ -12,11 +12,19 @@ export class PlanRunCommand extends RemoteCommand {
     category: 'Plan-runs',
     description: 'dispatch a serial plan-run (one run per seed) and tail its events',
     details: `
-      Dispatches a plan-run (POST /plan-runs) from a plan of the project's seeds tracker (\`[plan-id]\`), or from an ordered list of issues (\`--issues a,b,c\`, exclusive with a plan id). Children run strictly one after another; each one's pull request must be merged before the next starts.
+      Dispatches a plan-run (POST /plan-runs) from a plan of the project's seeds tracker (\`[plan-id]\`), or from an
+      ordered list of issues (\`--issues a,b,c\`, exclusive with a plan id). Children run strictly one after another;
+      each one's pull request must be merged before the next starts.
 
-      Prints \`{"type":"plan_run.dispatched","planRun","children","links"}\`, then (unless \`--no-follow\`) \`{"type":"plan_run.event",…}\` for every event of every child run, and last \`{"type":"plan_run.terminal","planRunId","state","failureReason"}\`. \`--output pretty\` prints the same as short text lines, the plan-run's project (\`owner/repo (id)\`) and dashboard page first; \`--output json\` as one JSON array when it ends.
+      Prints \`{"type":"plan_run.dispatched","planRun","children","links"}\`, then (unless \`--no-follow\`)
+      \`{"type":"plan_run.event",…}\` for every event of every child run, and last
+      \`{"type":"plan_run.terminal","planRunId","state","failureReason"}\`. \`--output pretty\` prints the same as short
+      text lines, the plan-run's project (\`owner/repo (id)\`) and dashboard page first; \`--output json\` as one JSON
+      array when it ends.
 
-      Exit codes: 0 when the plan-run succeeded (or was dispatched, with \`--no-follow\`), 1 when it failed, 5 when it was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when you detach with Ctrl-C (the plan-run goes on).
+      Exit codes: 0 when the plan-run succeeded (or was dispatched, with \`--no-follow\`), 1 when it failed, 5 when it
+      was cancelled, 2 for a rejected request, 3 when the server is unreachable, 4 when the token is refused, 130 when
+      you detach with Ctrl-C (the plan-run goes on).
     `,
     examples: [
       [
@@ -25,7 +33,8 @@ export class PlanRunCommand extends RemoteCommand {
       ],
       [
         'Run three issues in this order, capped at $2 each',
-        '$0 plan run --project prj_0123456789ab --agent claude-code --issues app-1a2b,app-3c4d,app-5e6f --max-cost-usd 2',
+        '$0 plan run --project prj_0123456789ab --agent claude-code --issues app-1a2b,app-3c4d,app-5e6f ' +
+          '--max-cost-usd 2',
       ],
       ['Dispatch and return at once', '$0 plan run pl-3f2a --project prj_0123456789ab --agent shell --no-follow'],
     ],

@@ -17,7 +17,10 @@ export class PlanStatusCommand extends RemoteCommand {
     category: 'Plan-runs',
     description: 'show a plan-run: its state and the child table with cost and duration',
     details: `
-      GET /plan-runs/{id}. NDJSON prints the whole answer (\`planRun\`, \`children\`, \`runs\`, \`links\`) as one line. \`--output pretty\` prints \`plan-run <id> [<state>] — project <owner/repo> (<id>), plan <p>, agent <a>, N children\`, a \`failure:\` line when it failed, its \`dashboard:\` page (and \`temporal:\` when the server knows the Temporal UI), and the table \`# seed state cost duration run\` (\`—\` where unknown).
+      GET /plan-runs/{id}. NDJSON prints the whole answer (\`planRun\`, \`children\`, \`runs\`, \`links\`) as one line.
+      \`--output pretty\` prints \`plan-run <id> [<state>] — project <owner/repo> (<id>), plan <p>, agent <a>, N
+      children\`, a \`failure:\` line when it failed, its \`dashboard:\` page (and \`temporal:\` when the server knows
+      the Temporal UI), and the table \`# seed state cost duration run\` (\`—\` where unknown).
     `,
     examples: [
       ['The child table', '$0 plan status plnr_0123456789ab --output pretty'],
@@ -35,8 +38,10 @@ export class PlanStatusCommand extends RemoteCommand {
     }
     const { planRun, children, runs } = detail as { planRun: any; children: any[]; runs: Run[] };
     const project = await projectLabel(this.client, planRun.projectId);
+    const plan = planRun.planId ?? '(issues)';
     this.line(
-      `plan-run ${planRun.id} [${planRun.state}] — project ${project}, plan ${planRun.planId ?? '(issues)'}, agent ${planRun.agentName}, ${children.length} children`,
+      `plan-run ${planRun.id} [${planRun.state}] — project ${project}, plan ${plan}, agent ${planRun.agentName}, ` +
+        `${children.length} children`,
     );
     if (planRun.failureReason) this.line(`failure: ${planRun.failureReason}`);
     this.line(`dashboard: ${detail.links.dashboard}`);

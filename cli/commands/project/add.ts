@@ -9,11 +9,14 @@ export class ProjectAddCommand extends RemoteCommand {
     category: 'Projects',
     description: 'register a GitHub repository as a project (POST /projects)',
     details: `
-      The server clones the repository into its projects directory and detects its default branch from the remote HEAD, unless \`--default-branch\` names another one.
+      The server clones the repository into its projects directory and detects its default branch from the remote HEAD,
+      unless \`--default-branch\` names another one.
 
-      Accepted URL forms: \`https://github.com/<owner>/<repo>[.git]\`, \`github.com/<owner>/<repo>\`, \`git@github.com:<owner>/<repo>.git\` and \`ssh://git@github.com/<owner>/<repo>\`.
+      Accepted URL forms: \`https://github.com/<owner>/<repo>[.git]\`, \`github.com/<owner>/<repo>\`,
+      \`git@github.com:<owner>/<repo>.git\` and \`ssh://git@github.com/<owner>/<repo>\`.
 
-      Prints \`{"ok":true,"project":{…}}\`. Exit codes: 0 registered, 2 rejected (bad URL, duplicate), 3 server unreachable, 4 not authorised, 1 anything else (for example a clone failure).
+      Prints \`{"ok":true,"project":{…}}\`. Exit codes: 0 registered, 2 rejected (bad URL, duplicate), 3 server
+      unreachable, 4 not authorised, 1 anything else (for example a clone failure).
     `,
     examples: [
       ['Register a repository', '$0 add-project https://github.com/acme/widget'],

@@ -8,7 +8,8 @@ export class ProjectListCommand extends RemoteCommand {
     category: 'Projects',
     description: 'list registered projects (GET /projects)',
     details: `
-      Prints one \`{"id","gitUrl","defaultBranch"}\` object per line (\`--output json\`: one JSON array of them), or with \`--output pretty\` a table (\`(no projects registered)\` when there is none).
+      Prints one \`{"id","gitUrl","defaultBranch"}\` object per line (\`--output json\`: one JSON array of them), or
+      with \`--output pretty\` a table (\`(no projects registered)\` when there is none).
     `,
     examples: [
       ['List projects as NDJSON', '$0 projects'],

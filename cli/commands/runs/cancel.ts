@@ -13,7 +13,8 @@ export class RunsCancelCommand extends RemoteCommand {
     category: 'Runs',
     description: 'cancel a run: a queued run never starts, a running agent is stopped',
     details: `
-      POST /runs/{id}/cancel. Prints \`run <id> cancelled\`, or that it had already ended (cancelling a finished run changes nothing). \`--output json\` prints the API's answer (\`{"state","alreadyTerminal","sandboxRun"}\`).
+      POST /runs/{id}/cancel. Prints \`run <id> cancelled\`, or that it had already ended (cancelling a finished run
+      changes nothing). \`--output json\` prints the API's answer (\`{"state","alreadyTerminal","sandboxRun"}\`).
 
       Exit codes: 0 cancelled or already ended, 2 no such run, 3 server unreachable, 4 token refused.
     `,

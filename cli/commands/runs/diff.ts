@@ -38,7 +38,11 @@ export class RunsDiffCommand extends RemoteCommand {
     category: 'Runs',
     description: "show a run's change as a unified diff",
     details: `
-      GET /runs/{id}/diff: the files the run's branch changes against its base, while the run goes on (its workspace's commits) and after it (the pushed branch, else its salvage). Prints a unified diff, coloured when stdout is a terminal (\`--color always|never\` decides otherwise; \`NO_COLOR\` turns colour off). A binary file is named, not shown; a patch over the limits is announced with its counts; when limits left anything out, a note goes to stderr. \`--output json\` (or \`ndjson\`) prints the API's document on one line.
+      GET /runs/{id}/diff: the files the run's branch changes against its base, while the run goes on (its workspace's
+      commits) and after it (the pushed branch, else its salvage). Prints a unified diff, coloured when stdout is a
+      terminal (\`--color always|never\` decides otherwise; \`NO_COLOR\` turns colour off). A binary file is named, not
+      shown; a patch over the limits is announced with its counts; when limits left anything out, a note goes to stderr.
+      \`--output json\` (or \`ndjson\`) prints the API's document on one line.
 
       Exit 2 when the run has no change yet (\`run_has_no_change\`) or does not exist.
     `,

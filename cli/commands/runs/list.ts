@@ -21,9 +21,12 @@ export class RunsListCommand extends RemoteCommand {
     category: 'Runs',
     description: 'list runs, newest first',
     details: `
-      GET /runs. A table by default: \`ID STATE AGENT PROJECT CREATED COST PROMPT\` (the project as owner/repo, the prompt's first line), and a last line saying how many more there are. \`--output json\` prints one JSON array of runs, \`--output ndjson\` one run per line.
+      GET /runs. A table by default: \`ID STATE AGENT PROJECT CREATED COST PROMPT\` (the project as owner/repo, the
+      prompt's first line), and a last line saying how many more there are. \`--output json\` prints one JSON array of
+      runs, \`--output ndjson\` one run per line.
 
-      \`--state\` takes one or more of ${RUN_STATES.join(', ')} and active (queued or running), comma-separated. \`--project\` takes a project id or owner/repo; a project and an agent cannot be combined.
+      \`--state\` takes one or more of ${RUN_STATES.join(', ')} and active (queued or running), comma-separated.
+      \`--project\` takes a project id or owner/repo; a project and an agent cannot be combined.
 
       Exit codes: 0 listed (even none), 2 a bad filter or an unknown project, 3 server unreachable, 4 token refused.
     `,

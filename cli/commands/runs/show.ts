@@ -12,7 +12,8 @@ export class RunsShowCommand extends RemoteCommand {
     category: 'Runs',
     description: 'show one run: state, agent, project, times, cost, changes, pull request, links',
     details: `
-      GET /runs/{id}. By default \`label: value\` lines (what is not known yet is left out) and the prompt; \`--output json\` prints the API's answer (\`{"run","links"}\`) as one document, \`--output ndjson\` as one line.
+      GET /runs/{id}. By default \`label: value\` lines (what is not known yet is left out) and the prompt; \`--output
+      json\` prints the API's answer (\`{"run","links"}\`) as one document, \`--output ndjson\` as one line.
 
       Exit codes: 0 shown, 2 no such run, 3 server unreachable, 4 token refused.
     `,

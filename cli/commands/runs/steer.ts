@@ -14,7 +14,9 @@ export class RunsSteerCommand extends RemoteCommand {
     category: 'Runs',
     description: "put a message in a running run's inbox, for its agent to read",
     details: `
-      POST /runs/{id}/steer. The agent gets the message at its next look at its inbox (an agent that reads its input gets it there); \`svc runs logs <id> -f\` shows what it does with it. Prints \`message <id> queued for run <id>\`; \`--output json\` prints the stored message.
+      POST /runs/{id}/steer. The agent gets the message at its next look at its inbox (an agent that reads its input
+      gets it there); \`svc runs logs <id> -f\` shows what it does with it. Prints \`message <id> queued for run <id>\`;
+      \`--output json\` prints the stored message.
 
       Exit codes: 0 queued, 2 no such run, an ended run or an empty message, 3 server unreachable, 4 token refused.
     `,

@@ -11,14 +11,16 @@ export async function containerBackendReady(settings: { engine: string; image: s
   // Each run's own uid, and its workspace writable by it, need a root svc and a rootful engine.
   if (process.getuid?.() !== 0)
     throw new Error(
-      'SVC_SANDBOX=container needs svc to run as root (each run gets an unprivileged uid of its own); use bubblewrap otherwise',
+      'SVC_SANDBOX=container needs svc to run as root (each run gets an unprivileged uid of its own); ' +
+        'use bubblewrap otherwise',
     );
   const engine = new DockerEngine(settings.engine);
   try {
     await engine.ping();
   } catch (error) {
     throw new Error(
-      `SVC_SANDBOX=container: the container engine at ${settings.engine} does not answer (${(error as Error).message}); ` +
+      `SVC_SANDBOX=container: the container engine at ${settings.engine} does not answer ` +
+        `(${(error as Error).message}); ` +
         'start one (e.g. `podman system service --time=0 unix:///run/podman/podman.sock`) or set SVC_CONTAINER_ENGINE',
     );
   }

@@ -9,7 +9,8 @@ import { KubeApi, POD_LABELS } from './kube-api.ts';
 export async function kubernetesBackendReady(settings: KubernetesSettings): Promise<string> {
   if (!settings.gatewayHost)
     throw new Error(
-      'SVC_SANDBOX=kubernetes: set SVC_KUBERNETES_GATEWAY_HOST (or POD_IP from the downward API): the address pods reach this worker at',
+      'SVC_SANDBOX=kubernetes: set SVC_KUBERNETES_GATEWAY_HOST (or POD_IP from the downward API): ' +
+        'the address pods reach this worker at',
     );
   // Each run's files are read and written as its own unprivileged uid: svc must be root.
   if (process.getuid?.() !== 0)
@@ -24,7 +25,8 @@ export async function kubernetesBackendReady(settings: KubernetesSettings): Prom
         `(${(error as Error).message}); check KUBECONFIG or the worker's service account`,
     );
   }
-  return `sandbox: Kubernetes pods in namespace ${settings.namespace} on ${api.server} (gateway ${settings.gatewayHost})`;
+  const gateway = settings.gatewayHost;
+  return `sandbox: Kubernetes pods in namespace ${settings.namespace} on ${api.server} (gateway ${gateway})`;
 }
 
 /** One client per namespace and kubeconfig: loading a kubeconfig is not free, and admission asks often. */

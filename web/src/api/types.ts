@@ -47,7 +47,7 @@ import type {
 } from '../../../api/routes/analytics.schema.ts';
 import type { dispatchAnalyticsResponse } from '../../../api/routes/analytics-dispatch.schema.ts';
 
-export type { RunState, PlanRunState, PlanRunChildState } from '../../../core/run-states.ts';
+export type { RunState, PlanRunState, PlanRunChildState, PlanRunSource } from '../../../core/run-states.ts';
 export type Run = RunJson;
 export type RunList = z.output<typeof listRunsResponse>;
 export type RunDetail = z.output<typeof getRunResponse>;

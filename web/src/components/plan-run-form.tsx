@@ -4,7 +4,14 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useQuery } from '../api/cache.ts';
 import { sendJson, type ApiError } from '../api/client.ts';
-import type { AgentList, CreatePlanRunBody, CreatePlanRunResult, ProjectList, ReadyPlans } from '../api/types.ts';
+import type {
+  AgentList,
+  CreatePlanRunBody,
+  CreatePlanRunResult,
+  PlanRunSource,
+  ProjectList,
+  ReadyPlans,
+} from '../api/types.ts';
 import { projectName } from '../pages/project-name.ts';
 import { OverrideFields } from './override-fields.tsx';
 import { ErrorBox } from './ui.tsx';
@@ -17,7 +24,7 @@ interface Prefill {
 function blank({ project, plan }: Prefill) {
   return {
     project: project ?? '',
-    source: 'plan' as 'plan' | 'issues',
+    source: 'plan' as PlanRunSource,
     planId: plan ?? '',
     issues: '',
     agent: '',

@@ -47,7 +47,8 @@ const LANGUAGES: Record<string, Language> = {
   c: {
     keywords: words(
       `${C_LIKE} int char long short unsigned signed float double void const static extern auto class public private ` +
-        'protected new delete this namespace template typename virtual override true false null nullptr package import ' +
+        'protected new delete this namespace template typename virtual override true false null nullptr ' +
+        'package import ' +
         'final extends implements interface throws throw try catch finally boolean',
     ),
     comments: ['//'],
@@ -112,8 +113,10 @@ export function languageOf(path: string): string | undefined {
   return EXTENSIONS[extension];
 }
 
-const TOKEN =
-  /("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|`(?:[^`\\]|\\.)*`?)|(\b\d[\d_]*(?:\.\d+)?(?:e[+-]?\d+)?\b|\b0x[\da-f]+\b)|([A-Za-z_$][\w$]*)/gi;
+const STRING = /"(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|`(?:[^`\\]|\\.)*`?/;
+const NUMBER = /\b\d[\d_]*(?:\.\d+)?(?:e[+-]?\d+)?\b|\b0x[\da-f]+\b/;
+const WORD = /[A-Za-z_$][\w$]*/;
+const TOKEN = new RegExp(`(${STRING.source})|(${NUMBER.source})|(${WORD.source})`, 'gi');
 
 /** One line's tokens; plain text when the language is unknown or the line is very long. */
 export function tokenize(line: string, language: string | undefined): Token[] {

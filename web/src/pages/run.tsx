@@ -32,6 +32,9 @@ function latestUsage(events: RunEvent[]): LiveUsage | null {
   return null;
 }
 
+/** How many pushes the run made: the diff card reads the diff again after each. */
+const pushes = (events: RunEvent[]) => events.filter((event) => event.kind === 'branch_pushed').length;
+
 export function RunPage() {
   const { params } = useRoute();
   const id = params.id!;
@@ -192,7 +195,7 @@ export function RunPage() {
         <RunDiffCard
           runId={run.id}
           active={active}
-          version={`${run.state}:${run.commitsAhead}:${run.filesChanged}:${tail.events.filter((event) => event.kind === 'branch_pushed').length}`}
+          version={`${run.state}:${run.commitsAhead}:${run.filesChanged}:${pushes(tail.events)}`}
         />
       ) : null}
     </section>

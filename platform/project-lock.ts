@@ -2,9 +2,9 @@
 // flock(2): writers (clone, refresh, delete) take it exclusively, readers (cutting a run's
 // workspace) shared.
 import { join } from 'node:path';
-import { withFileLock } from '../../platform/file-lock.ts';
+import { withFileLock } from './file-lock.ts';
 
-export type { LockMode } from '../../platform/file-lock.ts';
+export type { LockMode } from './file-lock.ts';
 
 export function projectLockFile(projectsRoot: string, owner: string, name: string): string {
   return join(projectsRoot, '.locks', `${owner.toLowerCase()}__${name.toLowerCase()}.lock`);
