@@ -41,7 +41,7 @@ for (const [name, line, rule] of [
 test('a workflow in a folder of workflows/ may not import activity values either', async (t) => {
   const source =
     "import { createActivities } from '../../activities/index.ts';\nexport const used = [createActivities];";
-  t.deepEqual(await problems(source, 'workflows/run/example.ts'), ['@typescript-eslint/no-restricted-imports']);
+  t.deepEqual(await problems(source, 'workflows/run/example.ts'), ['svc/layers']);
   const types = "import type { Activities } from '../../activities/index.ts';\nexport type Used = Activities;";
   t.deepEqual(await problems(types, 'workflows/run/example.ts'), []);
 });

@@ -1,10 +1,8 @@
 // Admission, part of a run's accept phase (workflows/run/run.workflow.ts): a run under a concurrency
 // limit asks the admission queue (workflows/admission.workflow.ts) for a slot and waits, queued,
 // saying why. A run paused at its cost cap gives its slot back and asks again to resume.
-import { CancellationScope, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import { admissionWorkflowId } from '../../core/admission-queue.ts';
+import { condition } from '@temporalio/workflow';
 import { admissionIo } from '../activity-proxies.ts';
-import { admissionReleaseSignal } from '../messages.ts';
 import { systemEvent } from './events.ts';
 import type { Ended, RunExecution } from './execution.ts';
 
@@ -44,15 +42,4 @@ export async function admit(execution: RunExecution): Promise<Ended | null> {
     await execution.publish([systemEvent(`admission:granted${again}`, 'admission.granted', {})]);
   }
   return null;
-}
-
-/** Gives the run's slot (or its place in the queue) back: at its end, or while it is paused. */
-export async function releaseAdmission(execution: RunExecution): Promise<void> {
-  if (!execution.admission.asked) return;
-  execution.admission.asked = false;
-  await CancellationScope.nonCancellable(() =>
-    getExternalWorkflowHandle(admissionWorkflowId(workflowInfo().taskQueue))
-      .signal(admissionReleaseSignal, { runId: execution.run.id })
-      .catch(() => undefined),
-  );
 }

@@ -27,15 +27,20 @@ import {
 import { isTerminalRunState, type RunFailureReason, type RunPhase, type RunState } from '../../core/run-states.ts';
 import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
 import { SvcKind, SvcProjectId, SvcState } from '../../core/search-attributes.ts';
-import type { FinalizeResult } from '../../core/finalize.ts';
+import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
 import { cancelSignal, type CancelRequest } from '../messages.ts';
-import { releaseAdmission } from './admission.ts';
+import { releaseAdmission } from './admission-release.ts';
 import type { pullRequestWorkflow } from '../pull-request.workflow.ts';
 import { now, systemEvent } from './events.ts';
-import type { FinalizeChannel } from './finalize.ts';
 import { RunPublisher } from './publisher.ts';
 
 /** What a phase answers when the run ended there: its terminal state is projected, nothing else runs. */
+/** The sandbox's finalize, as the run waits on it: the intent parked now, and its result once it comes. */
+export interface FinalizeChannel {
+  intent: FinalizeIntent | null;
+  result: FinalizeResult | null;
+}
+
 export interface Ended {
   readonly ended: RunState;
 }

@@ -2,23 +2,11 @@
 // the sandbox hands its work over (intent → result), svc pushes it, then salvages or measures it and
 // opens the pull request. The PR is followed after the run's end by workflows/pull-request.workflow.ts.
 import { ActivityFailure, condition, uuid4 } from '@temporalio/workflow';
-import {
-  finalizeVerdict,
-  unpostedResult,
-  withDelivery,
-  type FinalizeIntent,
-  type FinalizeResult,
-  type FinalizeVerdict,
-} from '../../core/finalize.ts';
+import { finalizeVerdict, unpostedResult, withDelivery, type FinalizeVerdict } from '../../core/finalize.ts';
 import type { RunSnapshot } from '../../core/run-model.ts';
 import { finalizeIo, finalizerStart } from '../activity-proxies.ts';
 import { now, systemEvent } from './events.ts';
 import type { RunExecution } from './execution.ts';
-
-export interface FinalizeChannel {
-  intent: FinalizeIntent | null;
-  result: FinalizeResult | null;
-}
 
 /** The run's work handed over, pushed and offered as a PR: answers how that ends the run. */
 export async function finalizeWork(execution: RunExecution): Promise<FinalizeVerdict> {

@@ -6,7 +6,8 @@
 import { condition } from '@temporalio/workflow';
 import { addUsage, pausedReason } from '../../core/cost-pause.ts';
 import { sandboxSetup } from '../activity-proxies.ts';
-import { admit, releaseAdmission } from './admission.ts';
+import { admit } from './admission.ts';
+import { releaseAdmission } from './admission-release.ts';
 import { systemEvent } from './events.ts';
 import type { Ended, RunExecution } from './execution.ts';
 
