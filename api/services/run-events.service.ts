@@ -16,11 +16,11 @@ import { RunEventsRepository } from '../../db/repositories/run-events.repository
 import { RunsRepository } from '../../db/repositories/runs.repository.ts';
 
 /** Events per query: with SQLite, one page is read in one piece of the loop's time. */
-const PAGE = 200;
+const PAGE = 100;
 /** The events of one response to a spectator, at most (read on with since=<last seq>). */
 export const SPECTATOR_PAGE = 1000;
 /** The time every stream of this process together works in one turn of the event loop (ms). */
-const SLICE_MS = 5;
+const SLICE_MS = 2;
 
 let sliceStarted: number | null = null;
 
