@@ -48,8 +48,8 @@ export function capRaiseProblem(paused: boolean, spentUsd: number | null, maxCos
 /** The prompt of the agent that takes over the workspace once the cap was raised. */
 export function resumePrompt(prompt: string, spentUsd: number, maxCostUsd: number): string {
   return [
-    `An earlier session on this task was stopped when it reached its cost cap, after spending $${spentUsd.toFixed(2)}.`,
-    `The cap is now $${maxCostUsd.toFixed(2)}. The workspace holds everything that session did:`,
+    `An earlier agent on this task was stopped when it reached its cost cap, after spending $${spentUsd.toFixed(2)}.`,
+    `The cap is now $${maxCostUsd.toFixed(2)}. The workspace holds everything that agent did:`,
     'look at it (git status, git log) and carry on from there. The task:',
     '',
     prompt,
