@@ -1,13 +1,12 @@
 // The I/O of a run's agent: starting it in its sandbox, following it (output, usage, the spend cap,
 // refused egress) until it exits, and stopping it.
-import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
 import { createOutputIngest } from './agent-output.ts';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
-import type { SandboxNetworkSettings } from '../core/run-model.ts';
+import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { dataPaths } from '../platform/config.ts';
 import { svcMetrics } from '../platform/metrics.ts';
@@ -63,14 +62,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
       agent: AgentDefinition;
       prompt: string;
       workspacePath: string;
-      memoryLimitMiB?: number | null;
-      network?: SandboxNetworkSettings | null;
-      /** The project's `agentImage` and CPU limit (the container backend's). */
-      image?: string | null;
-      cpuMillicores?: number | null;
-      /** The project's pod settings (Kubernetes backend). */
-      pod?: ProjectPodSettings | null;
-    }) {
+    } & ProjectSandboxSettings) {
       const adapter = runtimeFor(agent.runtime);
       const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env });
       const costBasis = adapter.costBasis(process.env);

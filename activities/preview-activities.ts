@@ -9,8 +9,7 @@ import { LRU_ACTOR, type PreviewPlan } from '../core/preview.ts';
 import { pullRequestWorkflowId } from '../core/run-workflows.ts';
 import { RunEntity } from '../db/entities/index.ts';
 import { previewTeardownUpdate } from '../workflows/messages.ts';
-import type { SandboxNetworkSettings } from '../core/run-model.ts';
-import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
+import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { dataPaths } from '../platform/config.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
 import type { PreviewSettings } from '../platform/preview-settings.ts';
@@ -133,12 +132,7 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
       runId: string;
       plan: PreviewPlan;
       workspacePath: string;
-      network?: SandboxNetworkSettings | null;
-      memoryLimitMiB?: number | null;
-      image?: string | null;
-      cpuMillicores?: number | null;
-      pod?: ProjectPodSettings | null;
-    }): Promise<Started> {
+    } & ProjectSandboxSettings): Promise<Started> {
       if (plan.type !== 'server') return { ok: false, message: 'static previews are not supported: use type: server' };
       const isolation = chooseIsolation(deps.sandbox);
       const refusal = imageRefusal(isolation, image, deps.sandbox);

@@ -8,11 +8,12 @@ import {
   DEFAULT_MAX_RUN_MS,
   DEFAULT_RUN_TIMING,
   type RunTiming,
+  projectSandbox,
+  type ProjectSandboxSettings,
   type RunWorkflowInput,
-  type SandboxNetworkSettings,
 } from './run-model.ts';
 import type { SvcDefaults } from './svc-config.ts';
-import { durationSeconds, type ProjectPodSettings } from './svc-config.schema.ts';
+import { durationSeconds } from './svc-config.schema.ts';
 
 export interface RunRequest {
   runId: string;
@@ -37,20 +38,17 @@ export interface RunRequest {
   triggerFire?: { projectId: string; triggerId: string } | null;
   planRun?: RunWorkflowInput['planRun'];
   /** For project runs: the project's default branch and its branch prefix (config, env, or "svc"). */
-  project?: {
-    defaultBranch: string;
-    runBranchPrefix: string;
-    memoryLimitMiB?: number | null;
-    network?: SandboxNetworkSettings | null;
-    image?: string | null;
-    cpuMillicores?: number | null;
-    pod?: ProjectPodSettings | null;
-    preview?: PreviewPlan | null;
-    /** The project's `admission.maxConcurrentRuns`. */
-    maxConcurrentRuns?: number | null;
-    /** The project's PR loop (ciFixer, pr.autoMerge, pr.followUps). */
-    prLoop?: PrLoopSettings | null;
-  } | null;
+  project?:
+    | (ProjectSandboxSettings & {
+        defaultBranch: string;
+        runBranchPrefix: string;
+        preview?: PreviewPlan | null;
+        /** The project's `admission.maxConcurrentRuns`. */
+        maxConcurrentRuns?: number | null;
+        /** The project's PR loop (ciFixer, pr.autoMerge, pr.followUps). */
+        prLoop?: PrLoopSettings | null;
+      })
+    | null;
   /** The instance's SVC_MAX_CONCURRENT_RUNS (null: none). */
   instanceMaxConcurrentRuns?: number | null;
   timing?: Partial<RunTiming>;
@@ -112,11 +110,7 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     dispatcherHandle: request.dispatcherHandle ?? null,
     sandbox: {
       ...sandboxFor(request.runId, workspacesRoot),
-      memoryLimitMiB: request.project?.memoryLimitMiB ?? null,
-      ...(request.project?.network ? { network: request.project.network } : {}),
-      ...(request.project?.image ? { image: request.project.image } : {}),
-      ...(request.project?.cpuMillicores ? { cpuMillicores: request.project.cpuMillicores } : {}),
-      ...(request.project?.pod ? { pod: request.project.pod } : {}),
+      ...projectSandbox(request.project ?? {}),
     },
     triggerFire: request.triggerFire ?? null,
     branch: request.project ? (request.targetBranch ?? `${request.project.runBranchPrefix}/${request.runId}`) : null,

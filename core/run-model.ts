@@ -41,21 +41,8 @@ export interface RunWorkflowInput {
   baseCommit: string | null;
   targetBranch: string | null;
   dispatcherHandle: string | null;
-  /**
-   * memoryLimitMiB: the project's sandbox memory limit (.svc/config.yaml resources.limits); the
-   * server default applies when null. network: the project's egress settings (resources.network, .egress).
-   * image and cpuMillicores: the project's `agentImage` and CPU limit, for the container backend.
-   */
-  sandbox: {
-    id: string;
-    workspacePath: string;
-    memoryLimitMiB?: number | null;
-    network?: SandboxNetworkSettings | null;
-    image?: string | null;
-    cpuMillicores?: number | null;
-    /** The project's pod settings (`kubernetes` in .svc/config.yaml), for the Kubernetes backend. */
-    pod?: ProjectPodSettings | null;
-  };
+  /** The run's sandbox: its id and workspace, and what the project asks of it. */
+  sandbox: { id: string; workspacePath: string } & ProjectSandboxSettings;
   /** Set when a project trigger dispatched this run: the first projection records the fire. */
   triggerFire?: { projectId: string; triggerId: string } | null;
   /** A retry or follow-up of another run: `continue` cuts the workspace from the parent's pushed branch. */
@@ -79,6 +66,33 @@ export interface RunWorkflowInput {
   onCapHit?: 'pause' | null;
   /** A round of another run's PR loop: it pushes to that run's branch and leaves the PR to it. */
   followUp?: { rootRunId: string; kind: FollowUpKind; round: number } | null;
+}
+
+/**
+ * What a project's `.svc/config.yaml` asks of its runs' sandboxes (the agent's and the preview's);
+ * null or absent: the server's setting applies.
+ */
+export interface ProjectSandboxSettings {
+  /** `resources.limits.memoryMiB`. */
+  memoryLimitMiB?: number | null;
+  /** `resources.network` and `resources.egress`. */
+  network?: SandboxNetworkSettings | null;
+  /** `agentImage` and `resources.limits.cpuMillicores`: the container and Kubernetes backends'. */
+  image?: string | null;
+  cpuMillicores?: number | null;
+  /** `kubernetes`: the Kubernetes backend's pod settings. */
+  pod?: ProjectPodSettings | null;
+}
+
+/** The project's sandbox settings alone, in the shape activities take (unset ones left out or null). */
+export function projectSandbox(settings: ProjectSandboxSettings): ProjectSandboxSettings {
+  return {
+    memoryLimitMiB: settings.memoryLimitMiB ?? null,
+    network: settings.network ?? null,
+    ...(settings.image ? { image: settings.image } : {}),
+    ...(settings.cpuMillicores ? { cpuMillicores: settings.cpuMillicores } : {}),
+    ...(settings.pod ? { pod: settings.pod } : {}),
+  };
 }
 
 /** A project's say on its agents' network: `none` (model endpoints only), `restricted`, `open` (any public host). */

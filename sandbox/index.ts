@@ -28,6 +28,7 @@ export {
   supervisorHolds,
 } from './host/local-sandbox.ts';
 export { launchOutcome } from './host/launch-outcome.ts';
+export { probeInSandbox, type ProbeOutcome } from './host/sandbox-probe.ts';
 export { watchForExit } from './host/record-watch.ts';
 
 // What a sandbox leaves on disk: its records, its output, its refusals, a pod's hand-back.

@@ -11,7 +11,7 @@ import {
   type PreviewPlan,
   type TeardownAnswer,
 } from '../core/preview.ts';
-import type { RunSnapshot, RunWorkflowInput } from '../core/run-model.ts';
+import { projectSandbox, type ProjectSandboxSettings, type RunSnapshot } from '../core/run-model.ts';
 import { previewIo, previewWatch } from './activity-proxies.ts';
 import { systemEvent, type Publish } from './run/events.ts';
 
@@ -47,7 +47,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export async function runPreview(
   run: RunSnapshot,
   plan: PreviewPlan,
-  sandbox: Pick<RunWorkflowInput['sandbox'], 'network' | 'memoryLimitMiB' | 'image' | 'cpuMillicores' | 'pod'>,
+  sandbox: ProjectSandboxSettings,
   channel: PreviewChannel,
   publish: Publish,
 ): Promise<void> {
@@ -68,12 +68,8 @@ export async function runPreview(
       runId: run.id,
       plan,
       workspacePath: run.workspacePath!,
-      network: sandbox.network ?? null,
-      memoryLimitMiB: sandbox.memoryLimitMiB ?? null,
       // The agent's image and pod settings: the project's toolchain is there.
-      ...(sandbox.image ? { image: sandbox.image } : {}),
-      ...(sandbox.cpuMillicores ? { cpuMillicores: sandbox.cpuMillicores } : {}),
-      ...(sandbox.pod ? { pod: sandbox.pod } : {}),
+      ...projectSandbox(sandbox),
     });
     if (!started.ok) return await fail(started.message);
     Object.assign(run, { previewPort: started.port, previewHost: started.host ?? null });

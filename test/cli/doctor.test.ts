@@ -1,6 +1,6 @@
 // `svc doctor` as an operator runs it: against a real running server, against nothing, against a
 // server that is not svc, and with --local on data directories made for the case.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,8 @@ import { bubblewrapWorks } from '../../sandbox/host/isolation.ts';
 import { initORM, migrate } from '../../db/orm.ts';
 import { SVC_VERSION } from '../../platform/version.ts';
 import { remote, svcCli, type CliResult } from '../support/cli.ts';
+import { startContainerEngine } from '../support/container-engine.ts';
+import { startKubeCluster } from '../support/kube-node.ts';
 import { suiteTemporalAddress } from '../support/env.ts';
 import { freePort } from '../support/free-port.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback-server.ts';
@@ -168,8 +170,8 @@ test('--local on a data directory svc has never used: warnings, and no file crea
     hostEnv(dataDir, { SVC_SANDBOX: 'container', SVC_CONTAINER_ENGINE: `unix://${dataDir}-nothing.sock` }),
   );
   t.false(names(noEngine).includes('bwrap'), 'the container backend is checked instead of bubblewrap');
-  t.like(check(noEngine, 'agent:codex'), { ok: true }, 'a warning: the image holds the CLI');
-  t.regex(check(noEngine, 'agent:codex').message, /not started: with SVC_SANDBOX=container/);
+  t.like(check(noEngine, 'agent:codex'), { ok: true }, 'a warning: the engine check fails instead');
+  t.regex(check(noEngine, 'agent:codex').message, /not started: .*\(container_engine says why\)/);
   t.like(check(noEngine, 'container_engine'), { ok: false, hint: 'docs/sandboxes.md, Running it' });
   t.regex(check(noEngine, 'container_engine').message, /does not answer/);
 
@@ -292,4 +294,53 @@ test("--local starts each agent's CLI in a sandbox from svc's install and names 
   t.regex(check(result, 'agent:gone').message, /ENOENT/);
   t.like(check(result, 'agent:sulky'), { ok: false, hint: 'runs of this agent would fail the same way' });
   t.regex(check(result, 'agent:sulky').message, /ended with 3: no key for you$/);
+});
+
+/** An agents file with a CLI the image does not hold beside the built-ins. */
+function agentsWithAMissingOne(dataDir: string): string {
+  const agentsFile = join(dirname(dataDir), 'agents.yaml');
+  writeFileSync(agentsFile, 'agents:\n  - { name: gone, runtime: codex, command: ["/nonexistent/codex"] }\n');
+  return agentsFile;
+}
+
+/** The built-ins answer `--version` from the backend's sandbox; the missing one is named, with the image as the fix. */
+function assertAgentsProbedIn(t: ExecutionContext, result: CliResult, isolation: string): void {
+  for (const name of BUILTIN_CLI_AGENTS) {
+    t.true(check(result, name).ok, JSON.stringify(check(result, name)));
+    t.regex(check(result, name).message, new RegExp(`--version in a ${isolation} sandbox: .*\\d+\\.\\d+`), name);
+  }
+  t.like(check(result, 'agent:gone'), { ok: false });
+  t.regex(check(result, 'agent:gone').message, new RegExp(`in a ${isolation} sandbox found no such command`));
+  t.regex(check(result, 'agent:gone').hint, /the agent image must hold it/);
+}
+
+test("--local on the container backend starts each agent's CLI in a container of the agent image", async (t) => {
+  const engine = await startContainerEngine();
+  t.teardown(() => engine.stop());
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-doctor-')), 'data');
+  const result = await svcCli(
+    ['doctor', '--local', '--verbose'],
+    hostEnv(dataDir, { ...engine.env, SVC_AGENTS_FILE: agentsWithAMissingOne(dataDir) }),
+  );
+  t.like(check(result, 'container_engine'), { ok: true }, result.stderr);
+  assertAgentsProbedIn(t, result, 'container');
+  const left = await engine.engine.listSandboxes();
+  t.deepEqual(
+    left.filter((container) => /doctor/.test(JSON.stringify(container.Labels))),
+    [],
+    'no container is left',
+  );
+});
+
+test("--local on the Kubernetes backend starts each agent's CLI in a pod", async (t) => {
+  const { kube, env } = await startKubeCluster(t);
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-doctor-')), 'data');
+  const result = await svcCli(
+    ['doctor', '--local', '--verbose'],
+    hostEnv(dataDir, { ...env, SVC_AGENTS_FILE: agentsWithAMissingOne(dataDir) }),
+  );
+  t.like(check(result, 'kubernetes_api'), { ok: true }, result.stderr);
+  assertAgentsProbedIn(t, result, 'kubernetes');
+  t.is(kube.created.length, BUILTIN_CLI_AGENTS.length + 1, 'each agent was asked in a pod of its own');
+  t.deepEqual([...kube.pods.keys()], [], 'no pod is left');
 });

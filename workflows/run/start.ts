@@ -11,6 +11,7 @@ import { ActivityFailure, ApplicationFailure, upsertSearchAttributes } from '@te
 import { resumePrompt } from '../../core/cost-pause.ts';
 import { foldIntoPrompt } from '../../core/inbox.ts';
 import { runningEvents, sandboxStartedEvent } from '../../core/run-started.ts';
+import { projectSandbox } from '../../core/run-model.ts';
 import { NOT_LAUNCHED } from '../../core/run-states.ts';
 import { SvcState } from '../../core/search-attributes.ts';
 import { sandboxSetup, workspaceAndStart } from '../activity-proxies.ts';
@@ -41,11 +42,7 @@ function sandboxOf({ input, run, pause }: RunExecution) {
     runId: run.id,
     ...(pause.generation > 1 ? { generation: pause.generation } : {}),
     agent: input.agent,
-    memoryLimitMiB: input.sandbox.memoryLimitMiB ?? null,
-    network: input.sandbox.network ?? null,
-    ...(input.sandbox.image ? { image: input.sandbox.image } : {}),
-    ...(input.sandbox.cpuMillicores ? { cpuMillicores: input.sandbox.cpuMillicores } : {}),
-    ...(input.sandbox.pod ? { pod: input.sandbox.pod } : {}),
+    ...projectSandbox(input.sandbox),
   };
 }
 
