@@ -1,5 +1,6 @@
 // Everything the service reads from its environment, in one typed object. Documented in the
 // README (Configuration); nothing else reads process.env for service settings.
+import { parseRetentionSettings, type RetentionSettings } from './retention-settings.ts';
 import { parseConfiguredWebhooks, type Webhook, type WebhookSettings } from '../core/webhooks.ts';
 import { describeEgressRule, isExactRule, parseEgressList, type EgressRule } from '../core/egress-rules.ts';
 import { resolve, join } from 'node:path';
@@ -55,6 +56,8 @@ export interface SvcConfig {
   preview: PreviewSettings;
   /** How often the reconciler looks for rows whose workflow has closed (SVC_RECONCILE_INTERVAL_MS). */
   reconcileIntervalMs: number;
+  /** How long runs' files, events and closed workflows are kept (SVC_RETENTION_*). */
+  retention: RetentionSettings;
   /** SVC_MAX_CONCURRENT_RUNS: runs past it wait, queued, for a slot (null: no instance-wide limit). */
   maxConcurrentRuns: number | null;
   /** Outgoing webhooks: SVC_WEBHOOKS (null when unset: the API's registrations alone), and delivery settings. */
@@ -247,6 +250,7 @@ function readConfig(env: NodeJS.ProcessEnv): SvcConfig {
       },
     },
     reconcileIntervalMs: Math.max(1000, intFromEnv(env, 'SVC_RECONCILE_INTERVAL_MS', 5 * 60_000)),
+    retention: parseRetentionSettings(env),
     reconcileStaleAfterMs: intFromEnv(env, 'SVC_RECONCILE_STALE_AFTER_MS', 60_000),
     runBranchPrefix: env.SVC_RUN_BRANCH_PREFIX || 'svc',
     temporalUiUrl: env.SVC_TEMPORAL_UI_URL?.replace(/\/+$/, '') || undefined,
@@ -295,6 +299,10 @@ export const dataPaths = {
   instanceLock: (dataDir: string) => join(dataDir, 'instance.lock'),
   /** Who holds it: pid and URL, so a second `svc serve` can name it. */
   instanceRecord: (dataDir: string) => join(dataDir, 'instance.json'),
+  /** The directory's own name, which names its workers' task queue (platform/data-dir-key.ts). */
+  dataDirKey: (dataDir: string) => join(dataDir, 'data-dir-key'),
+  /** What a retention pass has taken out of use and is removing (renamed here first: one rename each). */
+  trash: (dataDir: string) => join(dataDir, 'trash'),
 };
 
 export function isLoopbackHost(host: string): boolean {

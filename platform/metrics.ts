@@ -72,6 +72,18 @@ export const svcMetrics = {
     labelNames: ['code'],
     registers: [metricsRegistry],
   }),
+  retentionRemoved: new Counter({
+    name: 'svc_retention_removed_total',
+    help: 'What retention passes removed, by kind (workspaces, sandboxes, salvage, run_events, lifecycle_events)',
+    labelNames: ['kind'],
+    registers: [metricsRegistry],
+  }),
+  retentionReclaimedBytes: new Counter({
+    name: 'svc_retention_reclaimed_bytes_total',
+    help: "Bytes retention passes gave back on the data directory's disk, by kind",
+    labelNames: ['kind'],
+    registers: [metricsRegistry],
+  }),
   eventStreamRefusals: new Counter({
     name: 'svc_event_stream_refusals_total',
     help: 'Event streams refused because the process holds its maximum (event_stream_capacity)',

@@ -14,6 +14,7 @@ import { preflight } from './preflight.ts';
 import { loadOperatorToken, type OperatorToken } from './operator-token.ts';
 import { registerSearchAttributes } from './search-attributes-registration.ts';
 import { startTemporalDev, type RunningTemporal } from './temporal-dev.ts';
+import { setNamespaceRetention } from './namespace-retention.ts';
 import { SVC_VERSION } from '../platform/version.ts';
 import { configureLogging } from '../platform/logger.ts';
 import { registerSecret, registerUrlSecret } from '../platform/secrets.ts';
@@ -96,6 +97,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       );
       stops.push(() => embeddedTemporal!.stop());
       temporalAddress = embeddedTemporal.address;
+      await setNamespaceRetention(temporalAddress, embeddedTemporal.namespace, config.retention.temporalMs);
       const { cli } = embeddedTemporal;
       log(
         `temporal: embedded dev server at ${temporalAddress} ` +

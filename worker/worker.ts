@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
+import { createDataDirActivities } from '../activities/data-dir-activities.ts';
 import { ensureReconcilerSchedule } from './reconciler-schedule.ts';
+import { ensureRetentionSchedule } from './retention-schedule.ts';
+import { dataDirKey, dataDirTaskQueue } from '../platform/data-dir-key.ts';
 import { syncConfiguredWebhooks } from './configured-webhooks.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { AgentCatalog } from '../platform/agent-catalog.ts';
@@ -96,7 +99,22 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
     maxConcurrentWorkflowTaskExecutions: config.workerCapacity.maxConcurrentWorkflowTasks,
     shutdownGraceTime: '10s',
   });
-  const running = worker.run();
+  // A second worker, on this data directory's own queue: the work that must run where its files are.
+  const key = dataDirKey(config.dataDir);
+  const dataDirQueue = dataDirTaskQueue(config.taskQueue, key);
+  const dataDirWorker = await Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: dataDirQueue,
+    activities: createDataDirActivities({
+      readModel: settings.readModel,
+      dataDir: config.dataDir,
+      retention: config.retention,
+    }),
+    maxConcurrentActivityTaskExecutions: 2,
+    shutdownGraceTime: '10s',
+  });
+  const running = Promise.all([worker.run(), dataDirWorker.run()]).then(() => undefined);
   // After the worker polls: the start-up pass needs a worker to run on. Without a schedule the
   // worker still works (runs end on their own); it says why, and the next start tries again.
   await ensureReconcilerSchedule(temporal, config.taskQueue, {
@@ -104,6 +122,14 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
     staleAfterMs: config.reconcileStaleAfterMs,
   }).catch((error: Error) =>
     logger({ component: 'worker' }).warn({ error: error.message }, 'the reconciler schedule could not be set up'),
+  );
+  await ensureRetentionSchedule(temporal, {
+    taskQueue: config.taskQueue,
+    dataDirKey: key,
+    dataDirQueue,
+    intervalMs: config.retention.intervalMs,
+  }).catch((error: Error) =>
+    logger({ component: 'worker' }).warn({ error: error.message }, 'the retention schedule could not be set up'),
   );
   // Not awaited: the worker serves while the registry takes the configured set (SVC_WEBHOOKS).
   const { configured } = config.webhooks;
@@ -119,7 +145,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
     worker,
     done,
     async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const each of [worker, dataDirWorker]) if (each.getState() === 'RUNNING') each.shutdown();
       await done;
     },
   };

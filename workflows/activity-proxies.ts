@@ -1,6 +1,7 @@
 // Activity proxies, declared once, each with a named timeout profile and an explicit retry policy.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
+import type { DataDirActivities } from '../activities/data-dir-activities.ts';
 
 /**
  * How soon a dead worker is noticed in an activity that heartbeats (activities/keep-alive.ts names
@@ -177,3 +178,17 @@ export const diffIo = proxyActivities<Pick<Activities, 'computeRunDiff'>>({
   startToCloseTimeout: '3m',
   retry: { initialInterval: '1s', maximumAttempts: 2, nonRetryableErrorTypes: ['diff_unavailable'] },
 });
+
+/**
+ * A data directory's own maintenance, on its workers' task queue (`<task queue>@<key>`): a pass that
+ * heartbeats as it removes. A queue no worker serves any more (a retired host) fails the pass after
+ * an hour rather than holding it open.
+ */
+export const dataDirMaintenance = (taskQueue: string) =>
+  proxyActivities<DataDirActivities>({
+    taskQueue,
+    scheduleToStartTimeout: '1h',
+    startToCloseTimeout: '2h',
+    heartbeatTimeout: '1m',
+    retry: { initialInterval: '10s', backoffCoefficient: 2, maximumInterval: '5m', maximumAttempts: 3 },
+  });

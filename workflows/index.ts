@@ -14,3 +14,4 @@ export { admissionWorkflow } from './admission.workflow.ts';
 export { webhooksWorkflow, webhookDeliveryWorkflow } from './webhooks.workflow.ts';
 export { runDiffWorkflow } from './run-diff.workflow.ts';
 export { pendingPodsWorkflow } from './pending-pods.workflow.ts';
+export { retentionWorkflow } from './retention.workflow.ts';

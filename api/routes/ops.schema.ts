@@ -47,6 +47,16 @@ export const overviewResponse = z.object({
     lifecycleStreams: z.number().int(),
     runEventStreams: z.number().int(),
   }),
+  retention: z
+    .array(
+      z.object({
+        host: z.string().describe('The worker host whose data directory the pass swept'),
+        finishedAt: z.string(),
+        removed: z.record(z.string(), z.number().int()).describe('Items removed, by kind'),
+        reclaimedBytes: z.record(z.string(), z.number().int()).describe('Bytes given back on disk, by kind'),
+      }),
+    )
+    .describe("Each data directory's last retention pass, the latest first (empty for spectators)"),
 });
 
 export const setupQuery = z.object({ code: z.string().max(200).optional() }).strict();

@@ -52,11 +52,13 @@ export class OpsService {
   async overview(window: OpsWindow, onlyProjects?: Set<string>) {
     const now = Date.now();
     const scope: OpsScope = { since: now - OPS_WINDOWS[window], onlyProjects };
-    const [byState, everyState, totals, checks] = await Promise.all([
+    const [byState, everyState, totals, checks, passes] = await Promise.all([
       this.#deps.ops.runsByState(scope),
       this.#deps.ops.runsByState({ onlyProjects }),
       this.#deps.ops.totals(scope),
       this.#deps.readiness(),
+      // Where the worker hosts are and what they hold is the operator's to see.
+      onlyProjects ? [] : this.#deps.ops.lastRetentionPasses(),
     ]);
     const nonTerminal = RUN_STATES.filter((state) => !isTerminalRunState(state)).reduce(
       (sum, state) => sum + everyState[state],
@@ -77,6 +79,12 @@ export class OpsService {
         lifecycleStreams: streams.lifecycle,
         runEventStreams: streams.runEvents,
       },
+      retention: passes.map((pass) => ({
+        host: pass.host,
+        finishedAt: pass.finishedAt.toISOString(),
+        removed: pass.removed,
+        reclaimedBytes: pass.reclaimedBytes,
+      })),
     };
   }
 

@@ -49,7 +49,7 @@ export async function sandboxCheck(config: SvcConfig): Promise<Finding> {
 /**
  * Leftovers in workspaces/ and sandboxes/: half-made workspace cuts (`*.partial-*`, from a worker
  * that died mid-copy) and directories of runs the read model does not know. Workspaces of ended
- * runs are kept on purpose (their work may be salvaged): counted, not flagged.
+ * runs are counted, not flagged: the retention pass removes them (docs/operations.md).
  */
 export async function staleWorkspacesCheck(dataDir: string, readModel: ReadModel | undefined): Promise<Finding> {
   const entries = [dataPaths.workspaces(dataDir), dataPaths.sandboxes(dataDir)].flatMap((root) =>

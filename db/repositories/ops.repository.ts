@@ -2,7 +2,7 @@
 // dialect: counts per state, spend and delivery over a window, and the totals of every run.
 import { raw } from '@mikro-orm/core';
 import { RUN_STATES, type RunState } from '../../core/run-states.ts';
-import { RunEntity } from '../entities/index.ts';
+import { RetentionPassEntity, RunEntity, type RetentionPass } from '../entities/index.ts';
 import type { ReadModel } from '../orm.ts';
 
 /** Which runs an aggregate covers: those created since `since` (epoch ms), in `onlyProjects` when given. */
@@ -26,6 +26,11 @@ export class OpsRepository {
       ...(scope.since !== undefined ? { createdAt: { $gte: scope.since } } : {}),
       ...(scope.onlyProjects ? { projectId: { $in: [...scope.onlyProjects] } } : {}),
     };
+  }
+
+  /** Each data directory's last retention pass, the latest first. */
+  lastRetentionPasses(): Promise<RetentionPass[]> {
+    return this.#readModel.em().find(RetentionPassEntity, {}, { orderBy: { finishedAt: 'desc' }, limit: 100 });
   }
 
   /** Runs per state (every state present, zero when none). */

@@ -1,6 +1,7 @@
 // `svc serve` as a user runs it: a real process with the embedded stack, then with an external
 // Temporal and PostgreSQL; clean shutdown with no orphans; a restart that loses nothing.
 import test, { type ExecutionContext } from 'ava';
+import { Connection } from '@temporalio/client';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +48,10 @@ test.serial(
     const token = readFileSync(tokenPath, 'utf8').trim();
     const temporalPid = JSON.parse(readFileSync(join(dataDir, 'temporal', 'dev.pid'), 'utf8')).pid as number;
     t.true(existsSync(join(dataDir, 'temporal', 'dev.sqlite')), 'Temporal keeps its state in the data directory');
+    const temporal = await Connection.connect({ address: `127.0.0.1:${env.SVC_TEMPORAL_PORT}` });
+    const namespace = await temporal.workflowService.describeNamespace({ namespace: 'default' });
+    await temporal.close();
+    t.is(Number(namespace.config?.workflowExecutionRetentionTtl?.seconds), 30 * 86_400, 'SVC_RETENTION_TEMPORAL');
 
     const ui = await fetch(uiUrl);
     t.is(ui.status, 200);

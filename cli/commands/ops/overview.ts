@@ -1,4 +1,5 @@
 import { Command, Option } from 'clipanion';
+import { RETENTION_KIND_LABELS, RETENTION_KINDS } from '../../../core/retention-policy.ts';
 import * as t from 'typanion';
 import type { z } from 'zod';
 import type { overviewResponse } from '../../../api/routes/ops.schema.ts';
@@ -20,7 +21,8 @@ export class OpsOverviewCommand extends RemoteCommand {
       GET /ops/overview. NDJSON prints the whole answer as one line. \`--output pretty\` prints one line each
       for the runs (created in the window, per state, and every queued or running run now), the spend, the
       delivery (branches pushed, PRs opened and merged) and the services (database and Temporal reachable, open
-      streams). Without an operator token on a public instance, there is no USD figure. Exit 0 whatever the
+      streams), then one line per worker host's last retention pass (what it removed, the disk it gave back).
+      Without an operator token on a public instance, there is no USD figure. Exit 0 whatever the
       services' health: \`svc doctor\` is the check that fails.
     `,
     examples: [
@@ -42,6 +44,7 @@ export class OpsOverviewCommand extends RemoteCommand {
     }
     const { runs, spend, delivery, services } = overview;
     const states = RUN_STATES.map((state) => `${state} ${runs.byState[state] ?? 0}`).join(', ');
+    const mebibytes = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
     const reachable = (ok: boolean) => (ok ? 'reachable' : 'UNREACHABLE');
     this.line(`ops overview, last ${overview.window} (at ${overview.generatedAt})`);
     this.line(`runs: ${runs.total} created — ${states}; ${runs.nonTerminal} queued or running now`);
@@ -56,6 +59,16 @@ export class OpsOverviewCommand extends RemoteCommand {
         `Temporal ${reachable(services.temporalReachable)}, streams ${services.lifecycleStreams} lifecycle / ` +
         `${services.runEventStreams} run events`,
     );
+    for (const pass of overview.retention) {
+      const removed = RETENTION_KINDS.filter((kind) => (pass.removed[kind] ?? 0) > 0).map(
+        (kind) => `${pass.removed[kind]} ${RETENTION_KIND_LABELS[kind]}`,
+      );
+      const bytes = Object.values(pass.reclaimedBytes).reduce((sum, each) => sum + each, 0);
+      this.line(
+        `retention on ${pass.host}: last pass ${pass.finishedAt}, removed ${removed.join(', ') || 'nothing'}` +
+          `, ${mebibytes(bytes)} given back`,
+      );
+    }
     return EXIT.ok;
   }
 }
