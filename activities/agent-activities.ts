@@ -40,7 +40,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
   const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);
   const pollIntervalMs = deps.pollIntervalMs ?? 250;
 
-  const ingestOutput = createOutputIngest(deps.readModel, sandboxDir);
+  const ingestOutput = createOutputIngest(deps.readModel, sandboxDir, deps.runOutputMaxBytes ?? null);
 
   return {
     /** Starts the agent once, in its sandbox; on a retry, reports the agent that is already there. */

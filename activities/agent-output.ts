@@ -14,7 +14,11 @@ import { readSandboxEvents, type SupervisionProgress } from './output-ingest.ts'
  */
 const FINAL_READS_MAX = 1024;
 
-export function createOutputIngest(readModel: ReadModel, sandboxDir: (runId: string) => string) {
+export function createOutputIngest(
+  readModel: ReadModel,
+  sandboxDir: (runId: string) => string,
+  outputMaxBytes: number | null,
+) {
   /** The first output of the agent (heartbeats carry the flag, so a retried attempt observes nothing). */
   function observeFirstOutput(runId: string, events: RunEventInput[], progress: SupervisionProgress) {
     const output = events.find((event) => event.stream !== 'system');
@@ -39,7 +43,10 @@ export function createOutputIngest(readModel: ReadModel, sandboxDir: (runId: str
     for (let read = 0; ; read++) {
       const before = JSON.stringify(progress.offsets);
       if (read > 0) heartbeat(progress);
-      const events = readSandboxEvents(sandboxFiles(sandboxDir(runId)), adapter, progress, final);
+      const dropped = progress.droppedLines ?? 0;
+      const events = readSandboxEvents(sandboxFiles(sandboxDir(runId)), adapter, progress, final, outputMaxBytes);
+      if ((progress.droppedLines ?? 0) > dropped)
+        svcMetrics.outputLinesDropped.inc((progress.droppedLines ?? 0) - dropped);
       if (events.length) await appendRunEvents(readModel.em(), runId, events);
       observeFirstOutput(runId, events, progress);
       if (!final || JSON.stringify(progress.offsets) === before || read + 1 >= FINAL_READS_MAX) return;

@@ -18,6 +18,10 @@ export interface SupervisionProgress {
   generation?: number;
   /** Supervisors started to take over a container whose supervisor died (container backend). */
   reattachments?: number;
+  /** Bytes of output lines kept as events so far (SVC_RUN_OUTPUT_MAX_MIB counts them). */
+  outputBytes?: number;
+  /** Output lines past the cap: read (a runtime still learns usage from them), not kept. */
+  droppedLines?: number;
 }
 
 export interface CostCapCrossing {
@@ -36,6 +40,7 @@ export function readSandboxEvents(
   adapter: RuntimeAdapter,
   progress: SupervisionProgress,
   final: boolean,
+  outputMaxBytes: number | null = null,
 ): RunEventInput[] {
   const events: RunEventInput[] = [];
   for (const stream of ['stdout', 'stderr'] as const) {
@@ -49,7 +54,11 @@ export function readSandboxEvents(
         progress.offsets[stream] = rest.offset + Buffer.byteLength(rest.text);
       }
     }
-    for (const line of lines) events.push(outputEvent(adapter, stream, line, progress));
+    for (const line of lines) {
+      const event = outputEvent(adapter, stream, line, progress);
+      if (keep(line.text, progress, outputMaxBytes)) events.push(event);
+      else if (progress.droppedLines === 1) events.push(truncatedEvent(progress, outputMaxBytes!));
+    }
   }
   // Egress the sandbox's proxies refused: written by svc, outside the sandbox, so to be believed.
   const refused = readNewLines(files.refusals, progress.offsets.refusals ?? 0);
@@ -65,6 +74,28 @@ export function readSandboxEvents(
     });
   }
   return events;
+}
+
+/** Whether a line is kept as an event: until the run's output reaches its cap, then none. */
+function keep(text: string, progress: SupervisionProgress, outputMaxBytes: number | null): boolean {
+  const bytes = Buffer.byteLength(text) + 1;
+  if (!progress.droppedLines && (outputMaxBytes === null || (progress.outputBytes ?? 0) + bytes <= outputMaxBytes)) {
+    progress.outputBytes = (progress.outputBytes ?? 0) + bytes;
+    return true;
+  }
+  progress.droppedLines = (progress.droppedLines ?? 0) + 1;
+  return false;
+}
+
+/** Said once, where the output stops: the run goes on, its lines are no longer kept. */
+function truncatedEvent(progress: SupervisionProgress, outputMaxBytes: number): RunEventInput {
+  return {
+    dedupeKey: `${progress.generation ? `g${progress.generation}:` : ''}output:truncated`,
+    kind: 'output.truncated',
+    stream: 'system',
+    ts: new Date().toISOString(),
+    payload: { limitBytes: outputMaxBytes, keptBytes: progress.outputBytes ?? 0 },
+  };
 }
 
 function outputEvent(

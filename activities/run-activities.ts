@@ -21,6 +21,8 @@ export interface RunActivityDeps {
   githubApiUrl: string;
   /** How often a supervising activity looks at its sandbox. */
   pollIntervalMs?: number;
+  /** A run's output kept as events at most (SVC_RUN_OUTPUT_MAX_MIB); past it, lines are dropped. */
+  runOutputMaxBytes?: number | null;
 }
 
 export function createRunActivities(deps: RunActivityDeps) {

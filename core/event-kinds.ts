@@ -16,6 +16,7 @@ export const RUN_EVENT_KINDS = [
   'sandbox.started',
   'sandbox.oom_kill',
   'sandbox.egress_refused',
+  'output.truncated',
   // Operators and limits.
   'admission.waiting',
   'admission.granted',

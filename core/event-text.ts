@@ -131,6 +131,12 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
       `Egress refused: ${str(p, 'destination') ?? 'a destination'}` +
         parens(str(p, 'protocol'), words(str(p, 'reason'))),
     ),
+  'output.truncated': (p) =>
+    warn(
+      `Output truncated: the run's output reached its cap${parens(
+        num(p, 'limitBytes') !== null && `${Math.round(num(p, 'limitBytes')! / 1048576)} MiB`,
+      )}; later lines are not kept`,
+    ),
   'admission.waiting': (p) => info(`Waiting for a slot${colon(str(p, 'reason'))}`),
   'admission.granted': () => info('Slot granted'),
   'steer.sent': (p) =>

@@ -44,6 +44,8 @@ export interface SvcConfig {
   /** The branch prefix of runs whose project does not set runBranchPrefix. */
   runBranchPrefix: string;
   runTiming: RunTiming;
+  /** A run's output kept as events at most, in bytes (SVC_RUN_OUTPUT_MAX_MIB, default 64; 0: no cap). */
+  runOutputMaxBytes: number | null;
   planTiming: PlanTiming;
   /** The Temporal Web UI of an external cluster (the embedded server's is known); links to workflows point there. */
   temporalUiUrl: string | undefined;
@@ -264,6 +266,7 @@ function readConfig(env: NodeJS.ProcessEnv): SvcConfig {
     },
     sandbox: parseSandboxSettings(env),
     preview: parsePreviewSettings(env, portFromEnv(env, 'SVC_PORT', 8080)),
+    runOutputMaxBytes: intFromEnv(env, 'SVC_RUN_OUTPUT_MAX_MIB', 64) * 1048576 || null,
     runTiming: {
       finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),
       silenceTimeoutMs:

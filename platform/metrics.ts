@@ -84,6 +84,11 @@ export const svcMetrics = {
     labelNames: ['kind'],
     registers: [metricsRegistry],
   }),
+  outputLinesDropped: new Counter({
+    name: 'svc_run_output_dropped_lines_total',
+    help: "Agents' output lines not kept because their run's output reached SVC_RUN_OUTPUT_MAX_MIB",
+    registers: [metricsRegistry],
+  }),
   eventStreamRefusals: new Counter({
     name: 'svc_event_stream_refusals_total',
     help: 'Event streams refused because the process holds its maximum (event_stream_capacity)',

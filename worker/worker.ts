@@ -89,6 +89,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
       operatorToken: settings.operatorToken,
       webhooks: config.webhooks,
       runTiming: config.runTiming,
+      runOutputMaxBytes: config.runOutputMaxBytes,
       githubApiUrl: config.githubApiUrl,
       sandbox: config.sandbox,
       preview: config.preview,

@@ -56,6 +56,8 @@ export const SAMPLES: Record<SvcKind, { stream: 'stdout' | 'stderr' | 'system'; 
       reason: 'not_allowed',
     },
   },
+  'output.truncated': { stream: 'system', payload: { limitBytes: 67108864, keptBytes: 67108800 } },
+
   'admission.waiting': { stream: 'system', payload: { reason: 'project limit (2 running)' } },
   'admission.granted': { stream: 'system', payload: {} },
   'steer.sent': { stream: 'system', payload: { messageId: 'msg_1', priority: 'high', fromActor: 'alice' } },

@@ -18,6 +18,7 @@ const EXPECTED: Record<keyof typeof SAMPLES, [EventTone, string]> = {
   'sandbox.started': ['info', 'Sandbox started (bubblewrap, 2 egress rules, 2048 MiB)'],
   'sandbox.oom_kill': ['error', 'Out of memory: the kernel killed a process of the run (agent exit 137)'],
   'sandbox.egress_refused': ['warn', 'Egress refused: evil.example:443 (connect, not allowed)'],
+  'output.truncated': ['warn', "Output truncated: the run's output reached its cap (64 MiB); later lines are not kept"],
   'admission.waiting': ['info', 'Waiting for a slot: project limit (2 running)'],
   'admission.granted': ['info', 'Slot granted'],
   'steer.sent': ['info', 'Steering message queued (high priority, from alice)'],
