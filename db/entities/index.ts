@@ -9,6 +9,7 @@ export { LifecycleEventEntity, type LifecycleEvent } from './lifecycle-event.ent
 export { RunTotalEntity, type RunTotal } from './run-total.entity.ts';
 export { WebhookEntity, type Webhook } from './webhook.entity.ts';
 export { WebhookDeliveryEntity, type WebhookDelivery } from './webhook-delivery.entity.ts';
+export { OneTimeSecretEntity, type OneTimeSecret } from './one-time-secret.entity.ts';
 
 import { ProjectEntity } from './project.entity.ts';
 import { RunEntity } from './run.entity.ts';
@@ -21,6 +22,7 @@ import { LifecycleEventEntity } from './lifecycle-event.entity.ts';
 import { RunTotalEntity } from './run-total.entity.ts';
 import { WebhookEntity } from './webhook.entity.ts';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.ts';
+import { OneTimeSecretEntity } from './one-time-secret.entity.ts';
 
 export const ALL_ENTITIES = [
   ProjectEntity,
@@ -34,4 +36,5 @@ export const ALL_ENTITIES = [
   RunTotalEntity,
   WebhookEntity,
   WebhookDeliveryEntity,
+  OneTimeSecretEntity,
 ];
