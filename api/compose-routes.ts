@@ -18,6 +18,7 @@ import { OpsService } from './services/ops.service.ts';
 import { SetupCodes } from './services/setup-codes.ts';
 import { githubAppRoutes } from './routes/github-app.router.ts';
 import { GitHubAppService } from './services/github-app.service.ts';
+import { GitHubAppRegistrationWindow } from './services/github-app-registration.ts';
 import { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { metaRoutes, openApiRoute, type ReadinessCheck } from './routes/meta.router.ts';
 import type { RouteSpec } from './route.ts';
@@ -46,6 +47,7 @@ import { parsePreviewSettings } from '../platform/preview-settings.ts';
 import { webhooksRoutes } from './routes/webhooks.router.ts';
 import { WebhooksService } from './services/webhooks.service.ts';
 import { WebhooksRepository } from '../db/repositories/webhooks.repository.ts';
+import { OneTimeSecretsRepository } from '../db/repositories/one-time-secrets.repository.ts';
 import type { ApiServerDeps } from './server-deps.ts';
 
 export function allRoutes(
@@ -135,8 +137,9 @@ export function allRoutes(
     liveStreams: () => ({ lifecycle: lifecycle.size, runEvents: events.streams.size }),
     extraMetrics: deps.extraMetrics,
   });
+  const oneTimeSecrets = new OneTimeSecretsRepository(deps.readModel);
   const setup = {
-    codes: deps.setupCodes ?? new SetupCodes(),
+    codes: deps.setupCodes ?? new SetupCodes(oneTimeSecrets),
     token: deps.auth?.operatorToken ?? '',
     publicUrl: deps.instance?.publicUrl ?? null,
   };
@@ -165,6 +168,7 @@ export function allRoutes(
         dataDir: deps.dataDir,
         publicUrl: deps.instance?.publicUrl ?? null,
         publicMode: Boolean(deps.auth?.publicMode),
+        window: new GitHubAppRegistrationWindow(oneTimeSecrets),
       }),
     ),
     ...alertsRoutes(new HealerService({ projectRows, runRows, temporal: deps.temporal, agents: deps.agents, runs })),

@@ -296,8 +296,6 @@ export const dataPaths = {
   workspaces: (dataDir: string) => join(dataDir, 'workspaces'),
   /** A GitHub App registered through /github-app/* with SVC_APP_CRED_STORE=data-dir (0600). */
   githubApp: (dataDir: string) => join(dataDir, 'github-app.json'),
-  /** The operator's registration window: armed links, bound browsers, form states (0700). */
-  githubAppRegistration: (dataDir: string) => join(dataDir, 'github-app-registration'),
   /** Held (flock) by the one `svc serve` of this data directory for its life (stack/instance-lock.ts). */
   instanceLock: (dataDir: string) => join(dataDir, 'instance.lock'),
   /** Who holds it: pid and URL, so a second `svc serve` can name it. */

@@ -3,7 +3,9 @@
 // <data>/instance.json (pid, URL, Temporal address). A second serve finds the lock taken and
 // refuses, naming the first from that record; a record left by a dead process blocks nothing, as
 // the lock is the only test. `svc worker`s take no lock: they join whatever instance holds the
-// directory (decision 0003).
+// directory (decision 0003). API replicas on an external Temporal and PostgreSQL keep nothing of
+// their own there, so they hold the lock shared: any number of them, and no exclusive serve beside
+// them (decision 0046).
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dataPaths } from '../platform/config.ts';
 import { tryHoldFileLock } from '../platform/file-lock.ts';
@@ -37,9 +39,15 @@ export interface InstanceClaim {
   release(): Promise<void>;
 }
 
+/**
+ * `exclusive`: the serve keeps an embedded Temporal or a SQLite read model in the directory, so it
+ * must be its only serve. `shared`: a replica whose Temporal and database are elsewhere.
+ */
+export type ClaimMode = 'exclusive' | 'shared';
+
 /** Claims `dataDir` for this process's `svc serve`, or throws DataDirInUseError naming its holder. */
-export async function claimDataDir(dataDir: string): Promise<InstanceClaim> {
-  const lock = await tryHoldFileLock(dataPaths.instanceLock(dataDir), 'exclusive');
+export async function claimDataDir(dataDir: string, mode: ClaimMode = 'exclusive'): Promise<InstanceClaim> {
+  const lock = await tryHoldFileLock(dataPaths.instanceLock(dataDir), mode);
   if (!lock) throw new DataDirInUseError(dataDir, readInstanceRecord(dataDir));
   let record: InstanceRecord = {
     pid: process.pid,
@@ -59,7 +67,8 @@ export async function claimDataDir(dataDir: string): Promise<InstanceClaim> {
       write();
     },
     async release() {
-      rmSync(recordFile, { force: true });
+      // Replicas sharing the directory each wrote the record in turn: the last one names a live one.
+      if (mode === 'exclusive' || readInstanceRecord(dataDir)?.pid === process.pid) rmSync(recordFile, { force: true });
       await lock.release();
     },
   };

@@ -5,7 +5,7 @@ import { describeForgeIdentity } from '../core/forge-identity.ts';
 import { GitHubForge } from '../activities/forge/github-forge.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
 import { TemporalGateway } from '../api/services/temporal-gateway.ts';
-import { initORM, migrate, type ReadModel } from '../db/orm.ts';
+import { dialectOf, initORM, migrate, type ReadModel } from '../db/orm.ts';
 import type { RunningWorker } from '../worker/worker.ts';
 import { dataPaths, isLoopbackHost, type SvcConfig } from '../platform/config.ts';
 import { sealDataDir } from './data-dir.ts';
@@ -19,6 +19,7 @@ import { SVC_VERSION } from '../platform/version.ts';
 import { configureLogging } from '../platform/logger.ts';
 import { registerSecret, registerUrlSecret } from '../platform/secrets.ts';
 import { SetupCodes } from '../api/services/setup-codes.ts';
+import { OneTimeSecretsRepository } from '../db/repositories/one-time-secrets.repository.ts';
 import { ForgeCredentials } from '../platform/forge-credentials.ts';
 
 export { SVC_VERSION };
@@ -58,8 +59,11 @@ export interface RunningStack {
   token: OperatorToken;
   api: RunningApi | undefined;
   worker: RunningWorker | undefined;
-  /** Arms a one-time dashboard sign-in code (10 minutes) and answers its link; undefined without an API. */
-  setupLink(): string | undefined;
+  /**
+   * Arms a one-time dashboard sign-in code (10 minutes; it replaces the instance's earlier one) and
+   * answers its link; undefined without an API.
+   */
+  setupLink(): Promise<string | undefined>;
   stop(): Promise<void>;
 }
 
@@ -77,8 +81,10 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       await stop().catch((error) => console.error(`svc: shutdown step failed: ${String(error)}`));
     stops.length = 0;
   };
-  // An API is the instance of its data directory: one at a time (stack/instance-lock.ts).
-  const claim = options.api ? await claimDataDir(config.dataDir) : undefined;
+  // An API is the instance of its data directory: one at a time (stack/instance-lock.ts), unless
+  // its Temporal and database are elsewhere: then it is one of any number of replicas.
+  const replica = Boolean(config.temporalAddress) && dialectOf(config.databaseUrl) === 'postgresql';
+  const claim = options.api ? await claimDataDir(config.dataDir, replica ? 'shared' : 'exclusive') : undefined;
   if (claim) stops.push(() => claim.release());
   try {
     sealDataDir(config.dataDir);
@@ -123,7 +129,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     log(`github: acting as ${describeForgeIdentity(forgeCredentials.identity())}`);
 
     const { agents } = checked;
-    const setupCodes = new SetupCodes();
+    const setupCodes = new SetupCodes(new OneTimeSecretsRepository(readModel));
     // The API starts first, so the worker can tell agents where it listens.
     let api: RunningApi | undefined;
     if (options.api) {
@@ -225,7 +231,8 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       token,
       api,
       worker,
-      setupLink: () => (api ? `${config.publicUrl ?? api.url}/setup?code=${setupCodes.arm().code}` : undefined),
+      setupLink: async () =>
+        api ? `${config.publicUrl ?? api.url}/setup?code=${(await setupCodes.arm()).code}` : undefined,
       stop: stopAll,
     };
   } catch (error) {

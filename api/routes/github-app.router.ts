@@ -16,7 +16,7 @@ import {
   type GitHubAppService,
 } from '../services/github-app.service.ts';
 import { GitHubAppAlreadyStoredError, type StoredGitHubApp } from '../../platform/github-app.ts';
-import { BROWSER_TTL_MS } from '../../platform/github-app-registration.ts';
+import { BROWSER_TTL_MS } from '../services/github-app-registration.ts';
 import {
   callbackQuery,
   githubAppRegistrationResponse,
@@ -37,9 +37,9 @@ export function githubAppRoutes(app: GitHubAppService) {
     if (!app.enabled)
       throw Errors.notFound('GitHub App registration', 'set SVC_GITHUB_APP_REGISTRATION=on to register an App');
   };
-  const boundBrowser = (ctx: Context): string | null => {
+  const boundBrowser = async (ctx: Context): Promise<string | null> => {
     const value = ctx.cookies.get(COOKIE);
-    return app.isBound(value) ? value : null;
+    return value && (await app.isBound(value)) ? value : null;
   };
   // Secure whenever the browser reaches svc over HTTPS (directly, or as SVC_PUBLIC_URL says).
   const attributes = (ctx: Context) =>
@@ -71,7 +71,7 @@ export function githubAppRoutes(app: GitHubAppService) {
       },
       handler: async () => {
         gate();
-        const { code, expiresAt } = app.arm();
+        const { code, expiresAt } = await app.arm();
         const path = `/github-app/register?arm=${code}`;
         return {
           status: 201,
@@ -118,17 +118,17 @@ export function githubAppRoutes(app: GitHubAppService) {
       },
       handler: async ({ query, ctx }) => {
         gate();
-        let browser = boundBrowser(ctx);
+        let browser = await boundBrowser(ctx);
         let cookie: Record<string, string> = {};
         // A link is spent when opened, even by a browser already bound: left armed, whoever saw it
         // (shell history, a chat) could still bind a browser of their own.
-        const bound = query.arm ? app.bind(query.arm) : null;
+        const bound = query.arm ? await app.bind(query.arm) : null;
         if (bound) {
           browser = bound.browser;
           cookie = setCookie(bound.browser, ctx);
         }
         if (!browser) return notBound();
-        const registration = app.register(query, ctx.origin, browser);
+        const registration = await app.register(query, ctx.origin, browser);
         if (registration.kind === 'invalid')
           return page(400, 'Cannot register this App', `<p>${escape(registration.message)}</p>`, undefined, cookie);
         if (registration.kind === 'already_stored') return alreadyStored(cookie);
@@ -163,13 +163,13 @@ export function githubAppRoutes(app: GitHubAppService) {
         gate();
         if (!query.code || !query.state)
           return page(400, 'This link is incomplete', '<p>GitHub sends both a code and a state. Start again.</p>');
-        const browser = boundBrowser(ctx);
+        const browser = await boundBrowser(ctx);
         if (!browser)
           return query.confirmed
             ? notBound()
             : confirm('/github-app/callback', { code: query.code, state: query.state });
         if (app.alreadyStored) return alreadyStored();
-        if (!app.redeemState(query.state, browser))
+        if (!(await app.redeemState(query.state, browser)))
           return page(
             400,
             'This registration link is spent, expired or unknown',
@@ -213,7 +213,7 @@ export function githubAppRoutes(app: GitHubAppService) {
       },
       handler: async ({ query, ctx }) => {
         gate();
-        const browser = boundBrowser(ctx);
+        const browser = await boundBrowser(ctx);
         if (!browser) {
           if (query.confirmed) return notBound();
           const fields: Record<string, string> = { installation_id: query.installation_id ?? '' };
@@ -224,7 +224,7 @@ export function githubAppRoutes(app: GitHubAppService) {
           const installed = await app.install(query.installation_id);
           if (installed.kind === 'activated') {
             // Its App acts: the browser's binding has done its work.
-            app.release(browser);
+            await app.release(browser);
             return page(
               200,
               'GitHub App active',

@@ -62,7 +62,7 @@ export function opsRoutes(
       path: '/setup',
       auth: 'anonymous',
       changesState: true,
-      // With no armed code (spent, expired, never armed here) the answer is 404 not_found, as the envelope.
+      // With no armed code (spent, expired, never armed) the answer is 404 not_found, as the envelope.
       summary: "The dashboard's one-time sign-in: a code printed by `svc serve` stores the token in this browser",
       tags: ['ops'],
       query: setupQuery,
@@ -75,8 +75,9 @@ export function opsRoutes(
         400: { description: 'An unknown, spent or expired code', schema: z.string(), contentType: 'text/html' },
       },
       handler: async ({ query }) => {
-        if (!setup.codes.armed) throw Errors.notFound('setup code', 'run `svc login` for a fresh sign-in link');
-        if (!query.code || !setup.codes.redeem(query.code))
+        if (!(await setup.codes.armed()))
+          throw Errors.notFound('setup code', 'run `svc login` for a fresh sign-in link');
+        if (!query.code || !(await setup.codes.redeem(query.code)))
           return htmlPage(
             400,
             '<h1>This sign-in link is spent or wrong</h1><p>Run <code>svc login</code> for a fresh one.</p>',
@@ -95,7 +96,7 @@ export function opsRoutes(
       tags: ['ops'],
       responses: { 201: { description: 'The sign-in link, valid once within ten minutes', schema: setupCodeResponse } },
       handler: async () => {
-        const { code, expiresAt } = setup.codes.arm();
+        const { code, expiresAt } = await setup.codes.arm();
         const path = `/setup?code=${code}`;
         return {
           status: 201,

@@ -62,7 +62,7 @@ export const overviewResponse = z.object({
 export const setupQuery = z.object({ code: z.string().max(200).optional() }).strict();
 
 export const setupCodeResponse = z.object({
-  path: z.string().describe('The one-time sign-in page, /setup?code=…, on this API'),
+  path: z.string().describe("The one-time sign-in page, /setup?code=…, on any of the instance's API processes"),
   url: z.string().nullable().describe('The whole link when the instance has a public URL (SVC_PUBLIC_URL); else null'),
   expiresAt: z.string().describe('When the code stops working, unless spent first (ten minutes)'),
 });

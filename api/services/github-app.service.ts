@@ -3,7 +3,7 @@
 // to /github-app/callback with a code that svc converts into the App's credentials (the real
 // conversion endpoint); installing the App sends it to /github-app/installed with the installation.
 // The pages are anonymous (a browser on GitHub's redirects carries no svc token), so they serve
-// only a browser the operator bound (platform/github-app-registration.ts): anyone else gets no
+// only a browser the operator bound (./github-app-registration.ts): anyone else gets no
 // state, stores no App and activates no installation. A stored App is replaced only by the
 // operator removing it (DELETE /github-app), and an installation is taken only after GitHub
 // confirms, with the App's own key, that it is the App's.
@@ -19,7 +19,7 @@ import {
   storeGitHubAppInstallation,
   type StoredGitHubApp,
 } from '../../platform/github-app.ts';
-import { GitHubAppRegistrationWindow } from '../../platform/github-app-registration.ts';
+import type { GitHubAppRegistrationWindow } from './github-app-registration.ts';
 
 const ORG_LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 /** GitHub App names: at most 34 characters. */
@@ -56,24 +56,18 @@ export interface GitHubAppServiceDeps {
   /** SVC_PUBLIC_URL: where GitHub sends the browser back; else the origin the page was asked on. */
   publicUrl: string | null;
   publicMode: boolean;
-  /** The operator's registration window (default: kept in `dataDir`). */
-  window?: GitHubAppRegistrationWindow;
+  /** The operator's registration window, shared by every API replica. */
+  window: GitHubAppRegistrationWindow;
 }
 
 /** The GitHub App registration: the gate, the manifest, the conversion, the installation. */
 export class GitHubAppService {
   readonly #deps: GitHubAppServiceDeps;
-  #registrationWindow: GitHubAppRegistrationWindow | undefined;
+  readonly #window: GitHubAppRegistrationWindow;
 
   constructor(deps: GitHubAppServiceDeps) {
     this.#deps = deps;
-    this.#registrationWindow = deps.window;
-  }
-
-  // Made on first use: the routes are also built without a data directory, to document them.
-  get #window(): GitHubAppRegistrationWindow {
-    this.#registrationWindow ??= new GitHubAppRegistrationWindow(this.#deps.dataDir);
-    return this.#registrationWindow;
+    this.#window = deps.window;
   }
 
   /** SVC_GITHUB_APP_REGISTRATION; unset: on, but off in public mode and once an App is in use. */
@@ -111,34 +105,34 @@ export class GitHubAppService {
   }
 
   /** Arms the operator's one-time registration link (the caller is the operator). */
-  arm(): { code: string; expiresAt: number } {
+  arm(): Promise<{ code: string; expiresAt: number }> {
     return this.#window.arm();
   }
 
   /** Spends an armed link's code: the new binding of the browser that opened it, or null. */
-  bind(code: string): { browser: string; expiresAt: number } | null {
+  bind(code: string): Promise<{ browser: string; expiresAt: number } | null> {
     return this.#window.redeemArm(code);
   }
 
   /** Whether a cookie's value is a browser the operator bound (and within its hour). */
-  isBound(browser: string | undefined): browser is string {
+  isBound(browser: string | undefined): Promise<boolean> {
     return this.#window.isBound(browser);
   }
 
   /** Ends a browser's binding once its App acts. */
-  release(browser: string): void {
-    this.#window.release(browser);
+  release(browser: string): Promise<void> {
+    return this.#window.release(browser);
   }
 
   /**
    * The manifest form for a new App named `name` (default svc-forge-<6 chars>), owned by `org` or
    * the user, with a state that works once and only in the bound `browser`.
    */
-  register(
+  async register(
     input: { name?: string | undefined; org?: string | undefined },
     requestOrigin: string,
     browser: string,
-  ): Registration {
+  ): Promise<Registration> {
     if (input.org !== undefined && !ORG_LOGIN.test(input.org))
       return { kind: 'invalid', message: 'org must be a GitHub organization login (letters, digits, single hyphens)' };
     const name = input.name ?? `svc-forge-${randomBytes(3).toString('hex')}`;
@@ -158,7 +152,7 @@ export class GitHubAppService {
       default_permissions: RUN_PERMISSIONS,
       default_events: [],
     };
-    const state = this.#window.issueState(browser);
+    const state = await this.#window.issueState(browser);
     const web = this.githubWebUrl;
     const owner = input.org ? `/organizations/${input.org}` : '';
     return {
@@ -171,7 +165,7 @@ export class GitHubAppService {
   }
 
   /** Spends a registration's state: false when unknown, spent, expired or issued to another browser. */
-  redeemState(state: string, browser: string): boolean {
+  redeemState(state: string, browser: string): Promise<boolean> {
     return this.#window.redeemState(state, browser);
   }
 

@@ -64,7 +64,7 @@ export class ServeCommand extends Command {
     log(`  operator token: ${!this.auth ? 'not required (--no-auth)' : token}`);
     log(`  Temporal UI:    ${stack.temporalUiUrl ?? '(external Temporal: use its own UI)'}`);
     log(`  data directory: ${config.dataDir}`);
-    const setupLink = stack.setupLink();
+    const setupLink = await stack.setupLink();
     if (setupLink) {
       log(`  sign in a browser (once, within 10 minutes): ${setupLink}`);
       log('  a fresh sign-in link, any time: svc login');

@@ -10,6 +10,7 @@ export { RunTotalEntity, type RunTotal } from './run-total.entity.ts';
 export { WebhookEntity, type Webhook } from './webhook.entity.ts';
 export { WebhookDeliveryEntity, type WebhookDelivery } from './webhook-delivery.entity.ts';
 export { RetentionPassEntity, type RetentionPass } from './retention-pass.entity.ts';
+export { OneTimeSecretEntity, type OneTimeSecret } from './one-time-secret.entity.ts';
 
 import { ProjectEntity } from './project.entity.ts';
 import { RunEntity } from './run.entity.ts';
@@ -23,6 +24,7 @@ import { RunTotalEntity } from './run-total.entity.ts';
 import { WebhookEntity } from './webhook.entity.ts';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.ts';
 import { RetentionPassEntity } from './retention-pass.entity.ts';
+import { OneTimeSecretEntity } from './one-time-secret.entity.ts';
 
 export const ALL_ENTITIES = [
   ProjectEntity,
@@ -37,4 +39,5 @@ export const ALL_ENTITIES = [
   WebhookEntity,
   WebhookDeliveryEntity,
   RetentionPassEntity,
+  OneTimeSecretEntity,
 ];

@@ -32,6 +32,8 @@ import { Migration20261125020145_runs_list_indexes as SqliteRunsListIndexes } fr
 import { Migration20261125020145_runs_list_indexes as PostgresRunsListIndexes } from './postgresql/Migration20261125020145_runs_list_indexes.ts';
 import { Migration20261202173349_retention_passes as SqliteRetentionPasses } from './sqlite/Migration20261202173349_retention_passes.ts';
 import { Migration20261202173349_retention_passes as PostgresRetentionPasses } from './postgresql/Migration20261202173349_retention_passes.ts';
+import { Migration20261202173429_one_time_secrets as SqliteOneTimeSecrets } from './sqlite/Migration20261202173429_one_time_secrets.ts';
+import { Migration20261202173429_one_time_secrets as PostgresOneTimeSecrets } from './postgresql/Migration20261202173429_one_time_secrets.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
@@ -53,6 +55,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261125045717_run_pr_rounds', class: SqliteRunPrRounds },
     { name: 'Migration20261125074421_run_paused_reason', class: SqliteRunPausedReason },
     { name: 'Migration20261202173349_retention_passes', class: SqliteRetentionPasses },
+    { name: 'Migration20261202173429_one_time_secrets', class: SqliteOneTimeSecrets },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
@@ -71,6 +74,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261125045717_run_pr_rounds', class: PostgresRunPrRounds },
     { name: 'Migration20261125074421_run_paused_reason', class: PostgresRunPausedReason },
     { name: 'Migration20261202173349_retention_passes', class: PostgresRetentionPasses },
+    { name: 'Migration20261202173429_one_time_secrets', class: PostgresOneTimeSecrets },
   ],
 };
 

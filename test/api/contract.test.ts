@@ -270,7 +270,7 @@ for (const leg of DATABASE_LEGS) {
     const { svc, ids, fixture } = await populated(leg);
     const problems: string[] = [];
     const succeeded = new Set<string>();
-    const setupCode = new URL(svc.stack.setupLink()!).searchParams.get('code')!;
+    const setupCode = new URL((await svc.stack.setupLink())!).searchParams.get('code')!;
     // A GitHub App registration in flight: the operator's bound browser, its form's state, and a
     // code the forge stand-in converts.
     const { browser, page: register } = await operatorBrowser(svc);

@@ -90,7 +90,7 @@ test("GET /metrics: the read model's gauges, the API's and the worker's histogra
 });
 
 test('GET /setup: the armed code signs one browser in, once; anything else is refused', async (t) => {
-  const link = new URL(svc.stack.setupLink()!);
+  const link = new URL((await svc.stack.setupLink())!);
   t.is(link.origin, 'https://svc.example.test', 'the link uses the public URL');
   const wrong = await svc.request('GET', '/setup?code=not-the-code', { token: null });
   t.is(wrong.status, 400);
@@ -110,7 +110,7 @@ test('GET /setup: the armed code signs one browser in, once; anything else is re
   const again = await svc.request('GET', `/setup${link.search}`, { token: null });
   t.is(again.status, 404, 'spent: nothing is armed any more');
   t.is(again.body.error.code, 'not_found');
-  const crossSite = await svc.request('GET', `/setup${new URL(svc.stack.setupLink()!).search}`, {
+  const crossSite = await svc.request('GET', `/setup${new URL((await svc.stack.setupLink())!).search}`, {
     token: null,
     headers: { 'sec-fetch-site': 'cross-site' },
   });

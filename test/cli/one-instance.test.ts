@@ -1,12 +1,14 @@
 // One `svc serve` per data directory: a second one refuses at once, naming the first, and changes
 // nothing; the first goes on dispatching. A serve that died leaves a record and an orphaned
-// Temporal server that block nothing: the next serve reaps the server and takes over.
+// Temporal server that block nothing: the next serve reaps the server and takes over. API replicas
+// (external Temporal, PostgreSQL) share a directory, but never with such a serve.
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isProcessAlive, processStartTime } from '../../platform/processes.ts';
+import { claimDataDir, DataDirInUseError } from '../../stack/instance-lock.ts';
 import { findTemporalCli, loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
 import { freePort } from '../support/free-port.ts';
 import { spawnSvc, waitFor, waitForOutput, type ChildHandle } from '../support/processes.ts';
@@ -112,4 +114,20 @@ test.serial("a Temporal dev server whose owner lives is never reaped by another'
     message: new RegExp(`\\(pid ${server.pid}\\) belongs to the running process ${owner.pid}`),
   });
   t.true(isProcessAlive(server.pid!), 'the live owner’s server was not killed');
+});
+
+test('API replicas share a data directory; a serve that keeps its own things there shares it with none', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-replicas-dir-'));
+  const first = await claimDataDir(dataDir, 'shared');
+  t.teardown(() => first.release());
+  first.announce({ url: 'http://127.0.0.1:1' });
+  const second = await claimDataDir(dataDir, 'shared');
+  t.teardown(() => second.release());
+  const refused = await t.throwsAsync(claimDataDir(dataDir, 'exclusive'), { instanceOf: DataDirInUseError });
+  t.is(refused?.holder?.pid, process.pid, 'named from the replicas’ record');
+  await first.release();
+  await second.release();
+  const sole = await claimDataDir(dataDir, 'exclusive');
+  t.teardown(() => sole.release());
+  await t.throwsAsync(claimDataDir(dataDir, 'shared'), { instanceOf: DataDirInUseError });
 });

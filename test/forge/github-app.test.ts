@@ -15,7 +15,11 @@ import {
   BROWSER_TTL_MS,
   GitHubAppRegistrationWindow,
   STATE_TTL_MS,
-} from '../../platform/github-app-registration.ts';
+} from '../../api/services/github-app-registration.ts';
+import { OneTimeSecretsRepository } from '../../db/repositories/one-time-secrets.repository.ts';
+import type { ReadModel } from '../../db/orm.ts';
+import { DATABASE_LEGS, postgresOrSkip } from '../support/env.ts';
+import { withReadModel } from '../support/read-model-fixture.ts';
 import { GitHubAppStandIn } from '../support/github-app-standin.ts';
 import { confirmationOf, operatorBrowser, unescapeHtml } from '../support/registration-browser.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
@@ -25,6 +29,8 @@ const github = new GitHubStandIn();
 const forge = new GitHubAppStandIn();
 const stacks: TestStack[] = [];
 const NO_PAT = { SVC_GIT_TOKEN: '', GITHUB_TOKEN: '' };
+/** A window for services whose registration pages these tests do not open (no statement reaches it). */
+const unusedWindow = new GitHubAppRegistrationWindow(new OneTimeSecretsRepository(undefined as unknown as ReadModel));
 const stackWith = async (env: Record<string, string>, worker = false) => {
   const svc = await startTestStack({ worker, env: { SVC_GITHUB_API_URL: forge.url, ...NO_PAT, ...env } });
   stacks.push(svc);
@@ -138,36 +144,64 @@ test('callback: missing, unknown and spent states are 400; failed conversion 502
   t.false(spent.text.includes(forge.app.clientSecret));
 });
 
-test('the window: a link opens once within ten minutes, a state works once, in its browser, for ten minutes', (t) => {
-  let now = 1_000_000;
-  const window = new GitHubAppRegistrationWindow(mkdtempSync(join(tmpdir(), 'svc-app-')), () => now);
-  const stale = window.arm();
-  const { code } = window.arm();
-  t.is(window.redeemArm(stale.code), null, 'a new link replaces an unopened one');
-  const bound = window.redeemArm(code)!;
-  t.truthy(bound);
-  t.is(window.redeemArm(code), null, 'spent');
-  t.true(window.isBound(bound.browser));
-  t.false(window.isBound('made-up-but-well-shaped-value'));
-  t.false(window.isBound(undefined));
-  const other = window.redeemArm(window.arm().code)!;
-  const first = window.issueState(bound.browser);
-  const second = window.issueState(bound.browser);
-  t.false(window.redeemState(first, other.browser), 'not in another browser');
-  t.true(window.redeemState(second, bound.browser));
-  t.false(window.redeemState(second, bound.browser), 'spent');
-  const late = window.issueState(bound.browser);
-  now += STATE_TTL_MS;
-  t.false(window.redeemState(late, bound.browser), 'expired');
-  t.false(window.redeemState('made-up', bound.browser));
-  const unopened = window.arm();
-  now += ARM_TTL_MS;
-  t.is(window.redeemArm(unopened.code), null, 'a link expires');
-  now += BROWSER_TTL_MS;
-  t.false(window.isBound(bound.browser), 'a binding expires');
-  window.release(other.browser);
-  t.false(window.isBound(other.browser));
-});
+for (const leg of DATABASE_LEGS)
+  test(`${leg}: the window: a link opens once within ten minutes, a state works once, in its browser`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      let now = 1_000_000;
+      const window = new GitHubAppRegistrationWindow(new OneTimeSecretsRepository(readModel), () => now);
+      const stale = await window.arm();
+      const { code } = await window.arm();
+      t.is(await window.redeemArm(stale.code), null, 'a new link replaces an unopened one');
+      const bound = (await window.redeemArm(code))!;
+      t.truthy(bound);
+      t.is(await window.redeemArm(code), null, 'spent');
+      t.true(await window.isBound(bound.browser));
+      t.false(await window.isBound('made-up-but-well-shaped-value'));
+      t.false(await window.isBound(undefined));
+      const other = (await window.redeemArm((await window.arm()).code))!;
+      const first = await window.issueState(bound.browser);
+      const second = await window.issueState(bound.browser);
+      t.false(await window.redeemState(first, other.browser), 'not in another browser');
+      t.false(await window.redeemState(first, bound.browser), 'spent by the other browser that showed it');
+      t.true(await window.redeemState(second, bound.browser));
+      t.false(await window.redeemState(second, bound.browser), 'spent');
+      const late = await window.issueState(bound.browser);
+      now += STATE_TTL_MS;
+      t.false(await window.redeemState(late, bound.browser), 'expired');
+      t.false(await window.redeemState('made-up', bound.browser));
+      const unopened = await window.arm();
+      now += ARM_TTL_MS;
+      t.is(await window.redeemArm(unopened.code), null, 'a link expires');
+      now += BROWSER_TTL_MS;
+      t.false(await window.isBound(bound.browser), 'a binding expires');
+      now -= BROWSER_TTL_MS;
+      await window.release(other.browser);
+      t.false(await window.isBound(other.browser), 'released');
+      t.false(
+        JSON.stringify(await readModel.rows('select * from one_time_secrets', [])).includes(bound.browser),
+        'only hashes are stored',
+      );
+    });
+  });
+
+for (const leg of DATABASE_LEGS)
+  test(`${leg}: of many spends of one secret at once, exactly one succeeds`, async (t) => {
+    if (!postgresOrSkip(t, leg)) return;
+    await withReadModel(leg, async (readModel) => {
+      // Two windows on one database: two API replicas.
+      const [one, two] = [0, 1].map(() => new GitHubAppRegistrationWindow(new OneTimeSecretsRepository(readModel)));
+      const { code } = await one!.arm();
+      const binds = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? one! : two!).redeemArm(code)));
+      t.is(binds.filter(Boolean).length, 1, 'one browser bound');
+      const browser = binds.find(Boolean)!.browser;
+      const state = await two!.issueState(browser);
+      const spends = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? one! : two!).redeemState(state, browser)),
+      );
+      t.is(spends.filter(Boolean).length, 1, 'one callback takes the state');
+    });
+  });
 
 test('the gate defaults off in public mode and once an App acts', (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-app-'));
@@ -180,6 +214,7 @@ test('the gate defaults off in public mode and once an App acts', (t) => {
       dataDir,
       publicUrl: null,
       publicMode,
+      window: unusedWindow,
     });
   t.true(service(undefined, false).enabled);
   t.false(service(undefined, true).enabled);
@@ -207,6 +242,7 @@ test('a stored App whose key cannot sign fails its installation as a key problem
     dataDir,
     publicUrl: null,
     publicMode: false,
+    window: unusedWindow,
   });
   await t.throwsAsync(service.install(String(forge.install('acme'))), { instanceOf: AppKeyError });
 });

@@ -85,7 +85,7 @@ test('a run paused at its cap waits across a worker kill, resumes from its works
   const browser = await launchBrowser();
   t.teardown(() => browser.close());
   const page = await browser.newPage();
-  await page.goto(stack.setupLink()!);
+  await page.goto((await stack.setupLink())!);
   await page.waitForURL(`${stack.api!.url}/`);
   await page.goto(`${stack.api!.url}/ui/runs/${id}`);
   const notice = page.getByTestId('run-paused');

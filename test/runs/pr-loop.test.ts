@@ -85,7 +85,7 @@ test.serial(
     const browser = await launchBrowser();
     t.teardown(() => browser.close());
     const page = await browser.newPage();
-    await page.goto(stack.setupLink()!);
+    await page.goto((await stack.setupLink())!);
     await page.waitForURL(`${stack.api!.url}/`);
     await page.goto(`${stack.api!.url}/ui/runs/${runId}`);
     const card = page.getByTestId('pr-loop');

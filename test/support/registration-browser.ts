@@ -7,10 +7,10 @@ import type { TestResponse, TestStack } from './stack.ts';
 const COOKIE = 'svc_github_app';
 
 export class RegistrationBrowser {
-  readonly #svc: TestStack;
+  readonly #svc: Pick<TestStack, 'request'>;
   #cookie: string | undefined;
 
-  constructor(svc: TestStack) {
+  constructor(svc: Pick<TestStack, 'request'>) {
     this.#svc = svc;
   }
 

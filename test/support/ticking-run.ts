@@ -13,12 +13,23 @@ type Api = { request(method: string, path: string, options?: { body?: unknown })
 
 const TICKS = 8;
 
+/** The shell agent's prompt. The marker lives in the workspace: the only place a sandboxed agent may write. */
+export const TICKING_PROMPT =
+  'echo started >> agent-starts.log\n' + `for i in $(seq 1 ${TICKS}); do echo tick $i; sleep 1; done`;
+
+/** Where a ticking run's agent records its starts, from the dispatch's answer. */
+export const markerOf = (dispatched: { sandbox: { workspacePath: string } }) =>
+  join(dispatched.sandbox.workspacePath, 'agent-starts.log');
+
 export async function startTickingRun(api: Api, readModel: ReadModel): Promise<{ runId: string; marker: string }> {
-  // The marker lives in the workspace: the only place a sandboxed agent may write.
-  const prompt = `echo started >> agent-starts.log\nfor i in $(seq 1 ${TICKS}); do echo tick $i; sleep 1; done`;
-  const { body } = await api.request('POST', '/runs', { body: { agent: 'shell', prompt } });
+  const { body } = await api.request('POST', '/runs', { body: { agent: 'shell', prompt: TICKING_PROMPT } });
   const runId = body.run.id as string;
-  const marker = join(body.sandbox.workspacePath as string, 'agent-starts.log');
+  await waitForTicks(readModel, runId);
+  return { runId, marker: markerOf(body) };
+}
+
+/** Until the run's agent has printed twice (it is under way), or throws if the run ended first. */
+export async function waitForTicks(readModel: ReadModel, runId: string): Promise<void> {
   // Generous (a loaded CI machine starts pods slowly), and a run that ends before printing says how.
   await waitFor(
     async () => {
@@ -31,7 +42,6 @@ export async function startTickingRun(api: Api, readModel: ReadModel): Promise<{
     'the agent to print',
     120_000,
   );
-  return { runId, marker };
 }
 
 /** Started once, every line recorded once and in order, one pass through the states, no seq gaps. */

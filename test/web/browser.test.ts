@@ -79,7 +79,7 @@ test.serial('the sign-in link stores the token and opens the runs page, held liv
   await page.getByRole('link', { name: 'Sign in' }).waitFor();
   const streams: string[] = [];
   page.on('request', (request) => request.url().includes('/events/stream') && streams.push(request.url()));
-  await page.goto(svc.stack.setupLink()!);
+  await page.goto((await svc.stack.setupLink())!);
   await page.waitForURL(`${svc.url}/`);
   t.is(await page.evaluate(() => localStorage.getItem('svc.apiToken')), svc.token);
   await page.getByRole('button', { name: 'Sign out' }).waitFor();

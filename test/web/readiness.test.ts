@@ -16,7 +16,7 @@ test('the live dot turns degraded while Temporal is down, and live again when it
   const browser = await launchBrowser();
   t.teardown(() => browser.close());
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 600 } })).newPage();
-  await page.goto(isolated.stack.setupLink()!);
+  await page.goto((await isolated.stack.setupLink())!);
   await page.locator('[data-live="live"]').waitFor();
 
   process.kill(-temporal.pid!, 'SIGKILL');
