@@ -33,8 +33,11 @@ import {
   launchOutcome,
   engineFacts,
   watchForExit,
+  readJsonIfExists,
+  type LaunchSpec,
 } from '../sandbox/index.ts';
 import { type CostCapCrossing, type SupervisionProgress } from './output-ingest.ts';
+import { workspaceSizeGuard, type WorkspaceCrossing } from './workspace/workspace-size.ts';
 
 export function createAgentActivities(deps: RunActivityDeps) {
   const sandboxDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId);
@@ -142,12 +145,15 @@ export function createAgentActivities(deps: RunActivityDeps) {
       runId,
       runtime,
       maxCostUsd,
+      workspacePath,
       generation,
       spentUsd = 0,
     }: {
       runId: string;
       runtime?: RuntimeId;
       maxCostUsd?: number | null;
+      /** The run's workspace, held to SVC_RUN_WORKSPACE_MAX_MIB while the agent runs. */
+      workspacePath?: string | null;
       /** A resumed run's agent (workflows/run/pause.ts): its output gets its own event keys. */
       generation?: number;
       /** What the run's earlier generations spent: the cap counts it. */
@@ -157,6 +163,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         endedAt: string | null;
         usage: Usage | null;
         costCap: CostCapCrossing | null;
+        workspaceTooLarge: WorkspaceCrossing | null;
         /** The model the agent said it ran, when it said one. */
         model?: string | null;
       }
@@ -176,14 +183,23 @@ export function createAgentActivities(deps: RunActivityDeps) {
         providerError: progress.runtime.providerError,
         usage: boundedUsage(progress.runtime.usage),
         costCap: progress.costCap ?? null,
+        workspaceTooLarge: progress.workspace ?? null,
         model: progress.runtime.model ?? null,
         oomKilled: false,
       });
       const exitWatch = watchForExit(files.exit);
+      // A pod's workspace is in its own volume, bounded by its size limit (the kubelet evicts past it).
+      const maxMiB = deps.sandbox.workspaceMaxMiB;
+      const size =
+        maxMiB && workspacePath && !readJsonIfExists<LaunchSpec>(files.spec)?.pod
+          ? workspaceSizeGuard([workspacePath, files.dir], maxMiB)
+          : null;
+      const suffix = generation ? `:g${generation}` : '';
       try {
         return await supervise();
       } finally {
         exitWatch.close();
+        size?.close();
       }
 
       async function supervise() {
@@ -209,11 +225,26 @@ export function createAgentActivities(deps: RunActivityDeps) {
             if (!done) stopSandbox(files);
             await appendRunEvents(deps.readModel.em(), runId, [
               {
-                dedupeKey: `cost:cap_exceeded${generation ? `:g${generation}` : ''}`,
+                dedupeKey: `cost:cap_exceeded${suffix}`,
                 kind: 'cost.cap_exceeded',
                 stream: 'system',
                 ts: new Date().toISOString(),
                 payload: progress.costCap,
+              },
+            ]);
+          }
+          const crossing = !done && !progress.costCap && !progress.workspace ? (size?.look() ?? null) : null;
+          if (crossing) {
+            // Stopped as at the cap: the agent's own exit then ends the run, every line recorded.
+            progress.workspace = crossing;
+            stopSandbox(files);
+            await appendRunEvents(deps.readModel.em(), runId, [
+              {
+                dedupeKey: `workspace:too_large${suffix}`,
+                kind: 'workspace.too_large',
+                stream: 'system',
+                ts: new Date().toISOString(),
+                payload: crossing,
               },
             ]);
           }
@@ -224,7 +255,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
               // Recorded even when the agent survived it (a build it ran was killed, say).
               await appendRunEvents(deps.readModel.em(), runId, [
                 {
-                  dedupeKey: `sandbox:oom_kill${generation ? `:g${generation}` : ''}`,
+                  dedupeKey: `sandbox:oom_kill${suffix}`,
                   kind: 'sandbox.oom_kill',
                   stream: 'system',
                   ts: exit.endedAt,

@@ -4,6 +4,7 @@
 import type { EventStream } from '../core/run-states.ts';
 import type { RunEventInput } from './read-model/run-projection.ts';
 import type { RuntimeAdapter, RuntimeState } from './runtimes/types.ts';
+import type { WorkspaceCrossing } from './workspace/workspace-size.ts';
 import { type EgressRefusalRecord, type SandboxFiles, readNewLines, readRemainder } from '../sandbox/index.ts';
 
 export interface SupervisionProgress {
@@ -12,6 +13,8 @@ export interface SupervisionProgress {
   stderrHead: string[];
   /** Set once the reported cost crossed the run's cap and svc stopped the agent. */
   costCap?: CostCapCrossing | null;
+  /** Set once the workspace grew past SVC_RUN_WORKSPACE_MAX_MIB and svc stopped the agent. */
+  workspace?: WorkspaceCrossing | null;
   /** Set once the agent's first output was ingested (svc_agent_first_output_seconds observed). */
   firstOutputSeen?: boolean;
   /** A resumed run's agent (2, 3…): its lines' event keys are its own. */

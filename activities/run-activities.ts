@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ReadModel } from '../db/orm.ts';
 import { writeRunProjection, type RunProjection } from './read-model/write-run-projection.ts';
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
+import type { DiskFloor } from '../platform/disk-space.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { sandboxFiles, inspectSandbox, stopSandbox, supervisorHolds } from '../sandbox/index.ts';
 import { dataPaths } from '../platform/config.ts';
@@ -18,6 +19,8 @@ export interface RunActivityDeps {
   /** Where the agent reaches svc, and the operator token its per-run token is derived from. */
   agentApi?: { baseUrl: string; operatorToken: string } | undefined;
   sandbox: SandboxSettings;
+  /** The free space this worker's data directory keeps (SVC_DISK_MIN_FREE_*): below it, no run starts. */
+  diskFloor?: DiskFloor;
   githubApiUrl: string;
   /** How often a supervising activity looks at its sandbox. */
   pollIntervalMs?: number;

@@ -11,8 +11,16 @@ import { join } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { foldIntoPrompt, inClaimOrder, type InboxItem } from '../core/inbox.ts';
-import { NOT_LAUNCHED } from '../core/run-states.ts';
+import { DISK_NEARLY_FULL, NOT_LAUNCHED } from '../core/run-states.ts';
 import { dataPaths } from '../platform/config.ts';
+import {
+  belowFloor,
+  describeFloor,
+  describeFreeSpace,
+  floorIsOff,
+  freeSpace,
+  type DiskFloor,
+} from '../platform/disk-space.ts';
 import { claimInboxUpdate, startGateQuery } from '../workflows/messages.ts';
 import type { AgentActivities } from './agent-activities.ts';
 import type { RunActivityDeps } from './run-activities.ts';
@@ -40,6 +48,8 @@ export function createStartActivities(deps: StartActivityDeps, agents: Pick<Agen
      * as `not_launched`, which the workflow ends `never_started`.
      */
     async prepareAndStartAgent({ workspace, claimed, ...start }: PrepareAndStartInput) {
+      // Only a fresh cut: a retry finds its workspace (and maybe its agent) already there.
+      if (deps.diskFloor && !existsSync(workspace.workspacePath)) refuseOnAFullDisk(deps.dataDir, deps.diskFloor);
       const prepared = await notLaunchedOnFailure(prepareRunWorkspace(deps, workspace));
       // An earlier attempt that got as far as the launch (its spec written, its supervisor maybe
       // still loading): startAgent reports that agent, whatever happened since; no second look.
@@ -88,6 +98,28 @@ export async function startGate(temporal: Client, runId: string, retry: boolean)
   if (gate.cancelRequested) return 'cancelled';
   if (gate.unread === 0 && !retry) return [];
   return handle.executeUpdate(claimInboxUpdate, { updateId: `${runId}:start-claim` });
+}
+
+/**
+ * A run is not started on a worker whose data directory is below the floor: its clone, its agent's
+ * writes and the read model would fill what is left. The API checks its own data directory at the
+ * door; this is the worker's, which may be another disk.
+ */
+function refuseOnAFullDisk(dataDir: string, floor: DiskFloor): void {
+  if (floorIsOff(floor)) return;
+  let space;
+  try {
+    space = freeSpace(dataDir);
+  } catch {
+    return; // a filesystem that cannot be asked: the cut itself will say what is wrong
+  }
+  if (belowFloor(space, floor))
+    throw ApplicationFailure.create({
+      type: DISK_NEARLY_FULL,
+      // The reason a failed run shows: the disk, not where it is mounted.
+      message: `the worker's disk is nearly full: ${describeFreeSpace(space)}, below ${describeFloor(floor)}`,
+      nonRetryable: true,
+    });
 }
 
 /** A failure before the launch, typed so the workflow tells it from a failed start; retryable as it was. */

@@ -76,6 +76,7 @@ export function allRoutes(
     agentImages: deps.agentImages ?? null,
     maxConcurrentRuns: deps.maxConcurrentRuns ?? null,
     pendingPods: pendingPodsOnAWorker(deps.temporal),
+    disk: deps.diskFloor ? { dataDir: deps.dataDir, floor: deps.diskFloor } : null,
   });
   const runs = new RunsService({
     admission,

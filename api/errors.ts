@@ -49,6 +49,15 @@ export const Errors = {
   /** A capacity cap refused a new run (api/services/admission.ts): try again later. */
   admissionRejected: (reason: string, message: string) =>
     new ApiError(429, 'runtime_admission_rejected', `run not admitted: ${message}`, reason, { 'Retry-After': '30' }),
+  /** The data directory's filesystem is below the operator's floor (api/services/admission.ts): no new run. */
+  diskNearlyFull: (dataDir: string, state: string, floor: string) =>
+    new ApiError(
+      503,
+      'disk_nearly_full',
+      `run not admitted: the data directory's disk is nearly full: ${state}, below ${floor}`,
+      `free space on the filesystem of ${dataDir}; runs already running go on`,
+      { 'Retry-After': '60' },
+    ),
   /** A spectator's client is past its request rate or has too many requests in progress (api/spectator-limits.ts). */
   rateLimited: (message: string, retryAfterSeconds: number) =>
     new ApiError(

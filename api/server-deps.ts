@@ -15,6 +15,7 @@ import type { TemporalGateway } from './services/temporal-gateway.ts';
 import type { EgressRule } from '../core/egress-rules.ts';
 import type { PreviewSettings } from '../platform/preview-settings.ts';
 import type { ReadModel } from '../db/orm.ts';
+import type { DiskFloor } from '../platform/disk-space.ts';
 
 export interface ApiServerDeps {
   host: string;
@@ -26,6 +27,8 @@ export interface ApiServerDeps {
   runBranchPrefix: string;
   /** SVC_MAX_CONCURRENT_RUNS (null or absent: no instance-wide limit). */
   maxConcurrentRuns?: number | null;
+  /** The free space the data directory's filesystem keeps: below it, no new run (absent: not checked). */
+  diskFloor?: DiskFloor;
   runTiming: RunTiming;
   planTiming: PlanTiming;
   /** Where operators debug workflows: responses about a run or a plan-run link to its page there. */

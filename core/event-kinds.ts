@@ -24,6 +24,7 @@ export const RUN_EVENT_KINDS = [
   'steer.delivered',
   'cancel.requested',
   'cost.cap_exceeded',
+  'workspace.too_large',
   'run.paused',
   'run.resumed',
   'duration.exceeded',

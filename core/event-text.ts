@@ -151,6 +151,16 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
     warn(`Cancel requested by ${str(p, 'requestedBy') ?? 'an operator'}${colon(str(p, 'reason'))}`),
   'cost.cap_exceeded': (p) =>
     error(`Cost cap exceeded (${money(p, 'costUsd') ?? '?'} of ${money(p, 'maxCostUsd') ?? '?'}): agent stopped`),
+  'workspace.too_large': (p) => {
+    const entries = num(p, 'maxEntries');
+    const size = num(p, 'sizeMiB');
+    return error(
+      entries !== null
+        ? `Workspace too large (more than ${entries.toLocaleString('en-US')} files): agent stopped`
+        : `Workspace too large (${size === null ? '?' : `${size} MiB or more`} of ` +
+            `${num(p, 'maxMiB') ?? '?'} MiB): agent stopped`,
+    );
+  },
   'run.paused': (p) =>
     warn(
       `Paused at the cost cap (${money(p, 'costUsd') ?? '?'} of ${money(p, 'maxCostUsd') ?? '?'}): ` +

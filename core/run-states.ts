@@ -27,6 +27,8 @@ export const RUN_FAILURE_REASONS = [
   'provider_error',
   'oom_killed',
   'evicted',
+  'workspace_too_large',
+  'disk_nearly_full',
 ] as const;
 export type RunFailureReason = (typeof RUN_FAILURE_REASONS)[number];
 
@@ -87,6 +89,12 @@ export type RunPhase = (typeof RUN_PHASES)[number];
  * `never_started` as a failed prepareWorkspace does.
  */
 export const NOT_LAUNCHED = 'not_launched';
+
+/**
+ * The type of prepareAndStartAgent's refusal to cut a workspace on a worker whose data directory
+ * is below the operator's free-space floor: the run ends with this reason, its agent never started.
+ */
+export const DISK_NEARLY_FULL = 'disk_nearly_full' satisfies RunFailureReason;
 
 /** The failure reason closest to a phase that broke for good (an activity out of retries, a bug). */
 export const FAILURE_BY_PHASE: Record<RunPhase, RunFailureReason> = {

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_RUN_MS, DEFAULT_RUN_TIMING, type RunTiming } from '../core/
 import { DEFAULT_PLAN_TIMING, type PlanTiming } from '../core/plan-model.ts';
 import { parsePreviewSettings, type PreviewSettings } from './preview-settings.ts';
 import { parseSandboxSettings, type SandboxSettings } from './sandbox-settings.ts';
+import { DEFAULT_DISK_FLOOR, type DiskFloor } from './disk-space.ts';
 import { parseLogLevel, type LogLevelName } from './logger.ts';
 import { asConfigurationError } from './config-error.ts';
 
@@ -62,6 +63,8 @@ export interface SvcConfig {
   retention: RetentionSettings;
   /** SVC_MAX_CONCURRENT_RUNS: runs past it wait, queued, for a slot (null: no instance-wide limit). */
   maxConcurrentRuns: number | null;
+  /** The free space under which the data directory's filesystem takes no new run (SVC_DISK_MIN_FREE_*). */
+  diskFloor: DiskFloor;
   /** Outgoing webhooks: SVC_WEBHOOKS (null when unset: the API's registrations alone), and delivery settings. */
   webhooks: WebhookSettings & { configured: Webhook[] | null };
   /** Rows untouched for this long are the ones a scheduled pass checks (SVC_RECONCILE_STALE_AFTER_MS). */
@@ -203,6 +206,32 @@ function parseSpectatorLimits(env: NodeJS.ProcessEnv): SpectatorLimitSettings {
   };
 }
 
+/** SVC_DISK_MIN_FREE_MIB and SVC_DISK_MIN_FREE_PERCENT; `0` or `off` turns either off. */
+function parseDiskFloor(env: NodeJS.ProcessEnv): DiskFloor {
+  const read = (name: string, fallback: number, valid: (value: number) => boolean, what: string) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'off') return 0;
+    const value = Number(raw);
+    if (!valid(value)) throw new Error(`${name} must be ${what}, or 0/off for no floor, not "${raw}"`);
+    return value;
+  };
+  return {
+    minFreeMiB: read(
+      'SVC_DISK_MIN_FREE_MIB',
+      DEFAULT_DISK_FLOOR.minFreeMiB,
+      (value) => Number.isSafeInteger(value) && value >= 0,
+      'a whole number of MiB',
+    ),
+    minFreePercent: read(
+      'SVC_DISK_MIN_FREE_PERCENT',
+      DEFAULT_DISK_FLOOR.minFreePercent,
+      (value) => Number.isFinite(value) && value >= 0 && value < 100,
+      'a percentage below 100',
+    ),
+  };
+}
+
 /** The settings in `env`; a bad value throws a ConfigurationError naming the variable and what it may be. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
   return asConfigurationError(() => readConfig(env));
@@ -239,6 +268,7 @@ function readConfig(env: NodeJS.ProcessEnv): SvcConfig {
       maxConcurrentWorkflowTasks: Math.max(2, intFromEnv(env, 'SVC_WORKER_MAX_WORKFLOW_TASKS', 40)),
     },
     maxConcurrentRuns: positiveIntOrNull(env, 'SVC_MAX_CONCURRENT_RUNS'),
+    diskFloor: parseDiskFloor(env),
     webhooks: {
       configured: env.SVC_WEBHOOKS === undefined ? null : parseConfiguredWebhooks(env.SVC_WEBHOOKS, Date.now()),
       pollMs: Math.max(100, intFromEnv(env, 'SVC_WEBHOOK_POLL_MS', 2000)),

@@ -1,6 +1,8 @@
 // The operator's sandbox settings (SVC_SANDBOX*), parsed once at start-up. How runs are then
 // isolated is the sandbox activities' business (sandbox/host/isolation.ts).
 import { readFileSync } from 'node:fs';
+import { constrainedMemory } from 'node:process';
+import { totalmem } from 'node:os';
 import { parseEgressList, type EgressRule } from '../core/egress-rules.ts';
 import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 
@@ -84,8 +86,16 @@ export interface SandboxSettings {
   allowUnsandboxed: boolean;
   /** Extra bind mounts (SVC_SANDBOX_BINDS="src[:dst][:rw],…"), read-only unless marked rw. */
   binds: Bind[];
-  /** Default memory limit of an agent's sandbox (SVC_SANDBOX_MEMORY_MIB); a project's own wins. */
+  /**
+   * Default memory limit of an agent's sandbox (SVC_SANDBOX_MEMORY_MIB, else defaultSandboxMemoryMiB;
+   * null: `off`); a project's own wins.
+   */
   memoryLimitMiB: number | null;
+  /**
+   * The most a run's workspace may take on disk while its agent runs (SVC_RUN_WORKSPACE_MAX_MIB;
+   * null: `off`). Past it the agent is stopped and the run fails `workspace_too_large`.
+   */
+  workspaceMaxMiB: number | null;
   /** CPU limit of a container or pod sandbox (SVC_SANDBOX_CPU_MILLICORES): the default and the ceiling. */
   cpuMillicores: number | null;
   /** The operator's egress allowlist entries (SVC_SANDBOX_EGRESS). */
@@ -103,6 +113,37 @@ export interface SandboxSettings {
   supervisor: 'shared' | 'per-run';
   container: ContainerSettings;
   kubernetes: KubernetesSettings;
+}
+
+/** A sandbox's memory limit when the operator sets none (docs/decisions/0045-default-disk-and-memory-limits.md). */
+export const DEFAULT_SANDBOX_MEMORY_MIB = 4096;
+export const DEFAULT_WORKSPACE_MAX_MIB = 10240;
+
+/**
+ * The default memory limit of a sandbox: 4096 MiB, or half of the memory this worker may use when
+ * that is less (a small host runs svc, Temporal and other agents beside it). A pod runs on another
+ * node, which this host's memory says nothing about: it gets 4096 MiB.
+ */
+export function defaultSandboxMemoryMiB(mode: SandboxSettings['mode'], usableMiB = usableMemoryMiB()): number {
+  if (mode === 'kubernetes') return DEFAULT_SANDBOX_MEMORY_MIB;
+  return Math.max(16, Math.min(DEFAULT_SANDBOX_MEMORY_MIB, Math.floor(usableMiB / 2)));
+}
+
+/** The host's memory, or this process's cgroup limit when lower. */
+function usableMemoryMiB(): number {
+  // 0 without a limit; cgroup v1 answers its "unlimited" (about 2^63) instead.
+  const limit = constrainedMemory() || Number.POSITIVE_INFINITY;
+  return Math.floor(Math.min(totalmem(), limit) / (1024 * 1024));
+}
+
+/** A size in MiB that `0` or `off` turns off (null); unset or empty: `fallback`. */
+function mibOrOff(text: string | undefined, fallback: number, min: number, name: string): number | null {
+  if (text === undefined || text === '') return fallback;
+  if (text === 'off' || text === '0') return null;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be a whole number of MiB, at least ${min}, or 0/off for no limit, not "${text}"`);
+  return value;
 }
 
 function positiveMs(text: string | undefined, fallback: number, name: string): number {
@@ -205,11 +246,13 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
         'set SVC_ALLOW_UNSANDBOXED=1 as well if that is really meant',
     );
   }
-  const memory = env.SVC_SANDBOX_MEMORY_MIB ? Number(env.SVC_SANDBOX_MEMORY_MIB) : null;
-  if (memory !== null && !(Number.isInteger(memory) && memory >= 16))
-    throw new Error(
-      `SVC_SANDBOX_MEMORY_MIB must be a whole number of MiB, at least 16, not "${env.SVC_SANDBOX_MEMORY_MIB}"`,
-    );
+  const memory = mibOrOff(env.SVC_SANDBOX_MEMORY_MIB, defaultSandboxMemoryMiB(mode), 16, 'SVC_SANDBOX_MEMORY_MIB');
+  const workspaceMax = mibOrOff(
+    env.SVC_RUN_WORKSPACE_MAX_MIB,
+    DEFAULT_WORKSPACE_MAX_MIB,
+    1,
+    'SVC_RUN_WORKSPACE_MAX_MIB',
+  );
   const cpu = env.SVC_SANDBOX_CPU_MILLICORES ? Number(env.SVC_SANDBOX_CPU_MILLICORES) : null;
   if (cpu !== null && !(Number.isInteger(cpu) && cpu >= 10 && cpu <= 64_000))
     throw new Error(
@@ -242,6 +285,7 @@ export function parseSandboxSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     supervisor,
     binds: parseBinds(env.SVC_SANDBOX_BINDS),
     memoryLimitMiB: memory,
+    workspaceMaxMiB: workspaceMax,
     cpuMillicores: cpu,
     egress,
     toolchain,

@@ -148,6 +148,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         forge: new GitHubForge({ apiUrl: config.githubApiUrl, token: config.githubToken }),
         runBranchPrefix: config.runBranchPrefix,
         maxConcurrentRuns: config.maxConcurrentRuns,
+        diskFloor: config.diskFloor,
         runTiming: config.runTiming,
         planTiming: config.planTiming,
         temporalUi: { url: embeddedTemporal?.uiUrl ?? config.temporalUiUrl, namespace: config.temporalNamespace },

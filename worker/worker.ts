@@ -86,6 +86,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
       agentApi: settings.agentApi,
       runBranchPrefix: config.runBranchPrefix,
       maxConcurrentRuns: config.maxConcurrentRuns,
+      diskFloor: config.diskFloor,
       operatorToken: settings.operatorToken,
       webhooks: config.webhooks,
       runTiming: config.runTiming,

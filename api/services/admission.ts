@@ -1,8 +1,9 @@
 // Admission at the door: on Kubernetes, whether the cluster can take a new run, or it is refused with
 // 429 runtime_admission_rejected and a Retry-After before any workflow exists (runs queued across
 // the instance, and svc's pods the cluster has not started, as a worker counts them:
-// pending-pods.ts). Concurrency limits are not checked here: a run past them is accepted and waits,
-// queued, for a slot (workflows/admission.workflow.ts).
+// pending-pods.ts). Everywhere, whether the data directory's disk has room for one: below the
+// operator's floor a new run is refused with 503 disk_nearly_full. Concurrency limits are not checked
+// here: a run past them is accepted and waits, queued, for a slot (workflows/admission.workflow.ts).
 import {
   agentImageRefusal,
   disallowedPodSettings,
@@ -10,6 +11,13 @@ import {
   type KubernetesSettings,
 } from '../../platform/sandbox-settings.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
+import {
+  describeFloor,
+  describeFreeSpace,
+  diskShortageWatch,
+  type DiskFloor,
+  type FreeSpace,
+} from '../../platform/disk-space.ts';
 import { Errors } from '../errors.ts';
 import type { ProjectPodSettings } from '../../core/svc-config.schema.ts';
 
@@ -26,6 +34,8 @@ export interface AdmissionDeps {
   maxConcurrentRuns: number | null;
   /** svc's pods the cluster has not started, as a worker counts them; null: no answer (it does not block). */
   pendingPods: () => Promise<number | null>;
+  /** This API's data directory and the free space it must keep (SVC_DISK_MIN_FREE_*); absent: not checked. */
+  disk?: { dataDir: string; floor: DiskFloor } | null;
 }
 
 /** The limits GET /instance reports (null: only projects' own caps apply). */
@@ -37,9 +47,11 @@ export type AdmissionLimits = {
 
 export class Admission {
   readonly #deps: AdmissionDeps;
+  readonly #diskShortage: () => FreeSpace | null;
 
   constructor(deps: AdmissionDeps) {
     this.#deps = deps;
+    this.#diskShortage = deps.disk ? diskShortageWatch(deps.disk.dataDir, deps.disk.floor) : () => null;
   }
 
   get limits(): AdmissionLimits {
@@ -75,6 +87,22 @@ export class Admission {
   checkAgentImage(image: string | null | undefined): void {
     const refusal = this.#deps.agentImages ? agentImageRefusal(image, this.#deps.agentImages) : null;
     if (refusal) throw Errors.svcConfigInvalid('.svc/config.yaml', refusal);
+  }
+
+  /**
+   * Throws the 503 when the data directory's filesystem is below the floor: a run started there
+   * would fail midway, and take the read model and an embedded Temporal down with it. The API's own
+   * data directory is the one it can see; a worker on another disk refuses at the start
+   * (activities/start-activities.ts).
+   */
+  checkDiskSpace(): void {
+    const short = this.#diskShortage();
+    if (short && this.#deps.disk)
+      throw Errors.diskNearlyFull(
+        this.#deps.disk.dataDir,
+        describeFreeSpace(short),
+        describeFloor(this.#deps.disk.floor),
+      );
   }
 
   /**

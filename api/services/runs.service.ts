@@ -96,6 +96,7 @@ export class RunsService {
     if (!(idempotencyKey && (await this.#deps.runRows.find(runId)))) {
       this.#deps.admission?.checkPodSettings(request.project?.pod);
       this.#deps.admission?.checkAgentImage(request.project?.image);
+      this.#deps.admission?.checkDiskSpace();
       await this.#deps.admission?.check();
     }
     const input = buildRunInput(

@@ -69,8 +69,9 @@ export class DoctorCommand extends RemoteCommand {
       the environment or the data directory, else the personal access token; a warning when it has none).
 
       \`--local\` checks this host instead, from the environment \`svc serve\` would read (no server needed):
-      \`config\`, \`data_dir\`, \`operator_token\`, \`agents\`, \`git\`, \`git_identity\` (warning only),
-      \`db_reachable\`, \`projects_root\`, \`bwrap\`, \`temporal_reachable\`, \`svc_config\` and
+      \`config\`, \`data_dir\`, \`disk_space\` and \`disk_use\` (free space against SVC_DISK_MIN_FREE_*, and what
+      each area of the data directory takes; warnings only), \`operator_token\`, \`agents\`, \`git\`, \`git_identity\`
+      (warning only), \`db_reachable\`, \`projects_root\`, \`bwrap\`, \`temporal_reachable\`, \`svc_config\` and
       \`svc_config_deprecations\` of the registered projects, \`stale_sandbox_workspaces\`.
 
       Exit codes: 0 every check passed (warnings included), 1 a check failed, 3 the server is unreachable, 2 usage.

@@ -14,6 +14,7 @@ import { AgentCatalog } from '../../platform/agent-catalog.ts';
 import { dataPaths, loadConfig, type SvcConfig } from '../../platform/config.ts';
 import { loadSvcConfigFrom } from '../../platform/svc-config-files.ts';
 import { agentChecks } from './agent-checks.ts';
+import { diskChecks } from './disk-checks.ts';
 import type { Finding } from './finding.ts';
 import { sandboxCheck, staleWorkspacesCheck } from './sandbox-checks.ts';
 
@@ -41,6 +42,7 @@ export async function* localChecks(env: NodeJS.ProcessEnv): AsyncGenerator<Findi
   }
   yield { name: 'config', level: 'ok', detail: `data directory ${config.dataDir}` };
   yield dataDirCheck(config.dataDir);
+  yield* diskChecks(config);
   yield operatorTokenCheck(config);
   yield agentsCheck(config.agentsFile);
   yield* gitChecks();

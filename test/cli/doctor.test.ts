@@ -2,6 +2,7 @@
 // server that is not svc, and with --local on data directories made for the case.
 import test, { type ExecutionContext } from 'ava';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -118,6 +119,8 @@ const BUILTIN_CLI_AGENTS = ['agent:claude-code', 'agent:codex', 'agent:opencode'
 const LOCAL_CHECKS = [
   'config',
   'data_dir',
+  'disk_space',
+  'disk_use',
   'operator_token',
   'agents',
   'git',
@@ -232,6 +235,7 @@ test('--local on a used data directory: project configs, stale workspaces, the t
     'sandboxes/run_done',
   ])
     mkdirSync(join(dataDir, dir), { recursive: true });
+  writeFileSync(join(dataDir, 'workspaces/run_done/data'), randomBytes(1024 * 1024));
 
   const result = await svcCli(['doctor', '--local', '--verbose'], hostEnv(dataDir));
   t.is(result.code, 1, 'a broken project config is a failure');
@@ -250,6 +254,23 @@ test('--local on a used data directory: project configs, stale workspaces, the t
   t.regex(stale.message, /run_cut\.partial-run_cut/);
   t.notRegex(stale.message, /run_done/);
   t.regex(stale.message, /1 of ended runs kept/, '--verbose adds what was found');
+  t.like(check(result, 'disk_space'), { ok: true });
+  t.regex(
+    check(result, 'disk_space').message,
+    new RegExp(`free of .* on the filesystem of ${dataDir}; new runs are refused below 2048 MiB`),
+  );
+  t.regex(check(result, 'disk_use').message, /workspaces 1\.0 MiB/, 'each area, measured');
+  t.regex(check(result, 'disk_use').message, /read model \d/);
+  t.regex(check(result, 'disk_use').message, /projects \d/);
+
+  // Below the floor: a warning naming the floor, with where the room went, verbose or not.
+  const full = await svcCli(['doctor', '--local'], hostEnv(dataDir, { SVC_DISK_MIN_FREE_MIB: '999999999' }));
+  t.is(full.code, 1, 'still the broken project config alone: a full disk is a warning');
+  t.like(check(full, 'disk_space'), { ok: true });
+  t.regex(check(full, 'disk_space').message, /^only .* free of .*: new runs are refused below 999999999 MiB/);
+  t.regex(check(full, 'disk_space').hint, /workspaces of ended runs/);
+  t.like(check(full, 'disk_use'), { ok: true });
+  t.regex(check(full, 'disk_use').message, /^workspaces 1\.0 MiB, /, 'the largest area first');
 });
 
 test("--local starts each agent's CLI in a sandbox from svc's install and names the one that fails", async (t) => {

@@ -1,7 +1,8 @@
 // Settings that must refuse to start rather than run unsafely.
 import test from 'ava';
 import { loadConfig } from '../../platform/config.ts';
-import { sandboxCpuLimit } from '../../platform/sandbox-settings.ts';
+import { totalmem } from 'node:os';
+import { defaultSandboxMemoryMiB, sandboxCpuLimit } from '../../platform/sandbox-settings.ts';
 
 test('SVC_AUTH is token or public; public mode needs an allowlist', (t) => {
   t.is(loadConfig({}).auth.mode, 'token');
@@ -22,6 +23,42 @@ test('limits and timings reject nonsense', (t) => {
   t.is(loadConfig({}).sandbox.cpuMillicores, null);
   t.throws(() => loadConfig({ SVC_PLAN_RUN_MERGE_TIMEOUT_MS: '-5' }), { message: /non-negative integer/ });
   t.is(loadConfig({ SVC_PLAN_RUN_MERGE_POLL_MS: '10' }).planTiming.mergePollMs, 1000);
+});
+
+test('memory and workspace limits hold by default; 0 or off turns each off', (t) => {
+  const defaults = loadConfig({}).sandbox;
+  t.is(defaults.memoryLimitMiB, defaultSandboxMemoryMiB('auto'));
+  t.true(defaults.memoryLimitMiB! <= 4096 && defaults.memoryLimitMiB! <= totalmem() / 1024 ** 2 / 2);
+  t.is(defaults.workspaceMaxMiB, 10240);
+  for (const off of ['0', 'off']) {
+    const settings = loadConfig({ SVC_SANDBOX_MEMORY_MIB: off, SVC_RUN_WORKSPACE_MAX_MIB: off }).sandbox;
+    t.is(settings.memoryLimitMiB, null);
+    t.is(settings.workspaceMaxMiB, null);
+  }
+  t.is(loadConfig({ SVC_SANDBOX_MEMORY_MIB: '512' }).sandbox.memoryLimitMiB, 512);
+  t.is(loadConfig({ SVC_RUN_WORKSPACE_MAX_MIB: '5' }).sandbox.workspaceMaxMiB, 5);
+  for (const bad of ['-1', '1.5', 'lots'])
+    t.throws(() => loadConfig({ SVC_RUN_WORKSPACE_MAX_MIB: bad }), { message: /SVC_RUN_WORKSPACE_MAX_MIB/ });
+  // Half of what the worker may use on a small host; a pod's node is not this host: 4096.
+  t.is(defaultSandboxMemoryMiB('bubblewrap', 3000), 1500);
+  t.is(defaultSandboxMemoryMiB('container', 64 * 1024), 4096);
+  t.is(defaultSandboxMemoryMiB('kubernetes', 3000), 4096);
+});
+
+test('the free-space floor: 2048 MiB or 1 % by default, either part settable or off', (t) => {
+  t.deepEqual(loadConfig({}).diskFloor, { minFreeMiB: 2048, minFreePercent: 1 });
+  t.deepEqual(loadConfig({ SVC_DISK_MIN_FREE_MIB: 'off', SVC_DISK_MIN_FREE_PERCENT: '0' }).diskFloor, {
+    minFreeMiB: 0,
+    minFreePercent: 0,
+  });
+  t.deepEqual(loadConfig({ SVC_DISK_MIN_FREE_MIB: '10240', SVC_DISK_MIN_FREE_PERCENT: '2.5' }).diskFloor, {
+    minFreeMiB: 10240,
+    minFreePercent: 2.5,
+  });
+  for (const bad of ['-1', '1.5', 'lots'])
+    t.throws(() => loadConfig({ SVC_DISK_MIN_FREE_MIB: bad }), { message: /SVC_DISK_MIN_FREE_MIB/ });
+  for (const bad of ['100', '-1', 'half'])
+    t.throws(() => loadConfig({ SVC_DISK_MIN_FREE_PERCENT: bad }), { message: /SVC_DISK_MIN_FREE_PERCENT/ });
 });
 
 test("a worker's capacity: bounded defaults for a small box, each settable", (t) => {

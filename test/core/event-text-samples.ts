@@ -64,6 +64,7 @@ export const SAMPLES: Record<SvcKind, { stream: 'stdout' | 'stderr' | 'system'; 
   'steer.delivered': { stream: 'system', payload: { messageId: 'msg_1' } },
   'cancel.requested': { stream: 'system', payload: { reason: 'wrong branch', requestedBy: 'operator' } },
   'cost.cap_exceeded': { stream: 'system', payload: { costUsd: 1.2345, maxCostUsd: 1 } },
+  'workspace.too_large': { stream: 'system', payload: { sizeMiB: 10241, maxMiB: 10240 } },
   'run.paused': {
     stream: 'system',
     payload: { reason: 'cost_cap', costUsd: 1.2, maxCostUsd: 1, generation: 1, workspacePath: '/data/w' },

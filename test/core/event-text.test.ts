@@ -25,6 +25,7 @@ const EXPECTED: Record<keyof typeof SAMPLES, [EventTone, string]> = {
   'steer.delivered': ['info', 'Steering message delivered'],
   'cancel.requested': ['warn', 'Cancel requested by operator: wrong branch'],
   'cost.cap_exceeded': ['error', 'Cost cap exceeded ($1.23 of $1.00): agent stopped'],
+  'workspace.too_large': ['error', 'Workspace too large (10241 MiB or more of 10240 MiB): agent stopped'],
   'run.paused': ['warn', 'Paused at the cost cap ($1.20 of $1.00): raise the cap or cancel'],
   'run.resumed': ['info', 'Resumed with a cap of $5.00 (generation 2)'],
   'duration.exceeded': ['error', 'Stopped: past its time limit (30 minutes)'],
@@ -158,6 +159,17 @@ test("agents' own lines: known types read as words, others as their type and pay
   t.is(
     describeRunEvent({ kind: 'agent.item.file_change', payload: { id: 'i1', changes: [{ path: 'a.ts' }] } }).text,
     'item.file_change: {"id":"i1","changes":[{"path":"a.ts"}]}',
+  );
+});
+
+test('a workspace stopped for its number of files says so, not a size', (t) => {
+  t.deepEqual(
+    describeRunEvent({ kind: 'workspace.too_large', payload: { sizeMiB: 3, maxMiB: 10240, maxEntries: 1_000_000 } }),
+    { tone: 'error', text: 'Workspace too large (more than 1,000,000 files): agent stopped' },
+  );
+  t.is(
+    describeRunEvent({ kind: 'workspace.too_large', payload: {} }).text,
+    'Workspace too large (? of ? MiB): agent stopped',
   );
 });
 

@@ -1,11 +1,16 @@
 // The run's limits, enforced by svc whatever the runtime: the spend cap (a reported cost above it
-// stops the agent mid-stream and cancels the run) and the sandbox memory limit (the kernel's OOM
-// kill in the run's memory cgroup makes the run fail `oom_killed`).
+// stops the agent mid-stream and cancels the run), the sandbox memory limit (the kernel's OOM kill
+// in the run's memory cgroup makes the run fail `oom_killed`; without a setting, a default one),
+// and the workspace's size (past it the agent is stopped and the run fails `workspace_too_large`).
 import test from 'ava';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dataPaths } from '../../platform/config.ts';
+import { defaultSandboxMemoryMiB } from '../../platform/sandbox-settings.ts';
+import { sandboxFiles } from '../../sandbox/host/files.ts';
 import { createMemoryCgroup, removeMemoryCgroup } from '../../sandbox/host/memory-cgroup.ts';
+import type { LaunchSpec } from '../../sandbox/spec.ts';
 import { waitFor } from '../support/processes.ts';
 import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
@@ -73,15 +78,24 @@ test('a reported cost above the cap stops the agent and cancels the run; a highe
   t.false((await eventsOf(svc, generous.id)).some((event) => event.kind === 'cost.cap_exceeded'));
 });
 
-test('an agent that outgrows the sandbox memory limit is OOM-killed and the run fails oom_killed', async (t) => {
+/** Whether this machine lets svc make memory cgroups; says why not, and fails in CI, where it must. */
+function memoryCgroupsWork(t: { log(text: string): void; fail(text: string): void; pass(): void }): boolean {
   const probe = createMemoryCgroup(`probe-${process.pid}`, 64);
-  if (!probe.enforced) {
-    // CI machines have a writable memory cgroup; elsewhere say plainly that this did not run.
-    if (process.env.CI) return t.fail(`no memory cgroup in CI: ${probe.reason}`);
-    t.log(`memory limits unavailable here (${probe.reason}): not run`);
-    return t.pass();
+  if (probe.enforced) {
+    removeMemoryCgroup(probe.cgroup);
+    return true;
   }
-  removeMemoryCgroup(probe.cgroup);
+  // CI machines have a writable memory cgroup; elsewhere say plainly that this did not run.
+  if (process.env.CI) t.fail(`no memory cgroup in CI: ${probe.reason}`);
+  else {
+    t.log(`memory limits unavailable here (${probe.reason}): not run`);
+    t.pass();
+  }
+  return false;
+}
+
+test('an agent that outgrows the sandbox memory limit is OOM-killed and the run fails oom_killed', async (t) => {
+  if (!memoryCgroupsWork(t)) return;
   const svc = await startTestStack({ env: { SVC_SANDBOX_MEMORY_MIB: '64' } });
   t.teardown(() => svc.stop());
   const hog = (
@@ -108,4 +122,84 @@ test('an agent that outgrows the sandbox memory limit is OOM-killed and the run 
     })
   ).body.run;
   t.like(await waitForRunState(svc, small.id), { state: 'succeeded' }, JSON.stringify(await eventsOf(svc, small.id)));
+});
+
+test("without SVC_SANDBOX_MEMORY_MIB an agent's sandbox has the default limit; off leaves it unlimited", async (t) => {
+  if (!memoryCgroupsWork(t)) return;
+  const svc = await startTestStack({ env: { SVC_SANDBOX_MEMORY_MIB: '' } });
+  t.teardown(() => svc.stop());
+  const expected = defaultSandboxMemoryMiB(svc.config.sandbox.mode);
+  t.is(svc.config.sandbox.memoryLimitMiB, expected);
+  const run = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo up; sleep 60' } })).body.run;
+  await waitFor(async () => (await runStdout(svc, run.id)).includes('up') || undefined, 'the agent to start', 30_000);
+  // The kernel's own limit on the cgroup the agent runs in, read while it runs.
+  const spec = JSON.parse(
+    readFileSync(sandboxFiles(join(dataPaths.sandboxes(svc.config.dataDir), run.id)).spec, 'utf8'),
+  ) as LaunchSpec;
+  const cgroup = spec.memoryCgroup!;
+  const limitFile = join(cgroup.path, cgroup.version === 1 ? 'memory.limit_in_bytes' : 'memory.max');
+  t.is(Number(readFileSync(limitFile, 'utf8')), expected * 1024 * 1024);
+  t.is((await svc.request('POST', `/runs/${run.id}/cancel`, { body: {} })).status, 200);
+  t.is((await waitForRunState(svc, run.id)).state, 'cancelled');
+  t.like(
+    (await eventsOf(svc, run.id)).find((event) => event.kind === 'sandbox.started'),
+    { payload: { memory: { limitMiB: expected, enforced: true } } },
+  );
+
+  const unlimited = await startTestStack({ env: { SVC_SANDBOX_MEMORY_MIB: 'off' } });
+  t.teardown(() => unlimited.stop());
+  const free = (await unlimited.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo fine' } })).body.run;
+  t.is((await waitForRunState(unlimited, free.id)).state, 'succeeded');
+  const started = (await eventsOf(unlimited, free.id)).find((event) => event.kind === 'sandbox.started');
+  t.is(started?.payload.memory, null, 'no limit, and the note says none');
+});
+
+test('an agent whose workspace outgrows its limit is stopped and the run fails workspace_too_large', async (t) => {
+  const svc = await startTestStack({ env: { SVC_RUN_WORKSPACE_MAX_MIB: '5' } });
+  t.teardown(() => svc.stop());
+  // 20 MiB that cannot be compressed, then a minute it never gets.
+  const hog = (
+    await svc.request('POST', '/runs', {
+      body: { agent: 'shell', prompt: 'head -c 20971520 /dev/urandom > big; echo written; sleep 60; echo finished' },
+    })
+  ).body.run;
+  const run = await waitForRunState(svc, hog.id, undefined, 60_000);
+  t.like(run, { state: 'failed', failureReason: 'workspace_too_large' });
+  const events = await eventsOf(svc, hog.id);
+  const crossing = events.find((event) => event.kind === 'workspace.too_large');
+  t.is(crossing?.payload.maxMiB, 5);
+  t.true(crossing?.payload.sizeMiB >= 5, JSON.stringify(crossing));
+  t.like(
+    events.find((event) => event.kind === 'state_change' && event.payload.type === 'result'),
+    { payload: { state: 'failed', failureReason: 'workspace_too_large', maxMiB: 5 } },
+  );
+  t.true(events.some((event) => event.kind === 'log.stdout' && event.payload.text === 'written'));
+  t.false(
+    events.some((event) => event.kind === 'log.stdout' && event.payload.text === 'finished'),
+    'the agent was stopped mid-sleep',
+  );
+
+  // Its sandbox's /tmp is on the same disk: it counts too.
+  const elsewhere = (
+    await svc.request('POST', '/runs', {
+      body: { agent: 'shell', prompt: 'head -c 20971520 /dev/urandom > "$TMPDIR/big"; sleep 60; echo finished' },
+    })
+  ).body.run;
+  t.like(await waitForRunState(svc, elsewhere.id, undefined, 60_000), {
+    state: 'failed',
+    failureReason: 'workspace_too_large',
+  });
+
+  // Under the limit: 1 MiB written and a gibibyte-long sparse file, which takes no room.
+  const small = (
+    await svc.request('POST', '/runs', {
+      body: {
+        agent: 'shell',
+        prompt: 'head -c 1048576 /dev/urandom > small; truncate -s 1G sparse; sleep 5; ls -s sparse; echo done',
+      },
+    })
+  ).body.run;
+  t.like(await waitForRunState(svc, small.id), { state: 'succeeded' }, JSON.stringify(await eventsOf(svc, small.id)));
+  t.false((await eventsOf(svc, small.id)).some((event) => event.kind === 'workspace.too_large'));
+  t.true(existsSync(join(dataPaths.workspaces(svc.config.dataDir), small.id, 'sparse')));
 });

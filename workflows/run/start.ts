@@ -12,7 +12,7 @@ import { resumePrompt } from '../../core/cost-pause.ts';
 import { foldIntoPrompt } from '../../core/inbox.ts';
 import { runningEvents, sandboxStartedEvent } from '../../core/run-started.ts';
 import { projectSandbox } from '../../core/run-model.ts';
-import { NOT_LAUNCHED } from '../../core/run-states.ts';
+import { DISK_NEARLY_FULL, NOT_LAUNCHED, type RunFailureReason } from '../../core/run-states.ts';
 import { SvcState } from '../../core/search-attributes.ts';
 import { sandboxSetup, workspaceAndStart } from '../activity-proxies.ts';
 import { now } from './events.ts';
@@ -57,7 +57,7 @@ export async function prepareAndStart(execution: RunExecution): Promise<Workspac
   if (execution.cancelRequest) return execution.cancelled();
   const claimed = await execution.claimInbox();
   execution.phase = 'starting';
-  const launched = await notLaunchedAsNeverStarted(() =>
+  const launched = await notLaunchedAsNotStarted(() =>
     workspaceAndStart.prepareAndStartAgent({
       ...sandboxOf(execution),
       prompt: input.prompt,
@@ -65,7 +65,10 @@ export async function prepareAndStart(execution: RunExecution): Promise<Workspac
       workspace: workspaceInput(execution),
     }),
   );
-  if ('neverStarted' in launched) return execution.finish('failed', 'never_started', now(), launched.neverStarted);
+  if ('notStarted' in launched) {
+    const { reason, message } = launched.notStarted;
+    return execution.finish('failed', reason, now(), { message });
+  }
   const { workspace } = launched;
   run.workspacePath = workspace.workspacePath;
   if (launched.status === 'cancelled') return execution.cancelled();
@@ -96,16 +99,21 @@ export async function startAgain(execution: RunExecution, workspace: Workspace):
   return workspace;
 }
 
-/** A failure before the launch (`not_launched`: the cut, or asking the workflow) is a run that never started. */
-async function notLaunchedAsNeverStarted<T>(
+/**
+ * A failure before the launch is a run that never started: `not_launched` (the cut, or asking the
+ * workflow) ends it `never_started`, a worker's full disk `disk_nearly_full`.
+ */
+async function notLaunchedAsNotStarted<T>(
   activity: () => Promise<T>,
-): Promise<T | { neverStarted: { message: string } }> {
+): Promise<T | { notStarted: { reason: RunFailureReason; message: string } }> {
   try {
     return await activity();
   } catch (error) {
     const cause = error instanceof ActivityFailure ? error.cause : null;
-    if (!(cause instanceof ApplicationFailure) || cause.type !== NOT_LAUNCHED) throw error;
-    return { neverStarted: { message: cause.message } };
+    if (!(cause instanceof ApplicationFailure)) throw error;
+    if (cause.type === NOT_LAUNCHED) return { notStarted: { reason: 'never_started', message: cause.message } };
+    if (cause.type === DISK_NEARLY_FULL) return { notStarted: { reason: DISK_NEARLY_FULL, message: cause.message } };
+    throw error;
   }
 }
 

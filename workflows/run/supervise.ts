@@ -40,6 +40,7 @@ export async function superviseAgent(execution: RunExecution): Promise<Supervise
     runId: run.id,
     runtime: input.agent.runtime,
     maxCostUsd: run.maxCostUsd,
+    workspacePath: run.workspacePath,
     // A resumed run's agent: its own output keys, and its cap counts what the run spent before.
     ...(generation > 1 ? { generation, spentUsd: usageBefore?.costUsd ?? 0 } : {}),
   });
@@ -72,6 +73,9 @@ export async function judge(
   // Crossing the spend cap cancels the run (the reference's rule), keeping what the agent reported.
   if (evidence.costCap)
     return execution.finish('cancelled', null, endedAt(), { reason: 'cost_cap_exceeded', ...evidence.costCap });
+  // A workspace past SVC_RUN_WORKSPACE_MAX_MIB: its agent was stopped as at the cap, and the run fails.
+  if (evidence.workspaceTooLarge)
+    return execution.finish('failed', 'workspace_too_large', endedAt(), { ...exit, ...evidence.workspaceTooLarge });
   if (timedOut) {
     await execution.publish([
       timedOut === 'duration'
