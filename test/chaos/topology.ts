@@ -44,6 +44,12 @@ class Supervised {
     return this.#current?.output() ?? '';
   }
 
+  /** The running process's pid, if one runs. */
+  pid(): number | undefined {
+    const child = this.#current?.child;
+    return child && child.exitCode === null ? child.pid : undefined;
+  }
+
   async stop(): Promise<void> {
     this.#stopping = true;
     const handle = this.#current;
@@ -60,6 +66,8 @@ class Supervised {
 }
 
 export interface Topology {
+  /** Everything the topology keeps on disk: svc's data directory, Temporal's and PostgreSQL's files. */
+  dir: string;
   apiUrl: string;
   temporalAddress: string;
   env: NodeJS.ProcessEnv;
@@ -105,6 +113,7 @@ export async function startTopology(extraEnv: Record<string, string>): Promise<T
   api.start();
   worker.start();
   return {
+    dir,
     apiUrl,
     temporalAddress: temporal.address,
     env,

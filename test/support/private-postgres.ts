@@ -8,6 +8,8 @@ import { freePort } from './free-port.ts';
 
 export interface PrivatePostgres {
   url: string;
+  /** The server's data directory (its size, its postmaster.pid). */
+  dataDir: string;
   stop(): void;
   start(): void;
   destroy(): void;
@@ -53,6 +55,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    dataDir: data,
     stop: () => run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']),
     start,
     destroy() {

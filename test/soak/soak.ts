@@ -1,0 +1,251 @@
+// The soak: the production topology (test/chaos/topology.ts) given runs at a steady rate for a long
+// while, with retention set to minutes, mixing short, chatty, failing and cancelled agents. It
+// samples the memory of every process and the size of everything on disk, and says whether both
+// stay flat after warm-up and whether every run ended as it should, once.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTopology, type Topology } from '../chaos/topology.ts';
+
+export interface SoakOptions {
+  runs: number;
+  minutes: number;
+  log: (line: string) => void;
+}
+
+/** What each agent of the mix does, and how its run must end. */
+const MIX = [
+  { agent: 'short', share: 0.75, command: 'echo done', expect: { state: 'succeeded' } },
+  { agent: 'chatty', share: 0.05, command: 'seq 1 100000', expect: { state: 'succeeded' } },
+  { agent: 'failing', share: 0.1, command: 'echo giving up >&2; exit 3', expect: { state: 'failed' } },
+  { agent: 'cancelled', share: 0.1, command: 'echo waiting; sleep 600', expect: { state: 'cancelled' } },
+] as const;
+type Agent = (typeof MIX)[number]['agent'];
+
+const SAMPLE_EVERY_MS = 15_000;
+/** The share of the samples taken as warm-up: flatness is judged on the rest. */
+const WARM_UP = 0.25;
+/** How far the last stretch's mean may be from the first stretch after warm-up. */
+const FLAT_WITHIN = 0.1;
+
+export interface Sample {
+  atSeconds: number;
+  /** PSS, MiB: the API, the worker (with its shared supervisor), Temporal, PostgreSQL (every backend). */
+  memory: Record<'api' | 'worker' | 'temporal' | 'postgres', number>;
+  diskMiB: number;
+  dispatched: number;
+}
+
+export interface SoakReport {
+  runs: number;
+  ended: Record<string, number>;
+  wrong: string[];
+  samples: Sample[];
+  flat: Record<string, { early: number; late: number; change: number; flat: boolean }>;
+  seconds: number;
+}
+
+/** Proportional set size of `pids`, in MiB: shared pages split among the processes that share them. */
+function pssMiB(pids: number[]): number {
+  let kib = 0;
+  for (const pid of pids) {
+    try {
+      kib += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return kib / 1024;
+}
+
+/** `pid` and every process below it. */
+function tree(pid: number | undefined): number[] {
+  if (!pid) return [];
+  const children = (() => {
+    try {
+      return execFileSync('pgrep', ['-P', String(pid)])
+        .toString()
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return [];
+    }
+  })();
+  return [pid, ...children.flatMap((child) => tree(child))];
+}
+
+/** The worker's shared supervisors: detached, so not below the worker. */
+function supervisors(topology: Topology): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', `${topology.dir}/data/programs/supervisor-`])
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const diskMiB = (paths: string[]) =>
+  Number(
+    execFileSync('du', ['-sk', '--total', ...paths])
+      .toString()
+      .trim()
+      .split('\n')
+      .at(-1)!
+      .split('\t')[0],
+  ) / 1024;
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+
+/** Early and late means after warm-up, and whether the late one is within FLAT_WITHIN of the early one. */
+function flatness(values: number[]) {
+  const settled = values.slice(Math.floor(values.length * WARM_UP));
+  const third = Math.max(1, Math.floor(settled.length / 3));
+  const early = mean(settled.slice(0, third));
+  const late = mean(settled.slice(-third));
+  const change = early > 0 ? (late - early) / early : 0;
+  return {
+    early: Math.round(early),
+    late: Math.round(late),
+    change: Number(change.toFixed(3)),
+    flat: change <= FLAT_WITHIN,
+  };
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-soak-')), 'agents.yaml');
+  writeFileSync(
+    agentsFile,
+    [
+      'agents:',
+      ...MIX.map((each) => `  - { name: ${each.agent}, command: ["bash", "-c", ${JSON.stringify(each.command)}] }`),
+    ].join('\n'),
+  );
+  const topology = await startTopology({
+    SVC_AGENTS_FILE: agentsFile,
+    SVC_RETENTION_INTERVAL: '1m',
+    SVC_RETENTION_SANDBOXES: '1m',
+    SVC_RETENTION_EVENTS: '3m',
+    SVC_LOG_LEVEL: 'ERROR',
+  });
+  const started = Date.now();
+  const token = topology.env.SVC_API_TOKEN!;
+  const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${topology.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json().catch(() => null)) as any };
+  };
+  const runs = new Map<string, Agent>();
+  const samples: Sample[] = [];
+  try {
+    // Ready: the API answers and a worker serves.
+    for (let ready = false; !ready;) {
+      ready = await api('GET', '/readyz')
+        .then((answer) => answer.status === 200)
+        .catch(() => false);
+      if (!ready) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const sample = () => {
+      samples.push({
+        atSeconds: Math.round((Date.now() - started) / 1000),
+        memory: {
+          api: Math.round(pssMiB(tree(topology.api.pid()))),
+          worker: Math.round(pssMiB([...tree(topology.worker.pid()), ...supervisors(topology)])),
+          temporal: Math.round(pssMiB(tree(topology.temporal().pid))),
+          postgres: Math.round(pssMiB(tree(postmasterPid(topology)))),
+        },
+        diskMiB: Math.round(diskMiB([topology.dir, topology.postgres.dataDir])),
+        dispatched: runs.size,
+      });
+      const last = samples.at(-1)!;
+      options.log(
+        `soak: ${last.atSeconds} s, ${last.dispatched} runs, ` +
+          `${JSON.stringify(last.memory)} MiB, disk ${last.diskMiB} MiB`,
+      );
+    };
+    sample();
+    const sampler = setInterval(sample, SAMPLE_EVERY_MS);
+    const gapMs = (options.minutes * 60_000) / options.runs;
+    for (let index = 0; index < options.runs; index++) {
+      const due = started + index * gapMs;
+      if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
+      const agent = pick(index);
+      const key = `soak-${randomBytes(8).toString('hex')}`;
+      for (let attempt = 0; ; attempt++) {
+        const answer = await api('POST', '/runs', { agent, prompt: 'soak' }, { 'idempotency-key': key }).catch(() => ({
+          status: 0,
+          body: null,
+        }));
+        if (answer.status === 201 || answer.status === 200) {
+          runs.set(answer.body.run.id, agent);
+          if (agent === 'cancelled') setTimeout(() => void api('POST', `/runs/${answer.body.run.id}/cancel`, {}), 3000);
+          break;
+        }
+        if (attempt > 20) throw new Error(`POST /runs kept failing: ${answer.status} ${JSON.stringify(answer.body)}`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+    // Every run to its end, then a retention pass's worth of time, sampled too.
+    const ended: Record<string, number> = {};
+    const wrong: string[] = [];
+    for (const [id, agent] of runs) {
+      let run: any;
+      for (;;) {
+        run = (await api('GET', `/runs/${id}`)).body?.run;
+        if (run && ['succeeded', 'failed', 'cancelled'].includes(run.state)) break;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+      ended[run.state] = (ended[run.state] ?? 0) + 1;
+      const expected = MIX.find((each) => each.agent === agent)!.expect.state;
+      if (run.state !== expected) wrong.push(`${id} (${agent}) ended ${run.state}, not ${expected}`);
+    }
+    const listed = (await api('GET', '/runs?limit=1')).body;
+    if (listed?.total !== undefined && listed.total !== runs.size)
+      wrong.push(`the read model holds ${listed.total} runs for ${runs.size} dispatched`);
+    await new Promise((resolve) => setTimeout(resolve, 3 * 60_000));
+    clearInterval(sampler);
+    sample();
+    const series: Record<string, number[]> = {
+      diskMiB: samples.map((each) => each.diskMiB),
+      ...Object.fromEntries(
+        (['api', 'worker', 'temporal', 'postgres'] as const).map((name) => [
+          `${name}MiB`,
+          samples.map((each) => each.memory[name]),
+        ]),
+      ),
+    };
+    const flat = Object.fromEntries(Object.entries(series).map(([name, values]) => [name, flatness(values)]));
+    return { runs: runs.size, ended, wrong, samples, flat, seconds: Math.round((Date.now() - started) / 1000) };
+  } finally {
+    await topology.stop();
+  }
+}
+
+/** The mix, spread evenly: run `index` gets the agent whose share is furthest behind. */
+function pick(index: number): Agent {
+  let best: Agent = 'short';
+  let lag = -Infinity;
+  for (const each of MIX) {
+    const behind = each.share * (index + 1) - Math.floor(each.share * index + 1e-9);
+    if (behind > lag) [best, lag] = [each.agent, behind];
+  }
+  return best;
+}
+
+function postmasterPid(topology: Topology): number | undefined {
+  try {
+    return Number(readFileSync(join(topology.postgres.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return undefined;
+  }
+}
