@@ -25,8 +25,13 @@ const github = new GitHubStandIn();
 const forge = new GitHubAppStandIn();
 const stacks: TestStack[] = [];
 const NO_PAT = { SVC_GIT_TOKEN: '', GITHUB_TOKEN: '' };
+// The App's manifest names svc's public URL: registration needs one.
+const PUBLIC_URL = { SVC_PUBLIC_URL: 'http://svc.example.test' };
 const stackWith = async (env: Record<string, string>, worker = false) => {
-  const svc = await startTestStack({ worker, env: { SVC_GITHUB_API_URL: forge.url, ...NO_PAT, ...env } });
+  const svc = await startTestStack({
+    worker,
+    env: { SVC_GITHUB_API_URL: forge.url, ...NO_PAT, ...PUBLIC_URL, ...env },
+  });
   stacks.push(svc);
   return svc;
 };
@@ -76,6 +81,18 @@ test('with the gate off, all three routes are 404 not_found', async (t) => {
   const arming = await svc.request('POST', '/github-app/registration');
   t.is(arming.status, 404, 'nothing to arm');
   t.is(arming.body.error.code, 'not_found');
+});
+
+test('without SVC_PUBLIC_URL no registration is armed: the manifest would have no address to name', async (t) => {
+  const svc = await stackWith({ SVC_GITHUB_APP_REGISTRATION: 'on', SVC_PUBLIC_URL: '' });
+  const arming = await svc.request('POST', '/github-app/registration');
+  t.is(arming.status, 409, arming.text);
+  t.is(arming.body.error.code, 'public_url_required');
+  t.regex(arming.body.error.hint, /SVC_PUBLIC_URL/);
+  // No link was armed, so no browser is bound and no form (no manifest) is ever shown.
+  const page = await get(svc, '/github-app/register');
+  t.is(page.status, 403, page.text);
+  t.false(page.text.includes('name="manifest"'));
 });
 
 test('register: a manifest form posting to GitHub with a one-time state; a bad org is a 400 page', async (t) => {
