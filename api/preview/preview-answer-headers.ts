@@ -44,7 +44,7 @@ export function answerHeaders(
   return kept;
 }
 
-/** The most of an upgrade's answer head read before it is refused: Node's own limit for a request head. */
+/** The most of an upgrade's answer head read before the connection is ended: as much as the API reads of a request. */
 const MAX_HEAD_BYTES = 64 * 1024;
 
 /** An upgrade's answer head (status line and headers) with the same headers dropped and cookies scoped. */

@@ -4,7 +4,7 @@
 // installation that activates the App, the operator's removal, and then a run whose clone, push and
 // PR use installation tokens for its one repository and nothing more.
 import test from 'ava';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dataPaths } from '../../platform/config.ts';
@@ -93,6 +93,26 @@ test('without SVC_PUBLIC_URL no registration is armed: the manifest would have n
   const page = await get(svc, '/github-app/register');
   t.is(page.status, 403, page.text);
   t.false(page.text.includes('name="manifest"'));
+
+  // A browser bound while svc had a public URL (the window lives in the data directory), then svc
+  // restarted without one: the page refuses, it does not name the Host it was opened at.
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-app-'));
+  const env = { SVC_GITHUB_API_URL: forge.url, ...NO_PAT, SVC_GITHUB_APP_REGISTRATION: 'on' };
+  const before = await startTestStack({ worker: false, dataDir, env: { ...env, ...PUBLIC_URL } });
+  const { browser } = await operatorBrowser(before);
+  await before.stop();
+  const after = await startTestStack({ worker: false, dataDir, env });
+  t.teardown(async () => {
+    await after.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const refused = await after.request('GET', '/github-app/register', {
+    token: null,
+    headers: { cookie: `svc_github_app=${browser.cookie}`, 'sec-fetch-site': 'same-origin' },
+  });
+  assertHtml(t, refused, 409);
+  t.regex(refused.text, /SVC_PUBLIC_URL/);
+  t.false(refused.text.includes('name="manifest"'));
 });
 
 test('register: a manifest form posting to GitHub with a one-time state; a bad org is a 400 page', async (t) => {
