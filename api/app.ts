@@ -1,4 +1,4 @@
-// The Koa application: request id → request log → error envelope → Host guard (--no-auth) → a browser's
+// The Koa application: request id → request log → error envelope → Host guard → a browser's
 // navigation to a run or plan-run sent to its dashboard page → dashboard fallback
 // (outside the API's namespaces) → routes (each with its own same-site guard, auth policy and validation) →
 // 404/405 for everything else.
@@ -24,6 +24,8 @@ export interface ApiAppDeps {
   logger: ErrorLogger;
   /** The built web dashboard (web/dist), served outside the API's namespaces; null: none. */
   dashboard?: DashboardFiles | null;
+  /** Host names the API answers to besides loopback names and addresses (SvcConfig.allowedHosts). */
+  allowedHosts?: readonly string[];
 }
 
 /** Every route the API serves, mounted: the app uses this router and nothing else. */
@@ -41,7 +43,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   app.use(requestId());
   app.use(requestLog());
   app.use(errorEnvelope(deps.logger));
-  app.use(browserGuards({ noAuth: deps.auth.noAuth }));
+  app.use(browserGuards({ allowedHosts: deps.allowedHosts ?? [] }));
   app.use(dashboardRedirect(Boolean(deps.dashboard)));
   app.use(dashboard(deps.dashboard ?? null, apiNamespaces(deps.routes.map((route) => route.path))));
   app.use(router.routes());

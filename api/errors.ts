@@ -93,12 +93,13 @@ export const Errors = {
       `a state-changing request from another origin (${origin.slice(0, 200)}) is refused`,
       'call svc from its own origin, or from a client that is not a browser',
     ),
-  hostForbidden: (host: string) =>
+  /** A Host svc is not reached at: a name re-pointed at svc's address (DNS rebinding), or one not listed yet. */
+  misdirectedRequest: (host: string) =>
     new ApiError(
-      403,
-      'host_forbidden',
-      `with --no-auth svc answers only to a loopback Host, not "${host.slice(0, 200)}"`,
-      'use http://127.0.0.1:<port> (or start svc with a token)',
+      421,
+      'misdirected_request',
+      `svc does not answer to the Host "${host.slice(0, 200)}"`,
+      'list the name in SVC_ALLOWED_HOSTS (comma-separated), or set SVC_PUBLIC_URL to the address svc is reached at',
     ),
   projectUnavailable: (message: string, hint?: string) =>
     new ApiError(
@@ -131,6 +132,14 @@ export const Errors = {
       'github_app_from_environment',
       'svc takes its GitHub App from its environment, not from the data directory',
       'unset SVC_GITHUB_APP_ID, SVC_GITHUB_APP_PRIVATE_KEY and SVC_GITHUB_APP_INSTALLATION_ID, then restart svc',
+    ),
+  /** The GitHub App manifest names svc's own URLs: GitHub sends the browser back to them. */
+  publicUrlRequired: () =>
+    new ApiError(
+      409,
+      'public_url_required',
+      "svc cannot register a GitHub App without knowing its public URL (GitHub's redirects go there)",
+      'set SVC_PUBLIC_URL to the address browsers open svc at, then restart svc',
     ),
   temporalUnavailable: (detail: string) =>
     new ApiError(503, 'runtime_unreachable', 'the workflow engine (Temporal) is unreachable', detail, RETRY_SOON),

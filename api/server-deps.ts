@@ -62,6 +62,8 @@ export interface ApiServerDeps {
   webDir?: string;
   /** Where previews are served (SVC_PREVIEW_*); the proxy listens on the API's host. */
   preview?: PreviewSettings;
+  /** The host names the API answers to besides loopback names and addresses (SvcConfig.allowedHosts). */
+  allowedHosts?: string[];
   /** SVC_WEBHOOK_PRIVATE_TARGETS: the private receivers a registration may name. */
   webhookPrivateTargets?: EgressRule[];
 }

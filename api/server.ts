@@ -23,6 +23,9 @@ export type { ApiServerDeps } from './server-deps.ts';
 /** Where `npm run build:web` (run by the install step) puts the dashboard. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../web/dist', import.meta.url));
 
+/** The most of a request's head the API reads (Node's default: 16 KiB). */
+export const API_MAX_HEADER_BYTES = 64 * 1024;
+
 export interface RunningApi {
   url: string;
   /** The preview proxy's origin (path mode: previews at /p/<runId>/ there). */
@@ -58,6 +61,7 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
   let ownUrl = '';
   const app = createApiApp({
     dashboard,
+    allowedHosts: deps.allowedHosts,
     auth: {
       ...deps.auth,
       isRunActive,
@@ -73,7 +77,9 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
     ),
     logger: { error: (message, meta) => logger({ component: 'api' }).error(meta, message) },
   });
-  const server = http.createServer(app.callback());
+  // Cookies are per host, not per port: a browser sends the API every cookie of its host (previews'
+  // included), and Node's 16 KiB default would answer a full jar 431.
+  const server = http.createServer({ maxHeaderSize: API_MAX_HEADER_BYTES }, app.callback());
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);

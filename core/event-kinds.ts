@@ -74,6 +74,25 @@ export const RUN_EVENT_KINDS = [
   'plan_run.internal_failure',
 ] as const;
 
+/**
+ * Kinds the interface documents that svc does not write, each with the kinds that carry its fact
+ * (docs/events.md, "Kinds of the interface written as others"). Writing them too would tell each
+ * fact twice, to every reader that counts events (webhook receivers, the dashboard, analytics).
+ */
+export const INTERFACE_KINDS_WRITTEN_AS = {
+  // The reap is svc's finalize: its result, then the run's terminal envelope.
+  'reap.completed': ['finalize.result', 'state_change'],
+  // A finalize failure ends the run with its reason (finalize_failed, finalize_unposted, …); a phase
+  // that broke inside svc says so first.
+  reap_failed: ['state_change', 'run.internal_failure'],
+  // A child's PR not merged in time fails the plan-run with reason child_pr_merge_timeout.
+  'plan_run.merge_stalled': ['plan_run.failed'],
+  // The reconciler's repair of a run whose workflow closed under it.
+  'watchdog.terminal_reconciled': ['run.reconciled'],
+  // The kernel's kill, then the run's end with failure reason oom_killed.
+  oom_killed: ['sandbox.oom_kill', 'state_change'],
+} as const satisfies Record<string, readonly (typeof RUN_EVENT_KINDS)[number][]>;
+
 /** A kind in a run's log: one of svc's, or an agent's own line (`agent.<its type>`). */
 export type RunEventKind = (typeof RUN_EVENT_KINDS)[number] | `agent.${string}`;
 
@@ -84,6 +103,7 @@ export const LIFECYCLE_HOOKS = [
   'run_dispatched',
   'run_started',
   'branch_pushed',
+  'pre_reap',
   'post_reap',
   'pr_merged',
   'pr_closed',

@@ -88,7 +88,8 @@ export interface PlanRunOutcome {
   failureReason: string | null;
   children: PlanChild[];
   startedAt: string | null;
-  cancelledChild: { childSeq: number; runId: string } | null;
+  /** `{}` when no child was cancelled (null in histories of earlier releases). */
+  cancelledChild: { childSeq: number; runId: string } | Record<string, never> | null;
   /** The last projection's version: a resumed execution projects above it. */
   projectionVersion: number;
 }

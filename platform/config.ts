@@ -18,6 +18,12 @@ export interface SvcConfig {
   instanceName: string;
   /** Where users reach this instance from outside (SVC_PUBLIC_URL); null when only its bind address is known. */
   publicUrl: string | null;
+  /**
+   * The host names the API answers to besides loopback names and addresses (api/middleware/browser-guards.ts):
+   * SVC_ALLOWED_HOSTS, the hosts of SVC_PUBLIC_URL, SVC_API_URL and SVC_HOST, and SVC_PREVIEW_HOST (the
+   * dashboard that logs browsers in to subdomain previews is reached there).
+   */
+  allowedHosts: string[];
   /** One level for the whole process's structured log (SVC_LOG_LEVEL; default info). */
   logLevel: LogLevelName;
   dataDir: string;
@@ -239,9 +245,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): SvcConfig {
 
 function readConfig(env: NodeJS.ProcessEnv): SvcConfig {
   const dataDir = resolve(env.SVC_DATA_DIR || '.svc-data');
+  const publicUrl = env.SVC_PUBLIC_URL?.replace(/\/+$/, '') || null;
+  const preview = parsePreviewSettings(env, portFromEnv(env, 'SVC_PORT', 8080));
   return {
     instanceName: env.SVC_INSTANCE_NAME || 'svc',
-    publicUrl: env.SVC_PUBLIC_URL?.replace(/\/+$/, '') || null,
+    publicUrl,
+    allowedHosts: allowedHosts(env, publicUrl, preview.host),
     logLevel: parseLogLevel(env.SVC_LOG_LEVEL),
     dataDir,
     host: env.SVC_HOST || '127.0.0.1',
@@ -295,7 +304,7 @@ function readConfig(env: NodeJS.ProcessEnv): SvcConfig {
       pollMs: Math.max(50, intFromEnv(env, 'SVC_EVENT_STREAM_POLL_MS', 1000)),
     },
     sandbox: parseSandboxSettings(env),
-    preview: parsePreviewSettings(env, portFromEnv(env, 'SVC_PORT', 8080)),
+    preview,
     runOutputMaxBytes: intFromEnv(env, 'SVC_RUN_OUTPUT_MAX_MIB', 64) * 1048576 || null,
     runTiming: {
       finalizeTimeoutMs: intFromEnv(env, 'SVC_FINALIZE_TIMEOUT_MS', DEFAULT_RUN_TIMING.finalizeTimeoutMs),
@@ -335,6 +344,41 @@ export const dataPaths = {
   /** What a retention pass has taken out of use and is removing (renamed here first: one rename each). */
   trash: (dataDir: string) => join(dataDir, 'trash'),
 };
+
+/** A host name as the API compares it: lower case, without the one trailing dot a name may be written with. */
+export function normalHostName(host: string): string {
+  return host.toLowerCase().replace(/\.$/, '');
+}
+
+/** SVC_ALLOWED_HOSTS (names or addresses, no port: any port is allowed) and the hosts svc is told it is reached at. */
+function allowedHosts(env: NodeJS.ProcessEnv, publicUrl: string | null, previewHost: string | null): string[] {
+  const listed = (env.SVC_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of listed)
+    if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?)$/.test(entry))
+      throw new Error(
+        `SVC_ALLOWED_HOSTS must list host names without scheme or port (svc.example.com), not "${entry}"`,
+      );
+  const urlHost = (name: string, url: string | undefined) => {
+    if (!url) return [];
+    try {
+      return [new URL(url).hostname];
+    } catch {
+      throw new Error(`${name} must be a URL (http://svc.example.com:8080), not "${url}"`);
+    }
+  };
+  const bound = env.SVC_HOST && !isIP(env.SVC_HOST) ? [env.SVC_HOST] : [];
+  const hosts = [
+    ...listed,
+    ...urlHost('SVC_PUBLIC_URL', publicUrl ?? undefined),
+    ...urlHost('SVC_API_URL', env.SVC_API_URL),
+    ...bound,
+    ...(previewHost ? [previewHost] : []),
+  ];
+  return [...new Set(hosts.map(normalHostName))];
+}
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);

@@ -170,6 +170,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         githubApp: config.githubApp,
         preview: config.preview,
         webhookPrivateTargets: config.webhooks.privateTargets,
+        allowedHosts: config.allowedHosts,
         // The in-process worker's Temporal SDK metrics, on the API's one /metrics.
         extraMetrics:
           options.worker && config.temporalMetricsAddress

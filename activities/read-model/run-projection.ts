@@ -34,10 +34,19 @@ function rowFromSnapshot(snapshot: RunSnapshot) {
   };
 }
 
-/** The lifecycle hooks a projection crosses (docs/events.md), from the stored row to the new snapshot. */
+/** The event a run's workflow writes when it starts to reap the agent's work (workflows/run/finalize.ts). */
+const REAP_BEGINS: RunEventKind = 'finalize.intent_parked';
+
+/**
+ * The lifecycle hooks a projection crosses (docs/events.md), from the stored row to the new snapshot.
+ * `pre_reap` comes when svc starts to reap the run (its agent done, its work about to be handed over,
+ * pushed, salvaged), or with the end of a run that had nothing to reap; recorded once per run, it is
+ * always before `post_reap`.
+ */
 export function lifecycleTransitions(
   before: (Pick<RunSnapshot, 'state' | 'commitsAhead'> & { prState?: RunSnapshot['prState'] }) | null,
   after: RunSnapshot,
+  eventKinds: readonly RunEventKind[] = [],
 ): { hook: LifecycleHook; state: string | null }[] {
   const hooks: { hook: LifecycleHook; state: string | null }[] = [];
   if (!before) hooks.push({ hook: 'run_dispatched', state: 'queued' });
@@ -45,8 +54,12 @@ export function lifecycleTransitions(
     hooks.push({ hook: 'run_started', state: 'running' });
   if ((after.commitsAhead ?? 0) > 0 && !((before?.commitsAhead ?? 0) > 0))
     hooks.push({ hook: 'branch_pushed', state: null });
-  if (isTerminalRunState(after.state) && (before === null || !isTerminalRunState(before.state)))
-    hooks.push({ hook: 'post_reap', state: after.state });
+  const ends = isTerminalRunState(after.state) && (before === null || !isTerminalRunState(before.state));
+  if (eventKinds.includes(REAP_BEGINS) && !isTerminalRunState(after.state))
+    hooks.push({ hook: 'pre_reap', state: after.state });
+  // A run that ends without a reap of its own (failed, cancelled, nothing handed over): its state before the end.
+  else if (ends) hooks.push({ hook: 'pre_reap', state: before?.state ?? 'queued' });
+  if (ends) hooks.push({ hook: 'post_reap', state: after.state });
   if (before && after.prState !== before.prState && after.prState === 'merged')
     hooks.push({ hook: 'pr_merged', state: null });
   if (before && after.prState !== before.prState && after.prState === 'closed_unmerged')
@@ -85,7 +98,11 @@ export async function projectRunRow(em: EntityManager, snapshot: RunSnapshot): P
  * written with one insert or update (no entity hydrated, no change set computed): a projection is
  * three of these per run, on the run's critical path (docs/decisions/0022-read-model.md).
  */
-export async function writeRunRow(tx: EntityManager, snapshot: RunSnapshot): Promise<ProjectedBefore | undefined> {
+export async function writeRunRow(
+  tx: EntityManager,
+  snapshot: RunSnapshot,
+  eventKinds: readonly RunEventKind[] = [],
+): Promise<ProjectedBefore | undefined> {
   // On PostgreSQL the row is locked until commit: an older projection still in flight (a retry's
   // first attempt) cannot read it, wait, and then write over a newer one.
   const locked = dialectOfEm(tx) === 'postgresql' ? ' for update' : '';
@@ -104,6 +121,7 @@ export async function writeRunRow(tx: EntityManager, snapshot: RunSnapshot): Pro
       ? { state: existing.state, commitsAhead: existing.commits_ahead ?? null, prState: existing.pr_state ?? null }
       : null,
     snapshot,
+    eventKinds,
   );
   const before: ProjectedBefore | undefined = !existing
     ? null

@@ -26,7 +26,11 @@ export async function writeRunProjection(
   { snapshot, events, triggerFire, inbox }: RunProjection,
 ): Promise<void> {
   const { before, appended } = await readModel.em().transactional(async (tx) => {
-    const before = await writeRunRow(tx, snapshot);
+    const before = await writeRunRow(
+      tx,
+      snapshot,
+      events.map((event) => event.kind),
+    );
     if (inbox?.length) await writeInboxItems(tx, snapshot.id, inbox);
     const appended = events.length ? await insertRunEvents(tx, snapshot.id, events) : 0;
     if (triggerFire)

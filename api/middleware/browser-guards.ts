@@ -1,11 +1,12 @@
 // What a web page must never do to svc through a visitor's browser. A state-changing request that
 // a browser marks as coming from another site (Origin, or Sec-Fetch-Site for requests that carry
 // no Origin, such as an <img>) is refused in every auth mode (CSRF: a page the operator visits
-// cannot dispatch, cancel, steer or drain an inbox). With --no-auth, where every caller is the
-// operator, the Host must also be a loopback name, so a hostile domain re-pointed at 127.0.0.1
-// (DNS rebinding) cannot read or drive the API either.
+// cannot dispatch, cancel, steer or drain an inbox). In every auth mode too, the Host must be one
+// svc is reached at, so a hostile domain re-pointed at svc's address (DNS rebinding) can read
+// nothing, not even the anonymous pages (the GitHub App's registration, public mode's reads).
 import type { Context, Middleware } from 'koa';
-import { isLoopbackHost } from '../../platform/config.ts';
+import { isIP } from 'node:net';
+import { isLoopbackHost, normalHostName } from '../../platform/config.ts';
 import { Errors } from '../errors.ts';
 
 /** The host name of a Host header (`127.0.0.1:8080`, `[::1]:8080`, `localhost`). */
@@ -22,10 +23,27 @@ function originHost(origin: string): string | undefined {
   }
 }
 
-/** With --no-auth: a Host that is not a loopback name is refused, for every request. */
-export function browserGuards(options: { noAuth: boolean }): Middleware {
+/** Routes that reveal nothing, for probes that name the pod's address or a name of their own. */
+const ANY_HOST = new Set(['/healthz', '/readyz']);
+
+/**
+ * Whether svc answers to this Host name: a loopback name, an address (a page can be served from an
+ * address only by whoever holds it, so an address cannot be re-pointed the way a name can), or a
+ * name svc was told it is reached at (SVC_PUBLIC_URL, SVC_API_URL, SVC_HOST, SVC_ALLOWED_HOSTS).
+ */
+export function isAllowedHost(name: string, allowed: ReadonlySet<string>): boolean {
+  const host = normalHostName(name);
+  if (host === '') return false;
+  if (isLoopbackHost(host) || allowed.has(host)) return true;
+  return isIP(host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host) !== 0;
+}
+
+/** A request whose Host svc is not reached at is refused (421), in every auth mode, but for the health checks. */
+export function browserGuards(options: { allowedHosts: readonly string[] }): Middleware {
+  const allowed = new Set(options.allowedHosts.map(normalHostName));
   return async (ctx, next) => {
-    if (options.noAuth && !isLoopbackHost(hostName(ctx.get('Host')))) throw Errors.hostForbidden(ctx.get('Host'));
+    const host = ctx.get('Host');
+    if (!ANY_HOST.has(ctx.path) && !isAllowedHost(hostName(host), allowed)) throw Errors.misdirectedRequest(host);
     await next();
   };
 }

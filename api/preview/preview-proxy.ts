@@ -3,7 +3,7 @@
 // its worker serves it on (or its pod's Service). Path mode: /p/<runId>/… (the prefix is cut
 // before the preview sees the request); subdomain mode: run-<id>.<host>. Nothing else gets
 // through: no cookie, another run's cookie, a preview that is not live. svc's cookies never reach
-// the preview.
+// the preview, and the preview's cookies stay in its own scope (decision 0044).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { http } from '../../platform/node-http.ts';
 import { connect, type Socket } from 'node:net';
@@ -12,6 +12,7 @@ import { previewCookieName } from '../../core/preview.ts';
 import type { RunsRepository } from '../../db/repositories/runs.repository.ts';
 import type { PreviewSettings } from '../../platform/preview-settings.ts';
 import { parseCookies, type PreviewCookies } from './preview-cookie.ts';
+import { answerHeaders, readAnswerHead } from './preview-answer-headers.ts';
 
 export interface PreviewProxyDeps {
   settings: PreviewSettings;
@@ -35,22 +36,6 @@ export interface Upstream {
 
 type Target = { runId: string; path: string } | { redirect: string } | null;
 
-/**
- * The preview's response headers as the browser gets them: no cookie of svc's name (nor a nameless
- * one) and no `Service-Worker-Allowed`, which would let a preview's worker govern the whole origin.
- */
-function answerHeaders(headers: IncomingMessage['headers']): Record<string, string | string[]> {
-  const kept: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers))
-    if (value !== undefined && name !== 'set-cookie' && name !== 'service-worker-allowed') kept[name] = value;
-  const cookies = (headers['set-cookie'] ?? []).filter((line) => {
-    const name = line.split(';')[0]!.split('=')[0]!.trim();
-    return line.includes('=') && name !== '' && !name.toLowerCase().startsWith('svc_preview');
-  });
-  if (cookies.length) kept['set-cookie'] = cookies;
-  return kept;
-}
-
 function refuse(response: ServerResponse, status: number, code: string, message: string, hint?: string): void {
   response
     .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
@@ -60,6 +45,9 @@ function refuse(response: ServerResponse, status: number, code: string, message:
 export function createPreviewProxy(deps: PreviewProxyDeps): Server {
   const { settings } = deps;
   const lastHits = new Map<string, number>();
+
+  /** Where a run's preview lives on the proxy's host: its path prefix in path mode, null on a host of its own. */
+  const prefixOf = (runId: string) => (settings.mode === 'path' ? `/p/${runId}` : null);
 
   /** Which run a request is for, and the path the preview sees. */
   function targetOf(request: IncomingMessage): Target {
@@ -132,7 +120,7 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
           return refuse(response, 502, 'preview_unreachable', `the preview answered status ${status}`);
         }
         try {
-          response.writeHead(status, answerHeaders(answer.headers));
+          response.writeHead(status, answerHeaders(answer.headers, prefixOf(admitted.runId)));
         } catch (error) {
           answer.destroy();
           return refuse(response, 502, 'preview_unreachable', `the preview's answer: ${(error as Error).message}`);
@@ -170,7 +158,12 @@ export function createPreviewProxy(deps: PreviewProxyDeps): Server {
       upstream.write(`${request.method} ${admitted.path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
       if (head.length) upstream.write(head);
       client.pipe(upstream);
-      upstream.pipe(client);
+      // The answer's head is the preview's too: its cookies scoped, Clear-Site-Data dropped, as for HTTP.
+      readAnswerHead(upstream, prefixOf(admitted.runId), (answerHead, rest) => {
+        client.write(answerHead);
+        if (rest.length) client.write(rest);
+        upstream.pipe(client);
+      });
     });
     for (const socket of [client, upstream]) socket.once('close', () => (client.destroy(), upstream.destroy()));
   });

@@ -8,6 +8,7 @@
 import type { Context } from 'koa';
 import { Errors } from '../errors.ts';
 import { defineRoute } from '../route.ts';
+import { parseCookies } from '../preview/preview-cookie.ts';
 import {
   AppKeyError,
   ConversionFailedError,
@@ -37,9 +38,12 @@ export function githubAppRoutes(app: GitHubAppService) {
     if (!app.enabled)
       throw Errors.notFound('GitHub App registration', 'set SVC_GITHUB_APP_REGISTRATION=on to register an App');
   };
+  // Any of the name's values, among however many cookies: a page of the same host (a preview, on
+  // another port: cookies are per host) can put a decoy of the name in front.
   const boundBrowser = async (ctx: Context): Promise<string | null> => {
-    const value = ctx.cookies.get(COOKIE);
-    return value && (await app.isBound(value)) ? value : null;
+    for (const [name, value] of parseCookies(ctx.get('Cookie')))
+      if (name === COOKIE && (await app.isBound(value))) return value;
+    return null;
   };
   // Secure whenever the browser reaches svc over HTTPS (directly, or as SVC_PUBLIC_URL says).
   const attributes = (ctx: Context) =>
@@ -71,13 +75,14 @@ export function githubAppRoutes(app: GitHubAppService) {
       },
       handler: async () => {
         gate();
+        if (app.publicUrl === null) throw Errors.publicUrlRequired();
         const { code, expiresAt } = await app.arm();
         const path = `/github-app/register?arm=${code}`;
         return {
           status: 201,
           body: {
             path,
-            url: app.publicUrl ? `${app.publicUrl}${path}` : null,
+            url: `${app.publicUrl}${path}`,
             expiresAt: new Date(expiresAt).toISOString(),
           },
           headers: { 'Cache-Control': 'no-store' },
@@ -114,7 +119,10 @@ export function githubAppRoutes(app: GitHubAppService) {
         200: html('The manifest form: it posts to GitHub, with a one-time state'),
         400: html('An invalid org or name'),
         403: html('A browser the operator did not bind (no armed link, or it is spent or expired): no form'),
-        409: html('An App is already stored in the data directory: a registration does not replace it'),
+        409: html(
+          'An App is already stored in the data directory (a registration does not replace it), or svc has no ' +
+            'public URL (SVC_PUBLIC_URL) for the manifest to name',
+        ),
       },
       handler: async ({ query, ctx }) => {
         gate();
@@ -128,7 +136,17 @@ export function githubAppRoutes(app: GitHubAppService) {
           cookie = setCookie(bound.browser, ctx);
         }
         if (!browser) return notBound();
-        const registration = await app.register(query, ctx.origin, browser);
+        const registration = await app.register(query, browser);
+        if (registration.kind === 'no_public_url') {
+          const { message, hint } = Errors.publicUrlRequired();
+          return page(
+            409,
+            'Cannot register this App',
+            `<p>${escape(message)}: ${escape(hint!)}</p>`,
+            undefined,
+            cookie,
+          );
+        }
         if (registration.kind === 'invalid')
           return page(400, 'Cannot register this App', `<p>${escape(registration.message)}</p>`, undefined, cookie);
         if (registration.kind === 'already_stored') return alreadyStored(cookie);

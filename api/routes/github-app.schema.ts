@@ -50,7 +50,7 @@ export const githubIdentityResponse = z.object({
 
 export const githubAppRegistrationResponse = z.object({
   path: z.string().describe('The one-time registration link, /github-app/register?arm=…, on this API'),
-  url: z.string().nullable().describe('The whole link when the instance has a public URL (SVC_PUBLIC_URL); else null'),
+  url: z.string().describe("The whole link, on the instance's public URL (SVC_PUBLIC_URL)"),
   expiresAt: z.string().describe('When the link stops working, unless opened first (ten minutes)'),
 });
 

@@ -89,7 +89,9 @@ export const getPlanRunResponse = z.object({
 export const listPlanRunsResponse = z.object({ planRuns: z.array(planRunView) });
 export const cancelPlanRunResponse = z.object({
   planRun: planRunSchema,
-  cancelledChild: z.object({ childSeq: z.number().int().optional(), runId: z.string().optional() }).nullable(),
+  cancelledChild: z
+    .object({ childSeq: z.number().int().optional(), runId: z.string().optional() })
+    .describe('The child run the cancel stopped; {} when none was'),
   alreadyTerminal: z.boolean(),
 });
 export const resumePlanRunResponse = z.object({

@@ -34,7 +34,8 @@ export function githubWebUrl(apiUrl: string): string {
 export type Registration =
   | { kind: 'form'; action: string; manifest: Record<string, unknown>; name: string; org: string | null }
   | { kind: 'invalid'; message: string }
-  | { kind: 'already_stored' };
+  | { kind: 'already_stored' }
+  | { kind: 'no_public_url' };
 
 export type Installation =
   | { kind: 'instructions'; installationId: string | null; reason: 'no_id' | 'no_app' | 'env' | 'not_this_app' }
@@ -130,7 +131,6 @@ export class GitHubAppService {
    */
   async register(
     input: { name?: string | undefined; org?: string | undefined },
-    requestOrigin: string,
     browser: string,
   ): Promise<Registration> {
     if (input.org !== undefined && !ORG_LOGIN.test(input.org))
@@ -139,7 +139,9 @@ export class GitHubAppService {
     if (!APP_NAME.test(name))
       return { kind: 'invalid', message: 'name must be 1-34 letters, digits, spaces, ".", "_" or "-"' };
     if (this.alreadyStored) return { kind: 'already_stored' };
-    const base = this.#deps.publicUrl ?? requestOrigin;
+    // GitHub sends the browser back to these URLs: a Host header is no address to trust for them.
+    const base = this.#deps.publicUrl;
+    if (base === null) return { kind: 'no_public_url' };
     const manifest = {
       name,
       url: base,

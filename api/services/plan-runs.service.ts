@@ -131,16 +131,18 @@ export class PlanRunsService {
 
   async cancel(id: string, reason: string | null) {
     const current = await this.get(id);
+    // Nothing cancelled is `{}`, never null: the interface's shape for every answer.
     if (isTerminalPlanRunState(current.planRun.state))
-      return { planRun: current.planRun, cancelledChild: null, alreadyTerminal: true };
+      return { planRun: current.planRun, cancelledChild: {}, alreadyTerminal: true };
     const outcome = await this.#deps.workflows.cancel(id, { reason, requestedBy: 'operator' });
     const after = await this.get(id);
-    if (outcome === 'closed') return { planRun: after.planRun, cancelledChild: null, alreadyTerminal: true };
+    if (outcome === 'closed') return { planRun: after.planRun, cancelledChild: {}, alreadyTerminal: true };
     // The workflow's answer is the truth; the row may trail it by a moment.
     const planRun = outcome
       ? { ...after.planRun, state: outcome.state, failureReason: outcome.failureReason }
       : after.planRun;
-    return { planRun, cancelledChild: outcome?.cancelledChild ?? null, alreadyTerminal: false };
+    // A history of an earlier release may still close with null.
+    return { planRun, cancelledChild: outcome?.cancelledChild ?? {}, alreadyTerminal: false };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-// One run lifecycle transition (run_dispatched, run_started, branch_pushed, post_reap), written in
+// One run lifecycle transition (run_dispatched, run_started, branch_pushed, pre_reap, post_reap, …), written in
 // the same transaction as the run row it describes; GET /events/stream fans these out. Unique per
 // (run, hook): a retried projection records a transition once.
 export const LifecycleEventEntity = defineEntity({

@@ -257,7 +257,9 @@ function calls(
 /** One populated server per database, shared by the contract check and the fuzzer. */
 const servers = new Map<string, Promise<PopulatedStack>>();
 const populated = (leg: DatabaseLeg) => {
-  if (!servers.has(leg)) servers.set(leg, populatedStack(leg, `contract-${leg}`));
+  // A public URL: the GitHub App's registration (reached below) names it in its manifest.
+  if (!servers.has(leg))
+    servers.set(leg, populatedStack(leg, `contract-${leg}`, { SVC_PUBLIC_URL: 'http://svc.example.test' }));
   return servers.get(leg)!;
 };
 test.after.always(async () => {

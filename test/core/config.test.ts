@@ -15,6 +15,25 @@ test('SVC_AUTH is token or public; public mode needs an allowlist', (t) => {
   });
 });
 
+test('the names the API answers to: SVC_ALLOWED_HOSTS and the hosts svc is told it is reached at', (t) => {
+  t.deepEqual(loadConfig({}).allowedHosts, []);
+  t.deepEqual(
+    loadConfig({
+      SVC_ALLOWED_HOSTS: ' Svc.Internal, svc-api.,[fd00::1]',
+      SVC_PUBLIC_URL: 'https://svc.example.com/',
+      SVC_API_URL: 'http://svc-api:8080',
+      SVC_HOST: '10.0.0.5',
+      SVC_PREVIEW_MODE: 'subdomain',
+      SVC_PREVIEW_HOST: 'previews.example.com',
+    }).allowedHosts,
+    ['svc.internal', 'svc-api', '[fd00::1]', 'svc.example.com', 'previews.example.com'],
+  );
+  t.deepEqual(loadConfig({ SVC_HOST: 'svc.lan' }).allowedHosts, ['svc.lan']);
+  for (const bad of ['https://svc.example.com', 'svc.example.com:8080', 'svc/x', '*.example.com'])
+    t.throws(() => loadConfig({ SVC_ALLOWED_HOSTS: bad }), { message: /SVC_ALLOWED_HOSTS must list host names/ }, bad);
+  t.throws(() => loadConfig({ SVC_PUBLIC_URL: 'svc.example.com' }), { message: /SVC_PUBLIC_URL must be a URL/ });
+});
+
 test('limits and timings reject nonsense', (t) => {
   t.throws(() => loadConfig({ SVC_SANDBOX_MEMORY_MIB: '8' }), { message: /SVC_SANDBOX_MEMORY_MIB/ });
   for (const cpu of ['5', '1.5', 'lots', '64001'])

@@ -199,6 +199,9 @@ test('workers admit run pods on the gateway ports only; the API admits its HTTP 
     `http://${service.metadata!.name}:${service.spec!.ports![0]!.port}`,
   );
   t.like(service.spec!.ports![1], { name: 'preview', targetPort: 'preview' }, 'browsers reach the preview proxy too');
+  // The API answers to the Service's name the callback proxies send as Host (else 421 misdirected_request).
+  const apiHost = new URL(envOf(workerContainer, WORKER_FIELDS).SVC_API_URL!).hostname;
+  t.true(loadConfig(envOf(apiContainer)).allowedHosts.includes(apiHost), apiHost);
 });
 
 test('the worker is root with only the capabilities setpriv, chown and tar of run files need', (t) => {

@@ -1,6 +1,7 @@
-// GET /events/stream and GET /events: a run's transitions arrive in order on concurrent streams;
-// follow=0 closes at once; capacity is enforced and freed on disconnect; shutdown ends streams
-// cleanly; and two API processes on one PostgreSQL both see every transition (LISTEN/NOTIFY).
+// GET /events/stream and GET /events: a run's transitions arrive in order on concurrent streams
+// (pre_reap when finalize begins, or with the end of a run with nothing to reap); follow=0 closes
+// at once; capacity is enforced and freed on disconnect; shutdown ends streams cleanly; and two
+// API processes on one PostgreSQL both see every transition (LISTEN/NOTIFY).
 import test from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -9,6 +10,8 @@ import { join } from 'node:path';
 import { postgresOrSkip } from '../support/env.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { GitHubStandIn } from '../support/github-stand-in.ts';
+import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 
 interface Line {
   runId: string;
@@ -64,9 +67,11 @@ async function openStream(url: string, token: string) {
 
 const transitionsOf = (lines: Line[], runId: string) =>
   lines.filter((line) => line.runId === runId).map((line) => [line.hook, line.state]);
+// A run with no project has nothing to reap: its pre_reap comes with its end, in the state it had.
 const EXPECTED = [
   ['run_dispatched', 'queued'],
   ['run_started', 'running'],
+  ['pre_reap', 'running'],
   ['post_reap', 'succeeded'],
 ];
 
@@ -103,6 +108,54 @@ test.serial(
     t.is((await svc.request('GET', '/events/stream', { token: null })).status, 401);
   },
 );
+
+test.serial(
+  'pre_reap arrives when finalize begins, while the run still runs, before its push and its end',
+  async (t) => {
+    const github = new GitHubStandIn();
+    const forge = new PullRequestsStandIn();
+    await forge.start();
+    t.teardown(() => forge.stop());
+    github.createRepo('acme', 'reaped', { files: { 'src/app.txt': 'one\n' } });
+    const svc = await startTestStack({ env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url } });
+    t.teardown(() => svc.stop());
+    const project = (await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/reaped' } }))
+      .body.project.id;
+    const stream = await openStream(svc.url, svc.token);
+    const prompt = "printf 'two\\n' >> src/app.txt && git commit -qam 'more'";
+    const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id;
+    const lines = await stream.until((seen) => seen.some((line) => line.runId === runId && line.hook === 'post_reap'));
+    stream.close();
+    t.deepEqual(transitionsOf(lines, runId), [
+      ['run_dispatched', 'queued'],
+      ['run_started', 'running'],
+      ['pre_reap', 'running'],
+      ['branch_pushed', null],
+      ['post_reap', 'succeeded'],
+    ]);
+    // Before branch_pushed: written with finalize's first step, not with the run's end.
+    const kinds = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line).kind as string);
+    t.true(kinds.includes('finalize.intent_parked'), kinds.join(', '));
+  },
+);
+
+test.serial('a run cancelled while it runs: pre_reap (running), then post_reap (cancelled)', async (t) => {
+  const svc = await startTestStack();
+  t.teardown(() => svc.stop());
+  const stream = await openStream(svc.url, svc.token);
+  const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', prompt: 'sleep 300' } })).body.run.id;
+  await waitForRunState(svc, runId, ['running']);
+  await svc.request('POST', `/runs/${runId}/cancel`, { body: {} });
+  const lines = await stream.until((seen) => seen.some((line) => line.runId === runId && line.hook === 'post_reap'));
+  stream.close();
+  t.deepEqual(transitionsOf(lines, runId).slice(-2), [
+    ['pre_reap', 'running'],
+    ['post_reap', 'cancelled'],
+  ]);
+});
 
 test.serial('on SQLite, a commit wakes the streams through the write-ahead log, not the poll', async (t) => {
   // The safety poll is ten minutes away: lines that arrive came by the log's watch.

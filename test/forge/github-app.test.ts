@@ -4,7 +4,7 @@
 // installation that activates the App, the operator's removal, and then a run whose clone, push and
 // PR use installation tokens for its one repository and nothing more.
 import test from 'ava';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dataPaths } from '../../platform/config.ts';
@@ -31,8 +31,13 @@ const stacks: TestStack[] = [];
 const NO_PAT = { SVC_GIT_TOKEN: '', GITHUB_TOKEN: '' };
 /** A window for services whose registration pages these tests do not open (no statement reaches it). */
 const unusedWindow = new GitHubAppRegistrationWindow(new OneTimeSecretsRepository(undefined as unknown as ReadModel));
+// The App's manifest names svc's public URL: registration needs one.
+const PUBLIC_URL = { SVC_PUBLIC_URL: 'http://svc.example.test' };
 const stackWith = async (env: Record<string, string>, worker = false) => {
-  const svc = await startTestStack({ worker, env: { SVC_GITHUB_API_URL: forge.url, ...NO_PAT, ...env } });
+  const svc = await startTestStack({
+    worker,
+    env: { SVC_GITHUB_API_URL: forge.url, ...NO_PAT, ...PUBLIC_URL, ...env },
+  });
   stacks.push(svc);
   return svc;
 };
@@ -82,6 +87,38 @@ test('with the gate off, all three routes are 404 not_found', async (t) => {
   const arming = await svc.request('POST', '/github-app/registration');
   t.is(arming.status, 404, 'nothing to arm');
   t.is(arming.body.error.code, 'not_found');
+});
+
+test('without SVC_PUBLIC_URL no registration is armed: the manifest would have no address to name', async (t) => {
+  const svc = await stackWith({ SVC_GITHUB_APP_REGISTRATION: 'on', SVC_PUBLIC_URL: '' });
+  const arming = await svc.request('POST', '/github-app/registration');
+  t.is(arming.status, 409, arming.text);
+  t.is(arming.body.error.code, 'public_url_required');
+  t.regex(arming.body.error.hint, /SVC_PUBLIC_URL/);
+  // No link was armed, so no browser is bound and no form (no manifest) is ever shown.
+  const page = await get(svc, '/github-app/register');
+  t.is(page.status, 403, page.text);
+  t.false(page.text.includes('name="manifest"'));
+
+  // A browser bound while svc had a public URL (the window lives in the data directory), then svc
+  // restarted without one: the page refuses, it does not name the Host it was opened at.
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-app-'));
+  const env = { SVC_GITHUB_API_URL: forge.url, ...NO_PAT, SVC_GITHUB_APP_REGISTRATION: 'on' };
+  const before = await startTestStack({ worker: false, dataDir, env: { ...env, ...PUBLIC_URL } });
+  const { browser } = await operatorBrowser(before);
+  await before.stop();
+  const after = await startTestStack({ worker: false, dataDir, env });
+  t.teardown(async () => {
+    await after.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const refused = await after.request('GET', '/github-app/register', {
+    token: null,
+    headers: { cookie: `svc_github_app=${browser.cookie}`, 'sec-fetch-site': 'same-origin' },
+  });
+  assertHtml(t, refused, 409);
+  t.regex(refused.text, /SVC_PUBLIC_URL/);
+  t.false(refused.text.includes('name="manifest"'));
 });
 
 test('register: a manifest form posting to GitHub with a one-time state; a bad org is a 400 page', async (t) => {

@@ -1,6 +1,6 @@
 // Cancelling a plan-run whose child has ended with its PR open: the child's run workflow has closed
 // and handed the PR over to `<run id>-pr`, which the plan-run's cancel reaches (it stops the PR's loop).
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
 import { startPlanStack, type PlanFixture } from '../support/plan-fixture.ts';
@@ -17,8 +17,8 @@ test.before(async () => {
 });
 test.after.always(() => stop());
 
-test('a plan-run cancelled while its child waits for the merge reaches the PR workflow', async (t) => {
-  const [seed] = fixture.seeds as [string];
+/** A plan-run of one seed whose child has ended with its PR open, and a Temporal client. */
+async function waitingForMerge(t: ExecutionContext, seed: string) {
   const created = await svc.request('POST', '/plan-runs', {
     body: { project, agent: 'shell', issues: [seed], promptTemplate: fixture.template },
   });
@@ -39,6 +39,11 @@ test('a plan-run cancelled while its child waits for the merge reaches the PR wo
     async () => (await client.workflow.getHandle(runId).describe()).status.name === 'COMPLETED',
     "the child's run workflow to close",
   );
+  return { id, runId, client };
+}
+
+test('a plan-run cancelled while its child waits for the merge reaches the PR workflow', async (t) => {
+  const { id, runId, client } = await waitingForMerge(t, fixture.seeds[0]!);
 
   const cancelled = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: { reason: 'not tonight' } });
   t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
@@ -59,4 +64,16 @@ test('a plan-run cancelled while its child waits for the merge reaches the PR wo
   t.deepEqual(signals, ['cancel']);
   t.is((await following.describe()).status.name, 'RUNNING');
   t.like((await svc.request('GET', `/runs/${runId}`)).body.run, { state: 'succeeded', prState: 'open' });
+});
+
+test('a child whose cancel fails is not a cancelled child: cancelledChild is {}', async (t) => {
+  const { id, runId, client } = await waitingForMerge(t, fixture.seeds[1]!);
+  // Neither the run's workflow (closed) nor its PR's (terminated here) can take the cancel.
+  await client.workflow.getHandle(pullRequestWorkflowId(runId)).terminate('gone behind svc');
+  const cancelled = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: {} });
+  t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
+  t.like(cancelled.body, { planRun: { state: 'cancelled' }, alreadyTerminal: false });
+  t.deepEqual(cancelled.body.cancelledChild, {});
+  const kinds = (await runEvents(svc, runId)).map((event) => event.kind);
+  t.true(kinds.includes('plan_run.cancel_child_failed'), kinds.join(', '));
 });

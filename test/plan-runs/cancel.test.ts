@@ -3,6 +3,7 @@ import test from 'ava';
 import { setSwitch, startPlanStack, waitForPlanRunState, type PlanFixture } from '../support/plan-fixture.ts';
 import type { TestStack } from '../support/stack.ts';
 import { waitFor } from '../support/processes.ts';
+import { Client, Connection } from '@temporalio/client';
 
 let fixture: PlanFixture;
 let svc: TestStack;
@@ -51,7 +52,8 @@ test.serial(
     );
     t.is(run.state, 'cancelled');
     const again = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: {} });
-    t.like(again.body, { planRun: { state: 'cancelled' }, cancelledChild: null, alreadyTerminal: true });
+    t.like(again.body, { planRun: { state: 'cancelled' }, alreadyTerminal: true });
+    t.deepEqual(again.body.cancelledChild, {}, 'nothing cancelled is an empty object, not null');
 
     setSwitch(fixture, 'slow', seed, false);
     const resumed = await svc.request('POST', `/plan-runs/${id}/resume`, { body: {} });
@@ -62,3 +64,27 @@ test.serial(
     t.not(done.children[0].runId, running.children[0].runId);
   },
 );
+
+test.serial('a cancel that finds the workflow closed under a running row answers cancelledChild {}', async (t) => {
+  const seed = fixture.github.createSeed('acme', 'cancelled', 'Work whose plan is terminated');
+  fixture.github.pushAll('acme', 'cancelled', 'another slow seed');
+  setSwitch(fixture, 'slow', seed);
+  t.teardown(() => setSwitch(fixture, 'slow', seed, false));
+  const created = await svc.request('POST', '/plan-runs', {
+    body: { project, agent: 'shell', issues: [seed], promptTemplate: fixture.template },
+  });
+  const id = created.body.planRun.id;
+  await waitFor(
+    async () =>
+      (await svc.request('GET', `/plan-runs/${id}`)).body.children[0].state === 'running' ? true : undefined,
+    'the child to run',
+    60_000,
+  );
+  const connection = await Connection.connect({ address: svc.stack.temporalAddress });
+  t.teardown(() => connection.close());
+  await new Client({ connection }).workflow.getHandle(id).terminate('closed behind svc');
+  const cancelled = await svc.request('POST', `/plan-runs/${id}/cancel`, { body: {} });
+  t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
+  t.is(cancelled.body.alreadyTerminal, true);
+  t.deepEqual(cancelled.body.cancelledChild, {});
+});

@@ -18,7 +18,7 @@ const forge = new PullRequestsStandIn();
 
 test.before(async () => {
   await forge.start();
-  // Token auth: with --no-auth the API answers loopback names only (DNS rebinding).
+  // The dashboard is opened under SVC_PREVIEW_HOST, a name the API answers to for that reason (DNS rebinding).
   svc = await startTestStack({
     env: {
       SVC_GIT_TOKEN: 'ghp_test',

@@ -30,7 +30,9 @@ const server = createServer((request, response) => {
     'app=1; Path=/',
     'svc_preview_run_000000000000=forged; Path=/',
     '=svc_preview_x=1',
+    'login=abc; Domain=127.0.0.1; Path=/api; HttpOnly; SameSite=Lax',
   ]);
+  response.setHeader('clear-site-data', '"cookies", "storage"');
   response.end('page: ' + readFileSync('page.txt', 'utf8').trim() + ' at ' + request.url);
 });
 server.on('upgrade', (request, socket) => {
@@ -38,7 +40,8 @@ server.on('upgrade', (request, socket) => {
     .update(request.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11')
     .digest('base64');
   socket.write('HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: ' +
-    'Upgrade\\r\\nSec-WebSocket-Accept: ' + accept + '\\r\\n\\r\\n');
+    'Upgrade\\r\\nSec-WebSocket-Accept: ' + accept + '\\r\\nSet-Cookie: ws=1; Path=/\\r\\n' +
+    'Clear-Site-Data: "*"\\r\\n\\r\\n');
   socket.write(Buffer.from([0x81, 5, ...Buffer.from('hello')]));
   socket.on('data', (data) => socket.write(data));
 });
@@ -141,7 +144,12 @@ test.serial('a run opens its PR, its preview goes live, and only its own cookie 
   const page = await fetchPreview(`/p/${run.id}/some/page?x=1`, `${cookie}; theme=dark`);
   t.is(page.status, 200);
   t.is(await page.text(), 'page: after at /some/page?x=1');
-  t.deepEqual(page.headers.getSetCookie(), ['app=1; Path=/']);
+  // The preview's own cookies kept to its prefix and host, never the dashboard's; nothing cleared.
+  t.deepEqual(page.headers.getSetCookie(), [
+    `app=1; Path=/p/${run.id}`,
+    `login=abc; HttpOnly; SameSite=Lax; Path=/p/${run.id}/api`,
+  ]);
+  t.is(page.headers.get('clear-site-data'), null);
   t.is(await (await fetchPreview(`/p/${run.id}/cookies`, `${cookie}; theme=dark`)).text(), 'cookies: theme=dark');
   t.is((await fetchPreview(`/p/${run.id}`, cookie)).headers.get('location'), `/p/${run.id}/`);
   // A decoy of the cookie's name in front does not lock the browser out; svc's cookies stay svc's.
@@ -154,6 +162,9 @@ test.serial('a run opens its PR, its preview goes live, and only its own cookie 
   const frames = await webSocket(`/p/${run.id}/hmr`, cookie);
   t.regex(frames, /^HTTP\/1\.1 101 Switching Protocols/);
   t.true(frames.includes('hello') && frames.includes('echo me'));
+  const handshake = frames.slice(0, frames.indexOf('\r\n\r\n')).toLowerCase();
+  t.true(handshake.includes(`set-cookie: ws=1; path=/p/${run.id.toLowerCase()}`), handshake);
+  t.false(handshake.includes('clear-site-data'), handshake);
   t.regex(await webSocket(`/p/${run.id}/hmr`, otherCookie), /^HTTP\/1\.1 401/);
 
   // A redirect must stay inside the run's preview.

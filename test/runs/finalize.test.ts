@@ -106,7 +106,7 @@ test.serial(
     const hooks = (await svc.request('GET', '/events?limit=1000')).body.events
       .filter((event: { runId: string }) => event.runId === runId)
       .map((event: { hook: string }) => event.hook);
-    t.deepEqual(hooks, ['run_dispatched', 'run_started', 'branch_pushed', 'post_reap', 'pr_merged']);
+    t.deepEqual(hooks, ['run_dispatched', 'run_started', 'pre_reap', 'branch_pushed', 'post_reap', 'pr_merged']);
   },
 );
 

@@ -1,9 +1,10 @@
 // Attack: a web page the operator visits drives svc through the browser. It cannot send a JSON
 // body cross-origin without a CORS preflight, so svc takes bodies only as application/json; a
-// state-changing request from another Origin is refused in every mode; and with --no-auth a Host
-// that is not loopback (DNS rebinding) is refused outright. Nothing is dispatched by any of it.
+// state-changing request from another Origin is refused in every mode; and a Host svc is not
+// reached at (DNS rebinding) is refused outright (test/security/dns-rebinding.test.ts for the
+// other modes). Nothing is dispatched by any of it.
 import test from 'ava';
-import { request as httpRequest } from 'node:http';
+import { rawRequest } from '../support/raw-request.ts';
 import { startTestStack, type TestStack } from '../support/stack.ts';
 
 let open: TestStack;
@@ -18,35 +19,7 @@ test.after.always(async () => {
 });
 
 /** A raw request, as a browser would shape it: any Host, Origin and Content-Type, or none. */
-function raw(
-  base: string,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<{ status: number; body: any }> {
-  const url = new URL(path, base);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        method,
-        path: url.pathname,
-        headers: { ...headers, ...(body ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
-      },
-      (response) => {
-        let text = '';
-        response.on('data', (chunk) => (text += chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }),
-        );
-      },
-    );
-    request.once('error', reject);
-    request.end(body);
-  });
-}
+const raw = rawRequest;
 
 const dispatch = JSON.stringify({ agent: 'shell', prompt: 'echo pwned' });
 const runCount = async (svc: TestStack) => (await svc.request('GET', '/runs')).body.runs.length as number;
@@ -139,8 +112,8 @@ test.serial('a state-changing request from another origin is refused in every au
   t.is(await runCount(open), 0);
 });
 
-test.serial('with --no-auth, a Host that is not loopback is refused for every request (DNS rebinding)', async (t) => {
-  for (const host of ['evil.example', 'evil.example:8080', '10.0.0.5', '127.0.0.1.evil.example']) {
+test.serial('with --no-auth, a Host svc is not reached at is refused for every request (DNS rebinding)', async (t) => {
+  for (const host of ['evil.example', 'evil.example:8080', 'localhost.evil.example', '127.0.0.1.evil.example']) {
     for (const [method, path] of [
       ['GET', '/runs'],
       ['GET', '/whoami'],
@@ -153,8 +126,8 @@ test.serial('with --no-auth, a Host that is not loopback is refused for every re
         { host, 'content-type': 'application/json' },
         method === 'POST' ? dispatch : undefined,
       );
-      t.is(response.status, 403, `${method} ${path} Host: ${host}`);
-      t.is(response.body.error.code, 'host_forbidden');
+      t.is(response.status, 421, `${method} ${path} Host: ${host}`);
+      t.is(response.body.error.code, 'misdirected_request');
     }
   }
   const port = new URL(open.url).port;
@@ -164,6 +137,6 @@ test.serial('with --no-auth, a Host that is not loopback is refused for every re
   t.is(
     (await raw(tokened.url, 'GET', '/healthz', { host: 'evil.example' })).status,
     200,
-    'with a token, the Host does not matter: the page has no token',
+    'the health check answers any Host: it reveals nothing',
   );
 });

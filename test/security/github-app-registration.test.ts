@@ -25,7 +25,13 @@ test.before(async () => {
   await forge.start();
   svc = await startTestStack({
     worker: false,
-    env: { SVC_GITHUB_API_URL: forge.url, SVC_GIT_TOKEN: PAT, GITHUB_TOKEN: '', SVC_APP_CRED_STORE: 'data-dir' },
+    env: {
+      SVC_GITHUB_API_URL: forge.url,
+      SVC_GIT_TOKEN: PAT,
+      GITHUB_TOKEN: '',
+      SVC_APP_CRED_STORE: 'data-dir',
+      SVC_PUBLIC_URL: 'http://svc.example.test',
+    },
     log: (line) => serveLog.push(line),
   });
 });
@@ -158,7 +164,12 @@ test.serial('a pem that is a path is refused, never read; a stored key that is a
   await hostile.start();
   const other = await startTestStack({
     worker: false,
-    env: { SVC_GITHUB_API_URL: hostile.url, SVC_GIT_TOKEN: PAT, SVC_APP_CRED_STORE: 'data-dir' },
+    env: {
+      SVC_GITHUB_API_URL: hostile.url,
+      SVC_GIT_TOKEN: PAT,
+      SVC_APP_CRED_STORE: 'data-dir',
+      SVC_PUBLIC_URL: 'http://svc.example.test',
+    },
   });
   try {
     const { browser, page } = await operatorBrowser(other);

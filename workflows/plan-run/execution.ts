@@ -130,7 +130,7 @@ export class PlanRunExecution {
     state: 'succeeded' | 'failed' | 'cancelled',
     failureReason: string | null,
     events: PlanEvent[],
-    cancelledChild: PlanRunOutcome['cancelledChild'] = null,
+    cancelledChild: PlanRunOutcome['cancelledChild'] = {},
   ): Promise<PlanRunOutcome> {
     const { plan } = this;
     plan.state = state;
@@ -154,7 +154,7 @@ export class PlanRunExecution {
   async cancel(): Promise<PlanRunOutcome> {
     const { plan, cancelRequest } = this;
     const inFlight = plan.children.find((child) => isInFlightChild(child) && child.runId);
-    let cancelledChild: PlanRunOutcome['cancelledChild'] = null;
+    let cancelledChild: PlanRunOutcome['cancelledChild'] = {};
     const events: PlanEvent[] = [
       {
         key: 'cancelled',

@@ -26,7 +26,8 @@ export class GitHubAppRegisterCommand extends RemoteCommand {
       \`--output json\` prints \`{"link","expiresAt"}\`.
 
       Exit codes: 0 armed, 2 usage, 3 server unreachable, 4 the token is refused, 1 the registration is off (404:
-      SVC_GITHUB_APP_REGISTRATION, public mode, or an App already acts).
+      SVC_GITHUB_APP_REGISTRATION, public mode, or an App already acts) or the server has no SVC_PUBLIC_URL (409:
+      the App's manifest names it).
     `,
     examples: [
       ['A link for your own account', '$0 github-app register'],
@@ -41,7 +42,7 @@ export class GitHubAppRegisterCommand extends RemoteCommand {
 
   protected async run(): Promise<number> {
     const armed = await this.client.request<Registration>('POST', '/github-app/registration');
-    const link = new URL(armed.url ?? `${this.client.settings.baseUrl}${armed.path}`);
+    const link = new URL(armed.url);
     if (this.org) link.searchParams.set('org', this.org);
     if (this.name) link.searchParams.set('name', this.name);
     if (this.output !== 'pretty') {

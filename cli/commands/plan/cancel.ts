@@ -29,9 +29,8 @@ export class PlanCancelCommand extends RemoteCommand {
       this.reason ? { reason: this.reason } : {},
     );
     if (this.output === 'pretty') {
-      const child = result.cancelledChild
-        ? `; cancelled child ${result.cancelledChild.childSeq} (${result.cancelledChild.runId})`
-        : '';
+      const { childSeq, runId } = result.cancelledChild;
+      const child = childSeq !== undefined ? `; cancelled child ${childSeq} (${runId})` : '';
       this.line(
         result.alreadyTerminal
           ? `plan-run ${this.id} had already ended (${result.planRun.state})`
