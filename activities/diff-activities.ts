@@ -18,7 +18,7 @@ import type { ForgeCredentials } from '../platform/forge-credentials.ts';
 import { salvageBundlePath } from '../platform/salvage-store.ts';
 import { diffDocument } from './git/diff-document.ts';
 import { DiffGitError, diffGit, diffGitText, SCRATCH_ATTRIBUTES } from './git/diff-git.ts';
-import { git, gitProbe } from './git/git.ts';
+import { git, gitProbe, type ForgeRemote } from '../platform/host-git.ts';
 import { projectLockFile, withProjectLock } from '../platform/project-lock.ts';
 import { copyWorkspaceCommits, WorkspaceObjectsError } from './git/workspace-objects.ts';
 
@@ -48,10 +48,15 @@ export function createDiffActivities(deps: DiffActivityDeps) {
         return await withProjectLock(projectLockFile(deps.projectsRoot, owner, name), 'shared', async () => {
           const clone = project.localPath;
           await makeScratch(scratch, clone);
-          const token = await deps.forgeCredentials.tokenFor(owner, name);
           const found = request.live
             ? await workspaceHead(deps.dataDir, request.runId, scratch, clone)
-            : await deliveredHead(deps.dataDir, request, scratch, `${project.gitUrl}.git`, token);
+            : await deliveredHead(
+                deps.dataDir,
+                request,
+                scratch,
+                `${project.gitUrl}.git`,
+                await deps.forgeCredentials.gitRemote(owner, name),
+              );
           if (typeof found === 'string') return none(found);
           const baseBranch = request.baseBranch ?? project.defaultBranch;
           const base =
@@ -101,7 +106,7 @@ type Found = { head: string; source: 'workspace' | 'branch' | 'salvage' } | stri
 /** A bare repository of svc's: no template (no sample hooks), the clone's objects borrowed, svc's attributes. */
 async function makeScratch(scratch: string, clone: string): Promise<void> {
   await mkdir(join(scratch, '..'), { recursive: true, mode: 0o700 });
-  await git(['init', '--quiet', '--bare', '--template=', scratch], { isolated: true });
+  await git(['init', '--quiet', '--bare', '--template=', scratch]);
   const objects = resolve(clone, await git(['rev-parse', '--git-path', 'objects'], { cwd: clone }));
   await mkdir(join(scratch, 'objects', 'info'), { recursive: true });
   await writeFile(join(scratch, 'objects', 'info', 'alternates'), `${objects}\n`);
@@ -127,23 +132,14 @@ async function deliveredHead(
   request: RunDiffRequest,
   scratch: string,
   origin: string,
-  token: string | undefined,
+  remote: ForgeRemote,
 ): Promise<Found> {
   const fetch = (source: string, refspecs: string[]) =>
-    gitProbe(
-      [
-        '-c',
-        'core.hooksPath=/dev/null',
-        '-c',
-        'fetch.fsckObjects=true',
-        'fetch',
-        '--quiet',
-        '--no-tags',
-        source,
-        ...refspecs,
-      ],
-      { cwd: scratch, token, timeoutMs: 120_000 },
-    );
+    gitProbe(['-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', source, ...refspecs], {
+      cwd: scratch,
+      remote,
+      timeoutMs: 120_000,
+    });
   const headOf = async () => gitProbe(['rev-parse', '--verify', '--quiet', `${HEAD_REF}^{commit}`], { cwd: scratch });
   if (request.baseBranch) await fetch(origin, [`+refs/heads/${request.baseBranch}:${BASE_REF}`]);
   for (const branch of [request.branch, request.salvageRef]) {

@@ -18,7 +18,7 @@ import {
   type ChangeSummary,
   type DeliveryOutcome,
 } from './git/branch-delivery.ts';
-import { git, gitProbe } from './git/git.ts';
+import { git, gitProbe } from '../platform/host-git.ts';
 import { projectLockFile, withProjectLock } from '../platform/project-lock.ts';
 import {
   readJsonIfExists,
@@ -143,7 +143,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       baseBranch: string;
     }): Promise<DeliveryOutcome> {
       const { project, repo } = await projectOf(projectId);
-      const token = await deps.forgeCredentials.tokenFor(repo.owner, repo.name);
+      const remote = await deps.forgeCredentials.gitRemote(repo.owner, repo.name);
       const outbox = join(dataPaths.sandboxes(deps.dataDir), runId, 'outbox');
       // A finalizer pod sends its outbox back after it posted its result.
       await handedBack(sandboxFiles(join(dataPaths.sandboxes(deps.dataDir), runId, 'finalize')), 'outbox', 60_000);
@@ -160,7 +160,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
             baseBranch,
             bundle,
             dataDir: deps.dataDir,
-            token,
+            remote,
           }),
         );
       } finally {
@@ -183,7 +183,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
     }): Promise<ChangeSummary> {
       const { project, repo } = await projectOf(projectId);
       const outcomeRef = `refs/svc/outcome-facts/${runId}`;
-      const token = await deps.forgeCredentials.tokenFor(repo.owner, repo.name);
+      const remote = await deps.forgeCredentials.gitRemote(repo.owner, repo.name);
       return withProjectLock(projectLockFile(deps.projectsRoot, repo.owner, repo.name), 'exclusive', async () => {
         const cwd = project.localPath;
         await git(
@@ -195,7 +195,7 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
             `+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`,
             `+refs/heads/${branch}:${outcomeRef}`,
           ],
-          { cwd, token },
+          { cwd, remote },
         );
         try {
           const base = `refs/remotes/origin/${baseBranch}`;

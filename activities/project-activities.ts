@@ -63,13 +63,13 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
       defaultBranch: string | null;
     }): Promise<ProjectRecord> {
       const localPath = join(deps.projectsRoot, input.owner, input.name);
-      const token = await deps.forgeCredentials.tokenFor(input.owner, input.name);
+      const remote = await deps.forgeCredentials.gitRemote(input.owner, input.name);
       const facts = await withProjectLock(lockFor(input.owner, input.name), 'exclusive', () =>
         cloneProject({
           cloneUrl: input.cloneUrl,
           localPath,
           defaultBranch: input.defaultBranch,
-          token,
+          remote,
         }),
       ).catch(unavailable);
       const now = new Date().toISOString();
@@ -92,9 +92,9 @@ export function createProjectActivities(deps: ProjectActivityDeps) {
       const project = await loadProject(input.projectId);
       const { owner, name } = ownerAndName(project.localPath);
       const ref = input.ref ?? project.defaultBranch;
-      const token = await deps.forgeCredentials.tokenFor(owner, name);
+      const remote = await deps.forgeCredentials.gitRemote(owner, name);
       const facts = await withProjectLock(lockFor(owner, name), 'exclusive', () =>
-        refreshClone({ localPath: project.localPath, ref, token }),
+        refreshClone({ localPath: project.localPath, ref, remote }),
       ).catch(unavailable);
       const saved = await saveProject(deps.readModel.em(), {
         ...project,

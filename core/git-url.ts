@@ -1,6 +1,9 @@
 // GitHub repository URLs: the forms users paste, normalised to one canonical https form.
 // Pure: no I/O. Rejections carry a hint the API puts in its validation_error.
 
+/** Where GitHub serves its repositories over git: a project's gitUrl starts with it. */
+export const GITHUB_GIT_URL = 'https://github.com/';
+
 export interface GitHubRepo {
   owner: string;
   name: string;

@@ -12,6 +12,7 @@ import { parseSandboxSettings, type SandboxSettings } from './sandbox-settings.t
 import { DEFAULT_DISK_FLOOR, type DiskFloor } from './disk-space.ts';
 import { parseLogLevel, type LogLevelName } from './logger.ts';
 import { asConfigurationError } from './config-error.ts';
+import { GITHUB_GIT_URL } from '../core/git-url.ts';
 
 export interface SvcConfig {
   /** What this instance calls itself (GET /instance, the dashboard's title): SVC_INSTANCE_NAME. */
@@ -46,6 +47,8 @@ export interface SvcConfig {
   apiUrl: string | undefined;
   /** GitHub's REST base URL (GitHub Enterprise, or a local stand-in in tests). */
   githubApiUrl: string;
+  /** Where svc's own git reaches GitHub's repositories, ending in "/": https://github.com/, or a mirror's prefix. */
+  githubGitUrl: string;
   /** The GitHub App svc acts as (installation tokens instead of the PAT), and its registration routes. */
   githubApp: GitHubAppSettings;
   /** The branch prefix of runs whose project does not set runBranchPrefix. */
@@ -147,6 +150,25 @@ function parseGitHubApp(env: NodeJS.ProcessEnv): GitHubAppSettings {
     credentialStore,
     app: appId && privateKey ? { appId, privateKey, installationId } : undefined,
   };
+}
+
+/**
+ * SVC_GITHUB_GIT_URL: the prefix svc's git puts in place of https://github.com/ (a mirror, a proxy,
+ * or a directory of bare repositories). https, http or file only; no credentials: svc sends its own.
+ */
+function parseGitHubGitUrl(text: string | undefined): string {
+  if (!text) return GITHUB_GIT_URL;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`SVC_GITHUB_GIT_URL must be a URL (https://…, http://… or file:///…), not "${text}"`);
+  }
+  if (!['https:', 'http:', 'file:'].includes(url.protocol))
+    throw new Error(`SVC_GITHUB_GIT_URL must be an https, http or file URL, not ${url.protocol}`);
+  if (url.username || url.password || url.search || url.hash)
+    throw new Error('SVC_GITHUB_GIT_URL takes no credentials, query or fragment: svc sends its own token');
+  return url.href.endsWith('/') ? url.href : `${url.href}/`;
 }
 
 function portFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -265,6 +287,7 @@ function readConfig(env: NodeJS.ProcessEnv): SvcConfig {
     githubToken: env.SVC_GIT_TOKEN || env.GITHUB_TOKEN || undefined,
     apiUrl: env.SVC_API_URL || undefined,
     githubApiUrl: (env.SVC_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+    githubGitUrl: parseGitHubGitUrl(env.SVC_GITHUB_GIT_URL),
     githubApp: parseGitHubApp(env),
     workflowBundlePath: env.SVC_WORKFLOW_BUNDLE || undefined,
     temporalMetricsAddress: env.SVC_TEMPORAL_METRICS_ADDRESS || undefined,

@@ -7,8 +7,10 @@ import { statSync } from 'node:fs';
 import type { createAppAuth } from '@octokit/auth-app';
 import type { Octokit } from '@octokit/rest';
 import type { ForgeIdentity } from '../core/forge-identity.ts';
+import { GITHUB_GIT_URL } from '../core/git-url.ts';
 import { dataPaths, type GitHubAppSettings, type SvcConfig } from './config.ts';
 import { loadPrivateKey, readStoredGitHubApp, type GitHubAppCredentials } from './github-app.ts';
+import type { ForgeRemote } from './host-git.ts';
 
 /** What svc itself does on a run's repository: clone and fetch, push the branch, open and follow its PR. */
 export const RUN_PERMISSIONS: Record<string, string> = {
@@ -41,6 +43,8 @@ export async function githubApi(apiUrl: string): Promise<Octokit> {
 
 export interface ForgeCredentialSettings {
   apiUrl: string;
+  /** Where svc's git reaches GitHub's repositories (SVC_GITHUB_GIT_URL); GITHUB_GIT_URL when unset. */
+  gitUrl?: string;
   /** The operator's token (SVC_GIT_TOKEN / GITHUB_TOKEN), used while no App is installed. */
   pat: string | undefined;
   /** An App configured in the environment (it wins over one stored in the data directory). */
@@ -75,9 +79,12 @@ export class ForgeCredentials {
     return this.#github;
   }
 
-  static fromConfig(config: Pick<SvcConfig, 'githubApiUrl' | 'githubToken' | 'githubApp' | 'dataDir'>) {
+  static fromConfig(
+    config: Pick<SvcConfig, 'githubApiUrl' | 'githubGitUrl' | 'githubToken' | 'githubApp' | 'dataDir'>,
+  ) {
     return new ForgeCredentials({
       apiUrl: config.githubApiUrl,
+      gitUrl: config.githubGitUrl,
       pat: config.githubToken,
       app: config.githubApp.app,
       dataDir: config.dataDir,
@@ -147,6 +154,11 @@ export class ForgeCredentials {
     const app = this.activeApp();
     if (!app) return this.#settings.pat;
     return (await this.#installationToken(app, owner, name, RUN_PERMISSIONS)) ?? undefined;
+  }
+
+  /** Where svc's git reaches owner/name, with tokenFor's token: what a git command that reaches the forge takes. */
+  async gitRemote(owner: string, name: string): Promise<ForgeRemote> {
+    return { url: this.#settings.gitUrl ?? GITHUB_GIT_URL, token: await this.tokenFor(owner, name) };
   }
 
   /**

@@ -1,7 +1,9 @@
 // Lint rules that guard the architecture: every import follows the layers of docs/architecture.md
-// (svc/layers, from scripts/layers.ts), and workflow code stays deterministic: files under
+// (svc/layers, from scripts/layers.ts), git on the host starts only in platform/host-git.ts
+// (svc/host-git, scripts/host-git-rule.ts), and workflow code stays deterministic: files under
 // workflows/ import no library but @temporalio/workflow.
 import tseslint from 'typescript-eslint';
+import { hostGitPlugin } from './host-git-rule.ts';
 import { layersPlugin } from './layers.ts';
 
 const NON_DETERMINISTIC = [
@@ -76,8 +78,8 @@ export default tseslint.config(
     // Production code imports along the layers; tests may import anything.
     files: ['**/*.ts', '**/*.tsx'],
     ignores: ['test/**'],
-    plugins: { svc: layersPlugin },
-    rules: { 'svc/layers': 'error' },
+    plugins: { svc: { rules: { ...layersPlugin.rules, ...hostGitPlugin.rules } } },
+    rules: { 'svc/layers': 'error', 'svc/host-git': 'error' },
   },
   {
     // Type-aware: a promise nobody awaits or handles loses its failure (an unhandled rejection,

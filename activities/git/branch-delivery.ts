@@ -7,7 +7,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { git, GitError } from './git.ts';
+import { git, GitError, type ForgeRemote } from '../../platform/host-git.ts';
 import { keepSalvageBundle } from '../../platform/salvage-store.ts';
 
 export interface ChangeSummary {
@@ -93,7 +93,8 @@ export interface DeliveryRequest {
   bundle: string;
   /** svc's data directory: a bundle that could not be pushed is kept in its salvage store. */
   dataDir: string;
-  token: string | undefined;
+  /** Where the project's forge is, and svc's token for it. */
+  remote: ForgeRemote;
 }
 
 function message(error: unknown): string {
@@ -110,11 +111,11 @@ const RUN_REF = 'refs/svc/run';
  * workspace is cut from: one run's work (or a secret the forge refused) never reaches another run.
  */
 export async function deliverBranch(request: DeliveryRequest): Promise<DeliveryOutcome> {
-  const { clone, scratch, token } = request;
+  const { clone, scratch, remote } = request;
   const base = `refs/remotes/origin/${request.baseBranch}`;
   await git(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${request.baseBranch}:${base}`], {
     cwd: clone,
-    token,
+    remote,
   });
   const baseCommit = await git(['rev-parse', '--verify', `${base}^{commit}`], { cwd: clone });
   const origin = await git(['remote', 'get-url', 'origin'], { cwd: clone });
@@ -137,18 +138,7 @@ export async function deliverBranch(request: DeliveryRequest): Promise<DeliveryO
       };
     }
     const push = (target: string) =>
-      git(
-        [
-          '-c',
-          'core.hooksPath=/dev/null',
-          'push',
-          '--porcelain',
-          '--no-verify',
-          origin,
-          `${RUN_REF}:refs/heads/${target}`,
-        ],
-        { cwd: scratch, token },
-      );
+      git(['push', '--porcelain', '--no-verify', origin, `${RUN_REF}:refs/heads/${target}`], { cwd: scratch, remote });
     try {
       // --porcelain: git's own verdict goes to stdout, so the error is what the remote said.
       await push(request.branch);

@@ -1,8 +1,10 @@
 // The project clone: made once at registration, refreshed on demand, removed on delete. Every
-// operation holds the project's lock, so a refresh never races a run cutting its workspace.
+// operation holds the project's lock, so a refresh never races a run cutting its workspace. Its
+// content is the repository's, so nothing in it is obeyed: svc's host git (platform/host-git.ts),
+// and every filter unset before anything is checked out.
 import { existsSync, realpathSync, renameSync, rmSync, mkdirSync } from 'node:fs';
 import { dirname, join, relative, isAbsolute } from 'node:path';
-import { git, gitProbe } from './git.ts';
+import { git, gitProbe, shieldFilters, type ForgeRemote } from '../../platform/host-git.ts';
 
 export class ProjectCloneError extends Error {}
 /** The ref asked for is neither a branch of the remote nor a commit of the clone: the caller's mistake. */
@@ -15,11 +17,11 @@ export interface CloneFacts {
   hasSeeds: boolean;
 }
 
-async function detectDefaultBranch(localPath: string, token: string | undefined): Promise<string | undefined> {
+async function detectDefaultBranch(localPath: string, remote: ForgeRemote): Promise<string | undefined> {
   const read = () => gitProbe(['symbolic-ref', '--short', 'refs/remotes/origin/HEAD'], { cwd: localPath });
   let head = await read();
   if (!head) {
-    await gitProbe(['remote', 'set-head', 'origin', '--auto'], { cwd: localPath, token });
+    await gitProbe(['remote', 'set-head', 'origin', '--auto'], { cwd: localPath, remote });
     head = await read();
   }
   return head?.replace(/^origin\//, '');
@@ -29,7 +31,7 @@ export async function cloneProject(input: {
   cloneUrl: string;
   localPath: string;
   defaultBranch: string | null;
-  token: string | undefined;
+  remote: ForgeRemote;
 }): Promise<CloneFacts> {
   const { localPath } = input;
   if (existsSync(localPath)) throw new ProjectCloneError(`the clone directory ${localPath} already exists`);
@@ -37,21 +39,22 @@ export async function cloneProject(input: {
   const partial = `${localPath}.partial`;
   rmSync(partial, { recursive: true, force: true });
   try {
-    await git(['clone', '--quiet', '--no-tags', input.cloneUrl, partial], { token: input.token });
-    const detected = await detectDefaultBranch(partial, input.token);
+    // Checked out only once the filters are shielded.
+    await git(['clone', '--quiet', '--no-tags', '--no-checkout', input.cloneUrl, partial], { remote: input.remote });
+    shieldFilters(join(partial, '.git'));
+    const detected = await detectDefaultBranch(partial, input.remote);
     const defaultBranch = input.defaultBranch ?? detected;
     if (!defaultBranch)
       throw new ProjectCloneError('could not detect the default branch (origin/HEAD); pass defaultBranch');
-    if (defaultBranch !== detected) {
-      if (
-        !(await gitProbe(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${defaultBranch}`], {
-          cwd: partial,
-        }))
-      ) {
-        throw new ProjectCloneError(`branch "${defaultBranch}" does not exist in ${input.cloneUrl}`);
-      }
-      await git(['checkout', '--quiet', '--force', '-B', defaultBranch, `origin/${defaultBranch}`], { cwd: partial });
+    if (
+      defaultBranch !== detected &&
+      !(await gitProbe(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${defaultBranch}`], {
+        cwd: partial,
+      }))
+    ) {
+      throw new ProjectCloneError(`branch "${defaultBranch}" does not exist in ${input.cloneUrl}`);
     }
+    await git(['checkout', '--quiet', '--force', '-B', defaultBranch, `origin/${defaultBranch}`], { cwd: partial });
     renameSync(partial, localPath);
     return {
       localPath,
@@ -69,12 +72,14 @@ export async function cloneProject(input: {
 export async function refreshClone(input: {
   localPath: string;
   ref: string;
-  token: string | undefined;
+  remote: ForgeRemote;
 }): Promise<{ headSha: string; hasSeeds: boolean }> {
   const { localPath, ref } = input;
   if (!existsSync(join(localPath, '.git'))) throw new ProjectCloneError(`the clone at ${localPath} is missing`);
   try {
-    await git(['fetch', '--quiet', '--prune', '--no-tags', 'origin'], { cwd: localPath, token: input.token });
+    // A clone made before the shield existed gets it here, before its next checkout.
+    shieldFilters(join(localPath, '.git'));
+    await git(['fetch', '--quiet', '--prune', '--no-tags', 'origin'], { cwd: localPath, remote: input.remote });
     const remoteRef = `refs/remotes/origin/${ref}`;
     if (await gitProbe(['rev-parse', '--verify', '--quiet', remoteRef], { cwd: localPath })) {
       await git(['checkout', '--quiet', '--force', '-B', ref, `origin/${ref}`], { cwd: localPath });

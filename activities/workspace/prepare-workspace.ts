@@ -9,7 +9,7 @@ import { ProjectEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import type { ForgeCredentials } from '../../platform/forge-credentials.ts';
 import type { SandboxSettings } from '../../platform/sandbox-settings.ts';
-import { git, gitProbe } from '../git/git.ts';
+import { dropFilterShield, git, gitProbe, shieldFilters } from '../../platform/host-git.ts';
 import { projectLockFile, withProjectLock } from '../../platform/project-lock.ts';
 import { sandboxHostId } from '../../sandbox/index.ts';
 
@@ -74,6 +74,8 @@ export async function prepareRunWorkspace(
       cwd: partial,
     });
   });
+  // The content checked out (the base's, or the parent run's, an agent's) names filters svc never runs.
+  shieldFilters(join(partial, '.git'));
   if (input.continueFromBranch) {
     // A continuation starts from the parent's pushed work, fetched from the forge (and a rebase
     // round from the base as the forge has it now, not as the project clone last saw it).
@@ -86,7 +88,7 @@ export async function prepareRunWorkspace(
         `+refs/heads/${input.continueFromBranch}:refs/remotes/parent/head`,
         ...(input.mergeBase ? [`+refs/heads/${baseBranch}:refs/remotes/origin/${baseBranch}`] : []),
       ],
-      { cwd: partial, token: await deps.forgeCredentials.tokenFor(owner, name) },
+      { cwd: partial, remote: await deps.forgeCredentials.gitRemote(owner, name) },
     );
   }
   const start = input.continueFromBranch
@@ -105,7 +107,9 @@ export async function prepareRunWorkspace(
   await git(['config', 'user.name', 'svc agent'], { cwd: partial });
   await git(['config', 'user.email', `${runId}@svc.invalid`], { cwd: partial });
   if (input.mergeBase && input.continueFromBranch) await startBaseMerge(partial, baseBranch);
-  // From here on the workspace is the agent's: svc never runs git in it again.
+  // From here on the workspace is the agent's: svc never runs git in it again, and its own git
+  // (in the sandbox) takes the repository's attributes as they are.
+  dropFilterShield(join(partial, '.git'));
   await handOver(partial, hostId);
   renameSync(partial, workspacePath);
   return { workspacePath, kind: 'clone' as const };
@@ -118,14 +122,9 @@ export async function prepareRunWorkspace(
  */
 async function startBaseMerge(workspace: string, baseBranch: string): Promise<void> {
   const merged =
-    (await gitProbe(
-      ['-c', 'core.hooksPath=/dev/null', 'merge', '--no-edit', '--no-ff', `refs/remotes/origin/${baseBranch}`],
-      { cwd: workspace, isolated: true },
-    )) !== undefined;
-  if (
-    !merged &&
-    !(await gitProbe(['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { cwd: workspace, isolated: true }))
-  )
+    (await gitProbe(['merge', '--no-edit', '--no-ff', `refs/remotes/origin/${baseBranch}`], { cwd: workspace })) !==
+    undefined;
+  if (!merged && !(await gitProbe(['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'], { cwd: workspace })))
     throw ApplicationFailure.nonRetryable(`the base ${baseBranch} could not be merged in`, 'workspace_unavailable');
 }
 

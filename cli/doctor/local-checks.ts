@@ -2,7 +2,6 @@
 // environment `svc serve` reads (platform/config.ts) and with the same code paths it uses (the
 // ORM's init, the bubblewrap probe, the Temporal CLI lookup). Nothing here writes to the database
 // or the data directory, except a probe file that is removed at once.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,6 +11,7 @@ import { ProjectsRepository } from '../../db/repositories/projects.repository.ts
 import { redactUrl } from '../../db/sqlite-to-postgres.ts';
 import { AgentCatalog } from '../../platform/agent-catalog.ts';
 import { dataPaths, loadConfig, type SvcConfig } from '../../platform/config.ts';
+import { accountGitConfig, gitVersion } from '../../platform/host-git.ts';
 import { loadSvcConfigFrom } from '../../platform/svc-config-files.ts';
 import { agentChecks } from './agent-checks.ts';
 import { diskChecks } from './disk-checks.ts';
@@ -134,21 +134,13 @@ function agentsCheck(agentsFile: string | undefined): Finding {
 }
 
 function* gitChecks(): Generator<Finding> {
-  const git = (args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: 'pipe', timeout: 5000 }).trim();
   try {
-    yield { name: 'git', level: 'ok', detail: git(['--version']) };
+    yield { name: 'git', level: 'ok', detail: gitVersion() };
   } catch {
     yield { name: 'git', level: 'fail', message: 'git is not installed', hint: 'svc clones and pushes with git' };
     return;
   }
-  const read = (key: string) => {
-    try {
-      return git(['config', '--get', key]);
-    } catch {
-      return '';
-    }
-  };
-  const [user, email] = [read('user.name'), read('user.email')];
+  const [user, email] = [accountGitConfig('user.name'), accountGitConfig('user.email')];
   // A warning only: svc never commits on the host; every run's workspace sets its own identity.
   yield user && email
     ? { name: 'git_identity', level: 'ok', detail: `${user} <${email}> (runs commit with their own)` }

@@ -104,3 +104,19 @@ test("a project's CPU limit: the operator's is its default and its ceiling", (t)
   t.is(sandboxCpuLimit(2000, loadConfig({}).sandbox), 2000, 'without an operator limit, the project says');
   t.is(sandboxCpuLimit(null, loadConfig({}).sandbox), null);
 });
+
+test("SVC_GITHUB_GIT_URL: where svc's git reaches GitHub, a URL without credentials", (t) => {
+  t.is(loadConfig({}).githubGitUrl, 'https://github.com/');
+  t.is(
+    loadConfig({ SVC_GITHUB_GIT_URL: 'https://mirror.example/github' }).githubGitUrl,
+    'https://mirror.example/github/',
+  );
+  t.is(loadConfig({ SVC_GITHUB_GIT_URL: 'file:///srv/repos/' }).githubGitUrl, 'file:///srv/repos/');
+  for (const bad of [
+    'mirror.example',
+    'ssh://git@mirror.example/',
+    'ext::sh -c evil',
+    'https://user:pw@mirror.example/',
+  ])
+    t.throws(() => loadConfig({ SVC_GITHUB_GIT_URL: bad }), { message: /SVC_GITHUB_GIT_URL/ });
+});

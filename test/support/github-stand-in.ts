@@ -1,13 +1,23 @@
-// GitHub, stood in locally: bare repositories under one directory, and a git config (set as
-// GIT_CONFIG_GLOBAL for this test process and its children) whose url.insteadOf rewrites
-// https://github.com/ to them. The production code clones "https://github.com/owner/name.git" and
-// pushes a run's work from its own side (sandboxes hand their commits over as bundles).
+// GitHub, stood in locally: bare repositories under one directory per test process, which svc's
+// git reaches through SVC_GITHUB_GIT_URL (set here for this process and its children: svc reads no
+// git config of the machine's or the account's), and a git config (GIT_CONFIG_GLOBAL) whose
+// url.insteadOf points the tests' own git at them too. The production code clones
+// "https://github.com/owner/name.git" and pushes a run's work from its own side (sandboxes hand
+// their commits over as bundles).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 const SD_BIN = resolve('node_modules/.bin');
+
+/**
+ * One directory of bare repositories for the whole process: a stack started before a stand-in is
+ * made still reaches its repositories. A repository made again replaces the earlier one.
+ */
+const REPOS = join(mkdtempSync(join(tmpdir(), 'svc-github-')), 'repos');
+mkdirSync(REPOS, { recursive: true });
+process.env.SVC_GITHUB_GIT_URL = `file://${REPOS}/`;
 
 export class GitHubStandIn {
   readonly root: string;
@@ -16,9 +26,8 @@ export class GitHubStandIn {
 
   constructor() {
     const base = mkdtempSync(join(tmpdir(), 'svc-github-'));
-    this.root = join(base, 'repos');
+    this.root = REPOS;
     this.#work = join(base, 'work');
-    mkdirSync(this.root, { recursive: true });
     this.gitConfig = join(base, 'gitconfig');
     writeFileSync(
       this.gitConfig,
@@ -38,8 +47,10 @@ export class GitHubStandIn {
     process.env.GIT_CONFIG_NOSYSTEM = '1';
   }
 
+  /** The forge's own git: its config, whatever this process's GIT_CONFIG_GLOBAL says meanwhile. */
   git(cwd: string, ...args: string[]): string {
-    return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env } }).trim();
+    const env = { ...process.env, GIT_CONFIG_GLOBAL: this.gitConfig, GIT_CONFIG_NOSYSTEM: '1' };
+    return execFileSync('git', args, { cwd, encoding: 'utf8', env }).trim();
   }
 
   /** A working copy of owner/name, pushing to its bare repository. */
@@ -54,6 +65,7 @@ export class GitHubStandIn {
   ): string {
     const bare = join(this.root, owner, `${name}.git`);
     const branch = options.defaultBranch ?? 'main';
+    rmSync(bare, { recursive: true, force: true });
     mkdirSync(dirname(bare), { recursive: true });
     this.git(dirname(bare), 'init', '--quiet', '--bare', `--initial-branch=${branch}`, bare);
     const work = this.workdir(owner, name);
