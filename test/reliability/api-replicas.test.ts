@@ -67,6 +67,8 @@ test.before(async () => {
     env: {
       SVC_API_TOKEN: TOKEN,
       SVC_API_URL: balancer.url,
+      // What users open: the balancer (the GitHub App's manifest names it).
+      SVC_PUBLIC_URL: balancer.url,
       SVC_GIT_TOKEN: 'ghp_test',
       SVC_GITHUB_API_URL: forge.url,
       SVC_APP_CRED_STORE: 'data-dir',
@@ -133,7 +135,7 @@ test.serial('a sign-in link made on one replica opens on the other, once across 
   const login = await svcCli(['login', '--url', a.url], { SVC_API_TOKEN: TOKEN, SVC_CLIENT_CONFIG: config });
   t.is(login.code, 0, login.stderr);
   const link = new URL(/^sign in a browser \(open once, within 10 minutes\): (\S+)$/m.exec(login.stdout)![1]!);
-  t.is(link.origin, a.url, 'armed by replica A');
+  t.is(link.origin, world.balancer.url, 'replica A made it, naming the public URL');
   const opened = await b.request('GET', `/setup${link.search}`, { token: null });
   t.is(opened.status, 200, 'opened on replica B');
   t.true(opened.text.includes(`localStorage.setItem('svc.apiToken', ${JSON.stringify(TOKEN)})`));
