@@ -34,7 +34,12 @@ export interface Sample {
   atSeconds: number;
   /** PSS, MiB: the API, the worker (with its shared supervisor), Temporal, PostgreSQL (every backend). */
   memory: Record<'api' | 'worker' | 'temporal' | 'postgres', number>;
-  diskMiB: number;
+  /**
+   * Disk, MiB: svc's data directory (workspaces, sandboxes, salvage…) and the read model's tables
+   * (PostgreSQL's files but its write-ahead log), judged; Temporal's files and PostgreSQL's WAL,
+   * reported (Temporal keeps closed workflows at least a day; the WAL is recycled at max_wal_size).
+   */
+  disk: Record<'svcData' | 'readModel' | 'temporal' | 'postgresWal', number>;
   dispatched: number;
 }
 
@@ -44,6 +49,8 @@ export interface SoakReport {
   wrong: string[];
   samples: Sample[];
   flat: Record<string, { early: number; late: number; change: number; flat: boolean }>;
+  /** Reported, not judged: Temporal's files and PostgreSQL's WAL, first and last sample. */
+  reported: Record<'temporalMiB' | 'postgresWalMiB', { first: number; last: number }>;
   seconds: number;
 }
 
@@ -92,9 +99,10 @@ function supervisors(topology: Topology): number[] {
   }
 }
 
-const diskMiB = (paths: string[]) =>
+/** What `paths` hold on disk, MiB, without the entries named `exclude` (du's own patterns). */
+const diskMiB = (paths: string[], exclude: string[] = []) =>
   Number(
-    execFileSync('du', ['-sk', '--total', ...paths])
+    execFileSync('du', ['-sk', '--total', ...exclude.map((pattern) => `--exclude=${pattern}`), ...paths])
       .toString()
       .trim()
       .split('\n')
@@ -164,13 +172,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           temporal: Math.round(pssMiB(tree(topology.temporal().pid))),
           postgres: Math.round(pssMiB(tree(postmasterPid(topology)))),
         },
-        diskMiB: Math.round(diskMiB([topology.dir, topology.postgres.dataDir])),
+        disk: {
+          svcData: Math.round(diskMiB([join(topology.dir, 'data')])),
+          readModel: Math.round(diskMiB([topology.postgres.dataDir], ['pg_wal'])),
+          temporal: Math.round(diskMiB([topology.dir], [join(topology.dir, 'data')])),
+          postgresWal: Math.round(diskMiB([join(topology.postgres.dataDir, 'pg_wal')])),
+        },
         dispatched: runs.size,
       });
       const last = samples.at(-1)!;
       options.log(
         `soak: ${last.atSeconds} s, ${last.dispatched} runs, ` +
-          `${JSON.stringify(last.memory)} MiB, disk ${last.diskMiB} MiB`,
+          `memory ${JSON.stringify(last.memory)} MiB, disk ${JSON.stringify(last.disk)} MiB`,
       );
     };
     sample();
@@ -216,7 +229,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     clearInterval(sampler);
     sample();
     const series: Record<string, number[]> = {
-      diskMiB: samples.map((each) => each.diskMiB),
+      svcDataMiB: samples.map((each) => each.disk.svcData),
+      readModelMiB: samples.map((each) => each.disk.readModel),
       ...Object.fromEntries(
         (['api', 'worker', 'temporal', 'postgres'] as const).map((name) => [
           `${name}MiB`,
@@ -225,7 +239,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ),
     };
     const flat = Object.fromEntries(Object.entries(series).map(([name, values]) => [name, flatness(values)]));
-    return { runs: runs.size, ended, wrong, samples, flat, seconds: Math.round((Date.now() - started) / 1000) };
+    const reported = {
+      temporalMiB: { first: samples[0]!.disk.temporal, last: samples.at(-1)!.disk.temporal },
+      postgresWalMiB: { first: samples[0]!.disk.postgresWal, last: samples.at(-1)!.disk.postgresWal },
+    };
+    const seconds = Math.round((Date.now() - started) / 1000);
+    return { runs: runs.size, ended, wrong, samples, flat, reported, seconds };
   } finally {
     await topology.stop();
   }
