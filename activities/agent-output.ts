@@ -1,6 +1,6 @@
 // The agent's output into its run's event log: what the supervising activity does at each look at
 // the sandbox, and once more, read by read, after the agent has ended.
-import { heartbeat } from '@temporalio/activity';
+import { Context, heartbeat } from '@temporalio/activity';
 import type { ReadModel } from '../db/orm.ts';
 import { secondsBetween, svcMetrics } from '../platform/metrics.ts';
 import { appendRunEvents, type RunEventInput } from './read-model/run-projection.ts';
@@ -13,6 +13,13 @@ import { readSandboxEvents, type SupervisionProgress } from './output-ingest.ts'
  * and its supervisor are gone, but a writer svc does not know of must not keep the loop going.
  */
 const FINAL_READS_MAX = 1024;
+
+/**
+ * Events one transaction writes. A read of a chatty agent's output can be 100k short lines; as one
+ * transaction it held the run's row for as long as the worker took to write them all, and went by
+ * without a heartbeat, so Temporal started the supervising activity again beside the first.
+ */
+const EVENTS_PER_WRITE = 2000;
 
 export function createOutputIngest(
   readModel: ReadModel,
@@ -44,10 +51,19 @@ export function createOutputIngest(
       const before = JSON.stringify(progress.offsets);
       if (read > 0) heartbeat(progress);
       const dropped = progress.droppedLines ?? 0;
+      // What a retry would resume from while this read's events are only partly written.
+      const resume = structuredClone(progress);
       const events = readSandboxEvents(sandboxFiles(sandboxDir(runId)), adapter, progress, final, outputMaxBytes);
       if ((progress.droppedLines ?? 0) > dropped)
         svcMetrics.outputLinesDropped.inc((progress.droppedLines ?? 0) - dropped);
-      if (events.length) await appendRunEvents(readModel.em(), runId, events);
+      for (let start = 0; start < events.length; start += EVENTS_PER_WRITE) {
+        if (start > 0) {
+          // An attempt Temporal has given up on (its heartbeat timed out) stops here: its retry goes on.
+          Context.current().cancellationSignal.throwIfAborted();
+          heartbeat(resume);
+        }
+        await appendRunEvents(readModel.em(), runId, events.slice(start, start + EVENTS_PER_WRITE));
+      }
       observeFirstOutput(runId, events, progress);
       if (!final || JSON.stringify(progress.offsets) === before || read + 1 >= FINAL_READS_MAX) return;
     }
