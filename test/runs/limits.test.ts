@@ -157,10 +157,11 @@ test("without SVC_SANDBOX_MEMORY_MIB an agent's sandbox has the default limit; o
 test('an agent whose workspace outgrows its limit is stopped and the run fails workspace_too_large', async (t) => {
   const svc = await startTestStack({ env: { SVC_RUN_WORKSPACE_MAX_MIB: '5' } });
   t.teardown(() => svc.stop());
-  // 20 MiB that cannot be compressed, then a minute it never gets.
+  // 20 MiB that cannot be compressed, then a minute it never gets. The guard may stop the agent
+  // while the file is still being written, so only the line printed before it is sure to be there.
   const hog = (
     await svc.request('POST', '/runs', {
-      body: { agent: 'shell', prompt: 'head -c 20971520 /dev/urandom > big; echo written; sleep 60; echo finished' },
+      body: { agent: 'shell', prompt: 'echo writing; head -c 20971520 /dev/urandom > big; sleep 60; echo finished' },
     })
   ).body.run;
   const run = await waitForRunState(svc, hog.id, undefined, 60_000);
@@ -173,7 +174,7 @@ test('an agent whose workspace outgrows its limit is stopped and the run fails w
     events.find((event) => event.kind === 'state_change' && event.payload.type === 'result'),
     { payload: { state: 'failed', failureReason: 'workspace_too_large', maxMiB: 5 } },
   );
-  t.true(events.some((event) => event.kind === 'log.stdout' && event.payload.text === 'written'));
+  t.true(events.some((event) => event.kind === 'log.stdout' && event.payload.text === 'writing'));
   t.false(
     events.some((event) => event.kind === 'log.stdout' && event.payload.text === 'finished'),
     'the agent was stopped mid-sleep',
