@@ -13,6 +13,7 @@ export {
   imageRefusal,
   sandboxHostId,
   UNSANDBOXED_WARNING,
+  workspaceSharesObjects,
 } from './host/isolation.ts';
 export { createMemoryCgroup, type MemoryLimitOutcome } from './host/memory-cgroup.ts';
 export { engineFacts } from './backends/container/engine-facts.ts';

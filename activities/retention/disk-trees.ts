@@ -10,10 +10,15 @@ const MEASURE_MAX_ENTRIES = 1_000_000;
 /** Bytes a file takes on disk: its allocated blocks (a sparse file counts what it holds). */
 const onDisk = (stats: Stats) => stats.blocks * 512;
 
-/** The bytes `path` takes on disk, its tree included; links count as themselves. 0 when it is gone. */
+/**
+ * The bytes removing `path` gives back, its tree included; links count as themselves, and a file with
+ * hard links elsewhere (a workspace's objects shared with its project clone) counts only once all its
+ * links are in the tree. 0 when it is gone.
+ */
 export function treeBytes(path: string): number {
   let total = 0;
   let seen = 0;
+  const linksSeen = new Map<string, number>();
   const pending = [path];
   while (pending.length && seen < MEASURE_MAX_ENTRIES) {
     const current = pending.pop()!;
@@ -24,6 +29,13 @@ export function treeBytes(path: string): number {
       continue;
     }
     seen++;
+    if (stats.isFile() && stats.nlink > 1) {
+      const inode = `${stats.dev}:${stats.ino}`;
+      const links = (linksSeen.get(inode) ?? 0) + 1;
+      linksSeen.set(inode, links);
+      if (links === stats.nlink) total += onDisk(stats);
+      continue;
+    }
     total += onDisk(stats);
     if (!stats.isDirectory()) continue;
     try {

@@ -11,7 +11,7 @@ import type { ForgeCredentials } from '../../platform/forge-credentials.ts';
 import type { SandboxSettings } from '../../platform/sandbox-settings.ts';
 import { dropFilterShield, git, gitProbe, shieldFilters } from '../../platform/host-git.ts';
 import { projectLockFile, withProjectLock } from '../../platform/project-lock.ts';
-import { sandboxHostId } from '../../sandbox/index.ts';
+import { sandboxHostId, workspaceSharesObjects } from '../../sandbox/index.ts';
 
 export interface WorkspaceDeps {
   readModel: ReadModel;
@@ -68,8 +68,11 @@ export async function prepareRunWorkspace(
   rmSync(partial, { recursive: true, force: true });
   const [owner, name] = source.split('/').slice(-2) as [string, string];
   const baseBranch = input.baseBranch ?? project.defaultBranch;
+  // Hard links: the run costs its working tree, not the repository's history (git copies instead
+  // where the two are on different filesystems).
+  const shareObjects = workspaceSharesObjects(runId, deps.sandbox);
   await withProjectLock(projectLockFile(deps.projectsRoot, owner, name), 'shared', async () => {
-    await git(['clone', '--quiet', '--no-hardlinks', '--no-checkout', source, partial]);
+    await git(['clone', '--quiet', ...(shareObjects ? [] : ['--no-hardlinks']), '--no-checkout', source, partial]);
     await git(['fetch', '--quiet', '--no-tags', source, '+refs/remotes/origin/*:refs/remotes/origin/*'], {
       cwd: partial,
     });
@@ -128,11 +131,19 @@ async function startBaseMerge(workspace: string, baseBranch: string): Promise<vo
     throw ApplicationFailure.nonRetryable(`the base ${baseBranch} could not be merged in`, 'workspace_unavailable');
 }
 
-/** Gives a workspace to its sandbox's host uid (svc is root), before the agent ever sees it. */
+/**
+ * Gives a workspace to its sandbox's host uid (svc is root), before the agent ever sees it: all but
+ * the files of its object store, which may be the project clone's own (hard links). Those stay
+ * root's, made 0444 (svc's umask leaves them 0400): the agent's git reads them and adds objects
+ * beside them, and may unlink them, never write them.
+ */
 async function handOver(path: string, hostId: number | null): Promise<void> {
   if (hostId === null) return;
+  // Relative to the workspace, so no character of the data directory's path is read as a pattern.
+  const objectFiles = ['-path', './.git/objects/*', '-type', 'f', '-exec', 'chmod', '0444', '{}', '+'];
+  const everythingElse = ['-exec', 'chown', '--no-dereference', `${hostId}:${hostId}`, '{}', '+'];
   await new Promise<void>((resolve, reject) =>
-    execFile('chown', ['-R', '--no-dereference', `${hostId}:${hostId}`, path], (error) =>
+    execFile('find', ['.', ...objectFiles, '-o', ...everythingElse], { cwd: path }, (error) =>
       error ? reject(error) : resolve(),
     ),
   );

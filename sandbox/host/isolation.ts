@@ -89,3 +89,13 @@ export function sandboxHostId(runId: string, settings: SandboxSettings): number 
   if (isolationOrNull(settings) === 'process') return null;
   return settings.uidBase + (createHash('sha256').update(runId).digest().readUInt32BE(0) % UID_RANGE);
 }
+
+/**
+ * Whether a run's workspace may hard-link its project clone's object files instead of copying them:
+ * only when its agent runs under a uid of its own on this host's files. The shared files stay root's
+ * and read-only (git writes objects 0444), so the agent reads them and can never change the ones
+ * the next run is cut from. A pod gets a copy of its workspace anyway.
+ */
+export function workspaceSharesObjects(runId: string, settings: SandboxSettings): boolean {
+  return sandboxHostId(runId, settings) !== null && isolationOrNull(settings) !== 'kubernetes';
+}
