@@ -46,6 +46,8 @@ export function readSandboxEvents(
   outputMaxBytes: number | null = null,
 ): RunEventInput[] {
   const events: RunEventInput[] = [];
+  // One time for the lines of one read: they were seen together, and so go in one chunk of the log.
+  const ts = new Date().toISOString();
   for (const stream of ['stdout', 'stderr'] as const) {
     const path = stream === 'stdout' ? files.stdout : files.stderr;
     const { lines, nextOffset } = readNewLines(path, progress.offsets[stream]);
@@ -58,7 +60,7 @@ export function readSandboxEvents(
       }
     }
     for (const line of lines) {
-      const event = outputEvent(adapter, stream, line, progress);
+      const event = outputEvent(adapter, stream, line, progress, ts);
       if (keep(line.text, progress, outputMaxBytes)) events.push(event);
       else if (progress.droppedLines === 1) events.push(truncatedEvent(progress, outputMaxBytes!));
     }
@@ -106,6 +108,7 @@ function outputEvent(
   stream: EventStream,
   line: { offset: number; text: string },
   progress: SupervisionProgress,
+  ts: string,
 ): RunEventInput {
   if (stream === 'stderr' && progress.stderrHead.length < STDERR_HEAD_LINES) progress.stderrHead.push(line.text);
   const parsed = adapter.parseLine(stream, line.text, progress.runtime);
@@ -113,7 +116,7 @@ function outputEvent(
     dedupeKey: `${progress.generation ? `g${progress.generation}:` : ''}${stream}:${line.offset}`,
     kind: parsed.kind,
     stream,
-    ts: new Date().toISOString(),
+    ts,
     payload: parsed.payload,
   };
 }

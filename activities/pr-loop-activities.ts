@@ -7,6 +7,7 @@ import type { FollowUpKind, PrStatus } from '../core/pr-loop.ts';
 import { buildRunInput, projectRunSettings } from '../core/run-input.ts';
 import type { RunTiming, RunWorkflowInput } from '../core/run-model.ts';
 import { ProjectEntity, RunEntity, RunEventEntity } from '../db/entities/index.ts';
+import { eventsOfRows } from '../db/run-event-chunks.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../platform/config.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
@@ -130,18 +131,17 @@ export function createPrLoopActivities(deps: PrLoopActivityDeps) {
     async reportFollowUp(input: { prUrl: string; runId: string; kind: FollowUpKind; round: number }): Promise<void> {
       const em = deps.readModel.em();
       const run = await em.findOne(RunEntity, { id: input.runId });
-      const lines = await em.find(
+      // Each row holds one line or more (a chunk of output): REPORT_LINES rows hold the last lines.
+      const rows = await em.find(
         RunEventEntity,
         { runId: input.runId, kind: { $in: ['assistant', 'log.stdout'] } },
         { orderBy: { seq: 'desc' }, limit: REPORT_LINES },
       );
+      const lines = eventsOfRows(rows.reverse()).slice(-REPORT_LINES);
       // Posted on the PR, which may be public: svc's secrets and credential shapes never go with it.
       const output = inertText(
         redactKnownSecretsAndCut(
-          lines
-            .reverse()
-            .map((event) => String((event.payload as { text?: unknown } | null)?.text ?? ''))
-            .join('\n'),
+          lines.map((event) => String((event.payload as { text?: unknown } | null)?.text ?? '')).join('\n'),
           4000,
           'end',
         ).text,

@@ -109,3 +109,9 @@ export const LIFECYCLE_HOOKS = [
   'pr_closed',
 ] as const;
 export type LifecycleHook = (typeof LIFECYCLE_HOOKS)[number];
+
+/**
+ * The events of one answer of GET /runs/{id}/events that does not follow, at most (and without a
+ * limit): a client reads on with since=<last seq>; GET /runs/{id}/log streams the whole log.
+ */
+export const RUN_EVENTS_PAGE = 10_000;

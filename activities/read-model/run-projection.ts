@@ -3,10 +3,19 @@
 import type { EntityManager } from '@mikro-orm/sql';
 import type { RunSnapshot } from '../../core/run-model.ts';
 import { isTerminalRunState, type EventStream } from '../../core/run-states.ts';
-import { LifecycleEventEntity, RunEntity, RunEventEntity } from '../../db/entities/index.ts';
+import { LifecycleEventEntity, RunEntity, RunEventEntity, type RunEvent } from '../../db/entities/index.ts';
 import type { LifecycleHook, RunEventKind } from '../../core/event-kinds.ts';
 import { dialectOfEm } from '../../db/orm.ts';
 import { withoutNul } from '../../db/nul.ts';
+import {
+  chunkableLine,
+  chunkRowValues,
+  joinsChunk,
+  keyPatternsOfHead,
+  lastOffsetOfKey,
+  outputLineKey,
+  type ChunkableLine,
+} from '../../db/run-event-chunks.ts';
 import { fitColumns } from './fit-columns.ts';
 import { insertRunRow, updateRunRow } from './run-row-sql.ts';
 
@@ -188,6 +197,30 @@ function chunks<T>(items: T[]): T[][] {
   return out;
 }
 
+/**
+ * The offset of the last output line stored of each head (a generation's stream) among `heads`: the
+ * lines of a stream are stored in offset order (one writer's transaction at a time, each holding
+ * the run's row), so every line at or before it is stored, and none after.
+ */
+async function storedOutputEnds(tx: EntityManager, runId: string, heads: Set<string>): Promise<Map<string, number>> {
+  const ends = new Map<string, number>();
+  for (const head of heads) {
+    const [lines, chunks] = keyPatternsOfHead(head);
+    const [latest] = await tx
+      .getConnection()
+      .execute<{ dedupe_key: string }[]>(
+        'select dedupe_key from run_events where run_id = ? and (dedupe_key like ? or dedupe_key like ?) ' +
+          'order by seq desc limit 1',
+        [runId, lines, chunks],
+        'all',
+        tx.getTransactionContext(),
+      );
+    const end = latest ? lastOffsetOfKey(latest.dedupe_key) : null;
+    if (end !== null) ends.set(head, end);
+  }
+  return ends;
+}
+
 /** appendRunEvents inside the caller's transaction: answers how many events were new. */
 export async function insertRunEvents(tx: EntityManager, runId: string, events: RunEventInput[]): Promise<number> {
   const unique = [...new Map(events.map((event) => [event.dedupeKey, event])).values()];
@@ -201,8 +234,14 @@ export async function insertRunEvents(tx: EntityManager, runId: string, events: 
     context,
   );
   if (bumped.length === 0) throw new Error(`run ${runId} has no read-model row yet`);
+  // An output line is new when it comes after the last stored line of its stream (a retried read
+  // from an older offset brings lines stored already, perhaps in a chunk); any other event when its
+  // key is not stored.
+  const heads = new Set(unique.flatMap((event) => outputLineKey(event.dedupeKey)?.head ?? []));
+  const ends = await storedOutputEnds(tx, runId, heads);
+  const keyed = unique.filter((event) => !outputLineKey(event.dedupeKey)).map((event) => event.dedupeKey);
   const seen = new Set<string>();
-  for (const keys of chunks(unique.map((event) => event.dedupeKey))) {
+  for (const keys of chunks(keyed)) {
     const stored = await connection.execute<{ dedupe_key: string }[]>(
       `select dedupe_key from run_events where run_id = ? and dedupe_key in (${keys.map(() => '?').join(', ')})`,
       [runId, ...keys],
@@ -211,7 +250,10 @@ export async function insertRunEvents(tx: EntityManager, runId: string, events: 
     );
     for (const row of stored) seen.add(row.dedupe_key);
   }
-  const fresh = unique.filter((event) => !seen.has(event.dedupeKey));
+  const fresh = unique.filter((event) => {
+    const line = outputLineKey(event.dedupeKey);
+    return line ? line.offset > (ends.get(line.head) ?? -1) : !seen.has(event.dedupeKey);
+  });
   let seq = Number(bumped[0]!.last_event_seq) - unique.length;
   // Lines come from several clocks (the supervisor's reads, the workflow's time): a line is never
   // stamped earlier than the one before it, so ts never runs backwards against seq.
@@ -222,20 +264,52 @@ export async function insertRunEvents(tx: EntityManager, runId: string, events: 
     context,
   );
   let floor = previous ? new Date(previous.ts).getTime() : 0;
-  const rows = fresh.map((event) => {
+  const rows: Omit<RunEvent, 'id'>[] = [];
+  // Consecutive plain output lines of one stream, stamped alike, go in one chunk row.
+  let chunk: { lines: ChunkableLine[]; bytes: number; seq: number; ts: number } | null = null;
+  const closeChunk = () => {
+    if (!chunk) return;
+    const [only] = chunk.lines;
+    rows.push(
+      chunk.lines.length === 1
+        ? row(only!.kind, only!.stream, { text: only!.text }, `${only!.head}:${only!.offset}`, chunk.seq, chunk.ts)
+        : { runId, ts: new Date(chunk.ts), ...chunkRowValues(chunk.lines.map(withoutNulText), chunk.seq) },
+    );
+    chunk = null;
+  };
+  const row = (
+    kind: RunEventKind,
+    stream: EventStream | null,
+    payload: unknown,
+    key: string,
+    at: number,
+    ts: number,
+  ) => ({
+    runId,
+    seq: at,
+    ts: new Date(ts),
+    kind,
+    stream,
+    // An agent's output may hold NUL, which PostgreSQL refuses (db/nul.ts).
+    payload: withoutNul(payload ?? null),
+    dedupeKey: key,
+    lastSeq: null,
+    lines: null,
+  });
+  for (const event of fresh) {
     seq += 1;
     floor = Math.max(floor, Date.parse(event.ts) || 0);
-    return {
-      runId,
-      seq,
-      ts: new Date(floor),
-      kind: event.kind,
-      stream: event.stream,
-      // An agent's output may hold NUL, which PostgreSQL refuses (db/nul.ts).
-      payload: withoutNul(event.payload ?? null),
-      dedupeKey: event.dedupeKey,
-    };
-  });
+    const line = chunkableLine(event);
+    if (chunk && line && chunk.ts === floor && joinsChunk(chunk.lines[0]!, chunk.lines.length, chunk.bytes, line)) {
+      chunk.lines.push(line);
+      chunk.bytes += Buffer.byteLength(line.text) + 1;
+      continue;
+    }
+    closeChunk();
+    if (line) chunk = { lines: [line], bytes: Buffer.byteLength(line.text) + 1, seq, ts: floor };
+    else rows.push(row(event.kind, event.stream, event.payload, event.dedupeKey, seq, floor));
+  }
+  closeChunk();
   for (const batch of chunks(rows)) await tx.insertMany(RunEventEntity, batch);
   const unused = unique.length - fresh.length;
   if (unused > 0)
@@ -247,3 +321,5 @@ export async function insertRunEvents(tx: EntityManager, runId: string, events: 
     );
   return fresh.length;
 }
+
+const withoutNulText = (line: ChunkableLine): ChunkableLine => ({ ...line, text: withoutNul(line.text) as string });

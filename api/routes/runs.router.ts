@@ -3,6 +3,7 @@ import { presentDispatch, presentRun } from '../presenters/run.presenter.ts';
 import { idempotencyKeyOf } from '../idempotency-key.ts';
 import { z } from 'zod';
 import { isTerminalRunState } from '../../core/run-states.ts';
+import { RUN_EVENTS_PAGE } from '../../core/event-kinds.ts';
 import { finalizeResultEnvelopeSchema } from '../../core/finalize-schema.ts';
 import { SPECTATOR_PAGE, type RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
@@ -258,7 +259,9 @@ export function runsRoutes(
       responses: {
         200: {
           description:
-            `One event per line; a spectator's read is at most ${SPECTATOR_PAGE} of them ` + '(read on with since)',
+            `One event per line. A read that does not follow is at most ${RUN_EVENTS_PAGE} of them ` +
+            `(${SPECTATOR_PAGE} for a spectator): read on with since=<last seq> until a page comes back short; ` +
+            'GET /runs/{id}/log streams the whole log',
           schema: eventLineSchema,
           contentType: 'application/x-ndjson',
         },
@@ -277,8 +280,11 @@ export function runsRoutes(
         const controller = events.streams.open(follow);
         ctx.res.once('close', () => controller.abort());
         const { since, before } = query;
-        // A spectator reads a page at a time, however large the log (the next page: since=<last seq>).
-        const limit = spectator ? Math.min(query.limit ?? SPECTATOR_PAGE, SPECTATOR_PAGE) : query.limit;
+        // A read that does not follow is a page, however large the log (the next: since=<last seq>);
+        // a spectator's is smaller.
+        const limit = spectator
+          ? Math.min(query.limit ?? SPECTATOR_PAGE, SPECTATOR_PAGE)
+          : (query.limit ?? (follow ? undefined : RUN_EVENTS_PAGE));
         const lines = events.stream(params.id, { follow, since, limit, before }, controller.signal);
         return {
           status: 200,

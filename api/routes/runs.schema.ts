@@ -1,6 +1,7 @@
 // Request and response schemas of the runs routes: they validate requests and document the API.
 import { z } from 'zod';
 import { FIELD_LIMITS, METADATA_MAX_BYTES } from '../../core/field-limits.ts';
+import { RUN_EVENTS_PAGE } from '../../core/event-kinds.ts';
 import { booleanFlag, canonicalInt } from './common.schema.ts';
 import { runSchema } from '../../core/run-schema.ts';
 
@@ -72,7 +73,12 @@ export const runEventsQuery = z
         'A backward page: the events with a smaller seq (with limit, the last limit of them), in seq order, ' +
           `never followed; ${Number.MAX_SAFE_INTEGER} reads the log's last page`,
       ),
-    limit: canonicalInt(1, 100_000).optional(),
+    limit: canonicalInt(1, RUN_EVENTS_PAGE)
+      .optional()
+      .describe(
+        `The events of this answer, at most (it then does not follow); without it, a read that does not ` +
+          `follow answers at most ${RUN_EVENTS_PAGE}: read on with since=<last seq>`,
+      ),
   })
   .strict();
 

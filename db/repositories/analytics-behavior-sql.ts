@@ -3,6 +3,7 @@
 // Every query aggregates in SQL over the events of the scope's runs (run_events by run_id and
 // kind) and answers at most `limit` rows.
 import type { DbDialect } from '../orm.ts';
+import { EVENTS_OF_ROW_SQL } from '../run-event-chunks.ts';
 import {
   editedPath,
   isEditToolCall,
@@ -68,11 +69,13 @@ export class BehaviorQueries {
    * Top-N of `key` over `from` (rows with run_id, and rel when `files`): count(*) per key, distinct
    * runs (and files), and the totals over every key, by window functions before the limit.
    */
-  async #top(key: string, from: { sql: string; params: unknown[] }, limit: number, files = false) {
+  async #top(key: string, from: { sql: string; params: unknown[]; weight?: string }, limit: number, files = false) {
     const distinctFiles = files ? ', count(distinct rel) as files' : '';
+    // A row of `from` counts once, or as many as its weight column says (a chunk row's events).
+    const n = from.weight ? `sum(${from.weight})` : 'count(*)';
     const rows = await this.#execute(
-      `select ${key} as bucket, count(*) as n, count(distinct run_id) as runs${distinctFiles},
-        sum(count(*)) over () as total, count(*) over () as key_count
+      `select ${key} as bucket, ${n} as n, count(distinct run_id) as runs${distinctFiles},
+        sum(${n}) over () as total, count(*) over () as key_count
       from ${from.sql}
       group by bucket
       order by n desc, bucket
@@ -94,7 +97,15 @@ export class BehaviorQueries {
   /** Events per kind. */
   eventKinds(scope: AnalyticsScope, limit: number): Promise<MinedTop> {
     const events = this.#events(scope);
-    return this.#top('kind', { sql: `(select e.kind, e.run_id from ${events.sql}) k`, params: events.params }, limit);
+    return this.#top(
+      'kind',
+      {
+        sql: `(select e.kind, e.run_id, ${EVENTS_OF_ROW_SQL} as events from ${events.sql}) k`,
+        params: events.params,
+        weight: 'events',
+      },
+      limit,
+    );
   }
 
   /** Tool calls (`tool_use` events) per tool name. */

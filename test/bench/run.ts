@@ -10,7 +10,7 @@ import { measureRunAnalytics } from './analytics.ts';
 import { measureConcurrentAgents } from './concurrent-agents.ts';
 import { measureDispatch } from './dispatch.ts';
 import { measureEventStreams } from './event-streams.ts';
-import { measureEventIngest } from './ingest.ts';
+import { measureEventIngest, measureOutputIngest } from './ingest.ts';
 import { type Record } from './measure.ts';
 import { measurePlanOverhead } from './plan-overhead.ts';
 import { measurePublicReads } from './public-reads.ts';
@@ -38,6 +38,12 @@ if (!only || only === 'ingest') {
   const { ratio, ...detail } = await measureEventIngest();
   // Writing events as plain statements in the projection's transaction holds the ratio at 1.5–3.2.
   record('event-ingest ratio (appendRunEvents / insertMany)', ratio, 4, 'max', detail);
+  const output = await measureOutputIngest();
+  // Chunk rows (docs/decisions/0047-compact-output-storage.md): a line costs about its own bytes.
+  record('output ingest: read-model bytes per output byte, seq 1 1000000', output.bytesPerOutputByte, 2, 'max', {
+    ...output,
+  });
+  record('output ingest: 1,000,000 lines ÷ a bare insert of a row per line', output.timeRatio, 1, 'max', { ...output });
 }
 if (!only || only === 'dispatch') await measureDispatch(record);
 if (!only || only === 'plan') {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { RunEventEntity } from '../../db/entities/index.ts';
+import { eventsOfRows } from '../../db/run-event-chunks.ts';
 import { DATABASE_LEGS, postgresOrSkip } from '../support/env.ts';
 import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
@@ -27,7 +28,7 @@ writeFileSync(
 );
 
 async function events(svc: TestStack, runId: string) {
-  return svc.stack.readModel.em().find(RunEventEntity, { runId }, { orderBy: { seq: 'asc' } });
+  return eventsOfRows(await svc.stack.readModel.em().find(RunEventEntity, { runId }, { orderBy: { seq: 'asc' } }));
 }
 
 for (const leg of DATABASE_LEGS) {

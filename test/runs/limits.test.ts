@@ -12,7 +12,7 @@ import { sandboxFiles } from '../../sandbox/host/files.ts';
 import { createMemoryCgroup, removeMemoryCgroup } from '../../sandbox/host/memory-cgroup.ts';
 import type { LaunchSpec } from '../../sandbox/spec.ts';
 import { waitFor } from '../support/processes.ts';
-import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runEvents, runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
 // Reports a cumulative spend of $0.20, then $0.60 (and says so), then would go on for a minute.
@@ -30,13 +30,7 @@ writeFileSync(
   ].join('\n'),
 );
 
-async function eventsOf(svc: TestStack, runId: string): Promise<{ kind: string; payload: any }[]> {
-  const { text } = await svc.request('GET', `/runs/${runId}/events?follow=0`);
-  return text
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line));
-}
+const eventsOf = (svc: TestStack, runId: string) => runEvents(svc, runId);
 
 test('a reported cost above the cap stops the agent and cancels the run; a higher per-run cap wins', async (t) => {
   const svc = await startTestStack({ env: { SVC_AGENTS_FILE: agentsFile } });

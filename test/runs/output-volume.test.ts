@@ -2,7 +2,7 @@
 // is in its event log, not only the first megabyte the last look at its output took. Past the run's
 // output cap (SVC_RUN_OUTPUT_MAX_MIB) lines are read but no longer kept, and the run says so once.
 import test from 'ava';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 let svc: TestStack;
 test.before(async () => {
@@ -18,10 +18,8 @@ test('three megabytes printed just before the agent exits are all recorded, in o
   const dispatched = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt } });
   const run = await waitForRunState(svc, dispatched.body.run.id as string, undefined, 120_000);
   t.is(run.state, 'succeeded');
-  const stdout = (await svc.request('GET', `/runs/${run.id}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { stream: string | null; payload: { text?: string } })
+  // Read page by page (GET /runs/{id}/events answers at most RUN_EVENTS_PAGE events at a time).
+  const stdout = (await runEvents(svc, run.id))
     .filter((event) => event.stream === 'stdout')
     .map((event) => event.payload.text ?? '');
   t.is(stdout.length, 30_000);
@@ -40,10 +38,7 @@ test('past SVC_RUN_OUTPUT_MAX_MIB the run goes on, its lines are not kept, and i
   const dispatched = await capped.request('POST', '/runs', { body: { agent: 'shell', prompt } });
   const run = await waitForRunState(capped, dispatched.body.run.id as string, undefined, 120_000);
   t.like(run, { state: 'succeeded', costUsd: 0.25 }, 'lines past the cap are still read');
-  const events = (await capped.request('GET', `/runs/${run.id}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { kind: string; stream: string | null; payload: any });
+  const events = await runEvents(capped, run.id);
   const stdout = events.filter((event) => event.stream === 'stdout').map((event) => event.payload.text ?? '');
   const keptBytes = stdout.reduce((sum, text) => sum + Buffer.byteLength(text) + 1, 0);
   t.true(keptBytes <= 1048576, `${keptBytes} bytes kept`);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { TestStack } from '../support/stack.ts';
-import { waitForRunState } from '../support/stack.ts';
+import { runEvents, waitForRunState } from '../support/stack.ts';
 
 export interface RunEvent {
   kind: string;
@@ -35,15 +35,11 @@ export async function runAttack(
 }
 
 export async function eventsOf(svc: Pick<TestStack, 'request'>, runId: string): Promise<Omit<AttackOutcome, 'run'>> {
-  const text = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text;
-  const events = text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as RunEvent);
+  const events = (await runEvents(svc, runId)) as RunEvent[];
   return {
     events,
     stdout: events.filter((event) => event.stream === 'stdout').map((event) => String(event.payload.text)),
-    everything: text,
+    everything: events.map((event) => JSON.stringify(event)).join('\n'),
   };
 }
 

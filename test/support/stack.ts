@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { RUN_EVENTS_PAGE } from '../../core/event-kinds.ts';
 import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
 import { loadConfig, type SvcConfig } from '../../platform/config.ts';
 import { startStack, type RunningStack } from '../../stack/stack.ts';
@@ -136,12 +137,11 @@ export async function waitForRunState(
   }
   // What the run last did, to say where it stuck (the supervisor and finalizer leave events).
   const log = await stack
-    .request('GET', `/runs/${runId}/events?follow=0`)
+    .request('GET', `/runs/${runId}/events?before=${Number.MAX_SAFE_INTEGER}&limit=12`)
     .then((events) =>
       events.text
         .trim()
         .split('\n')
-        .slice(-12)
         .map((line) => line.slice(0, 300))
         .join('\n'),
     )
@@ -184,15 +184,23 @@ export async function startIsolatedStack(options: { worker?: boolean; env?: Reco
   };
 }
 
-/** A run's events so far (GET /runs/{id}/events?follow=0), parsed. */
+/** A run's events so far (GET /runs/{id}/events?follow=0, page after page), parsed. */
 export async function runEvents(
   stack: Pick<TestStack, 'request'>,
   runId: string,
-): Promise<{ kind: string; stream: string | null; ts: string; payload: any }[]> {
-  return (await stack.request('GET', `/runs/${runId}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+): Promise<{ seq: number; kind: string; stream: string | null; ts: string; payload: any }[]> {
+  const events: { seq: number; kind: string; stream: string | null; ts: string; payload: any }[] = [];
+  for (;;) {
+    const since = events.at(-1)?.seq ?? 0;
+    const page = (
+      await stack.request('GET', `/runs/${runId}/events?follow=0&since=${since}&limit=${RUN_EVENTS_PAGE}`)
+    ).text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    events.push(...page);
+    if (page.length < RUN_EVENTS_PAGE) return events;
+  }
 }
 
 /** The lines a run's agent wrote on stdout so far. */

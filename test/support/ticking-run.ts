@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { RunEntity, RunEventEntity } from '../../db/entities/index.ts';
+import { eventsOfRows } from '../../db/run-event-chunks.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { waitFor } from './processes.ts';
 import type { TestResponse } from './stack.ts';
@@ -33,7 +34,8 @@ export async function waitForTicks(readModel: ReadModel, runId: string): Promise
   // Generous (a loaded CI machine starts pods slowly), and a run that ends before printing says how.
   await waitFor(
     async () => {
-      if ((await readModel.em().count(RunEventEntity, { runId, kind: 'log.stdout' })) >= 2) return true;
+      const printed = await readModel.em().find(RunEventEntity, { runId, kind: 'log.stdout' });
+      if (eventsOfRows(printed).length >= 2) return true;
       const run = await readModel.em().findOne(RunEntity, { id: runId });
       if (run && isTerminalRunState(run.state))
         throw new Error(`the run ended before printing: ${JSON.stringify(run)}`);
@@ -56,7 +58,7 @@ export async function assertRanExactlyOnce(
   // terminal row by a moment.
   const terminalLine = () => readModel.em().count(RunEventEntity, { runId, dedupeKey: 'state:terminal' });
   await waitFor(async () => (await terminalLine()) > 0, 'the terminal state line', 10_000).catch(() => undefined);
-  const log = await readModel.em().find(RunEventEntity, { runId }, { orderBy: { seq: 'asc' } });
+  const log = eventsOfRows(await readModel.em().find(RunEventEntity, { runId }, { orderBy: { seq: 'asc' } }));
   t.deepEqual(
     log.filter((e) => e.stream === 'stdout').map((e) => (e.payload as { text: string }).text),
     Array.from({ length: TICKS }, (_, i) => `tick ${i + 1}`),

@@ -1,6 +1,7 @@
 // What `svc run` and `svc runs logs` share: a run's events printed as they come, re-attached after a
 // dropped stream until the run ends, and the `--raw` switch for the agent's own escape sequences.
 import { Option } from 'clipanion';
+import { RUN_EVENTS_PAGE } from '../../../core/event-kinds.ts';
 import { isTerminalRunState } from '../../../core/run-states.ts';
 import type { RunJson } from '../../../core/run-schema.ts';
 import { RemoteCommand } from '../../base-command.ts';
@@ -28,14 +29,19 @@ export abstract class RunStreamCommand extends RemoteCommand {
     const id = encodeURIComponent(runId);
     let since = 0;
     for (;;) {
+      // A read that does not follow comes in pages: a full one means there may be more.
+      const page = follow ? '' : `&limit=${RUN_EVENTS_PAGE}`;
+      let read = 0;
       const tailed = await this.tail(
-        `/runs/${id}/events?follow=${follow ? 1 : 0}&since=${since}`,
+        `/runs/${id}/events?follow=${follow ? 1 : 0}&since=${since}${page}`,
         (event: RunEvent) => {
           since = Math.max(since, event.seq);
+          read += 1;
           this.emit(record(event), eventText(event), eventColour(event));
         },
       );
       if (tailed === 'detached') return 'detached';
+      if (!follow && read === RUN_EVENTS_PAGE) continue;
       const { run } = await this.client.request<GetRunResponse>('GET', `/runs/${id}`);
       if (!follow || isTerminalRunState(run.state)) return run;
       await new Promise((resolve) => setTimeout(resolve, REATTACH_DELAY_MS));
