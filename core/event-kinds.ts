@@ -112,6 +112,12 @@ export type LifecycleHook = (typeof LIFECYCLE_HOOKS)[number];
 
 /**
  * The events of one answer of GET /runs/{id}/events that does not follow, at most (and without a
- * limit): a client reads on with since=<last seq>; GET /runs/{id}/log streams the whole log.
+ * limit): a client reads on with since=<last seq> until a page comes back empty; GET /runs/{id}/log
+ * streams the whole log.
  */
 export const RUN_EVENTS_PAGE = 10_000;
+/**
+ * The bytes of such a forward page, about: it ends at the first line past them (a line holds at most
+ * 1 MiB of output), so 10,000 long lines never make one answer of gigabytes.
+ */
+export const RUN_EVENTS_PAGE_BYTES = 4 * 1024 * 1024;

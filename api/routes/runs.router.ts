@@ -3,7 +3,7 @@ import { presentDispatch, presentRun } from '../presenters/run.presenter.ts';
 import { idempotencyKeyOf } from '../idempotency-key.ts';
 import { z } from 'zod';
 import { isTerminalRunState } from '../../core/run-states.ts';
-import { RUN_EVENTS_PAGE } from '../../core/event-kinds.ts';
+import { RUN_EVENTS_PAGE, RUN_EVENTS_PAGE_BYTES } from '../../core/event-kinds.ts';
 import { finalizeResultEnvelopeSchema } from '../../core/finalize-schema.ts';
 import { SPECTATOR_PAGE, type RunEventsService } from '../services/run-events.service.ts';
 import type { RunsService } from '../services/runs.service.ts';
@@ -260,8 +260,8 @@ export function runsRoutes(
         200: {
           description:
             `One event per line. A read that does not follow is at most ${RUN_EVENTS_PAGE} of them ` +
-            `(${SPECTATOR_PAGE} for a spectator): read on with since=<last seq> until a page comes back short; ` +
-            'GET /runs/{id}/log streams the whole log',
+            `(${SPECTATOR_PAGE} for a spectator) and, read forward, about ${RUN_EVENTS_PAGE_BYTES / 1048576} MiB: ` +
+            'read on with since=<last seq> until a page comes back empty; GET /runs/{id}/log streams the whole log',
           schema: eventLineSchema,
           contentType: 'application/x-ndjson',
         },
@@ -285,7 +285,9 @@ export function runsRoutes(
         const limit = spectator
           ? Math.min(query.limit ?? SPECTATOR_PAGE, SPECTATOR_PAGE)
           : (query.limit ?? (follow ? undefined : RUN_EVENTS_PAGE));
-        const lines = events.stream(params.id, { follow, since, limit, before }, controller.signal);
+        // A backward page is bounded by its limit alone: cut short, it would leave a gap before `before`.
+        const maxBytes = follow || before !== undefined ? undefined : RUN_EVENTS_PAGE_BYTES;
+        const lines = events.stream(params.id, { follow, since, limit, before, maxBytes }, controller.signal);
         return {
           status: 200,
           headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' },

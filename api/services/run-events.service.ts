@@ -102,6 +102,8 @@ export interface EventStreamOptions {
   limit: number | undefined;
   /** A backward page: the events before this seq (the last `limit` of them), never followed. */
   before?: number | undefined;
+  /** A forward page ends once it has sent this many bytes (never before its first line). */
+  maxBytes?: number | undefined;
 }
 
 export class RunEventsService {
@@ -135,14 +137,18 @@ export class RunEventsService {
       if (before !== undefined && options.limit !== undefined)
         last = Math.max(last, (await self.#events.pageStartBefore(runId, before, options.limit)) ?? 0);
       let sent = 0;
+      let bytes = 0;
       while (!stop.aborted) {
         const remaining = options.limit === undefined ? PAGE : Math.min(PAGE, options.limit - sent);
         const batch = await self.#events.after(runId, last, remaining, before);
         for (const event of batch) {
           await pace();
-          yield `${JSON.stringify(presentEvent(event))}\n`;
+          const line = `${JSON.stringify(presentEvent(event))}\n`;
+          yield line;
           last = event.seq;
           sent += 1;
+          bytes += Buffer.byteLength(line);
+          if (options.maxBytes !== undefined && bytes >= options.maxBytes) return;
         }
         await pace();
         if (options.limit !== undefined && sent >= options.limit) return;

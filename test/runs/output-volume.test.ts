@@ -2,6 +2,7 @@
 // is in its event log, not only the first megabyte the last look at its output took. Past the run's
 // output cap (SVC_RUN_OUTPUT_MAX_MIB) lines are read but no longer kept, and the run says so once.
 import test from 'ava';
+import { RUN_EVENTS_PAGE_BYTES } from '../../core/event-kinds.ts';
 import { runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 let svc: TestStack;
@@ -50,4 +51,21 @@ test('past SVC_RUN_OUTPUT_MAX_MIB the run goes on, its lines are not kept, and i
   t.deepEqual(truncated[0]!.payload, { limitBytes: 1048576, keptBytes });
   const metrics = (await capped.request('GET', '/metrics')).text;
   t.regex(metrics, /^svc_run_output_dropped_lines_total [1-9]\d*/m);
+});
+
+test('a page read forward stops after about 4 MiB of long lines; read on, the log comes whole', async (t) => {
+  // Twelve lines of 700,000 bytes: 8.4 MB in twelve events.
+  const prompt = 'for i in $(seq 1 12); do printf "%s\\n" "$i$(head -c 700000 /dev/zero | tr "\\0" x)"; done';
+  const dispatched = await svc.request('POST', '/runs', { body: { agent: 'shell', prompt } });
+  const run = await waitForRunState(svc, dispatched.body.run.id as string, undefined, 120_000);
+  t.is(run.state, 'succeeded');
+  const first = (await svc.request('GET', `/runs/${run.id}/events?follow=0`)).text;
+  const lines = first.split('\n').filter(Boolean).length;
+  t.true(Buffer.byteLength(first) <= RUN_EVENTS_PAGE_BYTES + 710_000, `${Buffer.byteLength(first)} bytes`);
+  t.true(lines < 12, `${lines} events in the first page`);
+  const stdout = (await runEvents(svc, run.id)).filter((event) => event.stream === 'stdout');
+  t.deepEqual(
+    stdout.map((event) => event.payload.text.length),
+    Array.from({ length: 12 }, (_, i) => String(i + 1).length + 700_000),
+  );
 });

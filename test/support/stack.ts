@@ -199,7 +199,7 @@ export async function runEvents(
       .filter(Boolean)
       .map((line) => JSON.parse(line));
     events.push(...page);
-    if (page.length < RUN_EVENTS_PAGE) return events;
+    if (page.length === 0) return events;
   }
 }
 

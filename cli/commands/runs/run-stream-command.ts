@@ -29,7 +29,7 @@ export abstract class RunStreamCommand extends RemoteCommand {
     const id = encodeURIComponent(runId);
     let since = 0;
     for (;;) {
-      // A read that does not follow comes in pages: a full one means there may be more.
+      // A read that does not follow comes in pages, cut by count or by bytes: read on until one is empty.
       const page = follow ? '' : `&limit=${RUN_EVENTS_PAGE}`;
       let read = 0;
       const tailed = await this.tail(
@@ -41,7 +41,7 @@ export abstract class RunStreamCommand extends RemoteCommand {
         },
       );
       if (tailed === 'detached') return 'detached';
-      if (!follow && read === RUN_EVENTS_PAGE) continue;
+      if (!follow && read > 0) continue;
       const { run } = await this.client.request<GetRunResponse>('GET', `/runs/${id}`);
       if (!follow || isTerminalRunState(run.state)) return run;
       await new Promise((resolve) => setTimeout(resolve, REATTACH_DELAY_MS));
