@@ -141,9 +141,8 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
   'environment.log': (p) => output(p.text),
   'environment.ready': (p) => {
     const ms = num(p, 'durationMs');
-    return info(
-      `Environment ready${parens(p.cached === true ? 'cached' : 'set up', ms !== null && `${(ms / 1000).toFixed(1)} s`)}`,
-    );
+    const took = ms !== null && `${(ms / 1000).toFixed(1)} s`;
+    return info(`Environment ready${parens(p.cached === true ? 'cached' : 'set up', took)}`);
   },
   'admission.waiting': (p) => info(`Waiting for a slot${colon(str(p, 'reason'))}`),
   'admission.granted': () => info('Slot granted'),
