@@ -5,6 +5,7 @@ import { createAgentControlActivities } from './agent-control-activities.ts';
 import { createPrLoopActivities, type PrLoopActivityDeps } from './pr-loop-activities.ts';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-activities.ts';
 import { createDiffActivities } from './diff-activities.ts';
+import { createEnvironmentActivities } from './environment-activities.ts';
 import { createFinalizeActivities, type FinalizeActivityDeps } from './finalize-activities.ts';
 import { withHeartbeats } from './keep-alive.ts';
 import { createPreviewActivities, type PreviewActivityDeps } from './preview-activities.ts';
@@ -40,6 +41,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRunActivities(deps),
     ...agents,
     ...createStartActivities(deps, agents),
+    ...createEnvironmentActivities(deps),
     ...createAgentControlActivities(deps),
     ...projects,
     ...createFinalizeActivities(deps),

@@ -24,7 +24,9 @@ import {
 import { claimInboxUpdate, startGateQuery } from '../workflows/messages.ts';
 import type { AgentActivities } from './agent-activities.ts';
 import type { RunActivityDeps } from './run-activities.ts';
-import { sandboxFiles } from '../sandbox/index.ts';
+import { chooseIsolation, sandboxFiles } from '../sandbox/index.ts';
+import { ProjectEntity } from '../db/entities/index.ts';
+import { readRunEnvironment, type RunEnvironment } from './environment-activities.ts';
 import { prepareRunWorkspace, type PrepareWorkspaceInput } from './workspace/prepare-workspace.ts';
 
 export interface StartActivityDeps extends RunActivityDeps {
@@ -57,6 +59,12 @@ export function createStartActivities(deps: StartActivityDeps, agents: Pick<Agen
       const launching = existsSync(files.spec) || existsSync(files.claim);
       // A retry may come long after the workflow last looked: it asks too, even for a scratch workspace.
       const retry = Context.current().info.attempt > 1;
+      // A repository with an environment: its setup runs first, from the workflow (it may take
+      // minutes), which then starts the agent and looks for a cancel and steered messages itself.
+      if (!launching && prepared.kind === 'clone') {
+        const environment = await notLaunchedOnFailure(environmentOf(deps, workspace, start.image ?? null));
+        if (environment) return { environment, workspace: prepared };
+      }
       let messages = claimed;
       if (!launching && (prepared.kind === 'clone' || retry)) {
         const gate = await notLaunchedOnFailure(startGate(deps.temporal, start.runId, retry));
@@ -71,6 +79,31 @@ export function createStartActivities(deps: StartActivityDeps, agents: Pick<Agen
       return { ...outcome, workspace: prepared };
     },
   };
+}
+
+/** The run's repository environment at its base (activities/environment-activities.ts), or null when it has none. */
+async function environmentOf(
+  deps: StartActivityDeps,
+  workspace: PrepareWorkspaceInput,
+  image: string | null,
+): Promise<RunEnvironment | null> {
+  if (!workspace.projectId) return null;
+  const project = await deps.readModel.em().findOne(ProjectEntity, { id: workspace.projectId });
+  if (!project) return null;
+  const rev = workspace.baseCommit ?? `refs/remotes/origin/${workspace.baseBranch ?? project.defaultBranch}`;
+  let backend: string;
+  try {
+    backend = chooseIsolation(deps.sandbox);
+  } catch {
+    backend = 'unavailable'; // the setup's own start says why
+  }
+  return readRunEnvironment(deps.projectsRoot, {
+    projectId: project.id,
+    clone: project.localPath,
+    rev,
+    backend,
+    image,
+  });
 }
 
 /** The answer for a run cancelled while its workspace was cut: no sandbox, no agent. */

@@ -17,6 +17,10 @@ export const RUN_EVENT_KINDS = [
   'sandbox.oom_kill',
   'sandbox.egress_refused',
   'output.truncated',
+  // The repository's environment (.svc/environment.yaml): its setup, before the agent starts.
+  'environment.building',
+  'environment.log',
+  'environment.ready',
   // Operators and limits.
   'admission.waiting',
   'admission.granted',

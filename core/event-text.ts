@@ -137,6 +137,13 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
         num(p, 'limitBytes') !== null && `${Math.round(num(p, 'limitBytes')! / 1048576)} MiB`,
       )}; later lines are not kept`,
     ),
+  'environment.building': (p) => info(`Setting up the environment${parens(str(p, 'key')?.slice(0, 12))}`),
+  'environment.log': (p) => output(p.text),
+  'environment.ready': (p) => {
+    const ms = num(p, 'durationMs');
+    const took = ms !== null && `${(ms / 1000).toFixed(1)} s`;
+    return info(`Environment ready${parens(p.cached === true ? 'cached' : 'set up', took)}`);
+  },
   'admission.waiting': (p) => info(`Waiting for a slot${colon(str(p, 'reason'))}`),
   'admission.granted': () => info('Slot granted'),
   'steer.sent': (p) =>

@@ -29,6 +29,8 @@ export const RUN_FAILURE_REASONS = [
   'evicted',
   'workspace_too_large',
   'disk_nearly_full',
+  'environment_invalid',
+  'environment_setup_failed',
 ] as const;
 export type RunFailureReason = (typeof RUN_FAILURE_REASONS)[number];
 

@@ -10,9 +10,14 @@ import { ALERT_SOURCES, ruleSpecificity } from './healer.ts';
 const name = z.string().min(1).max(FIELD_LIMITS.name);
 
 const DURATION = /^(\d+h)?(\d+m)?(\d+s)?$/;
-const duration = z
+/** A duration such as 30s, 5m or 1h30m (the `.svc/` files' one shape for one). */
+export const duration = z
   .string()
-  .refine((value) => value !== '' && DURATION.test(value), 'a duration such as 30s, 5m or 1h30m');
+  // Aborts: a refinement after it (a range) may read the value as a duration.
+  .refine((value) => value !== '' && DURATION.test(value), {
+    message: 'a duration such as 30s, 5m or 1h30m',
+    abort: true,
+  });
 
 /** A Kubernetes label value or name: at most 63 characters of [A-Za-z0-9._-], or empty. */
 const labelValue = z
@@ -174,7 +179,8 @@ const resourceAmounts = z
     cpuMillicores: z.number().int().min(10).max(64000).optional(),
   })
   .strict();
-const repoRelativePath = z
+/** A path inside the repository: relative, never climbing out. */
+export const repoRelativePath = z
   .string()
   .min(1)
   .max(512)

@@ -49,6 +49,8 @@ export interface SandboxLaunchRequest {
   callback: CallbackTarget | null;
   /** In-sandbox program to run instead of launch.argv[0] resolution (the finalizer). */
   program?: SandboxProgram;
+  /** The sandbox's home, when it is another sandbox's of the run (an environment's setup leaves its caches there). */
+  home?: string | null;
   /** A writable hand-over directory (the finalizer's bundle). */
   outbox?: string | null;
   dieWithParent: boolean;

@@ -38,6 +38,22 @@ export const workspaceAndStart = proxyActivities<Pick<Activities, 'prepareAndSta
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
 
+/** An environment's setup: its start (a spawn, as the agent's) and its stop. */
+export const environmentSetup = proxyActivities<Pick<Activities, 'startEnvironmentSetup' | 'stopEnvironmentSetup'>>({
+  startToCloseTimeout: '2m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
+
+/**
+ * Watching an environment's setup until it ends (its timeout is 2 h at most: core/environment.ts),
+ * kept alive by heartbeats; a retry on another worker goes on watching the same setup.
+ */
+export const environmentWatch = proxyActivities<Pick<Activities, 'awaitEnvironmentSetup'>>({
+  startToCloseTimeout: '3h',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
+});
+
 /**
  * Watching a live agent: as long as the agent runs, kept alive by heartbeats. A worker that dies
  * stops heartbeating; after the heartbeat timeout Temporal retries the activity on another worker,

@@ -79,7 +79,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     const env: Record<string, string> = {
       ...launch.env,
       PATH: [SVC_AGENT_BIN, ...(launch.env.PATH ? [launch.env.PATH] : [])].join(delimiter),
-      HOME: ownedDir(join(dir, 'home'), null),
+      HOME: ownedDir(request.home ?? join(dir, 'home'), null),
       TMPDIR: ownedDir(join(dir, 'tmp'), null),
     };
     if (request.callback)
@@ -141,7 +141,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     .map((bind) => `${bind.source}: would show svc's own data`);
   const layout: SandboxLayout = {
     workspace: launch.cwd,
-    home: ownedDir(join(dir, 'home'), hostId),
+    home: ownedDir(request.home ?? join(dir, 'home'), hostId),
     tmp: ownedDir(join(dir, 'tmp'), hostId),
     etcFiles: Object.keys(etc).map((name) => ({ source: join(etcDir, name), target: `/etc/${name}` })),
     programs,

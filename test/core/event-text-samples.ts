@@ -57,6 +57,12 @@ export const SAMPLES: Record<SvcKind, { stream: 'stdout' | 'stderr' | 'system'; 
     },
   },
   'output.truncated': { stream: 'system', payload: { limitBytes: 67108864, keptBytes: 67108800 } },
+  'environment.building': {
+    stream: 'system',
+    payload: { key: '3f9a0c12d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1' },
+  },
+  'environment.log': { stream: 'system', payload: { stream: 'stdout', text: 'added 312 packages in 41s' } },
+  'environment.ready': { stream: 'system', payload: { key: '3f9a0c12d4e5', cached: false, durationMs: 41230 } },
 
   'admission.waiting': { stream: 'system', payload: { reason: 'project limit (2 running)' } },
   'admission.granted': { stream: 'system', payload: {} },

@@ -7,15 +7,16 @@
 // one workflow task and one activity fewer per run. That activity keeps what the workflow did
 // between the two: it asks the workflow, after a clone, whether the run was cancelled meanwhile (the
 // agent then never starts) and claims the messages steered meanwhile.
-import { ActivityFailure, ApplicationFailure, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, upsertSearchAttributes } from '@temporalio/workflow';
+import type { RunEnvironment } from '../../activities/environment-activities.ts';
 import { resumePrompt } from '../../core/cost-pause.ts';
-import { foldIntoPrompt } from '../../core/inbox.ts';
+import { foldIntoPrompt, inClaimOrder, type InboxItem } from '../../core/inbox.ts';
 import { runningEvents, sandboxStartedEvent } from '../../core/run-started.ts';
 import { projectSandbox } from '../../core/run-model.ts';
 import { DISK_NEARLY_FULL, NOT_LAUNCHED, type RunFailureReason } from '../../core/run-states.ts';
 import { SvcState } from '../../core/search-attributes.ts';
-import { sandboxSetup, workspaceAndStart } from '../activity-proxies.ts';
-import { now } from './events.ts';
+import { environmentSetup, environmentWatch, sandboxSetup, workspaceAndStart } from '../activity-proxies.ts';
+import { now, systemEvent } from './events.ts';
 import type { Ended, RunExecution } from './execution.ts';
 
 export type Workspace = Awaited<ReturnType<typeof sandboxSetup.prepareWorkspace>>;
@@ -71,7 +72,15 @@ export async function prepareAndStart(execution: RunExecution): Promise<Workspac
   }
   const { workspace } = launched;
   run.workspacePath = workspace.workspacePath;
+  if ('environment' in launched && launched.environment)
+    return setUpThenStart(execution, launched.environment, workspace, claimed);
   if (launched.status === 'cancelled') return execution.cancelled();
+  return running(execution, launched, workspace);
+}
+
+/** The agent started: the run is running, its start published. */
+async function running(execution: RunExecution, launched: Launched, workspace: Workspace): Promise<Workspace | Ended> {
+  const { run } = execution;
   const failed = await failedToStart(execution, launched);
   if (failed) return failed;
   run.state = 'running';
@@ -79,6 +88,53 @@ export async function prepareAndStart(execution: RunExecution): Promise<Workspac
   upsertSearchAttributes([{ key: SvcState, value: 'running' }]);
   await execution.publish(runningEvents(run, launched, workspace.kind));
   return workspace;
+}
+
+/**
+ * A repository with an environment (.svc/environment.yaml at the base): an invalid file fails the
+ * run at once; else its setup runs in the workspace (a cancel stops it), and the agent starts
+ * after it, with the messages claimed before and since. A failed or timed-out setup fails the run.
+ */
+async function setUpThenStart(
+  execution: RunExecution,
+  environment: RunEnvironment,
+  workspace: Workspace,
+  claimedBefore: InboxItem[],
+): Promise<Workspace | Ended> {
+  const { input, run } = execution;
+  if ('invalid' in environment)
+    return execution.finish('failed', 'environment_invalid', now(), { message: environment.invalid });
+  const { plan, key } = environment;
+  await execution.publish([systemEvent('environment:building', 'environment.building', { key })]);
+  const started = await environmentSetup.startEnvironmentSetup({
+    runId: run.id,
+    plan,
+    workspacePath: workspace.workspacePath,
+    ...projectSandbox(input.sandbox),
+  });
+  if (!started.ok)
+    return execution.finish('failed', 'environment_setup_failed', now(), {
+      message: `the environment's setup did not start: ${started.message}`,
+    });
+  let settingUp = true;
+  const stopping = condition(() => execution.cancelRequest !== null || !settingUp).then(() =>
+    settingUp ? environmentSetup.stopEnvironmentSetup({ runId: run.id }) : undefined,
+  );
+  const outcome = await environmentWatch.awaitEnvironmentSetup({ runId: run.id, plan });
+  settingUp = false;
+  await stopping;
+  if (execution.cancelRequest) return execution.cancelled();
+  const { ok, message, durationMs, exitCode, signal, timedOut } = outcome;
+  if (!ok)
+    return execution.finish('failed', 'environment_setup_failed', now(), { message, exitCode, signal, timedOut });
+  await execution.publish([systemEvent('environment:ready', 'environment.ready', { key, cached: false, durationMs })]);
+  const claimed = inClaimOrder([...claimedBefore, ...(await execution.claimInbox())]);
+  const launched = await sandboxSetup.startAgent({
+    ...sandboxOf(execution),
+    prompt: foldIntoPrompt(input.prompt, claimed),
+    workspacePath: workspace.workspacePath,
+  });
+  return running(execution, launched, workspace);
 }
 
 /** Start again: the next generation of the run's agent, on its kept workspace, after a raised cap. */

@@ -1,0 +1,107 @@
+// A repository's environment: `.svc/environment.yaml` at a run's base commit, its schema, and what a
+// run makes of it (the setup to run before the agent, its time limit, the files that key its
+// result). Pure: the activities read the file with svc's git and run the setup in a sandbox
+// (activities/environment-activities.ts); docs/guide/environments.md is the user's side.
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { duration, durationSeconds, repoRelativePath } from './svc-config.schema.ts';
+
+export const ENVIRONMENT_FILE = '.svc/environment.yaml';
+
+/** The file is read only up to this size: a setup script, not a payload. */
+export const ENVIRONMENT_FILE_MAX_BYTES = 64 * 1024;
+
+export const SETUP_TIMEOUT_DEFAULT = '10m';
+/** The longest a setup may take: a run waits for it before its agent starts. */
+export const SETUP_TIMEOUT_MAX_SECONDS = 2 * 3600;
+
+/** The lockfiles that key a setup's result when the file names no `cacheKey`, wherever they are in the tree. */
+export const DEFAULT_CACHE_KEY_FILES = [
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'bun.lockb',
+  'poetry.lock',
+  'uv.lock',
+  'Pipfile.lock',
+  'go.sum',
+  'Cargo.lock',
+  'Gemfile.lock',
+] as const;
+
+/** requirements.txt, requirements-dev.txt, requirements_test.txt…: a default cache-key file too. */
+const REQUIREMENTS = /^requirements.*\.txt$/;
+
+/** Whether a path of the tree is a default cache-key file (its last part is a known lockfile). */
+export function isDefaultCacheKeyFile(path: string): boolean {
+  const name = path.split('/').pop() ?? '';
+  return (DEFAULT_CACHE_KEY_FILES as readonly string[]).includes(name) || REQUIREMENTS.test(name);
+}
+
+/** Keys svc will take one day, refused until then: a key accepted and ignored would mislead. */
+const NOT_YET = {
+  services: 'not supported yet: start what the setup needs from the setup script, or leave it out',
+  mcp: 'not supported yet: leave the key out',
+} as const;
+
+const notSupportedYet = (message: string) =>
+  z
+    .unknown()
+    .optional()
+    .superRefine((value, context) => {
+      if (value !== undefined) context.addIssue({ code: 'custom', message });
+    });
+
+export const environmentSchema = z
+  .object({
+    setup: z
+      .string()
+      .max(ENVIRONMENT_FILE_MAX_BYTES)
+      .refine((script) => script.trim() !== '', 'a bash script, not blank'),
+    setupTimeout: duration
+      .refine(
+        (value) => durationSeconds(value) >= 1 && durationSeconds(value) <= SETUP_TIMEOUT_MAX_SECONDS,
+        `between 1s and ${SETUP_TIMEOUT_MAX_SECONDS / 3600}h`,
+      )
+      .default(SETUP_TIMEOUT_DEFAULT),
+    cacheKey: z.array(repoRelativePath).min(1).max(100).optional(),
+    services: notSupportedYet(NOT_YET.services),
+    mcp: notSupportedYet(NOT_YET.mcp),
+  })
+  .strict();
+
+/** What a run does with its repository's environment. */
+export interface EnvironmentPlan {
+  setup: string;
+  setupTimeoutMs: number;
+  /** The paths the file names, or null: the default lockfiles found in the tree. */
+  cacheKey: string[] | null;
+}
+
+export type EnvironmentRead = { plan: EnvironmentPlan } | { invalid: string };
+
+/** The file's text as a plan, or why it is refused (one message naming each problem and where). */
+export function parseEnvironment(text: string): EnvironmentRead {
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch (error) {
+    return { invalid: `${ENVIRONMENT_FILE}: not YAML: ${(error as Error).message.split('\n')[0]}` };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { invalid: `${ENVIRONMENT_FILE}: a mapping with a setup script is expected` };
+  const result = environmentSchema.safeParse(value);
+  if (!result.success)
+    return {
+      invalid: `${ENVIRONMENT_FILE}: ${result.error.issues
+        .map((issue) =>
+          issue.code === 'unrecognized_keys'
+            ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
+            : `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+        )
+        .join('; ')}`,
+    };
+  const { setup, setupTimeout, cacheKey } = result.data;
+  return { plan: { setup, setupTimeoutMs: durationSeconds(setupTimeout) * 1000, cacheKey: cacheKey ?? null } };
+}

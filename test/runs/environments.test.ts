@@ -1,0 +1,152 @@
+// A repository's environment (.svc/environment.yaml) for real: its setup runs in the run's
+// sandboxed workspace before the agent starts, and the agent finds what it made (in the workspace
+// and in its home); a failing or timed-out setup fails the run with its lines in the run's events;
+// an invalid file fails the run at once, naming what is wrong; a cancel stops a setup. Local bare
+// repositories stand in for GitHub; the agent is the shell agent.
+import test from 'ava';
+import { GitHubStandIn } from '../support/github-stand-in.ts';
+import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
+import { waitFor } from '../support/processes.ts';
+import { runEvents, runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+
+const github = new GitHubStandIn();
+const forge = new PullRequestsStandIn();
+let svc: TestStack;
+
+/** A Node-like repository: its setup's output is ignored by git, as a real one's is. */
+const repo = (name: string, environment: string) =>
+  github.createRepo('acme', name, {
+    files: {
+      '.gitignore': 'node_modules/\n',
+      'package-lock.json': '{"lockfileVersion": 3}\n',
+      '.svc/environment.yaml': environment,
+    },
+  });
+
+test.before(async () => {
+  await forge.start();
+  svc = await startTestStack({
+    env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_FINALIZE_TIMEOUT_MS: '60000' },
+  });
+});
+test.after.always(async () => {
+  await svc?.stop();
+  await forge.stop();
+});
+
+const register = async (name: string) =>
+  (await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/${name}` } })).body.project
+    .id as string;
+const dispatch = async (project: string, prompt: string) =>
+  (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id as string;
+const setupLines = async (runId: string) =>
+  (await runEvents(svc, runId)).filter((event) => event.kind === 'environment.log').map((event) => event.payload.text);
+
+test.serial('the setup runs before the agent, which finds what it made in its workspace and home', async (t) => {
+  repo(
+    'built',
+    [
+      'setup: |',
+      '  echo "setting up in $PWD"',
+      '  mkdir -p node_modules/left-pad',
+      '  echo "module.exports = 1" > node_modules/left-pad/index.js',
+      '  echo warm > ~/.npm-cache-marker',
+      '  echo "a warning" >&2',
+      'setupTimeout: 5m',
+      '',
+    ].join('\n'),
+  );
+  const runId = await dispatch(
+    await register('built'),
+    'cat node_modules/left-pad/index.js && cat ~/.npm-cache-marker && git status --porcelain | wc -l',
+  );
+  const run = await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 120_000);
+  t.is(run.state, 'succeeded', JSON.stringify(run));
+  const events = await runEvents(svc, runId);
+  const kinds = events.map((event) => event.kind);
+  const building = events.find((event) => event.kind === 'environment.building');
+  const ready = events.find((event) => event.kind === 'environment.ready');
+  t.regex(building?.payload.key, /^[0-9a-f]{64}$/);
+  t.like(ready?.payload, { key: building?.payload.key, cached: false });
+  t.true(Number.isInteger(ready?.payload.durationMs) && ready?.payload.durationMs >= 0, JSON.stringify(ready));
+  t.true(kinds.indexOf('environment.ready') < kinds.indexOf('sandbox.started'), 'the agent starts after the setup');
+  const lines = await setupLines(runId);
+  t.true(
+    lines.some((line) => /^setting up in \S+/.test(line)),
+    lines.join('\n'),
+  );
+  t.true(
+    events.some(
+      (event) =>
+        event.kind === 'environment.log' && event.payload.stream === 'stderr' && event.payload.text === 'a warning',
+    ),
+  );
+  t.deepEqual(await runStdout(svc, runId), ['module.exports = 1', 'warm', '0'], 'the agent saw both, and a clean tree');
+});
+
+test.serial('a failing setup fails the run environment_setup_failed, its lines in the events', async (t) => {
+  repo('broken', 'setup: |\n  echo "installing"\n  echo "npm ERR! missing package" >&2\n  exit 3\n  echo never\n');
+  const runId = await dispatch(await register('broken'), 'echo the agent ran');
+  const run = await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 120_000);
+  t.like(run, { state: 'failed', failureReason: 'environment_setup_failed' });
+  const events = await runEvents(svc, runId);
+  const terminal = events.find((event) => event.kind === 'state_change' && event.payload.type === 'result');
+  t.like(terminal?.payload, { failureReason: 'environment_setup_failed', exitCode: 3, timedOut: false });
+  t.regex(terminal?.payload.message, /setup exited with 3/);
+  t.deepEqual(await setupLines(runId), ['installing', 'npm ERR! missing package']);
+  t.false(
+    events.some((event) => event.kind === 'sandbox.started'),
+    'the agent never started',
+  );
+  t.deepEqual(await runStdout(svc, runId), []);
+});
+
+test.serial("a setup's lines in the events are bounded: the first ones, a count, the last ones", async (t) => {
+  repo('noisy', 'setup: |\n  seq 1 1000\n  exit 1\n');
+  const runId = await dispatch(await register('noisy'), 'echo the agent ran');
+  await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 120_000);
+  const numbers = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+  t.deepEqual(await setupLines(runId), [
+    ...numbers(1, 400),
+    '… 550 lines of the setup not kept',
+    ...numbers(951, 1000),
+  ]);
+});
+
+test.serial('a setup past its setupTimeout is stopped and fails the run', async (t) => {
+  repo('slow', 'setup: |\n  echo "starting a long install"\n  sleep 120\nsetupTimeout: 2s\n');
+  const runId = await dispatch(await register('slow'), 'echo the agent ran');
+  const run = await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 90_000);
+  t.like(run, { state: 'failed', failureReason: 'environment_setup_failed' });
+  const terminal = (await runEvents(svc, runId)).find((event) => event.payload?.type === 'result');
+  t.like(terminal?.payload, { timedOut: true });
+  t.regex(terminal?.payload.message, /timed out after 2 s/);
+  t.deepEqual(await setupLines(runId), ['starting a long install']);
+});
+
+test.serial('an invalid environment file fails the run at once, naming each problem', async (t) => {
+  repo('invalid', 'setup: npm ci\nservices: [postgres]\ncachekey: [package-lock.json]\n');
+  const runId = await dispatch(await register('invalid'), 'echo the agent ran');
+  const run = await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 60_000);
+  t.like(run, { state: 'failed', failureReason: 'environment_invalid' });
+  const events = await runEvents(svc, runId);
+  const terminal = events.find((event) => event.payload?.type === 'result');
+  t.regex(terminal?.payload.message, /\.svc\/environment\.yaml: .*unknown key cachekey/);
+  t.regex(terminal?.payload.message, /services: not supported yet/);
+  t.false(events.some((event) => event.kind.startsWith('environment.') || event.kind === 'sandbox.started'));
+});
+
+test.serial('a cancel during the setup stops it; the run ends cancelled and its agent never starts', async (t) => {
+  repo('cancelled', 'setup: |\n  echo "a long install"\n  sleep 300\n');
+  const runId = await dispatch(await register('cancelled'), 'echo the agent ran');
+  await waitFor(
+    async () => ((await setupLines(runId)).includes('a long install') ? true : undefined),
+    'the setup running',
+    60_000,
+  );
+  await svc.request('POST', `/runs/${runId}/cancel`, { body: { reason: 'no longer needed' } });
+  const run = await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 60_000);
+  t.is(run.state, 'cancelled');
+  const events = await runEvents(svc, runId);
+  t.false(events.some((event) => event.kind === 'sandbox.started' || event.kind === 'environment.ready'));
+});
