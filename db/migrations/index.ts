@@ -34,6 +34,8 @@ import { Migration20261202173349_retention_passes as SqliteRetentionPasses } fro
 import { Migration20261202173349_retention_passes as PostgresRetentionPasses } from './postgresql/Migration20261202173349_retention_passes.ts';
 import { Migration20261202173429_one_time_secrets as SqliteOneTimeSecrets } from './sqlite/Migration20261202173429_one_time_secrets.ts';
 import { Migration20261202173429_one_time_secrets as PostgresOneTimeSecrets } from './postgresql/Migration20261202173429_one_time_secrets.ts';
+import { Migration20261207183415_project_secrets as SqliteProjectSecrets } from './sqlite/Migration20261207183415_project_secrets.ts';
+import { Migration20261207183415_project_secrets as PostgresProjectSecrets } from './postgresql/Migration20261207183415_project_secrets.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
@@ -56,6 +58,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261125074421_run_paused_reason', class: SqliteRunPausedReason },
     { name: 'Migration20261202173349_retention_passes', class: SqliteRetentionPasses },
     { name: 'Migration20261202173429_one_time_secrets', class: SqliteOneTimeSecrets },
+    { name: 'Migration20261207183415_project_secrets', class: SqliteProjectSecrets },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
@@ -75,6 +78,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261125074421_run_paused_reason', class: PostgresRunPausedReason },
     { name: 'Migration20261202173349_retention_passes', class: PostgresRetentionPasses },
     { name: 'Migration20261202173429_one_time_secrets', class: PostgresOneTimeSecrets },
+    { name: 'Migration20261207183415_project_secrets', class: PostgresProjectSecrets },
   ],
 };
 
