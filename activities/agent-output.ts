@@ -46,6 +46,8 @@ export function createOutputIngest(
     adapter: RuntimeAdapter,
     progress: SupervisionProgress,
     final: boolean,
+    /** Masks the run's project secrets in each line (readSandboxEvents). */
+    mask?: (text: string) => string,
   ): Promise<void> {
     for (let read = 0; ; read++) {
       const before = JSON.stringify(progress.offsets);
@@ -53,7 +55,7 @@ export function createOutputIngest(
       const dropped = progress.droppedLines ?? 0;
       // What a retry would resume from while this read's events are only partly written.
       const resume = structuredClone(progress);
-      const events = readSandboxEvents(sandboxFiles(sandboxDir(runId)), adapter, progress, final, outputMaxBytes);
+      const events = readSandboxEvents(sandboxFiles(sandboxDir(runId)), adapter, progress, final, outputMaxBytes, mask);
       if ((progress.droppedLines ?? 0) > dropped)
         svcMetrics.outputLinesDropped.inc((progress.droppedLines ?? 0) - dropped);
       for (let start = 0; start < events.length; start += EVENTS_PER_WRITE) {

@@ -36,7 +36,8 @@ const STDERR_HEAD_LINES = 20;
 
 /**
  * The events in the sandbox's files past the offsets in `progress` (which it advances). `final`:
- * the writer has exited, so a last line without its newline counts too.
+ * the writer has exited, so a last line without its newline counts too. Each line is `mask`ed
+ * first (the run's project secrets): no event, usage note or stderr line ever holds a value.
  */
 export function readSandboxEvents(
   files: SandboxFiles,
@@ -44,6 +45,7 @@ export function readSandboxEvents(
   progress: SupervisionProgress,
   final: boolean,
   outputMaxBytes: number | null = null,
+  mask: (text: string) => string = (text) => text,
 ): RunEventInput[] {
   const events: RunEventInput[] = [];
   // One time for the lines of one read: they were seen together, and so go in one chunk of the log.
@@ -59,7 +61,8 @@ export function readSandboxEvents(
         progress.offsets[stream] = rest.offset + Buffer.byteLength(rest.text);
       }
     }
-    for (const line of lines) {
+    for (const read of lines) {
+      const line = { offset: read.offset, text: mask(read.text) };
       const event = outputEvent(adapter, stream, line, progress, ts);
       if (keep(line.text, progress, outputMaxBytes)) events.push(event);
       else if (progress.droppedLines === 1) events.push(truncatedEvent(progress, outputMaxBytes!));

@@ -6,6 +6,7 @@ import { writeRunProjection, type RunProjection } from './read-model/write-run-p
 import type { SandboxSettings } from '../platform/sandbox-settings.ts';
 import type { DiskFloor } from '../platform/disk-space.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
+import type { SecretsKeys } from '../platform/secrets-key.ts';
 import { sandboxFiles, inspectSandbox, stopSandbox, supervisorHolds } from '../sandbox/index.ts';
 import { dataPaths } from '../platform/config.ts';
 import { prepareRunWorkspace, type PrepareWorkspaceInput } from './workspace/prepare-workspace.ts';
@@ -19,6 +20,8 @@ export interface RunActivityDeps {
   /** Where the agent reaches svc, and the operator token its per-run token is derived from. */
   agentApi?: { baseUrl: string; operatorToken: string } | undefined;
   sandbox: SandboxSettings;
+  /** What project secrets are sealed with: a run's agent gets its project's (platform/secrets-key.ts). */
+  secretsKeys: SecretsKeys;
   /** The free space this worker's data directory keeps (SVC_DISK_MIN_FREE_*): below it, no run starts. */
   diskFloor?: DiskFloor;
   githubApiUrl: string;

@@ -48,6 +48,9 @@ import { webhooksRoutes } from './routes/webhooks.router.ts';
 import { WebhooksService } from './services/webhooks.service.ts';
 import { WebhooksRepository } from '../db/repositories/webhooks.repository.ts';
 import { OneTimeSecretsRepository } from '../db/repositories/one-time-secrets.repository.ts';
+import { ProjectSecretsRepository } from '../db/repositories/project-secrets.repository.ts';
+import { projectSecretsRoutes } from './routes/project-secrets.router.ts';
+import { ProjectSecretsService } from './services/project-secrets.service.ts';
 import type { ApiServerDeps } from './server-deps.ts';
 
 export function allRoutes(
@@ -150,6 +153,9 @@ export function allRoutes(
     ...runLogRoutes(runs, events, spectators),
     ...planRunsRoutes(planRuns, events, links, spectators),
     ...projectsRoutes(projects, runs, links, spectators),
+    ...projectSecretsRoutes(
+      new ProjectSecretsService(new ProjectSecretsRepository(deps.readModel, deps.secretsKeys), projects),
+    ),
     ...catalogRoutes(deps.agents, deps.forge),
     ...eventsRoutes(lifecycle),
     ...previewRoutes(

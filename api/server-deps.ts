@@ -16,6 +16,7 @@ import type { EgressRule } from '../core/egress-rules.ts';
 import type { PreviewSettings } from '../platform/preview-settings.ts';
 import type { ReadModel } from '../db/orm.ts';
 import type { DiskFloor } from '../platform/disk-space.ts';
+import type { SecretsKeys } from '../platform/secrets-key.ts';
 
 export interface ApiServerDeps {
   host: string;
@@ -42,6 +43,8 @@ export interface ApiServerDeps {
   /** Public mode: each spectator client's request rate and requests in progress (absent: unlimited). */
   spectatorLimits?: SpectatorLimitSettings;
   readModel: ReadModel;
+  /** What project secrets are sealed with (platform/secrets-key.ts). */
+  secretsKeys: SecretsKeys;
   temporal: TemporalGateway;
   agents: AgentCatalog;
   /** GET /instance: what this instance calls itself, where it is reached, the sandbox backend. */

@@ -22,6 +22,9 @@ import { PlanRunCommand } from './commands/plan/run.ts';
 import { PlanStatusCommand } from './commands/plan/status.ts';
 import { ProjectAddCommand } from './commands/project/add.ts';
 import { ProjectListCommand } from './commands/project/list.ts';
+import { SecretsListCommand } from './commands/secrets/list.ts';
+import { SecretsRemoveCommand } from './commands/secrets/remove.ts';
+import { SecretsSetCommand } from './commands/secrets/set.ts';
 import { RunCommand } from './commands/run.ts';
 import { LoginCommand } from './commands/login.ts';
 import { RunsCancelCommand } from './commands/runs/cancel.ts';
@@ -55,6 +58,9 @@ for (const command of [
   WorkerCommand,
   ProjectAddCommand,
   ProjectListCommand,
+  SecretsSetCommand,
+  SecretsListCommand,
+  SecretsRemoveCommand,
   InitCommand,
   ConfigMigrateCommand,
   RunCommand,

@@ -13,6 +13,7 @@ import { DEFAULT_DISK_FLOOR, type DiskFloor } from './disk-space.ts';
 import { parseLogLevel, type LogLevelName } from './logger.ts';
 import { asConfigurationError } from './config-error.ts';
 import { GITHUB_GIT_URL } from '../core/git-url.ts';
+import { checkSecretsKeySettings, type SecretsKeySettings } from './secrets-key.ts';
 
 export interface SvcConfig {
   /** What this instance calls itself (GET /instance, the dashboard's title): SVC_INSTANCE_NAME. */
@@ -38,6 +39,8 @@ export interface SvcConfig {
   taskQueue: string;
   /** Operator token from the environment; otherwise a token file in the data directory. */
   apiToken: string | undefined;
+  /** SVC_SECRETS_KEY (else a key file in the data directory) and SVC_SECRETS_KEY_PREVIOUS: project secrets' seal. */
+  secretsKey: SecretsKeySettings;
   agentsFile: string | undefined;
   /** Where project clones live: <root>/<owner>/<name>. */
   projectsRoot: string;
@@ -282,6 +285,10 @@ function readConfig(env: NodeJS.ProcessEnv): SvcConfig {
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     taskQueue: env.SVC_TASK_QUEUE || 'svc',
     apiToken: env.SVC_API_TOKEN || undefined,
+    secretsKey: checkSecretsKeySettings({
+      key: env.SVC_SECRETS_KEY || undefined,
+      previous: env.SVC_SECRETS_KEY_PREVIOUS || undefined,
+    }),
     agentsFile: env.SVC_AGENTS_FILE || undefined,
     projectsRoot: resolve(env.SVC_PROJECTS_DIR || join(dataDir, 'projects')),
     githubToken: env.SVC_GIT_TOKEN || env.GITHUB_TOKEN || undefined,
@@ -364,6 +371,8 @@ export const dataPaths = {
   instanceRecord: (dataDir: string) => join(dataDir, 'instance.json'),
   /** The directory's own name, which names its workers' task queue (platform/data-dir-key.ts). */
   dataDirKey: (dataDir: string) => join(dataDir, 'data-dir-key'),
+  /** The key project secrets are sealed with when SVC_SECRETS_KEY is unset (platform/secrets-key.ts; 0600). */
+  secretsKey: (dataDir: string) => join(dataDir, 'secrets-key'),
   /** What a retention pass has taken out of use and is removing (renamed here first: one rename each). */
   trash: (dataDir: string) => join(dataDir, 'trash'),
 };

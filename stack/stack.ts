@@ -21,6 +21,7 @@ import { registerSecret, registerUrlSecret } from '../platform/secrets.ts';
 import { SetupCodes } from '../api/services/setup-codes.ts';
 import { OneTimeSecretsRepository } from '../db/repositories/one-time-secrets.repository.ts';
 import { ForgeCredentials } from '../platform/forge-credentials.ts';
+import { openProjectSecrets } from './project-secrets.ts';
 
 export { SVC_VERSION };
 
@@ -124,6 +125,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
 
     const token = loadOperatorToken(config.apiToken, dataPaths.operatorToken(config.dataDir));
     registerSecret(token.token);
+    const secretsKeys = await openProjectSecrets(config, readModel, log);
     // Which GitHub identity svc acts with: an App swapped in unnoticed would be the operator's first question.
     const forgeCredentials = ForgeCredentials.fromConfig(config);
     log(`github: acting as ${describeForgeIdentity(forgeCredentials.identity())}`);
@@ -158,6 +160,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         publicAllowlist: config.auth.publicAllowlist,
         spectatorLimits: config.auth.spectatorLimits,
         readModel,
+        secretsKeys,
         temporal,
         agents,
         instance: { name: config.instanceName, publicUrl: config.publicUrl, runtime: runtimeName(config.sandbox.mode) },
@@ -205,6 +208,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         config,
         temporalAddress,
         readModel,
+        secretsKeys,
         agents,
         agentApi: baseUrl ? { baseUrl, operatorToken: token.token } : undefined,
         operatorToken: token.token,

@@ -10,6 +10,7 @@ import { ensureRetentionSchedule } from './retention-schedule.ts';
 import { dataDirKey, dataDirTaskQueue } from '../platform/data-dir-key.ts';
 import { syncConfiguredWebhooks } from './configured-webhooks.ts';
 import type { ReadModel } from '../db/orm.ts';
+import type { SecretsKeys } from '../platform/secrets-key.ts';
 import type { AgentCatalog } from '../platform/agent-catalog.ts';
 import { dataPaths, type SvcConfig } from '../platform/config.ts';
 import { prepareSupervisorProgram, pruneStalePrograms } from '../sandbox/index.ts';
@@ -22,6 +23,8 @@ export interface WorkerSettings {
   config: SvcConfig;
   temporalAddress: string;
   readModel: ReadModel;
+  /** What project secrets are sealed with (platform/secrets-key.ts). */
+  secretsKeys: SecretsKeys;
   agents: AgentCatalog;
   agentApi: { baseUrl: string; operatorToken: string } | undefined;
   /** Webhook secrets derive from it. */
@@ -77,6 +80,7 @@ export async function startWorker(settings: WorkerSettings): Promise<RunningWork
     workflowBundle,
     activities: createActivities({
       readModel: settings.readModel,
+      secretsKeys: settings.secretsKeys,
       dataDir: config.dataDir,
       projectsRoot: config.projectsRoot,
       forgeCredentials: ForgeCredentials.fromConfig(config),

@@ -1,7 +1,7 @@
 // Project rows and their trigger rows. Written only by activities; the API reads.
 import type { EntityManager } from '@mikro-orm/sql';
 import type { ProjectJson } from '../../core/project-schema.ts';
-import { ProjectEntity, ProjectTriggerEntity, type Project } from '../../db/entities/index.ts';
+import { ProjectEntity, ProjectSecretEntity, ProjectTriggerEntity, type Project } from '../../db/entities/index.ts';
 
 /** A project as the project workflows carry it: the API's Project (core/project-schema.ts). */
 export type ProjectRecord = ProjectJson;
@@ -40,6 +40,7 @@ export async function deleteProjectRows(em: EntityManager, projectId: string): P
     if (!row) return null;
     const record = toProjectRecord(row);
     await tx.nativeDelete(ProjectTriggerEntity, { projectId });
+    await tx.nativeDelete(ProjectSecretEntity, { projectId });
     tx.remove(row);
     return record;
   });

@@ -12,6 +12,8 @@ export interface LaunchContext {
   prompt: string;
   workspacePath: string;
   hostEnv: NodeJS.ProcessEnv;
+  /** The project's secrets for this run (core/project-secrets.ts): under everything svc and the agent set. */
+  projectEnv?: Record<string, string>;
 }
 
 export interface Usage {
@@ -102,7 +104,8 @@ export function sandboxEnv(
   context: LaunchContext,
   extraHostVariables: string[] = [],
 ): Record<string, string> {
-  const env: Record<string, string> = {};
+  // The project's first: a name svc or the operator's agent definition sets too keeps their value.
+  const env: Record<string, string> = { ...context.projectEnv };
   for (const name of [...BASE_ENV, ...extraHostVariables]) {
     const value = context.hostEnv[name];
     if (value !== undefined) env[name] = value;

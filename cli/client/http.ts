@@ -68,6 +68,15 @@ export class SvcClient {
 
   /** One API call; `T` is the answer's type (cli/client/responses.ts). */
   async request<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+    return (await this.requestWithStatus<T>(method, path, body)).body;
+  }
+
+  /** One API call, with the success status it answered (201 created or 200 replaced, say). */
+  async requestWithStatus<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.settings.token) headers.authorization = `Bearer ${this.settings.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -97,7 +106,7 @@ export class SvcClient {
         envelope?.hint,
       );
     }
-    return parsed as T;
+    return { status: response.status, body: parsed as T };
   }
 }
 

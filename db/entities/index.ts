@@ -11,6 +11,7 @@ export { WebhookEntity, type Webhook } from './webhook.entity.ts';
 export { WebhookDeliveryEntity, type WebhookDelivery } from './webhook-delivery.entity.ts';
 export { RetentionPassEntity, type RetentionPass } from './retention-pass.entity.ts';
 export { OneTimeSecretEntity, type OneTimeSecret } from './one-time-secret.entity.ts';
+export { ProjectSecretEntity, type ProjectSecret } from './project-secret.entity.ts';
 
 import { ProjectEntity } from './project.entity.ts';
 import { RunEntity } from './run.entity.ts';
@@ -25,6 +26,7 @@ import { WebhookEntity } from './webhook.entity.ts';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity.ts';
 import { RetentionPassEntity } from './retention-pass.entity.ts';
 import { OneTimeSecretEntity } from './one-time-secret.entity.ts';
+import { ProjectSecretEntity } from './project-secret.entity.ts';
 
 export const ALL_ENTITIES = [
   ProjectEntity,
@@ -40,4 +42,5 @@ export const ALL_ENTITIES = [
   WebhookDeliveryEntity,
   RetentionPassEntity,
   OneTimeSecretEntity,
+  ProjectSecretEntity,
 ];

@@ -36,6 +36,8 @@ import { Migration20261202173429_one_time_secrets as SqliteOneTimeSecrets } from
 import { Migration20261202173429_one_time_secrets as PostgresOneTimeSecrets } from './postgresql/Migration20261202173429_one_time_secrets.ts';
 import { Migration20261207182555_compact_output as SqliteCompactOutput } from './sqlite/Migration20261207182555_compact_output.ts';
 import { Migration20261207182555_compact_output as PostgresCompactOutput } from './postgresql/Migration20261207182555_compact_output.ts';
+import { Migration20261207183415_project_secrets as SqliteProjectSecrets } from './sqlite/Migration20261207183415_project_secrets.ts';
+import { Migration20261207183415_project_secrets as PostgresProjectSecrets } from './postgresql/Migration20261207183415_project_secrets.ts';
 
 // Listed explicitly rather than discovered from disk, so the same list works from source and from
 // tests, and an unlisted file can never run by accident. A new migration pair is added here.
@@ -59,6 +61,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261202173349_retention_passes', class: SqliteRetentionPasses },
     { name: 'Migration20261202173429_one_time_secrets', class: SqliteOneTimeSecrets },
     { name: 'Migration20261207182555_compact_output', class: SqliteCompactOutput },
+    { name: 'Migration20261207183415_project_secrets', class: SqliteProjectSecrets },
   ],
   postgresql: [
     { name: 'Migration20261122030847_initial', class: PostgresInitial },
@@ -79,6 +82,7 @@ const MIGRATIONS: Record<DbDialect, MigrationObject[]> = {
     { name: 'Migration20261202173349_retention_passes', class: PostgresRetentionPasses },
     { name: 'Migration20261202173429_one_time_secrets', class: PostgresOneTimeSecrets },
     { name: 'Migration20261207182555_compact_output', class: PostgresCompactOutput },
+    { name: 'Migration20261207183415_project_secrets', class: PostgresProjectSecrets },
   ],
 };
 

@@ -10,14 +10,16 @@ export interface CliResult {
   lines: any[];
 }
 
-export async function svcCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  const handle = spawnSvc(args, {
-    ...process.env,
-    SVC_CLIENT_CONFIG: '/nonexistent/client.json',
-    SVC_BASE_URL: '',
-    SVC_API_TOKEN: '',
-    ...env,
-  });
+export async function svcCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  input?: string,
+): Promise<CliResult> {
+  const handle = spawnSvc(
+    args,
+    { ...process.env, SVC_CLIENT_CONFIG: '/nonexistent/client.json', SVC_BASE_URL: '', SVC_API_TOKEN: '', ...env },
+    input,
+  );
   let stdout = '';
   let stderr = '';
   handle.child.stdout!.on('data', (chunk) => (stdout += chunk));

@@ -30,11 +30,13 @@ export function drainedExit(child: ChildProcess): Promise<number | null> {
   );
 }
 
-export function spawnSvc(args: string[], env: NodeJS.ProcessEnv): ChildHandle {
+/** `input`: what the command reads on stdin (none: stdin is closed). */
+export function spawnSvc(args: string[], env: NodeJS.ProcessEnv, input?: string): ChildHandle {
   const child = spawn(process.execPath, ['--no-warnings', 'cli/main.ts', ...args], {
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin!.end(input);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
