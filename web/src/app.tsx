@@ -14,6 +14,7 @@ import { PlanRunsPage } from './pages/plan-runs.tsx';
 import { PlanRunPage } from './pages/plan-run.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { ProjectPage } from './pages/project.tsx';
+import { ProjectSecretsPage } from './pages/project-secrets.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { OpsPage } from './pages/ops.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
@@ -117,6 +118,7 @@ function Pages() {
       <Route path="/ui/plan-runs/:id" component={PlanRunPage} />
       <Route path="/ui/projects" component={ProjectsPage} />
       <Route path="/ui/projects/:id" component={ProjectPage} />
+      <Route path="/ui/projects/:id/secrets" component={ProjectSecretsPage} />
       <Route path="/ui/agents" component={AgentsPage} />
       <Route path="/ui/analytics" component={AnalyticsPage} />
       <Route path="/ui/ops" component={OpsPage} />

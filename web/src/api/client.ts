@@ -44,9 +44,9 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T>
   return (await response.json()) as T;
 }
 
-/** POST (or DELETE) with an optional JSON body. */
+/** POST, PUT or DELETE with an optional JSON body. */
 export async function sendJson<T>(
-  method: 'POST' | 'DELETE',
+  method: 'POST' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
   extraHeaders: Record<string, string> = {},

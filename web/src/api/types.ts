@@ -34,6 +34,11 @@ import type {
   svcConfigResponse,
   triggersResponse,
 } from '../../../api/routes/projects.schema.ts';
+import type {
+  projectSecretResponse,
+  projectSecretsResponse,
+  putSecretBody,
+} from '../../../api/routes/project-secrets.schema.ts';
 import type { agentsResponse } from '../../../api/routes/catalog.schema.ts';
 import type { previewLoginResponse } from '../../../api/routes/preview.schema.ts';
 import type { lifecycleLine } from '../../../api/routes/events.schema.ts';
@@ -85,6 +90,11 @@ export type ReadyPlan = ReadyPlans['plans'][number];
 export type SvcConfig = z.output<typeof svcConfigResponse>;
 export type Triggers = z.output<typeof triggersResponse>;
 export type ConfigProblem = SvcConfig['errors'][number];
+/** A project's secrets: names, scopes and times; the API never answers a value. */
+export type ProjectSecretList = z.output<typeof projectSecretsResponse>;
+export type ProjectSecret = ProjectSecretList['secrets'][number];
+export type PutSecretBody = z.input<typeof putSecretBody>;
+export type ProjectSecretResult = z.output<typeof projectSecretResponse>;
 
 export type AgentList = z.output<typeof agentsResponse>;
 export type Agent = AgentList['agents'][number];

@@ -1,5 +1,5 @@
 // One project: where it comes from and how fresh its clone is, and for the operator its plans,
-// triggers and config problems, with refresh, delete and the ways to start work on it.
+// triggers and config problems, with refresh, delete, its secrets and the ways to start work on it.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
@@ -92,6 +92,11 @@ export function ProjectPage() {
         <a class="button" href={`/ui/runs${query({ project: project.id })}`}>
           Runs
         </a>
+        {operator ? (
+          <a class="button" href={`/ui/projects/${encodeURIComponent(project.id)}/secrets`}>
+            Secrets
+          </a>
+        ) : null}
         {operator ? (
           <button type="button" class="danger" onClick={remove} disabled={busy !== null}>
             {busy === 'delete' ? 'Deleting…' : 'Delete'}
