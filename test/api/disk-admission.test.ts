@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { dataPaths, loadConfig } from '../../platform/config.ts';
 import { startStack } from '../../stack/stack.ts';
-import { startTestStack, testEnvironment, waitForRunState } from '../support/stack.ts';
+import { runEvents, startTestStack, testEnvironment, waitForRunState } from '../support/stack.ts';
 
 /** More MiB than any disk of this machine has. */
 const ABOVE_ANY_DISK = '999999999';
@@ -60,13 +60,10 @@ test('a worker whose disk is below the floor fails the run disk_nearly_full befo
   t.is(dispatched.status, 201, dispatched.text);
   const run = await waitForRunState(api, dispatched.body.run.id);
   t.like(run, { state: 'failed', failureReason: 'disk_nearly_full' });
-  const { text } = await api.request('GET', `/runs/${run.id}/events?follow=0`);
-  const result = text
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line))
-    .find((event) => event.kind === 'state_change' && event.payload.type === 'result');
-  t.regex(result.payload.message, /^the worker's disk is nearly full: .* free of .*, below 999999999 MiB/);
+  const result = (await runEvents(api, run.id)).find(
+    (event) => event.kind === 'state_change' && event.payload.type === 'result',
+  );
+  t.regex(result?.payload.message ?? '', /^the worker's disk is nearly full: .* free of .*, below 999999999 MiB/);
   t.false(existsSync(join(dataPaths.workspaces(dataDir), run.id)), 'no workspace was cut');
   t.false(existsSync(join(dataPaths.sandboxes(dataDir), run.id)), 'no sandbox was made');
 });

@@ -9,7 +9,7 @@ import { startContainerEngine } from '../support/container-engine.ts';
 import { kubernetesEnv } from '../support/kube-node.ts';
 import { KubeStandIn } from '../support/kube-stand-in.ts';
 import { freePort } from '../support/free-port.ts';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 export interface SandboxStartup {
   backend: 'bubblewrap' | 'container' | 'kubernetes';
@@ -28,10 +28,7 @@ async function measure(svc: TestStack, runs: number): Promise<{ started: number[
     const runId = dispatched.body.run.id as string;
     const createdAt = dispatched.body.run.createdAt as number;
     await waitForRunState(svc, runId);
-    const events = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { kind: string; stream: string | null; ts: string });
+    const events = await runEvents(svc, runId);
     const at = (event: { ts: string } | undefined) => (event ? Date.parse(event.ts) - createdAt : NaN);
     started.push(at(events.find((event) => event.kind === 'sandbox.started')));
     output.push(at(events.find((event) => event.stream === 'stdout')));

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isTerminalRunState } from '../../core/run-states.ts';
 import { waitFor } from '../support/processes.ts';
+import { runEventLines } from '../support/stack.ts';
 import { percentile } from './measure.ts';
 import { startBenchTopology, type BenchTopology } from './topology.ts';
 
@@ -55,7 +56,7 @@ export async function measureSteering(messages = 30): Promise<SteeringFigures> {
     const runId = (started = dispatched.body.run.id as string);
     const arrivals = new Map<string, number>();
     const readArrivals = async () => {
-      const log = (await api.request('GET', `/runs/${runId}/events?follow=0`)).text;
+      const log = (await runEventLines(api, runId)).join('\n');
       for (const match of log.matchAll(/steered (mark-\d+) (\d+)/g)) arrivals.set(match[1]!, Number(match[2]) / 1000);
     };
     await waitFor(

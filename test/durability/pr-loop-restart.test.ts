@@ -5,10 +5,10 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTopology, type Topology } from '../chaos/topology.ts';
-import { CONFIG, SLOW_FIXER, loopEnv, loopForge, runEventLog, startCi } from '../support/pr-loop-fixture.ts';
+import { CONFIG, SLOW_FIXER, loopEnv, loopForge, startCi } from '../support/pr-loop-fixture.ts';
 import { canRunPrivatePostgres } from '../support/private-postgres.ts';
 import { waitFor } from '../support/processes.ts';
-import { request } from '../support/stack.ts';
+import { request, runEvents } from '../support/stack.ts';
 
 /** A request repeated through any outage, as a careful client would. */
 function through(topology: Topology) {
@@ -44,7 +44,7 @@ test('kill -9 of Temporal, API, worker mid-round, a database restart: PR fixed, 
   const project = (await api('POST', '/projects', { gitUrl: 'https://github.com/acme/enduring' })).body.project.id;
   const prompt = 'echo work > WORK.md && git add -A && git commit -qm "the work"';
   const runId = (await api('POST', '/runs', { agent: 'shell', project, prompt })).body.run.id;
-  const events = () => runEventLog({ request: (method, path) => api(method, path) }, runId);
+  const events = () => runEvents({ request: (method, path) => api(method, path) }, runId);
   const round = await waitFor(
     async () => (await events()).find((event) => event.kind === 'pr_loop.follow_up_started')?.payload,
     'the CI fix round',

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postgresOrSkip } from '../support/env.ts';
 import { spawnSvc, waitForOutput } from '../support/processes.ts';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 
@@ -134,10 +134,7 @@ test.serial(
       ['post_reap', 'succeeded'],
     ]);
     // Before branch_pushed: written with finalize's first step, not with the run's end.
-    const kinds = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line).kind as string);
+    const kinds = (await runEvents(svc, runId)).map((event) => event.kind);
     t.true(kinds.includes('finalize.intent_parked'), kinds.join(', '));
   },
 );

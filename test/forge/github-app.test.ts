@@ -23,7 +23,7 @@ import { withReadModel } from '../support/read-model-fixture.ts';
 import { GitHubAppStandIn } from '../support/github-app-standin.ts';
 import { confirmationOf, operatorBrowser, unescapeHtml } from '../support/registration-browser.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { startTestStack, waitForRunState, type TestResponse, type TestStack } from '../support/stack.ts';
+import { runEventLines, startTestStack, waitForRunState, type TestResponse, type TestStack } from '../support/stack.ts';
 
 const github = new GitHubStandIn();
 const forge = new GitHubAppStandIn();
@@ -363,7 +363,7 @@ test.serial(
       t.deepEqual(issued.repositories, ['appwork'], 'one repository per token');
       t.deepEqual(issued.permissions, RUN_PERMISSIONS, 'only what a run needs');
     }
-    const events = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text;
+    const events = (await runEventLines(svc, runId)).join('\n');
     t.true(existsSync(join(workspace, '.git')), 'the workspace is there to look at');
     const runFiles = everyFile(workspace) + everyFile(join(dataPaths.sandboxes(svc.config.dataDir), runId));
     for (const { token } of forge.issued) {

@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { ProjectSecretEntity } from '../../db/entities/index.ts';
 import { DATABASE_LEGS, postgresOrSkip } from '../support/env.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runEventLines, runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 const github = new GitHubStandIn();
 github.createRepo('acme', 'vault');
@@ -143,10 +143,10 @@ test.serial("a run's agent gets its project's run secrets, masked everywhere it 
   t.true(stdout.includes('setup:unset'), 'a setup secret reaches no run');
 
   const views = {
-    events: (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text,
+    events: (await runEventLines(svc, runId)).join('\n'),
     log: (await svc.request('GET', `/runs/${runId}/log`)).text,
     run: (await svc.request('GET', `/runs/${runId}`)).text,
-    spectatorEvents: (await svc.request('GET', `/runs/${runId}/events?follow=0`, { token: null })).text,
+    spectatorEvents: (await runEventLines(svc, runId, { token: null })).join('\n'),
     spectatorLog: (await svc.request('GET', `/runs/${runId}/log`, { token: null })).text,
   };
   t.true(views.log.includes('[redacted]'), views.log);

@@ -10,7 +10,7 @@ import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { planFixture } from '../support/plan-fixture.ts';
 import { waitFor } from '../support/processes.ts';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 const github = new GitHubStandIn();
 const forge = new PullRequestsStandIn();
@@ -35,11 +35,7 @@ test.after.always(async () => {
   await temporal?.connection.close();
 });
 
-const events = async (runId: string) =>
-  (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+const events = (runId: string) => runEvents(svc, runId);
 
 test.serial('an activity that gives up for good ends the run failed, with an event and a dead token', async (t) => {
   github.createRepo('acme', 'vanishing');

@@ -9,7 +9,7 @@ import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { ScriptedModel } from '../support/scripted-model.ts';
 import { DATABASE_LEGS, postgresOrSkip } from '../support/env.ts';
-import { startTestStack, waitForRunState } from '../support/stack.ts';
+import { runEvents, startTestStack, waitForRunState } from '../support/stack.ts';
 
 const CLAUDE = resolve('node_modules/.bin/claude');
 const github = new GitHubStandIn();
@@ -92,10 +92,7 @@ for (const leg of DATABASE_LEGS) {
       // Two model turns of the scripted usage, as Claude Code itself summed them in its result line.
       t.like(run, { tokensInput: 240, tokensOutput: 60, tokensCacheRead: 16, tokensCacheWrite: 8 });
       t.true(run.costUsd > 0);
-      const events = (await svc.request('GET', `/runs/${run.id}/events?follow=0`)).text
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line));
+      const events = await runEvents(svc, run.id);
       t.like(
         events.find((event) => event.kind === 'tool_use'),
         { payload: { name: 'Bash' } },

@@ -5,10 +5,19 @@
 import test, { type ExecutionContext } from 'ava';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';
-import { startTestStack, waitForRunState, type TestResponse } from '../support/stack.ts';
+import {
+  lastRunEvents,
+  runEventLines,
+  runEvents,
+  startTestStack,
+  waitForRunState,
+  type TestResponse,
+} from '../support/stack.ts';
 import { startApiOnlyStack } from '../support/worker-kill.ts';
 
-type Api = { request(method: string, path: string, options?: { body?: unknown }): Promise<TestResponse> };
+type Api = {
+  request(method: string, path: string, options?: { body?: unknown; token?: string | null }): Promise<TestResponse>;
+};
 
 const github = new GitHubStandIn();
 github.createRepo('acme', 'capped', { files: { '.svc/config.yaml': 'admission:\n  maxConcurrentRuns: 1\n' } });
@@ -32,7 +41,7 @@ async function running(api: Api, runId: string) {
       return run.state === 'running' ? run : null;
     }, `run ${runId} running`);
   } catch (error) {
-    const events = (await api.request('GET', `/runs/${runId}/events?follow=0`)).text.slice(-3000);
+    const events = await lastRunEvents(api, runId);
     throw new Error(`${(error as Error).message}: ${JSON.stringify(await runOf(api, runId))}\n${events}`);
   }
 }
@@ -55,11 +64,7 @@ async function cancelled(t: ExecutionContext, api: Api, runId: string) {
 }
 
 const sandboxStarts = async (api: Api, runId: string) =>
-  (await api.request('GET', `/runs/${runId}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
-    .filter((event) => event.kind === 'sandbox.started').length;
+  (await runEvents(api, runId)).filter((event) => event.kind === 'sandbox.started').length;
 
 test.serial("a project's maxConcurrentRuns queues its next run, not another project's", async (t) => {
   const svc = await startTestStack();
@@ -91,7 +96,7 @@ test.serial("a project's maxConcurrentRuns queues its next run, not another proj
   await cancelled(t, svc, first);
   const started = await running(svc, second);
   t.is(started.queueReason, null);
-  const events = (await svc.request('GET', `/runs/${second}/events?follow=0`)).text;
+  const events = (await runEventLines(svc, second)).join('\n');
   t.regex(events, /"kind":"admission\.waiting"/);
   t.regex(events, /"kind":"admission\.granted"/);
   for (const runId of [second, elsewhere, loose]) await cancelled(t, svc, runId);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchBrowser } from '../support/browser.ts';
 import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';
-import { runStdout, waitForRunState } from '../support/stack.ts';
+import { runEvents, runStdout, waitForRunState } from '../support/stack.ts';
 import { replaceWorker, startApiOnlyStack } from '../support/worker-kill.ts';
 
 // First session: reports $0.60 (over its $0.50 cap) and would go on for a minute. A later session
@@ -33,11 +33,7 @@ test('a run paused at its cap waits across a worker kill, resumes from its works
   let worker = spawnSvc(['worker'], environment.env);
   t.teardown(() => worker.child.kill('SIGKILL'));
   await waitForOutput(worker, /worker: polling/);
-  const events = async (id: string) =>
-    (await api.request('GET', `/runs/${id}/events?follow=0`)).text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { kind: string; payload: any });
+  const events = (id: string) => runEvents(api, id);
   const paused = (id: string) =>
     waitFor(
       async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
-import { startTestStack, waitForRunState } from '../support/stack.ts';
+import { runEventLines, startTestStack, waitForRunState } from '../support/stack.ts';
 
 // One GitHub stand-in per file: it points this process's git configuration at its repositories.
 const github = new GitHubStandIn();
@@ -94,7 +94,7 @@ test('a project brings its own agents in .svc/agents/, for its runs only; a brok
   t.is(body.run.renderedAgentJson.source, 'project');
   const run = await waitForRunState(svc, body.run.id);
   t.is(run.state, 'succeeded');
-  t.regex((await svc.request('GET', `/runs/${run.id}/events?follow=0`)).text, /reviewed by the project agent/);
+  t.regex((await runEventLines(svc, run.id)).join('\n'), /reviewed by the project agent/);
   t.is(
     (await svc.request('POST', '/runs', { body: { agent: 'reviewer', prompt: 'review' } })).status,
     404,

@@ -10,7 +10,7 @@ import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
 import { waitFor } from '../support/processes.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 const github = new GitHubStandIn();
 const forge = new PullRequestsStandIn();
@@ -52,11 +52,7 @@ const register = async (name: string) =>
     .id as string;
 const dispatch = async (project: string, prompt: string) =>
   (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id as string;
-const kinds = async (runId: string) =>
-  (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line).kind as string);
+const kinds = async (runId: string) => (await runEvents(svc, runId)).map((event) => event.kind);
 
 test.serial(
   'a committed change is pushed to svc/<run id>, measured, opened as a PR and followed until merged',

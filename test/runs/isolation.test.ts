@@ -6,13 +6,9 @@ import test from 'ava';
 import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestStack, waitForRunState } from '../support/stack.ts';
+import { runEvents, startTestStack, waitForRunState } from '../support/stack.ts';
 
-const events = async (svc: Awaited<ReturnType<typeof startTestStack>>, runId: string) =>
-  (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+const events = (svc: Awaited<ReturnType<typeof startTestStack>>, runId: string) => runEvents(svc, runId);
 
 test('under bubblewrap an agent sees a minimal read-only system, its own workspace, home, PID namespace', async (t) => {
   const cache = mkdtempSync(join(tmpdir(), 'svc-cache-'));
@@ -40,7 +36,7 @@ test('under bubblewrap an agent sees a minimal read-only system, its own workspa
   const run = await waitForRunState(svc, body.run.id);
   t.is(run.state, 'succeeded');
   const log = await events(svc, run.id);
-  t.is(log.find((event) => event.kind === 'sandbox.started').payload.isolation, 'bubblewrap');
+  t.is(log.find((event) => event.kind === 'sandbox.started')?.payload.isolation, 'bubblewrap');
   const out = log.filter((event) => event.stream === 'stdout').map((event) => event.payload.text as string);
   t.false(existsSync(escape), 'the system is read-only to the agent');
   t.true(out.some((line) => /Read-only file system/.test(line)));

@@ -4,8 +4,8 @@
 import test from 'ava';
 import { launchBrowser } from '../support/browser.ts';
 import { waitFor } from '../support/processes.ts';
-import { CONFIG, FIXER, loopForge, loopStack, runEventLog, startCi } from '../support/pr-loop-fixture.ts';
-import { waitForRunState } from '../support/stack.ts';
+import { CONFIG, FIXER, loopForge, loopStack, startCi } from '../support/pr-loop-fixture.ts';
+import { lastRunEvents, runEvents, waitForRunState } from '../support/stack.ts';
 import { replaceWorker } from '../support/worker-kill.ts';
 
 // Serial: each GitHub stand-in points this process's git at itself (GIT_CONFIG_GLOBAL).
@@ -25,13 +25,12 @@ test.serial(
     const prompt = 'echo work > WORK.md && git add -A && git commit -qm "the work" && echo worked';
     const runId = (await api.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id;
     const root = await waitForRunState(api, runId, undefined, 90_000).catch(async (error: Error) => {
-      const log = (await api.request('GET', `/runs/${runId}/events?follow=0`)).text.slice(-3000);
-      throw new Error(`${error.message}\n${log}\n${firstWorker.output().slice(-3000)}`);
+      throw new Error(`${error.message}\n${await lastRunEvents(api, runId)}\n${firstWorker.output().slice(-3000)}`);
     });
     t.like(root, { state: 'succeeded', prState: 'open' });
 
     // The CI fix round starts; the worker dies under it; another worker carries the loop on.
-    const events = () => runEventLog(api, runId);
+    const events = () => runEvents(api, runId);
     await waitFor(
       async () => (await events()).some((event) => event.kind === 'pr_loop.follow_up_started'),
       'the CI fix round',
@@ -133,7 +132,7 @@ test.serial(
     const prompt = 'echo "branch line" >> README.md && git add -A && git commit -qm "the work"';
     const runId = (await api.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id;
     t.like(await waitForRunState(api, runId, undefined, 90_000), { state: 'succeeded', prState: 'open' });
-    const events = () => runEventLog(api, runId);
+    const events = () => runEvents(api, runId);
     const roundEnded = (round: number) =>
       waitFor(
         async () =>
@@ -193,7 +192,7 @@ test.serial(
       60_000,
     );
     await waitFor(
-      async () => (await runEventLog(api, slow.runId)).some((event) => event.kind === 'usage'),
+      async () => (await runEvents(api, slow.runId)).some((event) => event.kind === 'usage'),
       'round 3 reported its cost',
       60_000,
     );

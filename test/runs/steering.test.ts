@@ -11,7 +11,7 @@ import { withProjectLock, projectLockFile } from '../../platform/project-lock.ts
 import { mintRunToken } from '../../core/run-token.ts';
 import { waitFor, waitForActivityUnderWay } from '../support/processes.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { startTestStack, waitForRunState, type TestStack, runStdout } from '../support/stack.ts';
+import { runEventLines, startTestStack, waitForRunState, type TestStack, runStdout } from '../support/stack.ts';
 
 const github = new GitHubStandIn();
 github.createRepo('acme', 'steered');
@@ -125,7 +125,7 @@ test.serial('a mid-run agent claims its messages itself with its per-run token, 
   t.is(claimed.length, 1);
   t.like(claimed[0], { id: sent.body.message.id, body: 'here is your hint', state: 'delivered', runId });
   t.truthy(claimed[0].deliveredAt);
-  const events = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text;
+  const events = (await runEventLines(svc, runId)).join('\n');
   t.regex(events, /"kind":"steer.sent"/);
   t.regex(events, /"kind":"steer.delivered"/);
 });

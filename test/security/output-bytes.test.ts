@@ -4,7 +4,7 @@
 // On PostgreSQL, svc's production read model, the lines are kept with U+FFFD in place of each NUL
 // and the run ends as the agent did.
 import test from 'ava';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runEvents, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 import { postgresOrSkip } from '../support/env.ts';
 
 let svc: TestStack | undefined;
@@ -19,10 +19,7 @@ test('an agent printing NUL characters cannot stop its output being recorded (Po
   t.is(dispatched.status, 201);
   const run = await waitForRunState(svc, dispatched.body.run.id as string);
   t.is(run.state, 'succeeded');
-  const lines = (await svc.request('GET', `/runs/${run.id}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { stream: string | null; payload: { text?: string } });
+  const lines = await runEvents(svc, run.id);
   const stdout = lines.filter((event) => event.stream === 'stdout').map((event) => event.payload.text);
   t.deepEqual(stdout, ['before\uFFFDafter', '\uFFFD\uFFFD', 'done']);
 });

@@ -4,7 +4,7 @@
 // URL passwords, private keys and the common key formats by shape.
 import test from 'ava';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runEventLines, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 import { redactSecrets } from '../../core/redaction.ts';
 
 const github = new GitHubStandIn();
@@ -54,7 +54,7 @@ test.serial('spectators see no prompt, no local path and no secret of a run', as
     await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: leakyPrompt(svc.token) } })
   ).body.run.id;
   await waitForRunState(svc, runId);
-  const operatorView = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text;
+  const operatorView = (await runEventLines(svc, runId)).join('\n');
   t.true(operatorView.includes(SHAPES.github), 'the operator sees what the agent printed');
 
   const run = (await spectate(`/runs/${runId}`)).body.run;
@@ -63,7 +63,7 @@ test.serial('spectators see no prompt, no local path and no secret of a run', as
     (await spectate('/runs')).body.runs.find((row: any) => row.id === runId).prompt,
     '[prompt hidden from spectators]',
   );
-  const events = (await spectate(`/runs/${runId}/events?follow=0`)).text;
+  const events = (await runEventLines(svc, runId, { token: null })).join('\n');
   t.true(events.includes('sandbox.started'), 'spectators do see the events');
   for (const [name, secret] of Object.entries({ ...SHAPES, operator: svc.token }))
     t.false(events.includes(secret), `${name} leaked to a spectator`);

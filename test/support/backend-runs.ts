@@ -2,7 +2,7 @@
 // project, dispatch a shell run, read a run's events, and run one pass of the reconciler.
 import { Client, Connection } from '@temporalio/client';
 import { reconcilerScheduleId } from '../../worker/reconciler-schedule.ts';
-import type { TestStack } from './stack.ts';
+import { runEvents, type TestStack } from './stack.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,10 +40,7 @@ export function backendRuns(svc: () => TestStack) {
       return response.body.run.id as string;
     },
     async events(runId: string) {
-      return (await svc().request('GET', `/runs/${runId}/events?follow=0`)).text
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { kind: string; stream?: string; payload: any });
+      return runEvents(svc(), runId);
     },
     /** One pass of the reconciler, on its Temporal Schedule's own action. */
     async reconcilerPass(): Promise<void> {

@@ -102,14 +102,3 @@ export async function loopStack(t: ExecutionContext, forge: PullRequestsStandIn)
   await waitForOutput(worker, /worker: polling/);
   return { environment, stack, api, worker };
 }
-
-/** A run's event log, parsed. */
-export async function runEventLog(
-  api: { request(method: string, path: string): Promise<{ text: string }> },
-  runId: string,
-): Promise<{ kind: string; payload: any }[]> {
-  return (await api.request('GET', `/runs/${runId}/events?follow=0`)).text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { kind: string; payload: any });
-}

@@ -5,7 +5,7 @@ import type { ExecutionContext } from 'ava';
 import { GitHubStandIn } from './github-stand-in.ts';
 import { waitFor } from './processes.ts';
 import { PullRequestsStandIn } from './pull-requests-stand-in.ts';
-import { startTestStack, waitForRunState, type TestStack } from './stack.ts';
+import { lastRunEvents, startTestStack, waitForRunState, type TestStack } from './stack.ts';
 
 export const HTML_PREVIEW_SERVER = `
 import { createServer } from 'node:http';
@@ -65,8 +65,7 @@ export async function runWithTextPreview(
   const ended = await waitForRunState(svc, runId, undefined, timeoutMs);
   if (ended.state !== 'succeeded') {
     // What went wrong is in the run's own log: its last events, with the run.
-    const events = (await svc.request('GET', `/runs/${runId}/events?follow=0`)).text.trim().split('\n').slice(-12);
-    throw new Error(`run ${runId} ended ${ended.state}: ${JSON.stringify(ended)}\n${events.join('\n')}`);
+    throw new Error(`run ${runId} ended ${ended.state}: ${JSON.stringify(ended)}\n${await lastRunEvents(svc, runId)}`);
   }
   const run = await waitFor(
     async () => {

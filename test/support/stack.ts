@@ -136,16 +136,7 @@ export async function waitForRunState(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   // What the run last did, to say where it stuck (the supervisor and finalizer leave events).
-  const log = await stack
-    .request('GET', `/runs/${runId}/events?before=${Number.MAX_SAFE_INTEGER}&limit=12`)
-    .then((events) =>
-      events.text
-        .trim()
-        .split('\n')
-        .map((line) => line.slice(0, 300))
-        .join('\n'),
-    )
-    .catch((error: Error) => `(no events: ${error.message})`);
+  const log = await lastRunEvents(stack, runId);
   throw new Error(
     `run ${runId} did not reach ${states.join('/')} in ${timeoutMs} ms; last state ${last?.state}; ` +
       `its last events:\n${log}`,
@@ -184,27 +175,59 @@ export async function startIsolatedStack(options: { worker?: boolean; env?: Reco
   };
 }
 
-/** A run's events so far (GET /runs/{id}/events?follow=0, page after page), parsed. */
-export async function runEvents(
-  stack: Pick<TestStack, 'request'>,
+/** What the run-event readers below need of a stack: its request, or a test's own that passes a token. */
+interface EventReader {
+  request(method: string, path: string, options?: { token?: string | null }): Promise<{ text: string }>;
+}
+
+/**
+ * A run's events so far as the NDJSON lines the API answers: GET /runs/{id}/events?follow=0 page
+ * after page, each since the last seq read, until a page comes back empty. `token`: null reads as
+ * a spectator.
+ */
+export async function runEventLines(
+  stack: EventReader,
   runId: string,
-): Promise<{ seq: number; kind: string; stream: string | null; ts: string; payload: any }[]> {
-  const events: { seq: number; kind: string; stream: string | null; ts: string; payload: any }[] = [];
+  options: { token?: string | null } = {},
+): Promise<string[]> {
+  const lines: string[] = [];
   for (;;) {
-    const since = events.at(-1)?.seq ?? 0;
+    const since = lines.length ? (JSON.parse(lines.at(-1)!) as { seq: number }).seq : 0;
     const page = (
-      await stack.request('GET', `/runs/${runId}/events?follow=0&since=${since}&limit=${RUN_EVENTS_PAGE}`)
+      await stack.request('GET', `/runs/${runId}/events?follow=0&since=${since}&limit=${RUN_EVENTS_PAGE}`, options)
     ).text
       .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
-    events.push(...page);
-    if (page.length === 0) return events;
+      .filter(Boolean);
+    lines.push(...page);
+    if (page.length === 0) return lines;
   }
 }
 
+/** A run's events so far, parsed (runEventLines). */
+export async function runEvents(
+  stack: EventReader,
+  runId: string,
+  options: { token?: string | null } = {},
+): Promise<{ seq: number; kind: string; stream: string | null; ts: string; payload: any }[]> {
+  return (await runEventLines(stack, runId, options)).map((line) => JSON.parse(line));
+}
+
+/** A run's last `count` events, as NDJSON text lines cut at 300 characters: what a failing wait reports. */
+export async function lastRunEvents(stack: EventReader, runId: string, count = 12): Promise<string> {
+  return stack
+    .request('GET', `/runs/${runId}/events?before=${Number.MAX_SAFE_INTEGER}&limit=${count}`)
+    .then((events) =>
+      events.text
+        .trim()
+        .split('\n')
+        .map((line) => line.slice(0, 300))
+        .join('\n'),
+    )
+    .catch((error: Error) => `(no events: ${error.message})`);
+}
+
 /** The lines a run's agent wrote on stdout so far. */
-export async function runStdout(stack: Pick<TestStack, 'request'>, runId: string): Promise<string[]> {
+export async function runStdout(stack: EventReader, runId: string): Promise<string[]> {
   return (await runEvents(stack, runId))
     .filter((event) => event.stream === 'stdout')
     .map((event) => event.payload.text as string);
