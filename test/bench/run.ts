@@ -11,6 +11,7 @@ import { measureConcurrentAgents } from './concurrent-agents.ts';
 import { measureDispatch } from './dispatch.ts';
 import { measureEventStreams } from './event-streams.ts';
 import { measureEventIngest, measureOutputIngest } from './ingest.ts';
+import { measureIngestInterference } from './ingest-interference.ts';
 import { type Record } from './measure.ts';
 import { measurePlanOverhead } from './plan-overhead.ts';
 import { measurePublicReads } from './public-reads.ts';
@@ -44,6 +45,14 @@ if (!only || only === 'ingest') {
     ...output,
   });
   record('output ingest: 1,000,000 lines ÷ a bare insert of a row per line', output.timeRatio, 1, 'max', { ...output });
+  const neighbours = await measureIngestInterference();
+  // Other runs' dispatch and the API's reads while a million lines are stored: at most twice as slow.
+  record("output ingest: neighbours' POST /runs p50 while ingesting ÷ quiet", neighbours.dispatchP50Ratio, 2, 'max', {
+    ...neighbours,
+  });
+  record('output ingest: GET /runs/{id} p99 while ingesting ÷ quiet', neighbours.readP99Ratio, 2, 'max', {
+    ...neighbours,
+  });
 }
 if (!only || only === 'dispatch') await measureDispatch(record);
 if (!only || only === 'plan') {
