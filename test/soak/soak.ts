@@ -2,7 +2,7 @@
 // while, with retention set to minutes, mixing short, chatty, failing and cancelled agents. It
 // samples the memory of every process and the size of everything on disk, and says whether both
 // stay flat after warm-up and whether every run ended as it should, once.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,16 +99,16 @@ function supervisors(topology: Topology): number[] {
   }
 }
 
-/** What `paths` hold on disk, MiB, without the entries named `exclude` (du's own patterns). */
-const diskMiB = (paths: string[], exclude: string[] = []) =>
-  Number(
-    execFileSync('du', ['-sk', '--total', ...exclude.map((pattern) => `--exclude=${pattern}`), ...paths])
-      .toString()
-      .trim()
-      .split('\n')
-      .at(-1)!
-      .split('\t')[0],
-  ) / 1024;
+/**
+ * What `paths` hold on disk, MiB, without the entries named `exclude` (du's own patterns). A file
+ * retention removes while du walks makes du complain and exit 1: its total still counts the rest.
+ */
+const diskMiB = (paths: string[], exclude: string[] = []) => {
+  const du = spawnSync('du', ['-sk', '--total', ...exclude.map((pattern) => `--exclude=${pattern}`), ...paths]);
+  const total = /^(\d+)\ttotal$/m.exec(du.stdout.toString());
+  if (!total) throw new Error(`du printed no total: ${du.stderr.toString()}`);
+  return Number(total[1]) / 1024;
+};
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
 
