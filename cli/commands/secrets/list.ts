@@ -3,7 +3,7 @@ import { EXIT, RemoteCommand, table } from '../../base-command.ts';
 import { resolveProject } from '../../client/projects.ts';
 
 export class SecretsListCommand extends RemoteCommand {
-  static override paths = [['secrets', 'ls']];
+  static override paths = [['secrets', 'ls'], ['secrets', 'list'], ['secrets']];
 
   static override usage = Command.Usage({
     category: 'Projects',
