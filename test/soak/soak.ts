@@ -187,9 +187,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       );
     };
     sample();
-    const sampler = setInterval(sample, SAMPLE_EVERY_MS);
+    // A sample that fails ends the soak through its `finally` (the topology stopped), not the process.
+    let sampleFailure: Error | undefined;
+    const sampler = setInterval(() => {
+      try {
+        sample();
+      } catch (error) {
+        sampleFailure ??= error as Error;
+      }
+    }, SAMPLE_EVERY_MS);
     const gapMs = (options.minutes * 60_000) / options.runs;
     for (let index = 0; index < options.runs; index++) {
+      if (sampleFailure) throw sampleFailure;
       const due = started + index * gapMs;
       if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
       const agent = pick(index);
@@ -227,6 +236,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       wrong.push(`the read model holds ${listed.total} runs for ${runs.size} dispatched`);
     await new Promise((resolve) => setTimeout(resolve, 3 * 60_000));
     clearInterval(sampler);
+    if (sampleFailure) throw sampleFailure;
     sample();
     const series: Record<string, number[]> = {
       svcDataMiB: samples.map((each) => each.disk.svcData),
