@@ -4,8 +4,9 @@
 // credential, no callback routes) in the run's workspace, before the agent starts. The setup is
 // hostile content as much as the agent is: svc only reads the records its supervisor leaves.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import type { Client } from '@temporalio/client';
+import { basename, join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
 import {
   ENVIRONMENT_FILE,
@@ -16,6 +17,21 @@ import {
 } from '../core/environment.ts';
 import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { dataPaths } from '../platform/config.ts';
+import type { Isolation } from '../platform/sandbox-settings.ts';
+import { ProjectEntity } from '../db/entities/index.ts';
+import { environmentBuildWorkflowId, type EnvironmentBuildInput } from '../core/environment.ts';
+import {
+  cacheRefusal,
+  entryReady,
+  environmentBuildDir,
+  environmentBuildsDir,
+  environmentEntry,
+  keepBuild,
+  mountRunLayers,
+  onDefaultBranch,
+  runHome,
+} from './environment-cache.ts';
+import { prepareRunWorkspace } from './workspace/prepare-workspace.ts';
 import { git, gitProbe } from '../platform/host-git.ts';
 import { projectLockFile, withProjectLock } from '../platform/project-lock.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
@@ -38,6 +54,7 @@ import {
   createMemoryCgroup,
   MAX_REATTACHMENTS,
   outlivesSupervisor,
+  supervisorHolds,
 } from '../sandbox/index.ts';
 
 /** The setup's lines kept in the run's events: the first ones as they come, then the last of each stream. */
@@ -47,8 +64,13 @@ const LOG_LINE_MAX_CHARS = 2000;
 /** What the setup's supervisor allows beyond the setup's own timeout (which `timeout` enforces inside). */
 const BACKSTOP_SLACK_MS = 60_000;
 
-/** A repository's environment as a run reads it at its base: what to run, and the key of its result. */
-export type RunEnvironment = { plan: EnvironmentPlan; key: string } | { invalid: string };
+/**
+ * A repository's environment as a run reads it at its base: what to run, the key of its result, the
+ * base's commit, and whether that base is on the project's default branch (only such a base may
+ * build or use the shared cache: activities/environment-cache.ts).
+ */
+export type RunEnvironment =
+  { plan: EnvironmentPlan; key: string; commit: string; shared: boolean } | { invalid: string };
 
 /** Where a project's clone is and which commit a run starts from. */
 export interface EnvironmentSource {
@@ -60,6 +82,8 @@ export interface EnvironmentSource {
   /** What the setup runs on: the backend and the project's image. */
   backend: string;
   image: string | null;
+  /** The project's default branch: a base reachable from it may share a kept environment. */
+  defaultBranch: string;
 }
 
 /**
@@ -84,7 +108,9 @@ export async function readRunEnvironment(
     const read = parseEnvironment(await git(['cat-file', 'blob', object], { cwd }));
     if ('invalid' in read) return read;
     const keyFiles = await cacheKeyFiles(cwd, source.rev, read.plan.cacheKey);
-    return { plan: read.plan, key: environmentKey(source, read.plan, keyFiles) };
+    const commit = await git(['rev-parse', '--verify', `${source.rev}^{commit}`], { cwd });
+    const shared = await onDefaultBranch(cwd, commit, source.defaultBranch);
+    return { plan: read.plan, key: environmentKey(source, read.plan, keyFiles), commit, shared };
   });
 }
 
@@ -147,83 +173,125 @@ interface SetupProgress {
   reattachments: number;
 }
 
-export function createEnvironmentActivities(deps: RunActivityDeps) {
-  const setupDir = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId, 'setup');
-  const agentHome = (runId: string) => join(dataPaths.sandboxes(deps.dataDir), runId, 'home');
+/** Where a setup runs: its sandbox's directory and name, its checkout and its home. */
+interface SetupPlace {
+  /** Names the sandbox and its host uid: a run's id, or a build's name. */
+  name: string;
+  dir: string;
+  home: string;
+  workspacePath: string;
+}
+
+/** One build of a key: its workflow execution's run id names its directory. */
+interface BuildRef {
+  projectId: string;
+  key: string;
+  buildRunId: string;
+}
+
+export type EnvironmentActivityDeps = RunActivityDeps & { temporal: Client; taskQueue: string };
+
+/** A build's name: its sandbox's and its uid's (each build a uid of its own, as each run). */
+const buildName = (key: string) => `environment-${key.slice(0, 16)}`;
+
+export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
+  const runSetup = (runId: string): SetupPlace => ({
+    name: runId,
+    dir: join(dataPaths.sandboxes(deps.dataDir), runId, 'setup'),
+    home: runHome(deps.dataDir, runId),
+    workspacePath: '',
+  });
+  /** A build's place: one directory per build workflow execution, so its lines are never another's. */
+  const buildSetup = ({ key, buildRunId }: BuildRef): SetupPlace => {
+    const root = environmentBuildDir(deps.dataDir, key, buildRunId);
+    return {
+      name: buildName(key),
+      dir: join(root, 'sandbox'),
+      home: join(root, 'home'),
+      workspacePath: join(root, 'workspace'),
+    };
+  };
+
+  /**
+   * Starts a setup once, under its own supervisor (it outlives the worker, as the agent does): a
+   * retry finds its claim and starts nothing.
+   */
+  async function startSetup(
+    place: SetupPlace,
+    plan: EnvironmentPlan,
+    { network, memoryLimitMiB, image, cpuMillicores, pod }: ProjectSandboxSettings,
+  ): Promise<{ ok: true } | { ok: false; message: string }> {
+    const { dir } = place;
+    if (existsSync(sandboxFiles(dir).claim)) return { ok: true };
+    let isolation;
+    try {
+      isolation = chooseIsolation(deps.sandbox);
+    } catch (error) {
+      return { ok: false, message: (error as Error).message };
+    }
+    const refusal = imageRefusal(isolation, image, deps.sandbox);
+    if (refusal) return { ok: false, message: refusal };
+    // A pod's workspace is its own volume, handed back only at the end: the agent's pod would not see the setup's.
+    if (isolation === 'kubernetes')
+      return { ok: false, message: 'an environment setup is not supported on the Kubernetes backend yet' };
+    const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
+    const { spec } = sandboxLaunch({
+      name: `${place.name}-setup`,
+      image: image ?? null,
+      cpuMillicores: sandboxCpuLimit(cpuMillicores, deps.sandbox),
+      projectPod: pod ?? null,
+      engineFacts:
+        isolation === 'container' ? await engineFacts(deps.sandbox.container.engine).catch(() => null) : null,
+      memoryLimitMiB: limitMiB,
+      dir,
+      home: place.home,
+      launch: {
+        argv: ['bash', '-c', setupScript(plan)],
+        cwd: place.workspacePath,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
+        stdin: null,
+        maxLifetimeMs: plan.setupTimeoutMs + BACKSTOP_SLACK_MS,
+      },
+      isolation,
+      settings: deps.sandbox,
+      hostId: sandboxHostId(place.name, deps.sandbox),
+      // The project's egress rules, as the agent has them; no model endpoint: the setup has no model.
+      egress: agentEgressRules({
+        modelEndpoints: [],
+        githubApiUrl: deps.githubApiUrl,
+        operator: deps.sandbox.egress,
+        project: network ?? null,
+      }),
+      callback: null,
+      dieWithParent: false,
+      forbidden: [deps.dataDir, deps.projectsRoot],
+      trustCommand: false,
+    });
+    const memory = limitMiB ? createMemoryCgroup(`${place.name}-setup`, limitMiB) : null;
+    const status = await startSandbox(dir, { ...spec, memoryCgroup: memory?.enforced ? memory.cgroup : null });
+    if (status.kind === 'lost') return { ok: false, message: `the setup's sandbox did not start: ${status.reason}` };
+    return { ok: true };
+  }
 
   return {
     /**
-     * Starts the environment's setup once, in the run's workspace, under its own supervisor (it
-     * outlives the worker, as the agent does): a retry finds its claim and starts nothing. Its home
-     * is the agent's, so what it leaves there (a package manager's cache) is the agent's too.
+     * Starts the environment's setup in the run's own workspace (uncached). Its home is the agent's,
+     * so what it leaves there (a package manager's cache) is the agent's too.
      */
     async startEnvironmentSetup({
       runId,
       plan,
       workspacePath,
-      network,
-      memoryLimitMiB,
-      image,
-      cpuMillicores,
-      pod,
+      ...settings
     }: { runId: string; plan: EnvironmentPlan; workspacePath: string } & ProjectSandboxSettings): Promise<
       { ok: true } | { ok: false; message: string }
     > {
-      const dir = setupDir(runId);
-      if (existsSync(sandboxFiles(dir).claim)) return { ok: true };
-      let isolation;
-      try {
-        isolation = chooseIsolation(deps.sandbox);
-      } catch (error) {
-        return { ok: false, message: (error as Error).message };
-      }
-      const refusal = imageRefusal(isolation, image, deps.sandbox);
-      if (refusal) return { ok: false, message: refusal };
-      // A pod's workspace is its own volume, handed back only at the end: the agent's pod would not see the setup's.
-      if (isolation === 'kubernetes')
-        return { ok: false, message: 'an environment setup is not supported on the Kubernetes backend yet' };
-      const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
-      const { spec } = sandboxLaunch({
-        name: `${runId}-setup`,
-        image,
-        cpuMillicores: sandboxCpuLimit(cpuMillicores, deps.sandbox),
-        projectPod: pod ?? null,
-        engineFacts:
-          isolation === 'container' ? await engineFacts(deps.sandbox.container.engine).catch(() => null) : null,
-        memoryLimitMiB: limitMiB,
-        dir,
-        home: agentHome(runId),
-        launch: {
-          argv: ['bash', '-c', setupScript(plan)],
-          cwd: workspacePath,
-          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
-          stdin: null,
-          maxLifetimeMs: plan.setupTimeoutMs + BACKSTOP_SLACK_MS,
-        },
-        isolation,
-        settings: deps.sandbox,
-        hostId: sandboxHostId(runId, deps.sandbox),
-        // The project's egress rules, as the agent has them; no model endpoint: the setup has no model.
-        egress: agentEgressRules({
-          modelEndpoints: [],
-          githubApiUrl: deps.githubApiUrl,
-          operator: deps.sandbox.egress,
-          project: network ?? null,
-        }),
-        callback: null,
-        dieWithParent: false,
-        forbidden: [deps.dataDir, deps.projectsRoot],
-        trustCommand: false,
-      });
-      const memory = limitMiB ? createMemoryCgroup(`${runId}-setup`, limitMiB) : null;
-      const status = await startSandbox(dir, { ...spec, memoryCgroup: memory?.enforced ? memory.cgroup : null });
-      if (status.kind === 'lost') return { ok: false, message: `the setup's sandbox did not start: ${status.reason}` };
-      return { ok: true };
+      return startSetup({ ...runSetup(runId), workspacePath }, plan, settings);
     },
 
     /** Stops the setup (the run was cancelled meanwhile): its watcher then sees it end like any other. */
     async stopEnvironmentSetup({ runId }: { runId: string }): Promise<void> {
-      const files = sandboxFiles(setupDir(runId));
+      const files = sandboxFiles(runSetup(runId).dir);
       if (existsSync(files.claim)) stopSandbox(files);
     },
 
@@ -232,9 +300,18 @@ export function createEnvironmentActivities(deps: RunActivityDeps) {
      * the first LOG_LINES_LIVE as they come, then the last LOG_LINES_TAIL of each stream). Heartbeats
      * carry the read offsets: an attempt on another worker goes on where the last one stopped.
      */
-    async awaitEnvironmentSetup({ runId, plan }: { runId: string; plan: EnvironmentPlan }): Promise<SetupOutcome> {
+    async awaitEnvironmentSetup({
+      runId,
+      plan,
+      build,
+    }: {
+      /** The run whose events get the lines; null for a build, which its runs follow themselves. */
+      runId: string | null;
+      plan: EnvironmentPlan;
+      build?: BuildRef;
+    }): Promise<SetupOutcome> {
       const context = Context.current();
-      const files = sandboxFiles(setupDir(runId));
+      const files = sandboxFiles((build ? buildSetup(build) : runSetup(runId ?? '')).dir);
       const progress: SetupProgress = (context.info.heartbeatDetails as SetupProgress | undefined) ?? {
         offsets: { stdout: 0, stderr: 0 },
         kept: 0,
@@ -251,7 +328,8 @@ export function createEnvironmentActivities(deps: RunActivityDeps) {
             if (await reattachSandbox(files.dir)) continue;
           }
           const done = status.kind === 'exited' || status.kind === 'lost';
-          await appendRunEvents(deps.readModel.em(), runId, readLines(files, progress, done));
+          const lines = readLines(files, progress, done);
+          if (runId) await appendRunEvents(deps.readModel.em(), runId, lines);
           heartbeat(progress);
           if (status.kind === 'lost')
             return failed(0, null, null, false, `the setup's sandbox was lost: ${status.reason}`);
@@ -289,6 +367,160 @@ export function createEnvironmentActivities(deps: RunActivityDeps) {
       } finally {
         exitWatch.close();
       }
+    },
+
+    /**
+     * How a run's environment is had: from the kept entry of its key (`ready`), from the build of
+     * that entry (started here unless one runs: the build workflow's id is the project and key, and
+     * Temporal starts one per id), or set up in the run's own workspace (`uncached`, and why).
+     */
+    async useEnvironmentCache(
+      input: EnvironmentBuildInput & { shared: boolean },
+    ): Promise<
+      { use: 'ready' } | { use: 'build'; workflowId: string; buildRunId: string } | { use: 'uncached'; why: string }
+    > {
+      let isolation: Isolation | 'unavailable';
+      try {
+        isolation = chooseIsolation(deps.sandbox);
+      } catch {
+        isolation = 'unavailable';
+      }
+      const refusal = cacheRefusal(isolation);
+      if (refusal) return { use: 'uncached', why: refusal };
+      if (!input.shared) return { use: 'uncached', why: "the base is not on the project's default branch" };
+      if (entryReady(deps.dataDir, input.projectId, input.key)) return { use: 'ready' };
+      const { shared: _shared, ...build } = input;
+      const workflowId = environmentBuildWorkflowId(input.projectId, input.key);
+      const handle = await deps.temporal.workflow.start('environmentBuildWorkflow', {
+        workflowId,
+        taskQueue: deps.taskQueue,
+        args: [build],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      });
+      // The running build's execution when one runs already: its lines are the ones to follow.
+      return { use: 'build', workflowId, buildRunId: handle.firstExecutionRunId };
+    },
+
+    /**
+     * Follows a build a run waits for until it ends: the setup's lines into the run's events (each
+     * run waiting for it gets the same ones), then the build's outcome. Heartbeats carry the read offsets.
+     */
+    async followEnvironmentBuild({
+      runId,
+      workflowId,
+      ...build
+    }: BuildRef & { runId: string; workflowId: string }): Promise<SetupOutcome> {
+      const context = Context.current();
+      const files = sandboxFiles(buildSetup(build).dir);
+      const progress: SetupProgress = (context.info.heartbeatDetails as SetupProgress | undefined) ?? {
+        offsets: { stdout: 0, stderr: 0 },
+        kept: 0,
+        skipped: 0,
+        reattachments: 0,
+      };
+      let outcome: { value: SetupOutcome } | { error: Error } | null = null;
+      const ended = deps.temporal.workflow
+        .getHandle(workflowId, build.buildRunId)
+        .result()
+        .then(
+          (value: SetupOutcome) => (outcome = { value }),
+          (error: Error) => (outcome = { error }),
+        );
+      for (;;) {
+        const done = outcome !== null;
+        await appendRunEvents(deps.readModel.em(), runId, readLines(files, progress, done));
+        heartbeat(progress);
+        if (outcome) {
+          const result = outcome as { value: SetupOutcome } | { error: Error };
+          if ('value' in result) return result.value;
+          return failed(0, null, null, false, `build failed: ${result.error.message}`);
+        }
+        await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 250))]);
+        if (context.cancellationSignal.aborted) await context.cancelled;
+      }
+    },
+
+    /** Mounts the run's workspace and home over the kept entry of its key (activities/environment-cache.ts). */
+    async mountEnvironment({
+      runId,
+      projectId,
+      key,
+      workspacePath,
+    }: {
+      runId: string;
+      projectId: string;
+      key: string;
+      workspacePath: string;
+    }): Promise<void> {
+      await mountRunLayers(
+        deps.dataDir,
+        runId,
+        environmentEntry(deps.dataDir, projectId, key),
+        workspacePath,
+        sandboxHostId(runId, deps.sandbox),
+      );
+    },
+
+    /**
+     * A build's fresh checkout of the base (the run's own cut: prepare-workspace.ts), under the
+     * build's directory; `done` when the entry is kept already (a build started as another ended).
+     */
+    async prepareEnvironmentBuild({
+      projectId,
+      key,
+      commit,
+      buildRunId,
+    }: EnvironmentBuildInput & BuildRef): Promise<{ done: boolean }> {
+      if (entryReady(deps.dataDir, projectId, key)) return { done: true };
+      const place = buildSetup({ projectId, key, buildRunId });
+      // Earlier builds of the key have ended (one runs at a time): their records go.
+      const builds = environmentBuildsDir(deps.dataDir);
+      mkdirSync(builds, { recursive: true, mode: 0o700 });
+      const mine = basename(environmentBuildDir(deps.dataDir, key, buildRunId));
+      for (const other of readdirSync(builds))
+        if (other.startsWith(`${key.slice(0, 16)}-`) && other !== mine)
+          rmSync(join(builds, other), { recursive: true, force: true });
+      await prepareRunWorkspace(deps, {
+        runId: place.name,
+        projectId,
+        workspacePath: place.workspacePath,
+        baseCommit: commit,
+      });
+      return { done: false };
+    },
+
+    /** Starts a build's setup in its checkout, with its own home. */
+    async startEnvironmentBuildSetup({ plan, sandbox, ...build }: EnvironmentBuildInput & BuildRef) {
+      return startSetup(buildSetup(build), plan, sandbox);
+    },
+
+    /**
+     * Keeps what a successful build's setup added (environment-cache.ts), then removes the build's
+     * checkout and home; its setup's records stay for the runs that follow its lines, until the
+     * key's next build or retention.
+     */
+    async endEnvironmentBuild({
+      projectId,
+      key,
+      commit,
+      buildRunId,
+      ok,
+    }: EnvironmentBuildInput & BuildRef & { ok: boolean }): Promise<void> {
+      const place = buildSetup({ projectId, key, buildRunId });
+      if (existsSync(sandboxFiles(place.dir).claim) && supervisorHolds(sandboxFiles(place.dir)))
+        stopSandbox(sandboxFiles(place.dir));
+      if (ok) {
+        const project = await deps.readModel.em().findOneOrFail(ProjectEntity, { id: projectId });
+        await keepBuild(
+          { workspace: place.workspacePath, home: place.home },
+          project.localPath,
+          commit,
+          environmentEntry(deps.dataDir, projectId, key),
+        );
+      }
+      rmSync(place.workspacePath, { recursive: true, force: true });
+      rmSync(place.home, { recursive: true, force: true });
     },
   };
 }

@@ -6,7 +6,14 @@ import { heartbeat } from '@temporalio/activity';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { RETENTION_KINDS, runFilesDue, type RetentionKind, type RunRetentionFacts } from '../core/retention-policy.ts';
+import {
+  environmentsDue,
+  RETENTION_KINDS,
+  runFilesDue,
+  type KeptEnvironment,
+  type RetentionKind,
+  type RunRetentionFacts,
+} from '../core/retention-policy.ts';
 import { RunEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { RetentionRepository } from '../db/repositories/retention.repository.ts';
@@ -15,7 +22,17 @@ import { dataDirKey } from '../platform/data-dir-key.ts';
 import { svcMetrics } from '../platform/metrics.ts';
 import type { RetentionSettings } from '../platform/retention-settings.ts';
 import { sandboxFiles, supervisorHolds } from '../sandbox/index.ts';
-import { emptyTrash, removeTree } from './retention/disk-trees.ts';
+import { emptyTrash, removeTree, treeBytes } from './retention/disk-trees.ts';
+import {
+  entryInUse,
+  entryLastUsedMs,
+  environmentBuildsDir,
+  environmentsRoot,
+  removeEntry,
+  runHome,
+  runLayers,
+  unmountRunLayers,
+} from './environment-cache.ts';
 
 export interface RetentionActivityDeps {
   readModel: ReadModel;
@@ -66,6 +83,16 @@ export function createRetentionActivities(deps: RetentionActivityDeps) {
     return facts;
   }
 
+  /** Whether none of `paths` is (any longer) a mount: one that cannot be unmounted now is left for a later pass. */
+  const unmounted = async (paths: string[]) => {
+    try {
+      await unmountRunLayers(paths);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
   /** Whether a supervisor may still touch the sandbox directory or one within (a finalize's, a preview's). */
   const held = (dir: string) =>
     [dir, join(dir, 'finalize'), join(dir, 'preview')].some((sandbox) => supervisorHolds(sandboxFiles(sandbox)));
@@ -74,8 +101,8 @@ export function createRetentionActivities(deps: RetentionActivityDeps) {
     async sweepDataDirectory(): Promise<RetentionReport> {
       const removed = zero();
       const reclaimedBytes = zero();
-      const take = (kind: RetentionKind, path: string) => {
-        const bytes = removeTree(path, trash);
+      const take = (kind: RetentionKind, path: string, removedBytes?: number) => {
+        const bytes = removedBytes ?? removeTree(path, trash);
         if (bytes === null) return;
         removed[kind]++;
         reclaimedBytes[kind] += bytes;
@@ -99,12 +126,20 @@ export function createRetentionActivities(deps: RetentionActivityDeps) {
         const due = entry.includes('.partial-')
           ? now - statSync(path, { throwIfNoEntry: false })!.mtimeMs >= PARTIAL_GRACE_MS
           : runFilesDue(facts.get(entry) ?? null, files, now).workspace;
-        if (due) take('workspaces', path);
+        if (!due) continue;
+        // Over a kept environment the workspace and home are mounts: unmounted first, never removed through.
+        if (!(await unmounted([path, runHome(deps.dataDir, entry)]))) continue;
+        take('workspaces', path);
+        // The run's own layers (its checkout and home under the mounts) go with its workspace.
+        removeTree(runLayers(deps.dataDir, entry), trash);
       }
       for (const entry of sandboxes) {
         const path = join(sandboxesDir, entry);
-        if (runFilesDue(facts.get(runOf(entry)) ?? null, files, now).sandbox && !held(path)) take('sandboxes', path);
+        if (!runFilesDue(facts.get(runOf(entry)) ?? null, files, now).sandbox || held(path)) continue;
+        if (await unmounted([join(path, 'home')])) take('sandboxes', path);
       }
+      if (deps.retention.environmentsMs !== null)
+        sweepEnvironments(deps.dataDir, deps.retention.environmentsMs, now, take);
       if (deps.retention.salvageMs !== null) {
         const salvageDir = dataPaths.salvage(deps.dataDir);
         for (const entry of list(salvageDir)) {
@@ -132,4 +167,41 @@ export function createRetentionActivities(deps: RetentionActivityDeps) {
       return report;
     },
   };
+}
+
+/**
+ * Kept environments unused for `environmentsMs` and mounted by no run, least recently used first
+ * (each project's own: an entry is never shared across projects), and builds long ended.
+ */
+function sweepEnvironments(
+  dataDir: string,
+  environmentsMs: number,
+  now: number,
+  take: (kind: RetentionKind, path: string, removedBytes: number) => void,
+): void {
+  const root = environmentsRoot(dataDir);
+  const builds = environmentBuildsDir(dataDir);
+  const entries: KeptEnvironment[] = [];
+  for (const project of existsSync(root) ? readdirSync(root) : []) {
+    const dir = join(root, project);
+    if (dir === builds) continue;
+    for (const key of readdirSync(dir)) {
+      const path = join(dir, key);
+      const lastUsedMs = entryLastUsedMs(path);
+      // A partial entry (a keep that died) is as unused as its directory is old.
+      const age = lastUsedMs ?? statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+      if (age !== undefined) entries.push({ path, lastUsedMs: age, inUse: entryInUse(path) });
+    }
+  }
+  const trash = dataPaths.trash(dataDir);
+  for (const path of environmentsDue(entries, environmentsMs, now)) {
+    const bytes = treeBytes(path);
+    if (removeEntry(path, trash)) take('environments', path, bytes);
+  }
+  for (const build of existsSync(builds) ? readdirSync(builds) : []) {
+    const path = join(builds, build);
+    const sandbox = sandboxFiles(join(path, 'sandbox'));
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (stats && now - stats.mtimeMs >= PARTIAL_GRACE_MS && !supervisorHolds(sandbox)) removeTree(path, trash);
+  }
 }

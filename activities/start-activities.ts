@@ -103,6 +103,7 @@ async function environmentOf(
     rev,
     backend,
     image,
+    defaultBranch: project.defaultBranch,
   });
 }
 

@@ -4,6 +4,7 @@
 // (activities/environment-activities.ts); docs/guide/environments.md is the user's side.
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import type { ProjectSandboxSettings } from './run-model.ts';
 import { duration, durationSeconds, repoRelativePath } from './svc-config.schema.ts';
 
 export const ENVIRONMENT_FILE = '.svc/environment.yaml';
@@ -105,3 +106,18 @@ export function parseEnvironment(text: string): EnvironmentRead {
   const { setup, setupTimeout, cacheKey } = result.data;
   return { plan: { setup, setupTimeoutMs: durationSeconds(setupTimeout) * 1000, cacheKey: cacheKey ?? null } };
 }
+
+/** What a shared build of a key needs: the project, the key, the base commit it checks out, the setup, the sandbox. */
+export interface EnvironmentBuildInput {
+  projectId: string;
+  key: string;
+  commit: string;
+  plan: EnvironmentPlan;
+  sandbox: ProjectSandboxSettings;
+}
+
+/**
+ * The build workflow of a project's key: one id per (project, key), so that Temporal's id
+ * uniqueness makes the runs that need it share one build (started with a use-existing policy).
+ */
+export const environmentBuildWorkflowId = (projectId: string, key: string) => `environment-${projectId}-${key}`;

@@ -3,12 +3,20 @@
 import { isTerminalRunState, type PreviewState, type PrState, type RunState } from './run-states.ts';
 
 /** What a retention pass removes, in the order reports list it, and how a person reads each. */
-export const RETENTION_KINDS = ['workspaces', 'sandboxes', 'salvage', 'runEvents', 'lifecycleEvents'] as const;
+export const RETENTION_KINDS = [
+  'workspaces',
+  'sandboxes',
+  'salvage',
+  'environments',
+  'runEvents',
+  'lifecycleEvents',
+] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 export const RETENTION_KIND_LABELS: Record<RetentionKind, string> = {
   workspaces: 'workspaces',
   sandboxes: 'sandbox directories',
   salvage: 'salvage bundles',
+  environments: 'kept environments',
   runEvents: 'run events',
   lifecycleEvents: 'lifecycle events',
 };
@@ -51,4 +59,22 @@ export function runFilesDue(
   const workspace =
     run.prState === 'open' ? past(retention.workspacesMs) : past(retention.sandboxesMs ?? retention.workspacesMs);
   return { workspace, sandbox };
+}
+
+/** A kept repository environment as a retention pass finds it (activities/environment-cache.ts). */
+export interface KeptEnvironment {
+  path: string;
+  /** The last time a run mounted it, epoch milliseconds. */
+  lastUsedMs: number;
+  /** A live mount has it as its lower layer: never removed. */
+  inUse: boolean;
+}
+
+/** The kept environments due at `nowMs`: unused for `environmentsMs` and mounted by none, least recently used first. */
+export function environmentsDue(entries: KeptEnvironment[], environmentsMs: number | null, nowMs: number): string[] {
+  if (environmentsMs === null) return [];
+  return entries
+    .filter((entry) => !entry.inUse && nowMs - entry.lastUsedMs >= environmentsMs)
+    .sort((a, b) => a.lastUsedMs - b.lastUsedMs)
+    .map((entry) => entry.path);
 }

@@ -1,6 +1,6 @@
 // How long svc keeps what runs leave behind (SVC_RETENTION_*): workspaces, sandbox directories,
-// run events, salvage bundles, and the embedded Temporal server's closed workflows. Each is a
-// duration (`90s`, `30m`, `12h`, `7d`) or `off` (kept for ever).
+// run events, salvage bundles, kept repository environments, and the embedded Temporal server's
+// closed workflows. Each is a duration (`90s`, `30m`, `12h`, `7d`) or `off` (kept for ever).
 
 export interface RetentionSettings {
   /** How often each data directory's retention pass runs (SVC_RETENTION_INTERVAL). */
@@ -14,6 +14,11 @@ export interface RetentionSettings {
   sandboxesMs: number | null;
   /** A terminal run's events (its output) go this long after it ended; the run's row stays. */
   eventsMs: number | null;
+  /**
+   * A kept repository environment goes once no run has used it this long (SVC_RETENTION_ENVIRONMENTS),
+   * the least recently used first; one a live run mounts stays.
+   */
+  environmentsMs: number | null;
   /** Salvage bundles go this long after they were taken (SVC_RETENTION_SALVAGE). */
   salvageMs: number | null;
   /** The embedded Temporal server keeps a closed workflow's history this long (SVC_RETENTION_TEMPORAL). */
@@ -29,6 +34,7 @@ export const RETENTION_DEFAULTS = {
   SVC_RETENTION_SANDBOXES: '10m',
   SVC_RETENTION_EVENTS: '90d',
   SVC_RETENTION_SALVAGE: '30d',
+  SVC_RETENTION_ENVIRONMENTS: '14d',
   SVC_RETENTION_TEMPORAL: '30d',
 } as const;
 
@@ -61,6 +67,7 @@ export function parseRetentionSettings(env: NodeJS.ProcessEnv): RetentionSetting
     sandboxesMs: read('SVC_RETENTION_SANDBOXES', true),
     eventsMs: read('SVC_RETENTION_EVENTS', true),
     salvageMs: read('SVC_RETENTION_SALVAGE', true),
+    environmentsMs: read('SVC_RETENTION_ENVIRONMENTS', true),
     temporalMs,
   };
 }

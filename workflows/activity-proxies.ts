@@ -39,8 +39,18 @@ export const workspaceAndStart = proxyActivities<Pick<Activities, 'prepareAndSta
 });
 
 /** An environment's setup: its start (a spawn, as the agent's) and its stop. */
-export const environmentSetup = proxyActivities<Pick<Activities, 'startEnvironmentSetup' | 'stopEnvironmentSetup'>>({
+export const environmentSetup = proxyActivities<
+  Pick<Activities, 'startEnvironmentSetup' | 'stopEnvironmentSetup' | 'useEnvironmentCache' | 'mountEnvironment'>
+>({
   startToCloseTimeout: '2m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
+
+/** A shared environment build's steps (workflows/environment-build.workflow.ts): a checkout, a spawn, a keep. */
+export const environmentBuild = proxyActivities<
+  Pick<Activities, 'prepareEnvironmentBuild' | 'startEnvironmentBuildSetup' | 'endEnvironmentBuild'>
+>({
+  startToCloseTimeout: '20m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
 
@@ -48,7 +58,7 @@ export const environmentSetup = proxyActivities<Pick<Activities, 'startEnvironme
  * Watching an environment's setup until it ends (its timeout is 2 h at most: core/environment.ts),
  * kept alive by heartbeats; a retry on another worker goes on watching the same setup.
  */
-export const environmentWatch = proxyActivities<Pick<Activities, 'awaitEnvironmentSetup'>>({
+export const environmentWatch = proxyActivities<Pick<Activities, 'awaitEnvironmentSetup' | 'followEnvironmentBuild'>>({
   startToCloseTimeout: '3h',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },

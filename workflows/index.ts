@@ -15,3 +15,4 @@ export { webhooksWorkflow, webhookDeliveryWorkflow } from './webhooks.workflow.t
 export { runDiffWorkflow } from './run-diff.workflow.ts';
 export { pendingPodsWorkflow } from './pending-pods.workflow.ts';
 export { retentionWorkflow } from './retention.workflow.ts';
+export { environmentBuildWorkflow } from './environment-build.workflow.ts';

@@ -1,6 +1,6 @@
 // Which of a run's directories a retention pass may remove, and when (core/retention-policy.ts).
 import test from 'ava';
-import { runFilesDue, type RunRetentionFacts } from '../../core/retention-policy.ts';
+import { environmentsDue, runFilesDue, type RunRetentionFacts } from '../../core/retention-policy.ts';
 import { parseRetentionSettings } from '../../platform/retention-settings.ts';
 
 const MINUTE = 60_000;
@@ -58,8 +58,10 @@ test('SVC_RETENTION_* take durations or off, and say what they take', (t) => {
     sandboxesMs: 10 * MINUTE,
     eventsMs: 90 * DAY,
     salvageMs: 30 * DAY,
+    environmentsMs: 14 * DAY,
     temporalMs: 30 * DAY,
   });
+  t.like(parseRetentionSettings({ SVC_RETENTION_ENVIRONMENTS: 'off' }), { environmentsMs: null });
   t.like(parseRetentionSettings({ SVC_RETENTION_EVENTS: 'off', SVC_RETENTION_INTERVAL: '90s' }), {
     eventsMs: null,
     intervalMs: 90_000,
@@ -69,4 +71,12 @@ test('SVC_RETENTION_* take durations or off, and say what they take', (t) => {
   });
   t.throws(() => parseRetentionSettings({ SVC_RETENTION_INTERVAL: 'off' }), { message: /SVC_RETENTION_INTERVAL/ });
   t.throws(() => parseRetentionSettings({ SVC_RETENTION_TEMPORAL: '12h' }), { message: /at least 1d/ });
+});
+
+test('kept environments: unused past their retention and mounted by none, least recently used first', (t) => {
+  const now = 100 * DAY;
+  const entry = (path: string, idleDays: number, inUse = false) => ({ path, lastUsedMs: now - idleDays * DAY, inUse });
+  const entries = [entry('recent', 1), entry('older', 20), entry('oldest', 40), entry('mounted', 60, true)];
+  t.deepEqual(environmentsDue(entries, 14 * DAY, now), ['oldest', 'older']);
+  t.deepEqual(environmentsDue(entries, null, now), [], 'off keeps them all');
 });

@@ -7,8 +7,16 @@
 // one workflow task and one activity fewer per run. That activity keeps what the workflow did
 // between the two: it asks the workflow, after a clone, whether the run was cancelled meanwhile (the
 // agent then never starts) and claims the messages steered meanwhile.
-import { ActivityFailure, ApplicationFailure, condition, upsertSearchAttributes } from '@temporalio/workflow';
-import type { RunEnvironment } from '../../activities/environment-activities.ts';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { RunEnvironment, SetupOutcome } from '../../activities/environment-activities.ts';
+import type { EnvironmentPlan } from '../../core/environment.ts';
 import { resumePrompt } from '../../core/cost-pause.ts';
 import { foldIntoPrompt, inClaimOrder, type InboxItem } from '../../core/inbox.ts';
 import { runningEvents, sandboxStartedEvent } from '../../core/run-started.ts';
@@ -17,7 +25,7 @@ import { DISK_NEARLY_FULL, NOT_LAUNCHED, type RunFailureReason } from '../../cor
 import { SvcState } from '../../core/search-attributes.ts';
 import { environmentSetup, environmentWatch, sandboxSetup, workspaceAndStart } from '../activity-proxies.ts';
 import { now, systemEvent } from './events.ts';
-import type { Ended, RunExecution } from './execution.ts';
+import { isEnded, type Ended, type RunExecution } from './execution.ts';
 
 export type Workspace = Awaited<ReturnType<typeof sandboxSetup.prepareWorkspace>>;
 type WorkspaceInput = Parameters<typeof sandboxSetup.prepareWorkspace>[0];
@@ -104,8 +112,54 @@ async function setUpThenStart(
   const { input, run } = execution;
   if ('invalid' in environment)
     return execution.finish('failed', 'environment_invalid', now(), { message: environment.invalid });
-  const { plan, key } = environment;
+  const { plan, key, commit, shared } = environment;
   await execution.publish([systemEvent('environment:building', 'environment.building', { key })]);
+  const use = run.projectId
+    ? await environmentSetup.useEnvironmentCache({
+        projectId: run.projectId,
+        key,
+        commit,
+        plan,
+        sandbox: projectSandbox(input.sandbox),
+        shared,
+      })
+    : ({ use: 'uncached', why: 'no project' } as const);
+  let ready: { cached: boolean; durationMs: number };
+  if (use.use === 'uncached') {
+    const outcome = await setUpInPlace(execution, environment, workspace);
+    if (isEnded(outcome)) return outcome;
+    ready = { cached: false, durationMs: outcome.durationMs };
+  } else {
+    const startedAt = Date.now();
+    if (use.use === 'build') {
+      const outcome = await followBuild(execution, use.workflowId, use.buildRunId, key);
+      if (isEnded(outcome)) return outcome;
+    }
+    await environmentSetup.mountEnvironment({
+      runId: run.id,
+      projectId: run.projectId!,
+      key,
+      workspacePath: workspace.workspacePath,
+    });
+    ready = { cached: use.use === 'ready', durationMs: Date.now() - startedAt };
+  }
+  await execution.publish([systemEvent('environment:ready', 'environment.ready', { key, ...ready })]);
+  const claimed = inClaimOrder([...claimedBefore, ...(await execution.claimInbox())]);
+  const launched = await sandboxSetup.startAgent({
+    ...sandboxOf(execution),
+    prompt: foldIntoPrompt(input.prompt, claimed),
+    workspacePath: workspace.workspacePath,
+  });
+  return running(execution, launched, workspace);
+}
+
+/** The setup in the run's own workspace (uncached): a cancel stops it; a failure ends the run. */
+async function setUpInPlace(
+  execution: RunExecution,
+  { plan }: { plan: EnvironmentPlan },
+  workspace: Workspace,
+): Promise<SetupOutcome | Ended> {
+  const { input, run } = execution;
   const started = await environmentSetup.startEnvironmentSetup({
     runId: run.id,
     plan,
@@ -123,18 +177,53 @@ async function setUpThenStart(
   const outcome = await environmentWatch.awaitEnvironmentSetup({ runId: run.id, plan });
   settingUp = false;
   await stopping;
+  return setupEnded(execution, outcome);
+}
+
+/**
+ * Waits for the shared build of the run's key, its lines in the run's events. A cancel stops the
+ * waiting, not the build: other runs may wait for it too.
+ */
+async function followBuild(
+  execution: RunExecution,
+  workflowId: string,
+  buildRunId: string,
+  key: string,
+): Promise<SetupOutcome | Ended> {
+  const { run } = execution;
+  const scope = new CancellationScope();
+  let waiting = true;
+  const stopping = condition(() => execution.cancelRequest !== null || !waiting).then(() =>
+    waiting ? scope.cancel() : undefined,
+  );
+  let outcome: SetupOutcome;
+  try {
+    outcome = await scope.run(() =>
+      environmentWatch.followEnvironmentBuild({
+        runId: run.id,
+        workflowId,
+        buildRunId,
+        projectId: run.projectId!,
+        key,
+      }),
+    );
+  } catch (error) {
+    if (isCancellation(error)) return execution.cancelled();
+    throw error;
+  } finally {
+    waiting = false;
+  }
+  await stopping;
+  return setupEnded(execution, outcome);
+}
+
+/** The run's end when it was cancelled meanwhile or its setup failed; else the setup's outcome. */
+async function setupEnded(execution: RunExecution, outcome: SetupOutcome): Promise<SetupOutcome | Ended> {
   if (execution.cancelRequest) return execution.cancelled();
-  const { ok, message, durationMs, exitCode, signal, timedOut } = outcome;
+  const { ok, message, exitCode, signal, timedOut } = outcome;
   if (!ok)
     return execution.finish('failed', 'environment_setup_failed', now(), { message, exitCode, signal, timedOut });
-  await execution.publish([systemEvent('environment:ready', 'environment.ready', { key, cached: false, durationMs })]);
-  const claimed = inClaimOrder([...claimedBefore, ...(await execution.claimInbox())]);
-  const launched = await sandboxSetup.startAgent({
-    ...sandboxOf(execution),
-    prompt: foldIntoPrompt(input.prompt, claimed),
-    workspacePath: workspace.workspacePath,
-  });
-  return running(execution, launched, workspace);
+  return outcome;
 }
 
 /** Start again: the next generation of the run's agent, on its kept workspace, after a raised cap. */
