@@ -8,10 +8,8 @@ import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { mintRunToken } from '../core/run-token.ts';
-import { maskValues, secretForms } from '../core/redaction.ts';
 import { RunEntity } from '../db/entities/index.ts';
-import { ProjectSecretsRepository } from '../db/repositories/project-secrets.repository.ts';
-import { registerSecret } from '../platform/secrets.ts';
+import { createProjectSecretAccess } from './project-secret-access.ts';
 import { dataPaths } from '../platform/config.ts';
 import { svcMetrics } from '../platform/metrics.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
@@ -48,29 +46,10 @@ export function createAgentActivities(deps: RunActivityDeps) {
   const pollIntervalMs = deps.pollIntervalMs ?? 250;
 
   const ingestOutput = createOutputIngest(deps.readModel, sandboxDir, deps.runOutputMaxBytes ?? null);
-  const projectSecrets = new ProjectSecretsRepository(deps.readModel, deps.secretsKeys);
+  const projectSecrets = createProjectSecretAccess(deps.readModel, deps.secretsKeys);
   /** The run's project (Temporal carries the run's id only): its secrets are read here, never handed in. */
   const projectOf = async (runId: string) =>
     (await deps.readModel.em().findOne(RunEntity, { id: runId }, { fields: ['projectId'] }))?.projectId ?? null;
-
-  /**
-   * The environment the run's agent gets from its project: its `run` secrets, read at launch. Each
-   * value is masked in this process's log from now on, as svc's own secrets are.
-   */
-  async function projectEnvironment(runId: string): Promise<Record<string, string>> {
-    const projectId = await projectOf(runId);
-    if (!projectId) return {};
-    const env = await projectSecrets.environment(projectId, 'run');
-    for (const value of Object.values(env)) registerSecret(value);
-    return env;
-  }
-
-  /** Masks every secret of the run's project (whatever its scope) in a line of the agent's output. */
-  async function outputMask(runId: string): Promise<((text: string) => string) | undefined> {
-    const projectId = await projectOf(runId);
-    const forms = projectId ? (await projectSecrets.values(projectId)).flatMap(secretForms) : [];
-    return forms.length ? (text) => maskValues(text, forms) : undefined;
-  }
 
   return {
     /** Starts the agent once, in its sandbox; on a retry, reports the agent that is already there. */
@@ -94,7 +73,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
       workspacePath: string;
     } & ProjectSandboxSettings) {
       const adapter = runtimeFor(agent.runtime);
-      const projectEnv = await projectEnvironment(runId);
+      const projectEnv = await projectSecrets.environment(await projectOf(runId), 'run');
       const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env, projectEnv });
       const costBasis = adapter.costBasis(process.env);
       let isolation;
@@ -215,7 +194,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         model: progress.runtime.model ?? null,
         oomKilled: false,
       });
-      const mask = await outputMask(runId);
+      const mask = await projectSecrets.mask(await projectOf(runId));
       const exitWatch = watchForExit(files.exit);
       // A pod's workspace is in its own volume, bounded by its size limit (the kubelet evicts past it).
       const maxMiB = deps.sandbox.workspaceMaxMiB;

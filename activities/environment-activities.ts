@@ -18,7 +18,8 @@ import {
 import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { dataPaths } from '../platform/config.ts';
 import type { Isolation } from '../platform/sandbox-settings.ts';
-import { ProjectEntity } from '../db/entities/index.ts';
+import { ProjectEntity, RunEntity } from '../db/entities/index.ts';
+import { createProjectSecretAccess } from './project-secret-access.ts';
 import { environmentBuildWorkflowId, type EnvironmentBuildInput } from '../core/environment.ts';
 import {
   cacheRefusal,
@@ -195,6 +196,12 @@ export type EnvironmentActivityDeps = RunActivityDeps & { temporal: Client; task
 const buildName = (key: string) => `environment-${key.slice(0, 16)}`;
 
 export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
+  const projectSecrets = createProjectSecretAccess(deps.readModel, deps.secretsKeys);
+  const projectOfRun = async (runId: string) =>
+    (await deps.readModel.em().findOne(RunEntity, { id: runId }, { fields: ['projectId'] }))?.projectId ?? null;
+  /** A setup's lines are masked like the agent's: every value of its project's secrets. */
+  const setupMask = async (projectId: string | null) =>
+    (await projectSecrets.mask(projectId)) ?? ((text: string) => text);
   const runSetup = (runId: string): SetupPlace => ({
     name: runId,
     dir: join(dataPaths.sandboxes(deps.dataDir), runId, 'setup'),
@@ -218,6 +225,7 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
    */
   async function startSetup(
     place: SetupPlace,
+    projectId: string | null,
     plan: EnvironmentPlan,
     { network, memoryLimitMiB, image, cpuMillicores, pod }: ProjectSandboxSettings,
   ): Promise<{ ok: true } | { ok: false; message: string }> {
@@ -248,7 +256,12 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
       launch: {
         argv: ['bash', '-c', setupScript(plan)],
         cwd: place.workspacePath,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
+        // The project's `setup` and `run` secrets (a registry token the install needs), read now.
+        env: {
+          ...(await projectSecrets.environment(projectId, 'setup')),
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          LANG: 'C.UTF-8',
+        },
         stdin: null,
         maxLifetimeMs: plan.setupTimeoutMs + BACKSTOP_SLACK_MS,
       },
@@ -286,7 +299,7 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
     }: { runId: string; plan: EnvironmentPlan; workspacePath: string } & ProjectSandboxSettings): Promise<
       { ok: true } | { ok: false; message: string }
     > {
-      return startSetup({ ...runSetup(runId), workspacePath }, plan, settings);
+      return startSetup({ ...runSetup(runId), workspacePath }, await projectOfRun(runId), plan, settings);
     },
 
     /** Stops the setup (the run was cancelled meanwhile): its watcher then sees it end like any other. */
@@ -312,6 +325,7 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
     }): Promise<SetupOutcome> {
       const context = Context.current();
       const files = sandboxFiles((build ? buildSetup(build) : runSetup(runId ?? '')).dir);
+      const mask = await setupMask(build ? build.projectId : runId && (await projectOfRun(runId)));
       const progress: SetupProgress = (context.info.heartbeatDetails as SetupProgress | undefined) ?? {
         offsets: { stdout: 0, stderr: 0 },
         kept: 0,
@@ -328,7 +342,7 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
             if (await reattachSandbox(files.dir)) continue;
           }
           const done = status.kind === 'exited' || status.kind === 'lost';
-          const lines = readLines(files, progress, done);
+          const lines = readLines(files, progress, done, mask);
           if (runId) await appendRunEvents(deps.readModel.em(), runId, lines);
           heartbeat(progress);
           if (status.kind === 'lost')
@@ -413,6 +427,7 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
     }: BuildRef & { runId: string; workflowId: string }): Promise<SetupOutcome> {
       const context = Context.current();
       const files = sandboxFiles(buildSetup(build).dir);
+      const mask = await setupMask(build.projectId);
       const progress: SetupProgress = (context.info.heartbeatDetails as SetupProgress | undefined) ?? {
         offsets: { stdout: 0, stderr: 0 },
         kept: 0,
@@ -420,24 +435,30 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
         reattachments: 0,
       };
       let outcome: { value: SetupOutcome } | { error: Error } | null = null;
-      const ended = deps.temporal.workflow
-        .getHandle(workflowId, build.buildRunId)
-        .result()
+      // The long poll for the build's result ends with this activity, however it ends: left behind,
+      // it would retry on a connection the worker has closed at shutdown.
+      const polling = new AbortController();
+      const ended = deps.temporal
+        .withAbortSignal(polling.signal, () => deps.temporal.workflow.getHandle(workflowId, build.buildRunId).result())
         .then(
           (value: SetupOutcome) => (outcome = { value }),
           (error: Error) => (outcome = { error }),
         );
-      for (;;) {
-        const done = outcome !== null;
-        await appendRunEvents(deps.readModel.em(), runId, readLines(files, progress, done));
-        heartbeat(progress);
-        if (outcome) {
-          const result = outcome as { value: SetupOutcome } | { error: Error };
-          if ('value' in result) return result.value;
-          return failed(0, null, null, false, `build failed: ${result.error.message}`);
+      try {
+        for (;;) {
+          const done = outcome !== null;
+          await appendRunEvents(deps.readModel.em(), runId, readLines(files, progress, done, mask));
+          heartbeat(progress);
+          if (outcome) {
+            const result = outcome as { value: SetupOutcome } | { error: Error };
+            if ('value' in result) return result.value;
+            return failed(0, null, null, false, `build failed: ${result.error.message}`);
+          }
+          await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 250))]);
+          if (context.cancellationSignal.aborted) await context.cancelled;
         }
-        await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 250))]);
-        if (context.cancellationSignal.aborted) await context.cancelled;
+      } finally {
+        polling.abort();
       }
     },
 
@@ -492,7 +513,7 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
 
     /** Starts a build's setup in its checkout, with its own home. */
     async startEnvironmentBuildSetup({ plan, sandbox, ...build }: EnvironmentBuildInput & BuildRef) {
-      return startSetup(buildSetup(build), plan, sandbox);
+      return startSetup(buildSetup(build), build.projectId, plan, sandbox);
     },
 
     /**
@@ -539,7 +560,12 @@ function failed(
  * The setup's new lines as run events, within the bound: live until LOG_LINES_LIVE are kept; past
  * it they are counted, and once the setup ended its last LOG_LINES_TAIL lines of each stream are kept.
  */
-function readLines(files: ReturnType<typeof sandboxFiles>, progress: SetupProgress, done: boolean): RunEventInput[] {
+function readLines(
+  files: ReturnType<typeof sandboxFiles>,
+  progress: SetupProgress,
+  done: boolean,
+  mask: (text: string) => string,
+): RunEventInput[] {
   const events: RunEventInput[] = [];
   for (const stream of ['stdout', 'stderr'] as const) {
     const path = files[stream];
@@ -553,12 +579,12 @@ function readLines(files: ReturnType<typeof sandboxFiles>, progress: SetupProgre
           continue;
         }
         progress.kept += 1;
-        events.push(logEvent(stream, line.offset, line.text));
+        events.push(logEvent(stream, line.offset, mask(line.text)));
       }
       if (events.length >= 200) break;
     }
   }
-  if (done && progress.skipped > 0) events.push(...tails(files, progress));
+  if (done && progress.skipped > 0) events.push(...tails(files, progress, mask));
   return events;
 }
 
@@ -574,14 +600,18 @@ function logEvent(stream: 'stdout' | 'stderr', offset: number, text: string): Ru
 }
 
 /** The last lines of each stream beyond what was kept live, after a line that says how many were left out. */
-function tails(files: ReturnType<typeof sandboxFiles>, progress: SetupProgress): RunEventInput[] {
+function tails(
+  files: ReturnType<typeof sandboxFiles>,
+  progress: SetupProgress,
+  mask: (text: string) => string,
+): RunEventInput[] {
   const events: RunEventInput[] = [];
   let left = progress.skipped;
   const kept: RunEventInput[] = [];
   for (const stream of ['stdout', 'stderr'] as const) {
     // The last lines only: those before them were counted while the setup ran.
     const all = readNewLines(files[stream], 0, 64 << 20).lines;
-    for (const line of all.slice(-LOG_LINES_TAIL)) kept.push(logEvent(stream, line.offset, line.text));
+    for (const line of all.slice(-LOG_LINES_TAIL)) kept.push(logEvent(stream, line.offset, mask(line.text)));
   }
   left = Math.max(0, left - kept.length);
   events.push({

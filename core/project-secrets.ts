@@ -2,7 +2,7 @@
 // agent as environment variables. The rules on their names and values live here, for the API, the
 // CLI and the dashboard alike. docs/guide/secrets.md.
 
-/** `run`: every run of the project gets it; `setup`: kept for a repository setup step (none exists yet). */
+/** `run`: every run of the project gets it; `setup`: the repository's setup step only (docs/guide/environments.md). */
 export const SECRET_SCOPES = ['run', 'setup'] as const;
 export type SecretScope = (typeof SECRET_SCOPES)[number];
 

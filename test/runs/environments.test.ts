@@ -4,6 +4,7 @@
 // an invalid file fails the run at once, naming what is wrong; a cancel stops a setup. Local bare
 // repositories stand in for GitHub; the agent is the shell agent.
 import test from 'ava';
+import { createHash } from 'node:crypto';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
 import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
@@ -150,3 +151,35 @@ test.serial('a cancel during the setup stops it; the run ends cancelled and its 
   const events = await runEvents(svc, runId);
   t.false(events.some((event) => event.kind === 'sandbox.started' || event.kind === 'environment.ready'));
 });
+
+test.serial(
+  "the setup gets the project's setup and run secrets, masked in its lines; the agent only run ones",
+  async (t) => {
+    repo(
+      'registry',
+      [
+        'setup: |',
+        '  echo "setup sees $REGISTRY_TOKEN and $API_KEY"',
+        '  printf %s "$REGISTRY_TOKEN" | sha256sum | cut -c1-16',
+        'setupTimeout: 5m',
+        '',
+      ].join('\n'),
+    );
+    const project = await register('registry');
+    const setSecret = (name: string, value: string, scope: string) =>
+      svc.request('PUT', `/projects/${project}/secrets/${name}`, { body: { value, scope } });
+    t.is((await setSecret('REGISTRY_TOKEN', 'setup-only-7c1d9e42b5', 'setup')).status, 201);
+    t.is((await setSecret('API_KEY', 'run-wide-0a8f3b6e91', 'run')).status, 201);
+    const runId = await dispatch(project, 'echo "agent sees [${REGISTRY_TOKEN:-nothing}] and $API_KEY"');
+    t.is((await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 120_000)).state, 'succeeded');
+    const lines = await setupLines(runId);
+    const digest = createHash('sha256').update('setup-only-7c1d9e42b5').digest('hex').slice(0, 16);
+    t.true(lines.includes(digest), `the setup had the setup secret: ${lines.join('\n')}`);
+    t.true(lines.some((line) => line.startsWith('setup sees ') && !line.includes('setup-only-7c1d9e42b5')));
+    t.false(JSON.stringify(lines).includes('run-wide-0a8f3b6e91'), 'masked in the setup lines');
+    const [said] = await runStdout(svc, runId);
+    t.true(said?.startsWith('agent sees [nothing] and '), said);
+    t.false(said?.includes('run-wide-0a8f3b6e91'), 'masked in the agent output');
+    t.false((await svc.request('GET', `/runs/${runId}/log`)).text.includes('setup-only-7c1d9e42b5'));
+  },
+);

@@ -1,0 +1,34 @@
+// What a sandbox gets of its project's secrets, and how their values are masked in what it prints:
+// the one place the agent's and the setup's launches read them (Temporal carries ids only).
+import { maskValues, secretForms } from '../core/redaction.ts';
+import type { SecretStep } from '../core/project-secrets.ts';
+import type { ReadModel } from '../db/orm.ts';
+import { ProjectSecretsRepository } from '../db/repositories/project-secrets.repository.ts';
+import { registerSecret } from '../platform/secrets.ts';
+
+export function createProjectSecretAccess(
+  readModel: ReadModel,
+  keys: ConstructorParameters<typeof ProjectSecretsRepository>[1],
+) {
+  const secrets = new ProjectSecretsRepository(readModel, keys);
+  return {
+    /**
+     * The environment a step of the project's runs gets (the agent: `run` secrets; a setup: `setup`
+     * and `run`), read at launch. Each value is masked in this process's log from now on.
+     */
+    async environment(projectId: string | null, step: SecretStep): Promise<Record<string, string>> {
+      if (!projectId) return {};
+      const env = await secrets.environment(projectId, step);
+      for (const value of Object.values(env)) registerSecret(value);
+      return env;
+    },
+
+    /** Masks every secret of the project (whatever its scope) in a line its sandbox printed. */
+    async mask(projectId: string | null): Promise<((text: string) => string) | undefined> {
+      const forms = projectId ? (await secrets.values(projectId)).flatMap(secretForms) : [];
+      return forms.length ? (text) => maskValues(text, forms) : undefined;
+    },
+  };
+}
+
+export type ProjectSecretAccess = ReturnType<typeof createProjectSecretAccess>;
