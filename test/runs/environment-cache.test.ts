@@ -5,12 +5,11 @@
 import test from 'ava';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
-import { runEvents, runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { forgeStack } from '../support/forge-stack.ts';
+import { runEvents, runStdout, waitForRunState, type TestStack } from '../support/stack.ts';
 
-const github = new GitHubStandIn();
-const forge = new PullRequestsStandIn();
+const fixture = forgeStack();
+const { github } = fixture;
 let svc: TestStack;
 
 // A setup that says which build it is (a token of its own), and leaves files in the workspace and home.
@@ -33,21 +32,12 @@ const repo = (name: string) =>
   });
 
 test.before(async () => {
-  await forge.start();
-  svc = await startTestStack({
-    env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_FINALIZE_TIMEOUT_MS: '60000' },
-  });
+  svc = await fixture.start();
 });
-test.after.always(async () => {
-  await svc?.stop();
-  await forge.stop();
-});
+test.after.always(() => fixture.stop());
 
-const register = async (name: string) =>
-  (await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/${name}` } })).body.project
-    .id as string;
-const dispatch = async (project: string, prompt: string, extra: Record<string, unknown> = {}) =>
-  (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt, ...extra } })).body.run.id as string;
+const register = fixture.register;
+const dispatch = fixture.dispatch;
 const finished = (runId: string) => waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 180_000);
 const ready = async (runId: string) =>
   (await runEvents(svc, runId)).find((event) => event.kind === 'environment.ready')?.payload;

@@ -4,57 +4,24 @@
 import test from 'ava';
 import { existsSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { isMounted } from '../../activities/environment-cache.ts';
-import { retentionScheduleId } from '../../worker/retention-schedule.ts';
-import { suiteTemporalAddress } from '../support/env.ts';
-import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
+import { forgeStack } from '../support/forge-stack.ts';
 import { waitFor } from '../support/processes.ts';
-import { runEvents, runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { retentionPass } from '../support/retention-pass.ts';
+import { runEvents, runStdout, waitForRunState, type TestStack } from '../support/stack.ts';
 
-const github = new GitHubStandIn();
-const forge = new PullRequestsStandIn();
+const fixture = forgeStack({
+  SVC_RETENTION_SANDBOXES: '1s',
+  SVC_RETENTION_WORKSPACES: '1s',
+  SVC_RETENTION_ENVIRONMENTS: '1h',
+});
+const { github } = fixture;
 let svc: TestStack;
 
 test.before(async () => {
-  await forge.start();
-  svc = await startTestStack({
-    env: {
-      SVC_GIT_TOKEN: 'ghp_test',
-      SVC_GITHUB_API_URL: forge.url,
-      SVC_RETENTION_SANDBOXES: '1s',
-      SVC_RETENTION_WORKSPACES: '1s',
-      SVC_RETENTION_ENVIRONMENTS: '1h',
-    },
-  });
+  svc = await fixture.start();
 });
-test.after.always(async () => {
-  await svc?.stop();
-  await forge.stop();
-});
-
-async function retentionPass(): Promise<any> {
-  const connection = await Connection.connect({ address: suiteTemporalAddress() });
-  try {
-    const key = readFileSync(join(svc.config.dataDir, 'data-dir-key'), 'utf8').trim();
-    const asked = Date.now();
-    await new Client({ connection }).schedule.getHandle(retentionScheduleId(svc.config.taskQueue, key)).trigger();
-    let pass: any;
-    await waitFor(
-      async () => {
-        const { body } = await svc.request('GET', '/ops/overview');
-        pass = body.retention.find((each: any) => Date.parse(each.finishedAt) >= asked);
-        return pass !== undefined;
-      },
-      'a retention pass reported after the trigger',
-      60_000,
-    );
-    return pass;
-  } finally {
-    await connection.close();
-  }
-}
+test.after.always(() => fixture.stop());
 
 const SETUP =
   'setup: |\n  mkdir -p node_modules/left-pad\n  echo "module.exports = 1" > node_modules/left-pad/index.js\n';
@@ -67,11 +34,9 @@ async function projectWithEnvironment(name: string) {
       '.svc/environment.yaml': SETUP,
     },
   });
-  return (await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/${name}` } })).body.project
-    .id as string;
+  return fixture.register(name);
 }
-const dispatch = async (project: string, prompt: string) =>
-  (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id as string;
+const dispatch = fixture.dispatch;
 const keyOf = async (runId: string) =>
   (await runEvents(svc, runId)).find((event) => event.kind === 'environment.ready')?.payload.key as string;
 const aged = (path: string) =>
@@ -100,7 +65,7 @@ test.serial('a pass unmounts before it removes, drops an unused kept environment
   aged(join(idleEntry, 'last-used'));
   await new Promise((resolve) => setTimeout(resolve, 1100)); // past the 1 s retentions
 
-  const pass = await retentionPass();
+  const pass = await retentionPass(svc);
   t.false(existsSync(endedWorkspace), "the ended run's workspace is removed");
   t.false(isMounted(endedWorkspace), '… unmounted first');
   t.false(existsSync(join(dataDir, 'overlays', ended)), '… with its own layers');

@@ -5,13 +5,12 @@
 // repositories stand in for GitHub; the agent is the shell agent.
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
+import { forgeStack } from '../support/forge-stack.ts';
 import { waitFor } from '../support/processes.ts';
-import { runEvents, runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runEvents, runStdout, waitForRunState, type TestStack } from '../support/stack.ts';
 
-const github = new GitHubStandIn();
-const forge = new PullRequestsStandIn();
+const fixture = forgeStack();
+const { github } = fixture;
 let svc: TestStack;
 
 /** A Node-like repository: its setup's output is ignored by git, as a real one's is. */
@@ -25,21 +24,12 @@ const repo = (name: string, environment: string) =>
   });
 
 test.before(async () => {
-  await forge.start();
-  svc = await startTestStack({
-    env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url, SVC_FINALIZE_TIMEOUT_MS: '60000' },
-  });
+  svc = await fixture.start();
 });
-test.after.always(async () => {
-  await svc?.stop();
-  await forge.stop();
-});
+test.after.always(() => fixture.stop());
 
-const register = async (name: string) =>
-  (await svc.request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/${name}` } })).body.project
-    .id as string;
-const dispatch = async (project: string, prompt: string) =>
-  (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt } })).body.run.id as string;
+const register = fixture.register;
+const dispatch = fixture.dispatch;
 const setupLines = async (runId: string) =>
   (await runEvents(svc, runId)).filter((event) => event.kind === 'environment.log').map((event) => event.payload.text);
 

@@ -4,15 +4,14 @@
 // it leaves a running run's files, fresh salvage and directories of runs svc does not know. The
 // pass shows in GET /ops/overview and in the metrics. On both read-model legs.
 import test from 'ava';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { retentionScheduleId } from '../../worker/retention-schedule.ts';
 import { remote, svcCli } from '../support/cli.ts';
-import { DATABASE_LEGS, postgresOrSkip, suiteTemporalAddress } from '../support/env.ts';
+import { DATABASE_LEGS, postgresOrSkip } from '../support/env.ts';
 import { waitFor } from '../support/processes.ts';
-import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { retentionPass } from '../support/retention-pass.ts';
+import { runStdout, startTestStack, waitForRunState } from '../support/stack.ts';
 
 const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
 writeFileSync(
@@ -26,30 +25,6 @@ writeFileSync(
 
 const HOUR = 3600_000;
 const aged = (path: string, ms: number) => utimesSync(path, new Date(Date.now() - ms), new Date(Date.now() - ms));
-
-/** Starts the data directory's retention Schedule now and waits for the pass it starts to be reported. */
-async function retentionPass(svc: TestStack): Promise<any> {
-  const connection = await Connection.connect({ address: suiteTemporalAddress() });
-  try {
-    const key = readFileSync(join(svc.config.dataDir, 'data-dir-key'), 'utf8').trim();
-    const client = new Client({ connection });
-    const asked = Date.now();
-    await client.schedule.getHandle(retentionScheduleId(svc.config.taskQueue, key)).trigger();
-    let pass: any;
-    await waitFor(
-      async () => {
-        const { body } = await svc.request('GET', '/ops/overview');
-        pass = body.retention.find((each: any) => Date.parse(each.finishedAt) >= asked);
-        return pass !== undefined;
-      },
-      'a retention pass reported after the trigger',
-      60_000,
-    );
-    return pass;
-  } finally {
-    await connection.close();
-  }
-}
 
 for (const leg of DATABASE_LEGS) {
   test(`${leg}: a pass removes what ended runs left and keeps what live runs use`, async (t) => {

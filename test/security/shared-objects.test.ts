@@ -9,19 +9,17 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { treeBytes } from '../../activities/retention/disk-trees.ts';
-import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { forgeStack } from '../support/forge-stack.ts';
+import { waitForRunState, type TestStack } from '../support/stack.ts';
 import { eventsOf, probe, reported } from './hostile-agent.ts';
 
-const github = new GitHubStandIn();
-const forge = new PullRequestsStandIn();
+const fixture = forgeStack();
+const { github } = fixture;
 let svc: TestStack;
 /** Two MiB no compression shrinks, committed: the history a workspace must not copy. */
 const HISTORY_BYTES = 2 * 1024 * 1024;
 
 test.before(async () => {
-  await forge.start();
   github.createRepo('acme', 'shared', { files: { 'app.txt': 'the repository says this\n' } });
   // History no compression shrinks: a large random blob, committed, then dropped from the tip.
   const random = Buffer.alloc(HISTORY_BYTES);
@@ -30,12 +28,9 @@ test.before(async () => {
   github.commit('acme', 'shared', {}, 'history');
   rmSync(join(github.workdir('acme', 'shared'), 'history.bin'));
   github.commit('acme', 'shared', {}, 'drop it from the tip');
-  svc = await startTestStack({ env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url } });
+  svc = await fixture.start();
 });
-test.after.always(async () => {
-  await svc?.stop();
-  await forge.stop();
-});
+test.after.always(() => fixture.stop());
 
 /** Every regular file of a git object store, relative to it, with its inode and content digest. */
 function objectFiles(objects: string): Map<string, { ino: number; digest: string }> {
@@ -77,9 +72,7 @@ test.serial("an agent holds its project clone's objects and can change none of t
   const before = objectFiles(clone);
   t.true(before.size > 0);
 
-  const dispatch = async (prompt: string) =>
-    (await svc.request('POST', '/runs', { body: { agent: 'shell', project: project.id, prompt } })).body.run
-      .id as string;
+  const dispatch = (prompt: string) => fixture.dispatch(project.id, prompt);
 
   // First, a run that only sleeps: its workspace is looked at from outside while it runs.
   const quiet = await dispatch('sleep 30');
