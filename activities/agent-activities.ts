@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
 import { createOutputIngest } from './agent-output.ts';
+import { workspaceReady } from './environment-cache.ts';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { ProjectSandboxSettings } from '../core/run-model.ts';
@@ -76,8 +77,11 @@ export function createAgentActivities(deps: RunActivityDeps) {
       const projectEnv = await projectSecrets.environment(await projectOf(runId), 'run');
       const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env, projectEnv });
       const costBasis = adapter.costBasis(process.env);
+      // A start and a restart alike: the workspace's layers, lost to a reboot or an unmount, mounted again.
+      const unmountable = await workspaceReady(deps.dataDir, runId, sandboxHostId(runId, deps.sandbox));
       let isolation;
       try {
+        if (unmountable) throw new Error(unmountable);
         isolation = chooseIsolation(deps.sandbox);
         const refusal = imageRefusal(isolation, image, deps.sandbox);
         if (refusal) throw new Error(refusal);

@@ -21,6 +21,7 @@ import { DiffGitError, diffGit, diffGitText, SCRATCH_ATTRIBUTES } from './git/di
 import { git, gitProbe, type ForgeRemote } from '../platform/host-git.ts';
 import { projectLockFile, withProjectLock } from '../platform/project-lock.ts';
 import { copyWorkspaceCommits, WorkspaceObjectsError } from './git/workspace-objects.ts';
+import { workspaceReady } from './environment-cache.ts';
 
 export interface DiffActivityDeps {
   readModel: ReadModel;
@@ -48,6 +49,10 @@ export function createDiffActivities(deps: DiffActivityDeps) {
         return await withProjectLock(projectLockFile(deps.projectsRoot, owner, name), 'shared', async () => {
           const clone = project.localPath;
           await makeScratch(scratch, clone);
+          // A live run's workspace, its layers lost to a reboot or an unmount, mounted again (their
+          // upper layers exist since the first mount: no owner to give).
+          const unmountable = request.live ? await workspaceReady(deps.dataDir, request.runId, null) : null;
+          if (unmountable) return none(unmountable);
           const found = request.live
             ? await workspaceHead(deps.dataDir, request.runId, scratch, clone)
             : await deliveredHead(

@@ -190,6 +190,32 @@ export async function mountRunLayers(
   touchEntry(entry);
 }
 
+/** A run's kept environment, removed while its layers were not mounted: its workspace cannot be made whole. */
+export class EnvironmentGone extends Error {}
+
+/** One remount of a run at a time in this process: two readers at once must not mount it twice. */
+const remounting = new Map<string, Promise<unknown>>();
+
+/**
+ * What every reader of a run's workspace calls first (the agent's start and restart, the finalizer,
+ * a live diff, a preview): its layers mounted again when a host's reboot or an unmount lost them; a
+ * run without layers is left as is. Answers null, or why its workspace cannot be whole.
+ */
+export async function workspaceReady(dataDir: string, runId: string, hostId: number | null): Promise<string | null> {
+  const before = remounting.get(runId) ?? Promise.resolve();
+  const mine = before.catch(() => undefined).then(() => remountRunLayers(dataDir, runId, hostId));
+  remounting.set(runId, mine);
+  try {
+    await mine;
+    return null;
+  } catch (error) {
+    if (error instanceof EnvironmentGone) return error.message;
+    throw error;
+  } finally {
+    if (remounting.get(runId) === mine) remounting.delete(runId);
+  }
+}
+
 /**
  * Mounts again whatever of a run's layers is not mounted (none for a run without them). A kept
  * entry removed meanwhile cannot be: the run fails saying so rather than see a tree without it.
@@ -207,7 +233,9 @@ export async function remountRunLayers(dataDir: string, runId: string, hostId: n
     if (isMounted(target)) continue;
     const lower = join(record.entry, part);
     if (!existsSync(lower))
-      throw new Error(`the kept environment this run's ${part} is laid over was removed (${record.entry})`);
+      throw new EnvironmentGone(
+        `the kept environment this run's ${part} is laid over was removed: its ${part} cannot be mounted again`,
+      );
     const upper = join(layers, part, 'upper');
     const work = join(layers, part, 'work');
     mkdirSync(join(layers, part), { recursive: true, mode: 0o700 });
@@ -220,7 +248,12 @@ export async function remountRunLayers(dataDir: string, runId: string, hostId: n
     }
     mkdirSync(work, { recursive: true });
     mkdirSync(target, { recursive: true });
-    await mountOverlay(lower, upper, work, target);
+    try {
+      await mountOverlay(lower, upper, work, target);
+    } catch (error) {
+      // Another worker of this host mounted it meanwhile.
+      if (!isMounted(target)) throw error;
+    }
   }
   return true;
 }

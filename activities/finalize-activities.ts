@@ -10,6 +10,7 @@ import { ProjectEntity } from '../db/entities/index.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { dataPaths } from '../platform/config.ts';
 import type { ForgeCredentials } from '../platform/forge-credentials.ts';
+import { workspaceReady } from './environment-cache.ts';
 import { ForgeUnavailableError, parsePullRequestUrl, PullRequests, type PullRequestRef } from './forge/github-forge.ts';
 import {
   deliverBranch,
@@ -77,6 +78,9 @@ export function createFinalizeActivities(deps: FinalizeActivityDeps) {
       const agentDir = join(dataPaths.sandboxes(deps.dataDir), runId);
       const agentSpec = readJsonIfExists<LaunchSpec>(sandboxFiles(agentDir).spec);
       if (!agentSpec) throw ApplicationFailure.nonRetryable(`run ${runId} has no sandbox`, 'sandbox_run_lost');
+      // The finalizer reads the agent's workspace: its layers, lost to a reboot or an unmount, mounted again.
+      const unmountable = await workspaceReady(deps.dataDir, runId, sandboxHostId(runId, deps.sandbox));
+      if (unmountable) throw ApplicationFailure.nonRetryable(unmountable, 'environment_gone');
       const lifetime = maxLifetimeMs ?? DEFAULT_FINALIZER_LIFETIME_MS;
       // The finalizer tries to reach svc until shortly before its supervisor would stop it.
       const env: Record<string, string> = {

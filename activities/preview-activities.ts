@@ -13,6 +13,7 @@ import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { dataPaths } from '../platform/config.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
 import type { PreviewSettings } from '../platform/preview-settings.ts';
+import { workspaceReady } from './environment-cache.ts';
 import type { RunActivityDeps } from './run-activities.ts';
 import {
   engineFacts,
@@ -137,6 +138,8 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
       const isolation = chooseIsolation(deps.sandbox);
       const refusal = imageRefusal(isolation, image, deps.sandbox);
       if (refusal) return { ok: false, message: refusal };
+      const unmountable = await workspaceReady(deps.dataDir, runId, sandboxHostId(runId, deps.sandbox));
+      if (unmountable) return { ok: false, message: unmountable };
       const inPod = isolation === 'kubernetes';
       const dir = previewDir(runId);
       const files = sandboxFiles(dir);

@@ -142,7 +142,10 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
   'environment.ready': (p) => {
     const ms = num(p, 'durationMs');
     const took = ms !== null && `${(ms / 1000).toFixed(1)} s`;
-    return info(`Environment ready${parens(p.cached === true ? 'cached' : 'set up', took)}`);
+    const why = str(p, 'uncached');
+    return info(
+      `Environment ready${parens(p.cached === true ? 'cached' : 'set up', took, why && `not cached: ${why}`)}`,
+    );
   },
   'admission.waiting': (p) => info(`Waiting for a slot${colon(str(p, 'reason'))}`),
   'admission.granted': () => info('Slot granted'),

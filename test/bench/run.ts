@@ -9,6 +9,7 @@ import { createScratchPostgresDatabase } from '../../db/scratch-postgres.ts';
 import { measureRunAnalytics } from './analytics.ts';
 import { measureConcurrentAgents } from './concurrent-agents.ts';
 import { measureDispatch } from './dispatch.ts';
+import { measureEnvironmentStartup } from './environments.ts';
 import { measureEventStreams } from './event-streams.ts';
 import { measureEventIngest, measureOutputIngest } from './ingest.ts';
 import { measureIngestInterference } from './ingest-interference.ts';
@@ -31,7 +32,8 @@ const record: Record = (name, value, target, direction, detail) =>
     detail,
   });
 
-// `npm run bench -- dispatch` (or ingest, plan, analytics, list, agents, streams, public, steering, web, sandbox)
+// `npm run bench -- dispatch` (or ingest, plan, analytics, list, agents, streams, public, steering, web, sandbox,
+// environments)
 // runs one part only.
 const POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.argv[2];
@@ -140,6 +142,13 @@ if (!only || only === 'sandbox') {
     record(`dispatch → sandbox started, ${backend.backend} (ms, p50)`, started, 1500, 'max', { ...backend });
     record(`dispatch → first agent output, ${backend.backend} (ms, p50)`, output, 3000, 'max', { ...backend });
   }
+}
+if (!only || only === 'environments') {
+  // A kept environment mounted copy-on-write: a cached run starts about as fast as one without a setup.
+  const startup = await measureEnvironmentStartup();
+  record('environments: dispatch → first output, warm − no setup (ms, p50)', startup.warmMinusNoSetupMs, 1000, 'max', {
+    ...startup,
+  });
 }
 const failed = printReport(results);
 process.exit(failed ? 1 : 0);

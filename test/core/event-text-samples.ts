@@ -62,7 +62,15 @@ export const SAMPLES: Record<SvcKind, { stream: 'stdout' | 'stderr' | 'system'; 
     payload: { key: '3f9a0c12d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1' },
   },
   'environment.log': { stream: 'system', payload: { stream: 'stdout', text: 'added 312 packages in 41s' } },
-  'environment.ready': { stream: 'system', payload: { key: '3f9a0c12d4e5', cached: false, durationMs: 41230 } },
+  'environment.ready': {
+    stream: 'system',
+    payload: {
+      key: '3f9a0c12d4e5',
+      cached: false,
+      durationMs: 41230,
+      uncached: "the base is not on the project's default branch",
+    },
+  },
 
   'admission.waiting': { stream: 'system', payload: { reason: 'project limit (2 running)' } },
   'admission.granted': { stream: 'system', payload: {} },

@@ -21,7 +21,10 @@ const EXPECTED: Record<keyof typeof SAMPLES, [EventTone, string]> = {
   'output.truncated': ['warn', "Output truncated: the run's output reached its cap (64 MiB); later lines are not kept"],
   'environment.building': ['info', 'Setting up the environment (3f9a0c12d4e5)'],
   'environment.log': ['output', 'added 312 packages in 41s'],
-  'environment.ready': ['info', 'Environment ready (set up, 41.2 s)'],
+  'environment.ready': [
+    'info',
+    "Environment ready (set up, 41.2 s, not cached: the base is not on the project's default branch)",
+  ],
   'admission.waiting': ['info', 'Waiting for a slot: project limit (2 running)'],
   'admission.granted': ['info', 'Slot granted'],
   'steer.sent': ['info', 'Steering message queued (high priority, from alice)'],

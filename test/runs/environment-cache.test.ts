@@ -61,6 +61,7 @@ test.serial('a second run with the same key mounts the kept environment: no setu
   const run = await finished(second);
   t.is(run.state, 'succeeded', JSON.stringify(run));
   t.like(await ready(second), { cached: true, key });
+  t.false('uncached' in (await ready(second)), 'only a run set up uncached says why');
   t.deepEqual(await setupLines(second), [], 'no setup ran');
   t.deepEqual(await runStdout(svc, second), ['module.exports = 1', 'warm', '0']);
 });
@@ -103,7 +104,7 @@ test.serial("a base off the project's default branch sets up uncached, in its ow
   const runId = await dispatch(project, PROMPT, { baseCommit: side });
   const run = await finished(runId);
   t.is(run.state, 'succeeded', JSON.stringify(run));
-  t.like(await ready(runId), { cached: false });
+  t.like(await ready(runId), { cached: false, uncached: "the base is not on the project's default branch" });
   t.deepEqual(await runStdout(svc, runId), ['module.exports = 1', 'warm', '0']);
   const entries = join(svc.config.dataDir, 'environments', project);
   t.deepEqual(existsSync(entries) ? readdirSync(entries) : [], [], 'nothing kept');

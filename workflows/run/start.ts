@@ -124,11 +124,11 @@ async function setUpThenStart(
         shared,
       })
     : ({ use: 'uncached', why: 'no project' } as const);
-  let ready: { cached: boolean; durationMs: number };
+  let ready: { cached: boolean; durationMs: number; uncached?: string };
   if (use.use === 'uncached') {
     const outcome = await setUpInPlace(execution, environment, workspace);
     if (isEnded(outcome)) return outcome;
-    ready = { cached: false, durationMs: outcome.durationMs };
+    ready = { cached: false, durationMs: outcome.durationMs, uncached: use.why };
   } else {
     const startedAt = Date.now();
     if (use.use === 'build') {
