@@ -20,6 +20,7 @@ import { dataPaths } from '../platform/config.ts';
 import type { Isolation } from '../platform/sandbox-settings.ts';
 import { ProjectEntity, RunEntity } from '../db/entities/index.ts';
 import { createProjectSecretAccess } from './project-secret-access.ts';
+import type { SecretStep } from '../core/project-secrets.ts';
 import { environmentBuildWorkflowId, type EnvironmentBuildInput } from '../core/environment.ts';
 import {
   cacheRefusal,
@@ -226,6 +227,7 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
   async function startSetup(
     place: SetupPlace,
     projectId: string | null,
+    step: SecretStep,
     plan: EnvironmentPlan,
     { network, memoryLimitMiB, image, cpuMillicores, pod }: ProjectSandboxSettings,
   ): Promise<{ ok: true } | { ok: false; message: string }> {
@@ -256,9 +258,9 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
       launch: {
         argv: ['bash', '-c', setupScript(plan)],
         cwd: place.workspacePath,
-        // The project's `setup` and `run` secrets (a registry token the install needs), read now.
+        // The project's secrets for the step (a registry token the install needs), read now.
         env: {
-          ...(await projectSecrets.environment(projectId, 'setup')),
+          ...(await projectSecrets.environment(projectId, step)),
           PATH: process.env.PATH ?? '/usr/bin:/bin',
           LANG: 'C.UTF-8',
         },
@@ -295,11 +297,20 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
       runId,
       plan,
       workspacePath,
+      trusted,
       ...settings
-    }: { runId: string; plan: EnvironmentPlan; workspacePath: string } & ProjectSandboxSettings): Promise<
-      { ok: true } | { ok: false; message: string }
-    > {
-      return startSetup({ ...runSetup(runId), workspacePath }, await projectOfRun(runId), plan, settings);
+    }: {
+      runId: string;
+      plan: EnvironmentPlan;
+      workspacePath: string;
+      /**
+       * The workspace is a fresh cut of a base on the project's default branch: the setup may have
+       * `setup` secrets. A continuation's workspace holds an agent's work, which the setup would run.
+       */
+      trusted: boolean;
+    } & ProjectSandboxSettings): Promise<{ ok: true } | { ok: false; message: string }> {
+      const step = trusted ? 'setup' : 'run';
+      return startSetup({ ...runSetup(runId), workspacePath }, await projectOfRun(runId), step, plan, settings);
     },
 
     /** Stops the setup (the run was cancelled meanwhile): its watcher then sees it end like any other. */
@@ -513,7 +524,8 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
 
     /** Starts a build's setup in its checkout, with its own home. */
     async startEnvironmentBuildSetup({ plan, sandbox, ...build }: EnvironmentBuildInput & BuildRef) {
-      return startSetup(buildSetup(build), build.projectId, plan, sandbox);
+      // A build is a fresh checkout of a base on the default branch (no other is shared).
+      return startSetup(buildSetup(build), build.projectId, 'setup', plan, sandbox);
     },
 
     /**

@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
   lchownSync,
   lstatSync,
@@ -118,6 +119,7 @@ export async function keepBuild(
   walk('');
   if (existsSync(build.home)) renameSync(build.home, join(partial, 'home'));
   else mkdirSync(join(partial, 'home'));
+  unlinkFromOutside(partial);
   // Relative paths: no character of the data directory is read as an option or a pattern.
   await run('chown', ['-R', '--no-dereference', '0:0', '.'], { cwd: partial });
   await run('chmod', ['-R', 'a+rwX', '.'], { cwd: partial });
@@ -125,6 +127,39 @@ export async function keepBuild(
   writeFileSync(join(partial, LAST_USED), '');
   rmSync(entry, { recursive: true, force: true });
   renameSync(partial, entry);
+}
+
+/**
+ * Makes every file of the kept tree that has hard links outside it a copy of its own. The setup may
+ * have linked a file it did not make (the project clone's git objects, which the build's checkout
+ * shares: decision 0048); the chmod that follows would otherwise reach that file through the link.
+ * Links inside the tree (a package store in the home linked into node_modules) stay links.
+ */
+function unlinkFromOutside(root: string): void {
+  const files = new Map<string, { paths: string[]; links: number }>();
+  const pending = [root];
+  while (pending.length) {
+    const dir = pending.pop()!;
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      const stats = lstatSync(path);
+      if (stats.isDirectory()) pending.push(path);
+      else if (stats.isFile() && stats.nlink > 1) {
+        const inode = `${stats.dev}:${stats.ino}`;
+        const seen = files.get(inode) ?? { paths: [], links: stats.nlink };
+        seen.paths.push(path);
+        files.set(inode, seen);
+      }
+    }
+  }
+  for (const { paths, links } of files.values()) {
+    if (paths.length >= links) continue;
+    for (const path of paths) {
+      const copy = `${path}.svc-copy`;
+      copyFileSync(path, copy);
+      renameSync(copy, path);
+    }
+  }
 }
 
 /** The overlay mounts of this host's mount namespace: mount point and lower layer, as /proc reads them. */

@@ -171,5 +171,19 @@ test.serial(
     t.true(said?.startsWith('agent sees [nothing] and '), said);
     t.false(said?.includes('run-wide-0a8f3b6e91'), 'masked in the agent output');
     t.false((await svc.request('GET', `/runs/${runId}/log`)).text.includes('setup-only-7c1d9e42b5'));
+
+    // A base off the default branch (anyone's pushed branch) sets up in place, with no setup secret.
+    const side = github.commit('acme', 'registry', { 'side.txt': 'side\n' }, 'off main', 'side');
+    t.is((await svc.request('POST', `/projects/${project}/refresh`, { body: {} })).status, 200);
+    const offMain = await dispatch(project, 'true', { baseCommit: side });
+    t.is((await waitForRunState(svc, offMain, ['succeeded', 'failed', 'cancelled'], 120_000)).state, 'succeeded');
+    const ready = (await runEvents(svc, offMain)).find((event) => event.kind === 'environment.ready');
+    t.like(ready?.payload, { cached: false });
+    const offLines = await setupLines(offMain);
+    t.false(offLines.includes(digest), offLines.join('\n'));
+    t.true(
+      offLines.includes(createHash('sha256').update('').digest('hex').slice(0, 16)),
+      'the setup had no setup secret',
+    );
   },
 );

@@ -1,26 +1,23 @@
 // Attack: a run's agent writes to and deletes from the kept environment it starts from (its
 // node_modules, its home's cache). Each run sees the kept tree through its own copy-on-write
 // overlay: its writes and deletions land in its own layer, never in the kept tree, which is root's
-// behind a root-only directory, and the next run starts from the tree as the build left it.
+// behind a root-only directory, and the next run starts from the tree as the build left it. And a
+// hostile setup that hard-links the project clone's git objects into what it leaves (where the
+// kernel lets it: fs.protected_hardlinks=0) gets copies kept, never a way to change the clone.
 import test from 'ava';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { PullRequestsStandIn } from '../support/pull-requests-stand-in.ts';
-import { runEvents, runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { forgeStack } from '../support/forge-stack.ts';
+import { runEvents, runStdout, waitForRunState, type TestStack } from '../support/stack.ts';
 
-const github = new GitHubStandIn();
-const forge = new PullRequestsStandIn();
+const fixture = forgeStack();
+const { github } = fixture;
 let svc: TestStack;
 
 test.before(async () => {
-  await forge.start();
-  svc = await startTestStack({ env: { SVC_GIT_TOKEN: 'ghp_test', SVC_GITHUB_API_URL: forge.url } });
+  svc = await fixture.start();
 });
-test.after.always(async () => {
-  await svc?.stop();
-  await forge.stop();
-});
+test.after.always(() => fixture.stop());
 
 test.serial(
   "an agent's writes and deletions in a kept environment reach neither the kept tree nor the next run",
@@ -85,3 +82,46 @@ test.serial(
     t.deepEqual(await runStdout(svc, next), ['module.exports = 1', 'left-pad', 'other.js', 'warm']);
   },
 );
+
+test.serial("a setup that hard-links the clone's objects into its result changes none of them", async (t) => {
+  // Where the kernel refuses links to files one does not own (this machine's default), the setup
+  // could not make the link at all: the test opens that door, as a host may have it open.
+  const sysctl = '/proc/sys/fs/protected_hardlinks';
+  const was = readFileSync(sysctl, 'utf8').trim();
+  writeFileSync(sysctl, '0');
+  t.teardown(() => writeFileSync(sysctl, was));
+  github.createRepo('acme', 'linker', {
+    files: {
+      '.gitignore': 'node_modules/\n',
+      'package-lock.json': '{}\n',
+      '.svc/environment.yaml': [
+        'setup: |',
+        '  mkdir -p node_modules',
+        '  n=0; for f in $(find .git/objects -type f); do n=$((n+1)); ln "$f" "node_modules/obj$n"; done',
+        '  echo "linked $n"',
+        '',
+      ].join('\n'),
+    },
+  });
+  const project = await fixture.register('linker');
+  const clone = join(svc.config.projectsRoot, 'acme', 'linker', '.git', 'objects');
+  const objects = () =>
+    readdirSync(clone, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name));
+  const before = objects();
+  t.true(before.length > 0);
+  const runId = await fixture.dispatch(project, 'ls node_modules | wc -l');
+  const run = await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 180_000);
+  t.is(run.state, 'succeeded', JSON.stringify(run));
+  const setup = (await runEvents(svc, runId)).filter((event) => event.kind === 'environment.log');
+  t.true(
+    setup.some((event) => /^linked [1-9]/.test(event.payload.text)),
+    JSON.stringify(setup.map((event) => event.payload.text)),
+  );
+  // Workspaces' hand-over makes them 0444 (decision 0048); a write bit would be the setup's doing.
+  for (const path of before) t.is(statSync(path).mode & 0o222, 0, `${path} is writable by no one`);
+  const key = (await runEvents(svc, runId)).find((event) => event.kind === 'environment.ready')?.payload.key;
+  const kept = join(svc.config.dataDir, 'environments', project, key, 'workspace', 'node_modules');
+  for (const name of readdirSync(kept)) t.is(statSync(join(kept, name)).nlink, 1, `${name} is a copy of its own`);
+});

@@ -156,7 +156,7 @@ async function setUpThenStart(
 /** The setup in the run's own workspace (uncached): a cancel stops it; a failure ends the run. */
 async function setUpInPlace(
   execution: RunExecution,
-  { plan }: { plan: EnvironmentPlan },
+  { plan, shared }: { plan: EnvironmentPlan; shared: boolean },
   workspace: Workspace,
 ): Promise<SetupOutcome | Ended> {
   const { input, run } = execution;
@@ -164,6 +164,8 @@ async function setUpInPlace(
     runId: run.id,
     plan,
     workspacePath: workspace.workspacePath,
+    // A continuation or a follow-up round starts from an agent's branch: its setup gets no `setup` secret.
+    trusted: shared && !input.parent && !input.followUp,
     ...projectSandbox(input.sandbox),
   });
   if (!started.ok)
