@@ -16,7 +16,7 @@ export interface SoakOptions {
 }
 
 /** What each agent of the mix does, and how its run must end. */
-const MIX = [
+export const MIX = [
   { agent: 'short', share: 0.75, command: 'echo done', expect: { state: 'succeeded' } },
   { agent: 'chatty', share: 0.05, command: 'seq 1 100000', expect: { state: 'succeeded' } },
   { agent: 'failing', share: 0.1, command: 'echo giving up >&2; exit 3', expect: { state: 'failed' } },
@@ -197,11 +197,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       }
     }, SAMPLE_EVERY_MS);
     const gapMs = (options.minutes * 60_000) / options.runs;
+    const pick = mixPicker();
     for (let index = 0; index < options.runs; index++) {
       if (sampleFailure) throw sampleFailure;
       const due = started + index * gapMs;
       if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
-      const agent = pick(index);
+      const agent = pick();
       const key = `soak-${randomBytes(8).toString('hex')}`;
       for (let attempt = 0; ; attempt++) {
         const answer = await api('POST', '/runs', { agent, prompt: 'soak' }, { 'idempotency-key': key }).catch(() => ({
@@ -260,15 +261,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
 }
 
-/** The mix, spread evenly: run `index` gets the agent whose share is furthest behind. */
-function pick(index: number): Agent {
-  let best: Agent = 'short';
-  let lag = -Infinity;
-  for (const each of MIX) {
-    const behind = each.share * (index + 1) - Math.floor(each.share * index + 1e-9);
-    if (behind > lag) [best, lag] = [each.agent, behind];
-  }
-  return best;
+/** The mix, spread evenly: each next run gets the agent whose share is furthest behind its count. */
+export function mixPicker(): () => Agent {
+  const counts = new Map<Agent, number>();
+  let picked = 0;
+  return () => {
+    picked += 1;
+    let best: Agent = MIX[0].agent;
+    let deficit = -Infinity;
+    for (const each of MIX) {
+      const behind = each.share * picked - (counts.get(each.agent) ?? 0);
+      if (behind > deficit) [best, deficit] = [each.agent, behind];
+    }
+    counts.set(best, (counts.get(best) ?? 0) + 1);
+    return best;
+  };
 }
 
 function postmasterPid(topology: Topology): number | undefined {
