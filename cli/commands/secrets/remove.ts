@@ -4,7 +4,10 @@ import { EXIT, RemoteCommand } from '../../base-command.ts';
 import { resolveProject } from '../../client/projects.ts';
 
 export class SecretsRemoveCommand extends RemoteCommand {
-  static override paths = [['secrets', 'rm'], ['secrets', 'remove']];
+  static override paths = [
+    ['secrets', 'rm'],
+    ['secrets', 'remove'],
+  ];
 
   static override usage = Command.Usage({
     category: 'Projects',
