@@ -2,8 +2,10 @@
 // POSTed signed (HMAC-SHA256 over timestamp and body), retried with backoff by a delivery workflow
 // across a kill -9 of the worker, every attempt visible; bad input changes nothing.
 import test from 'ava';
+import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { verifyWebhook, WEBHOOK_HEADERS } from '../../platform/webhook-signing.ts';
 import { spawnSvc, waitFor, waitForOutput } from '../support/processes.ts';
 import { waitForRunState } from '../support/stack.ts';
@@ -95,7 +97,12 @@ test('webhooks: signed deliveries, retried with backoff across a kill -9, every 
   const refusedRemoval = await api.request('DELETE', '/webhooks/cfg-ops');
   t.is(refusedRemoval.status, 409, 'a configured webhook goes with SVC_WEBHOOKS');
 
-  const runId = (await api.request('POST', '/runs', { body: { agent: 'shell', prompt: 'echo hooked' } })).body.run.id;
+  // The run waits for the test's word, so that it ends (post_reap) only once the worker is replaced.
+  const runId = (
+    await api.request('POST', '/runs', {
+      body: { agent: 'shell', prompt: 'until [ -e go ]; do sleep 0.2; done; echo hooked' },
+    })
+  ).body.run.id;
   // The first attempt of run_started failed; the worker dies while the delivery waits to retry.
   const startedDelivery = `whd-${webhook.id}-`;
   await waitFor(async () => {
@@ -103,6 +110,7 @@ test('webhooks: signed deliveries, retried with backoff across a kill -9, every 
     return deliveries.some((delivery: any) => delivery.hook === 'run_started' && delivery.state === 'retrying');
   }, 'a failed first attempt');
   await replaceWorker(t, firstWorker, environment.env);
+  writeFileSync(join(environment.dataDir, 'workspaces', runId, 'go'), '');
   t.is((await waitForRunState(api, runId, undefined, 90_000)).state, 'succeeded');
 
   const deliveries = await waitFor(
