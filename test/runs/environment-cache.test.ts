@@ -22,14 +22,7 @@ const SETUP = [
   '',
 ].join('\n');
 
-const repo = (name: string) =>
-  github.createRepo('acme', name, {
-    files: {
-      '.gitignore': 'node_modules/\n',
-      'package-lock.json': '{"lockfileVersion": 3}\n',
-      '.svc/environment.yaml': SETUP,
-    },
-  });
+const repo = (name: string) => fixture.environmentRepo(name, SETUP);
 
 test.before(async () => {
   svc = await fixture.start();

@@ -13,15 +13,7 @@ const fixture = forgeStack();
 const { github } = fixture;
 let svc: TestStack;
 
-/** A Node-like repository: its setup's output is ignored by git, as a real one's is. */
-const repo = (name: string, environment: string) =>
-  github.createRepo('acme', name, {
-    files: {
-      '.gitignore': 'node_modules/\n',
-      'package-lock.json': '{"lockfileVersion": 3}\n',
-      '.svc/environment.yaml': environment,
-    },
-  });
+const repo = fixture.environmentRepo;
 
 test.before(async () => {
   svc = await fixture.start();

@@ -30,6 +30,19 @@ export function forgeStack(env: Record<string, string> = {}) {
       await stack?.stop();
       await forge.stop();
     },
+    /**
+     * A Node-like repository acme/<name> with `.svc/environment.yaml`: its setup's node_modules is
+     * ignored by git, as a real one's is.
+     */
+    environmentRepo(name: string, environment: string): string {
+      return github.createRepo('acme', name, {
+        files: {
+          '.gitignore': 'node_modules/\n',
+          'package-lock.json': '{"lockfileVersion": 3}\n',
+          '.svc/environment.yaml': environment,
+        },
+      });
+    },
     /** Registers acme/<name> (made with `github.createRepo`): the project's id. */
     async register(name: string): Promise<string> {
       const answer = await svc().request('POST', '/projects', { body: { gitUrl: `https://github.com/acme/${name}` } });
