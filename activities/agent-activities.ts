@@ -65,6 +65,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
       cpuMillicores,
       pod,
       generation,
+      repoContext,
     }: {
       runId: string;
       /** A run resumed after a pause: its sandbox's generation (2, 3…), which names it anew. */
@@ -72,10 +73,19 @@ export function createAgentActivities(deps: RunActivityDeps) {
       agent: AgentDefinition;
       prompt: string;
       workspacePath: string;
+      /** The project's `repoContext` (activities/runtimes/types.ts says who reads it where). */
+      repoContext?: string;
     } & ProjectSandboxSettings) {
       const adapter = runtimeFor(agent.runtime);
       const projectEnv = await projectSecrets.environment(await projectOf(runId), 'run');
-      const launch = adapter.buildLaunch(agent, { runId, prompt, workspacePath, hostEnv: process.env, projectEnv });
+      const launch = adapter.buildLaunch(agent, {
+        runId,
+        prompt,
+        workspacePath,
+        hostEnv: process.env,
+        projectEnv,
+        repoContext: repoContext ?? null,
+      });
       const costBasis = adapter.costBasis(process.env);
       // A start and a restart alike: the workspace's layers, lost to a reboot or an unmount, mounted again.
       const unmountable = await workspaceReady(deps.dataDir, runId, sandboxHostId(runId, deps.sandbox));

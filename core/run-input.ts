@@ -47,6 +47,8 @@ export interface RunRequest {
         maxConcurrentRuns?: number | null;
         /** The project's PR loop (ciFixer, pr.autoMerge, pr.followUps). */
         prLoop?: PrLoopSettings | null;
+        /** The project's `repoContext`. */
+        repoContext?: string | null;
       })
     | null;
   /** The instance's SVC_MAX_CONCURRENT_RUNS (null: none). */
@@ -76,6 +78,7 @@ export function projectRunSettings(
       preview: previewPlan(defaults),
       maxConcurrentRuns: defaults?.admission?.maxConcurrentRuns ?? null,
       prLoop: prLoopSettings(defaults),
+      repoContext: defaults?.repoContext ?? null,
       network:
         defaults?.resources?.network || defaults?.resources?.egress
           ? { mode: defaults.resources.network ?? 'restricted', egress: defaults.resources.egress ?? [] }
@@ -123,6 +126,7 @@ export function buildRunInput(request: RunRequest, workspacesRoot: string): RunW
     ...(admission ? { admission } : {}),
     ...(request.project?.prLoop && !request.followUp ? { prLoop: request.project.prLoop } : {}),
     ...(request.followUp ? { followUp: request.followUp } : {}),
+    ...(request.project?.repoContext ? { repoContext: request.project.repoContext } : {}),
     // A PR loop's round is never paused: the loop waits on it, within its own budget (docs/pr-loop.md).
     ...((request.onCapHit ?? request.projectOnCapHit) === 'pause' && !request.followUp
       ? { onCapHit: 'pause' as const }

@@ -66,6 +66,8 @@ export interface RunWorkflowInput {
   onCapHit?: 'pause' | null;
   /** A round of another run's PR loop: it pushes to that run's branch and leaves the PR to it. */
   followUp?: { rootRunId: string; kind: FollowUpKind; round: number } | null;
+  /** The project's `repoContext`: put before the prompt the agent is given (the run's own prompt stays as asked). */
+  repoContext?: string | null;
 }
 
 /**

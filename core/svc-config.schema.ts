@@ -6,6 +6,21 @@ import { parseEgressEntry } from './egress-rules.ts';
 import { FIELD_LIMITS } from './field-limits.ts';
 import { ALERT_SOURCES, ruleSpecificity } from './healer.ts';
 
+/** The longest `repoContext`: context for every prompt, not a document. */
+export const REPO_CONTEXT_MAX = 8192;
+
+/**
+ * A key the interface names that svc does not act on: refused with why, since a key accepted and
+ * ignored would let a project believe it is in force.
+ */
+export const refusedKey = (message: string) =>
+  z
+    .unknown()
+    .optional()
+    .superRefine((value, context) => {
+      if (value !== undefined) context.addIssue({ code: 'custom', message });
+    });
+
 /** A name stored in a column of its own (agents, branches, seeds): bounded like the column. */
 const name = z.string().min(1).max(FIELD_LIMITS.name);
 
@@ -239,17 +254,19 @@ export const defaultsSchema = z
       .strict()
       .optional(),
     healer: healerSettings.optional(),
-    qualityGate: z.record(z.string(), z.unknown()).optional(),
-    repoContext: z.string().max(8192).optional(),
+    qualityGate: refusedKey(
+      'not supported: svc does not hold a PR for a review round; review with pr.followUps or leave the key out',
+    ),
+    /** Text put before every prompt a run of the project gives its agent (docs/guide/configuration.md). */
+    repoContext: z.string().min(1).max(REPO_CONTEXT_MAX).optional(),
     /** Public mode: whether spectators may read this project's prompts (secrets still masked). */
     spectators: z
       .object({ showPrompts: z.boolean().default(false) })
       .strict()
       .optional(),
-    tracker: z
-      .object({ url: z.url(), tokenEnv: z.string().min(1).optional() })
-      .strict()
-      .optional(),
+    tracker: refusedKey(
+      "not supported: svc reads seeds and plans from the repository's .seeds/ files; leave the key out",
+    ),
     pr: z
       .object({
         autoMerge: z

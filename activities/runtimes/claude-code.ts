@@ -2,7 +2,7 @@
 // stdin, the model and the spend cap as flags, and its own JSON lines parsed into events, with the
 // `result` envelope giving cost and tokens. A steerable agent reads stream-json input through svc's
 // steering relay, which writes steering messages into it while it works (one `result` per turn).
-import { jsonLine, noteReportedModel, sandboxEnv, type RuntimeAdapter } from './types.ts';
+import { agentTask, jsonLine, noteReportedModel, sandboxEnv, type RuntimeAdapter } from './types.ts';
 
 /** Model credentials and endpoints Claude Code reads; only these reach its sandbox. */
 const CLAUDE_ENV = [
@@ -51,7 +51,7 @@ export const claudeCodeRuntime: RuntimeAdapter = {
       argv,
       cwd: context.workspacePath,
       env,
-      stdin: context.prompt,
+      stdin: agentTask(context),
       steering: steerable ? 'claude-stream-json' : null,
     };
   },

@@ -1,7 +1,7 @@
 // OpenAI Codex CLI (`@openai/codex`) as `codex exec --json`: the prompt on stdin, the model as a
 // flag, an OpenAI-compatible endpoint as a custom provider when OPENAI_BASE_URL is set, and its
 // JSON events parsed into run events and tokens (Codex reports no cost: costUsd stays unmeasured).
-import { jsonLine, noteReportedModel, sandboxEnv, type RuntimeAdapter } from './types.ts';
+import { agentTask, jsonLine, noteReportedModel, sandboxEnv, withSystemPrompt, type RuntimeAdapter } from './types.ts';
 
 const CODEX_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'];
 
@@ -27,7 +27,7 @@ export const codexRuntime: RuntimeAdapter = {
       );
     }
     argv.push('-');
-    const prompt = agent.systemPrompt ? `${agent.systemPrompt}\n\n${context.prompt}` : context.prompt;
+    const prompt = withSystemPrompt(agent, agentTask(context));
     return { argv, cwd: context.workspacePath, env: sandboxEnv(agent, context, CODEX_ENV), stdin: prompt };
   },
 

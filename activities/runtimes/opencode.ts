@@ -3,7 +3,7 @@
 // OPENCODE_CONFIG_CONTENT so nothing is written into the workspace, and its JSON events parsed
 // into run events, tokens and the cost it reports per step.
 import type { AgentDefinition } from '../../core/agents.ts';
-import { jsonLine, sandboxEnv, withSystemPrompt, type LaunchContext, type RuntimeAdapter } from './types.ts';
+import { agentTask, jsonLine, sandboxEnv, withSystemPrompt, type LaunchContext, type RuntimeAdapter } from './types.ts';
 
 const OPENCODE_ENV = [
   'ANTHROPIC_API_KEY',
@@ -67,7 +67,7 @@ export const openCodeRuntime: RuntimeAdapter = {
     });
     // A private endpoint means no public catalogue either: use the model list OpenCode ships with.
     if (endpointOverridden) env.OPENCODE_DISABLE_MODELS_FETCH = '1';
-    return { argv, cwd: context.workspacePath, env, stdin: withSystemPrompt(agent, context.prompt) };
+    return { argv, cwd: context.workspacePath, env, stdin: withSystemPrompt(agent, agentTask(context)) };
   },
 
   costBasis: () => 'api',

@@ -14,6 +14,8 @@ export interface LaunchContext {
   hostEnv: NodeJS.ProcessEnv;
   /** The project's secrets for this run (core/project-secrets.ts): under everything svc and the agent set. */
   projectEnv?: Record<string, string>;
+  /** The project's `repoContext`: what a model-driven agent reads before its task. */
+  repoContext?: string | null;
 }
 
 export interface Usage {
@@ -115,9 +117,19 @@ export function sandboxEnv(
     SVC_PROMPT: context.prompt,
     SVC_WORKSPACE: context.workspacePath,
   });
+  if (context.repoContext) env.SVC_REPO_CONTEXT = context.repoContext;
   if (agent.model) env.SVC_MODEL = agent.model;
   if (agent.provider) env.SVC_PROVIDER = agent.provider;
   return env;
+}
+
+/**
+ * What a model-driven agent is asked: the project's context, then the task. A command agent's
+ * prompt may be a script (the shell agent's is), so it finds the context in SVC_REPO_CONTEXT only.
+ */
+export function agentTask({ prompt, repoContext }: Pick<LaunchContext, 'prompt' | 'repoContext'>): string {
+  if (!repoContext) return prompt;
+  return `Context about this repository, from its settings:\n\n${repoContext.trim()}\n\nYour task:\n\n${prompt}`;
 }
 
 export function withSystemPrompt(agent: AgentDefinition, prompt: string): string {

@@ -42,6 +42,25 @@ const broken: [string, Partial<SvcConfigFiles>, ConfigProblemCode, RegExp][] = [
     'svc_config_schema_error',
     /protectedPaths/,
   ],
+  [
+    'a quality gate (no review round holds a PR)',
+    { config: 'qualityGate: {role: reviewer}\n' },
+    'svc_config_schema_error',
+    /qualityGate: not supported: svc does not hold a PR/,
+  ],
+  [
+    'a remote tracker (seeds are read from .seeds/)',
+    { config: 'tracker: {url: "https://tracker.example/api"}\n' },
+    'svc_config_schema_error',
+    /tracker: not supported: svc reads seeds and plans from the repository's .seeds\/ files/,
+  ],
+  ['a blank repoContext', { config: 'repoContext: ""\n' }, 'svc_config_schema_error', /repoContext/],
+  [
+    'a repoContext past 8192 characters',
+    { config: `repoContext: ${'x'.repeat(8193)}\n` },
+    'svc_config_schema_error',
+    /repoContext/,
+  ],
   ['JSON syntax in defaults.json', { legacyDefaults: '{"defaultRole":' }, 'svc_config_parse_error', /./],
   [
     'a 4-field cron',

@@ -6,7 +6,7 @@ import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
 import { triggerScheduleId } from '../../activities/triggers/schedules.ts';
 import { waitFor } from '../support/processes.ts';
 import { GitHubStandIn } from '../support/github-stand-in.ts';
-import { startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
+import { runStdout, startTestStack, waitForRunState, type TestStack } from '../support/stack.ts';
 
 const github = new GitHubStandIn();
 github.createRepo('acme', 'configured', {
@@ -27,6 +27,9 @@ github.createRepo('acme', 'configured', {
       '  role: shell',
     ].join('\n'),
   },
+});
+github.createRepo('acme', 'contextual', {
+  files: { '.svc/config.yaml': 'defaultRole: shell\nrepoContext: |\n  Use pnpm, never npm.\n  Tests: pnpm test.\n' },
 });
 github.createRepo('acme', 'broken', {
   files: {
@@ -175,6 +178,16 @@ test.serial(
     });
   },
 );
+
+test.serial("every run of a project is given its repoContext; the run's prompt stays as asked", async (t) => {
+  const project = await register('contextual');
+  const prompt = 'printf "context: %s" "$SVC_REPO_CONTEXT"';
+  const dispatched = await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt } });
+  t.is(dispatched.status, 201, dispatched.text);
+  const run = await waitForRunState(svc, dispatched.body.run.id);
+  t.like(run, { state: 'succeeded', prompt });
+  t.deepEqual(await runStdout(svc, run.id), ['context: Use pnpm, never npm.', 'Tests: pnpm test.']);
+});
 
 test.serial('init and config migrate on the server clone', async (t) => {
   github.createRepo('acme', 'legacy', {

@@ -51,6 +51,7 @@ function sandboxOf({ input, run, pause }: RunExecution) {
     runId: run.id,
     ...(pause.generation > 1 ? { generation: pause.generation } : {}),
     agent: input.agent,
+    ...(input.repoContext ? { repoContext: input.repoContext } : {}),
     ...projectSandbox(input.sandbox),
   };
 }
