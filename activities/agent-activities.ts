@@ -10,7 +10,7 @@ import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { RunEntity } from '../db/entities/index.ts';
-import { createProjectSecretAccess } from './project-secret-access.ts';
+import { createProjectSecretAccess, launchedSecretNames } from './project-secret-access.ts';
 import { dataPaths } from '../platform/config.ts';
 import { svcMetrics } from '../platform/metrics.ts';
 import { sandboxCpuLimit } from '../platform/sandbox-settings.ts';
@@ -86,6 +86,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         projectEnv,
         repoContext: repoContext ?? null,
       });
+      launch.secretNames = launchedSecretNames(launch.env, projectEnv);
       const costBasis = adapter.costBasis(process.env);
       // A start and a restart alike: the workspace's layers, lost to a reboot or an unmount, mounted again.
       const unmountable = await workspaceReady(deps.dataDir, runId, sandboxHostId(runId, deps.sandbox));
@@ -208,7 +209,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         model: progress.runtime.model ?? null,
         oomKilled: false,
       });
-      const mask = await projectSecrets.mask(await projectOf(runId));
+      const mask = await projectSecrets.mask(await projectOf(runId), files.spec);
       const exitWatch = watchForExit(files.exit);
       // A pod's workspace is in its own volume, bounded by its size limit (the kubelet evicts past it).
       const maxMiB = deps.sandbox.workspaceMaxMiB;

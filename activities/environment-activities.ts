@@ -19,7 +19,7 @@ import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { dataPaths } from '../platform/config.ts';
 import type { Isolation } from '../platform/sandbox-settings.ts';
 import { ProjectEntity, RunEntity } from '../db/entities/index.ts';
-import { createProjectSecretAccess } from './project-secret-access.ts';
+import { createProjectSecretAccess, launchedSecretNames } from './project-secret-access.ts';
 import type { SecretStep } from '../core/project-secrets.ts';
 import { environmentBuildWorkflowId, type EnvironmentBuildInput } from '../core/environment.ts';
 import {
@@ -57,6 +57,7 @@ import {
   MAX_REATTACHMENTS,
   outlivesSupervisor,
   supervisorHolds,
+  type SandboxFiles,
 } from '../sandbox/index.ts';
 
 /** The setup's lines kept in the run's events: the first ones as they come, then the last of each stream. */
@@ -200,9 +201,9 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
   const projectSecrets = createProjectSecretAccess(deps.readModel, deps.secretsKeys);
   const projectOfRun = async (runId: string) =>
     (await deps.readModel.em().findOne(RunEntity, { id: runId }, { fields: ['projectId'] }))?.projectId ?? null;
-  /** A setup's lines are masked like the agent's: every value of its project's secrets. */
-  const setupMask = async (projectId: string | null) =>
-    (await projectSecrets.mask(projectId)) ?? ((text: string) => text);
+  /** A setup's lines are masked like the agent's: every value of its project's secrets, and those it was given. */
+  const setupMask = async (projectId: string | null, files: SandboxFiles) =>
+    (await projectSecrets.mask(projectId, files.spec)) ?? ((text: string) => text);
   const runSetup = (runId: string): SetupPlace => ({
     name: runId,
     dir: join(dataPaths.sandboxes(deps.dataDir), runId, 'setup'),
@@ -245,6 +246,9 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
     if (isolation === 'kubernetes')
       return { ok: false, message: 'an environment setup is not supported on the Kubernetes backend yet' };
     const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
+    // The project's secrets for the step (a registry token the install needs), read now.
+    const secrets = await projectSecrets.environment(projectId, step);
+    const env = { ...secrets, PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };
     const { spec } = sandboxLaunch({
       name: `${place.name}-setup`,
       image: image ?? null,
@@ -258,12 +262,8 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
       launch: {
         argv: ['bash', '-c', setupScript(plan)],
         cwd: place.workspacePath,
-        // The project's secrets for the step (a registry token the install needs), read now.
-        env: {
-          ...(await projectSecrets.environment(projectId, step)),
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          LANG: 'C.UTF-8',
-        },
+        env,
+        secretNames: launchedSecretNames(env, secrets),
         stdin: null,
         maxLifetimeMs: plan.setupTimeoutMs + BACKSTOP_SLACK_MS,
       },
@@ -336,7 +336,7 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
     }): Promise<SetupOutcome> {
       const context = Context.current();
       const files = sandboxFiles((build ? buildSetup(build) : runSetup(runId ?? '')).dir);
-      const mask = await setupMask(build ? build.projectId : runId && (await projectOfRun(runId)));
+      const mask = await setupMask(build ? build.projectId : runId && (await projectOfRun(runId)), files);
       const progress: SetupProgress = (context.info.heartbeatDetails as SetupProgress | undefined) ?? {
         offsets: { stdout: 0, stderr: 0 },
         kept: 0,
@@ -438,7 +438,7 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
     }: BuildRef & { runId: string; workflowId: string }): Promise<SetupOutcome> {
       const context = Context.current();
       const files = sandboxFiles(buildSetup(build).dir);
-      const mask = await setupMask(build.projectId);
+      const mask = await setupMask(build.projectId, files);
       const progress: SetupProgress = (context.info.heartbeatDetails as SetupProgress | undefined) ?? {
         offsets: { stdout: 0, stderr: 0 },
         kept: 0,

@@ -5,6 +5,18 @@ import type { SecretStep } from '../core/project-secrets.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { ProjectSecretsRepository } from '../db/repositories/project-secrets.repository.ts';
 import { registerSecret } from '../platform/secrets.ts';
+import { readJsonIfExists, type LaunchSpec } from '../sandbox/index.ts';
+
+/** The names of `env` that hold the project's secrets as given (a name svc or the agent sets keeps its own value). */
+export function launchedSecretNames(env: Record<string, string>, projectEnv: Record<string, string>): string[] {
+  return Object.keys(projectEnv).filter((name) => env[name] === projectEnv[name]);
+}
+
+/** The secret values a sandbox was launched with, from its launch spec (svc's record, 0600). */
+function launchedValues(specPath: string | null): string[] {
+  const spec = specPath ? readJsonIfExists<LaunchSpec>(specPath) : null;
+  return (spec?.secretNames ?? []).flatMap((name) => (spec?.env[name] ? [spec.env[name]] : []));
+}
 
 export function createProjectSecretAccess(
   readModel: ReadModel,
@@ -23,9 +35,14 @@ export function createProjectSecretAccess(
       return env;
     },
 
-    /** Masks every secret of the project (whatever its scope) in a line its sandbox printed. */
-    async mask(projectId: string | null): Promise<((text: string) => string) | undefined> {
-      const forms = projectId ? (await secrets.values(projectId)).flatMap(secretForms) : [];
+    /**
+     * Masks, in a line a sandbox printed, every secret of the project (whatever its scope) and every
+     * value the sandbox was launched with (`specPath`, its launch spec): a secret changed or removed
+     * since is still masked as the sandbox has it.
+     */
+    async mask(projectId: string | null, specPath: string | null): Promise<((text: string) => string) | undefined> {
+      const current = projectId ? await secrets.values(projectId) : [];
+      const forms = [...new Set([...current, ...launchedValues(specPath)])].flatMap(secretForms);
       return forms.length ? (text) => maskValues(text, forms) : undefined;
     },
   };

@@ -33,6 +33,11 @@ export interface LaunchSpec {
   /** A preview: the port its door (preview-door.ts) listens behind; the supervisor serves it (preview-expose.ts). */
   door?: { port: number } | null;
   expose?: ExposeSpec | null;
+  /**
+   * The names in `env` whose values are the project's secrets: masked in the sandbox's output as
+   * launched, even when a secret is changed or removed while the sandbox runs.
+   */
+  secretNames?: string[] | null;
 }
 
 export interface SandboxLaunchRequest {
