@@ -4,6 +4,7 @@
 // an invalid file fails the run at once, naming what is wrong; a cancel stops a setup. Local bare
 // repositories stand in for GitHub; the agent is the shell agent.
 import test from 'ava';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { forgeStack } from '../support/forge-stack.ts';
 import { waitFor } from '../support/processes.ts';
@@ -120,18 +121,26 @@ test.serial('an invalid environment file fails the run at once, naming each prob
 });
 
 test.serial('a cancel during the setup stops it; the run ends cancelled and its agent never starts', async (t) => {
-  repo('cancelled', 'setup: |\n  echo "a long install"\n  sleep 300\n');
-  const runId = await dispatch(await register('cancelled'), 'echo the agent ran');
+  // Off the default branch, the setup runs in the run's own workspace (a shared build would go on for later runs).
+  repo('cancelled', 'setup: |\n  echo "a long install"\n  sleep 297\n');
+  const project = await register('cancelled');
+  const side = github.commit('acme', 'cancelled', { 'side.txt': 'side\n' }, 'off main', 'side');
+  t.is((await svc.request('POST', `/projects/${project}/refresh`, { body: {} })).status, 200);
+  const runId = await dispatch(project, 'echo the agent ran', { baseCommit: side });
   await waitFor(
     async () => ((await setupLines(runId)).includes('a long install') ? true : undefined),
     'the setup running',
     60_000,
   );
+  const setupRunning = () => spawnSync('pgrep', ['-f', '^sleep 297$']).status === 0;
+  t.true(setupRunning());
   await svc.request('POST', `/runs/${runId}/cancel`, { body: { reason: 'no longer needed' } });
   const run = await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 60_000);
   t.is(run.state, 'cancelled');
   const events = await runEvents(svc, runId);
   t.false(events.some((event) => event.kind === 'sandbox.started' || event.kind === 'environment.ready'));
+  await waitFor(async () => (setupRunning() ? undefined : true), "the setup's processes gone", 30_000);
+  t.false(setupRunning());
 });
 
 test.serial(
