@@ -61,7 +61,7 @@ export const SERVICE_READY_TIMEOUT_DEFAULT = '60s';
 /** The longest a run waits for one service to be ready before it fails. */
 export const SERVICE_READY_TIMEOUT_MAX_SECONDS = 600;
 /** Names the agent's sandbox already gives a meaning (its /etc/hosts). */
-const RESERVED_SERVICE_NAMES = ['localhost', 'svc-sandbox'];
+const RESERVED_SERVICE_NAMES = ['localhost', 'svc-sandbox', 'ip6-localhost', 'ip6-loopback'];
 
 const serviceName = z
   .string()
