@@ -2,9 +2,12 @@
 // service image built from the agent image (a small Node HTTP server), the shell agent. The agent
 // reaches its service by name and prints its answer; a service that never gets ready fails the run
 // `environment_services_failed` within its bound, with its name and last lines; a cancel while the
-// run waits for one ends the run cancelled. After each run its services' containers are gone.
+// run waits for one ends the run cancelled. After each run its services' containers are gone, and
+// those a run's end could not remove (its engine did not answer) go with the reconciler's sweep.
 import test from 'ava';
+import { Client, Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
+import { backendRuns } from '../support/backend-runs.ts';
 import { startContainerEngine, waitUntilRemoved, type TestContainerEngine } from '../support/container-engine.ts';
 import { forgeStack } from '../support/forge-stack.ts';
 import { waitFor } from '../support/processes.ts';
@@ -22,6 +25,7 @@ test.before(async () => {
     ...engine.env,
     SVC_AGENT_IMAGES: 'localhost/svc-test-service:*',
     SVC_CONTAINER_UNREACHABLE_MS: '3000',
+    SVC_RECONCILE_STALE_AFTER_MS: '1000',
   });
   svc = await fixture.start();
 });
@@ -134,4 +138,31 @@ test.serial('a cancel while the run waits for its services ends it cancelled; th
   t.is(run.state, 'cancelled');
   t.false((await runEvents(svc, runId)).some((event) => event.kind === 'sandbox.started'));
   await containersGone(runId, ['waiting']);
+});
+
+test.serial("services the run's end could not remove (the engine did not answer) go with the sweep", async (t) => {
+  repo('orphaned', `  - name: orphan\n    image: ${SERVICE_IMAGE}\n    ports: [8080]\n`);
+  const runId = await dispatch(await register('orphaned'), 'echo started\nsleep 120');
+  const names = [`svc-${runId}`, `svc-${runId}-service-orphan`, `svc-${runId}-services`];
+  t.teardown(() => {
+    for (const name of names) execFileSync('podman', ['rm', '-f', name], { stdio: 'ignore' });
+  });
+  await waitForRunState(svc, runId, ['running'], 180_000);
+  await engine.halt();
+  t.is((await waitForRunState(svc, runId, undefined, 60_000)).failureReason, 'sandbox_unreachable');
+  // The workflow has closed, its removal given up: only the sweep is left to remove them.
+  const connection = await Connection.connect({ address: svc.stack.temporalAddress });
+  try {
+    await new Client({ connection }).workflow
+      .getHandle(runId)
+      .result()
+      .catch(() => undefined);
+  } finally {
+    await connection.close();
+  }
+  await engine.restart();
+  for (const name of names) t.truthy(await engine.engine.inspect(name), `${name} outlived its engine's API`);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await backendRuns(() => svc).reconcilerPass();
+  for (const name of names) await waitUntilRemoved(engine.engine, name, 30_000);
 });
