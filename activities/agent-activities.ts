@@ -7,7 +7,7 @@ import { createOutputIngest } from './agent-output.ts';
 import { workspaceReady } from './environment-cache.ts';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
-import type { ServicePlan } from '../core/environment.ts';
+import type { ServicePlan } from '../core/environment-services.ts';
 import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { RunEntity } from '../db/entities/index.ts';

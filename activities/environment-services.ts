@@ -5,7 +5,7 @@
 // it gets the run's limits and uid, the env its file names, and nothing of svc's.
 import { join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
-import type { ServicePlan } from '../core/environment.ts';
+import type { ServicePlan } from '../core/environment-services.ts';
 import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { dataPaths } from '../platform/config.ts';
 import { agentImageRefusal, sandboxCpuLimit } from '../platform/sandbox-settings.ts';

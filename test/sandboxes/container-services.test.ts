@@ -116,6 +116,16 @@ test.serial('a service that exits fails the run at once, saying how it exited', 
   await containersGone(runId, ['crashing']);
 });
 
+test.serial('a service whose command the image lacks fails the run at once, naming it', async (t) => {
+  repo('unstartable', `  - name: unstartable\n    image: ${SERVICE_IMAGE}\n    command: [no-such-server]\n`);
+  const runId = await dispatch(await register('unstartable'), 'echo the agent ran');
+  const run = await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 180_000);
+  t.like(run, { state: 'failed', failureReason: 'environment_services_failed' });
+  // The engine's init starts, then cannot run the command: an exit, or the engine's refusal.
+  t.regex((await terminalOf(runId))?.message, /^service unstartable(: | exited with \d+$)/);
+  await containersGone(runId, ['unstartable']);
+});
+
 test.serial('a cancel while the run waits for its services ends it cancelled; they are removed', async (t) => {
   repo(
     'waiting',

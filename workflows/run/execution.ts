@@ -15,7 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { RunEventInput } from '../../activities/index.ts';
 import { capRaiseProblem, type UsageTotals } from '../../core/cost-pause.ts';
-import type { ServicePlan } from '../../core/environment.ts';
+import type { ServicePlan } from '../../core/environment-services.ts';
 import { claimAll, unreadInClaimOrder, type InboxItem, type NewInboxItem } from '../../core/inbox.ts';
 import {
   DEFAULT_RUN_TIMING,

@@ -16,7 +16,8 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RunEnvironment, SetupOutcome } from '../../activities/environment-activities.ts';
-import type { EnvironmentPlan, ServicePlan } from '../../core/environment.ts';
+import type { EnvironmentPlan } from '../../core/environment.ts';
+import type { ServicePlan } from '../../core/environment-services.ts';
 import { resumePrompt } from '../../core/cost-pause.ts';
 import { foldIntoPrompt, inClaimOrder, type InboxItem } from '../../core/inbox.ts';
 import { runningEvents, sandboxStartedEvent } from '../../core/run-started.ts';

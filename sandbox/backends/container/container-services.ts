@@ -7,7 +7,7 @@
 // `svc.sandbox` label (`<run>-services`, `<run>-service-<name>`), so the sweep removes it with its run.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServicePlan } from '../../../core/environment.ts';
+import type { ServicePlan } from '../../../core/environment-services.ts';
 import { sandboxEtc } from '../bubblewrap.ts';
 import { ENGINE_LOG_MAX_MIB } from './container-launch.ts';
 import { limitContainer } from './container-runner.ts';
@@ -111,7 +111,7 @@ export async function startServices(launch: ServicesLaunch, services: ServicePla
     // The image's volumes would be the engine's disk: each is memory of the run's instead.
     const volumes = Object.keys(image.Config?.Volumes ?? {}).filter((path) => path.startsWith('/'));
     const env = { HOME: '/tmp', ...service.env };
-    await ensureStarted(engine, name, {
+    const started = ensureStarted(engine, name, {
       Image: service.image,
       ...(service.command ? { Cmd: service.command } : {}),
       Env: Object.entries(env).map(([key, value]) => `${key}=${value}`),
@@ -123,6 +123,10 @@ export async function startServices(launch: ServicesLaunch, services: ServicePla
         `container:svc-${holder}`,
         Object.fromEntries(['/tmp', ...volumes].map((path) => [path, TMPFS])),
       ),
+    });
+    // The engine's refusal (a command the image lacks, say), named by the service it is about.
+    await started.catch((error: Error) => {
+      throw new Error(`service ${service.name}: ${error.message}`);
     });
   }
 }
