@@ -1,4 +1,4 @@
-// The I/O of a run's services (`services` in .svc/environment.yaml, core/environment.ts): started
+// The I/O of a run's services (`services` in .svc/environment.yaml, core/environment-services.ts): started
 // beside the run's agent on the container backend before it starts (sandbox/backends/container/
 // container-services.ts), waited for until each is ready or its bound passes, removed when the run
 // ends. Another backend refuses them. A service is repository content, as hostile as the agent:

@@ -1,10 +1,11 @@
-// A run's services on the container backend (`services` in .svc/environment.yaml, core/environment.ts):
-// a holder container keeps the run's network namespace (loopback only, no interface to anywhere),
-// each service runs in it under the agent container's hardening (the run's unprivileged uid, every
-// capability dropped, no_new_privs, svc's seccomp profile, a read-only root, the run's memory cgroup,
-// CPU and process limits), and the agent's container joins it later (container-launch.ts): the
-// services are on the agent's loopback, by name through /etc/hosts. Every container carries the
-// `svc.sandbox` label (`<run>-services`, `<run>-service-<name>`), so the sweep removes it with its run.
+// A run's services on the container backend (`services` in .svc/environment.yaml,
+// core/environment-services.ts): a holder container keeps the run's network namespace (loopback
+// only, no interface to anywhere), each service runs in it under the agent container's hardening
+// (the run's unprivileged uid, every capability dropped, no_new_privs, svc's seccomp profile, a
+// read-only root, the run's memory cgroup, CPU and process limits), and the agent's container
+// joins it later (container-launch.ts): the services are on the agent's loopback, by name through
+// /etc/hosts. Every container carries the `svc.sandbox` label (`<run>-services`,
+// `<run>-service-<name>`), so the sweep removes it with its run.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServicePlan } from '../../../core/environment-services.ts';
