@@ -7,6 +7,7 @@ import { createOutputIngest } from './agent-output.ts';
 import { workspaceReady } from './environment-cache.ts';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
+import type { ServicePlan } from '../core/environment-services.ts';
 import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { RunEntity } from '../db/entities/index.ts';
@@ -33,6 +34,7 @@ import {
   createMemoryCgroup,
   type MemoryLimitOutcome,
   sandboxLaunch,
+  sandboxServices,
   launchOutcome,
   engineFacts,
   watchForExit,
@@ -66,8 +68,11 @@ export function createAgentActivities(deps: RunActivityDeps) {
       pod,
       generation,
       repoContext,
+      services,
     }: {
       runId: string;
+      /** The run's services: the agent joins their loopback (container backend). */
+      services?: ServicePlan[];
       /** A run resumed after a pause: its sandbox's generation (2, 3…), which names it anew. */
       generation?: number;
       agent: AgentDefinition;
@@ -129,6 +134,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         cpuMillicores: sandboxCpuLimit(cpuMillicores, deps.sandbox),
         projectPod: pod ?? null,
         memoryLimitMiB: limitMiB,
+        services: services?.length ? sandboxServices(runId, services) : null,
         dir,
         launch,
         isolation,

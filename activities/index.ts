@@ -6,6 +6,7 @@ import { createPrLoopActivities, type PrLoopActivityDeps } from './pr-loop-activ
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook-activities.ts';
 import { createDiffActivities } from './diff-activities.ts';
 import { createEnvironmentActivities } from './environment-activities.ts';
+import { createEnvironmentServiceActivities } from './environment-services.ts';
 import { createFinalizeActivities, type FinalizeActivityDeps } from './finalize-activities.ts';
 import { withHeartbeats } from './keep-alive.ts';
 import { createPreviewActivities, type PreviewActivityDeps } from './preview-activities.ts';
@@ -42,6 +43,7 @@ export function createActivities(deps: ActivityDeps) {
     ...agents,
     ...createStartActivities(deps, agents),
     ...createEnvironmentActivities(deps),
+    ...createEnvironmentServiceActivities(deps),
     ...createAgentControlActivities(deps),
     ...projects,
     ...createFinalizeActivities(deps),

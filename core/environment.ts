@@ -5,6 +5,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { ProjectSandboxSettings } from './run-model.ts';
+import { servicePlan, servicesSchema, type ServicePlan } from './environment-services.ts';
 import { duration, durationSeconds, repoRelativePath } from './svc-config.schema.ts';
 
 export const ENVIRONMENT_FILE = '.svc/environment.yaml';
@@ -42,7 +43,6 @@ export function isDefaultCacheKeyFile(path: string): boolean {
 
 /** Keys svc will take one day, refused until then: a key accepted and ignored would mislead. */
 const NOT_YET = {
-  services: 'not supported yet: start what the setup needs from the setup script, or leave it out',
   mcp: 'not supported yet: leave the key out',
 } as const;
 
@@ -67,7 +67,7 @@ export const environmentSchema = z
       )
       .default(SETUP_TIMEOUT_DEFAULT),
     cacheKey: z.array(repoRelativePath).min(1).max(100).optional(),
-    services: notSupportedYet(NOT_YET.services),
+    services: servicesSchema.optional(),
     mcp: notSupportedYet(NOT_YET.mcp),
   })
   .strict();
@@ -78,6 +78,8 @@ export interface EnvironmentPlan {
   setupTimeoutMs: number;
   /** The paths the file names, or null: the default lockfiles found in the tree. */
   cacheKey: string[] | null;
+  /** The containers started beside the agent (absent in a plan written before services existed). */
+  services?: ServicePlan[];
 }
 
 export type EnvironmentRead = { plan: EnvironmentPlan } | { invalid: string };
@@ -103,8 +105,15 @@ export function parseEnvironment(text: string): EnvironmentRead {
         )
         .join('; ')}`,
     };
-  const { setup, setupTimeout, cacheKey } = result.data;
-  return { plan: { setup, setupTimeoutMs: durationSeconds(setupTimeout) * 1000, cacheKey: cacheKey ?? null } };
+  const { setup, setupTimeout, cacheKey, services } = result.data;
+  return {
+    plan: {
+      setup,
+      setupTimeoutMs: durationSeconds(setupTimeout) * 1000,
+      cacheKey: cacheKey ?? null,
+      ...(services ? { services: services.map(servicePlan) } : {}),
+    },
+  };
 }
 
 /** What a shared build of a key needs: the project, the key, the base commit it checks out, the setup, the sandbox. */

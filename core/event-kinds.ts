@@ -21,6 +21,7 @@ export const RUN_EVENT_KINDS = [
   'environment.building',
   'environment.log',
   'environment.ready',
+  'environment.service_ready',
   // Operators and limits.
   'admission.waiting',
   'admission.granted',

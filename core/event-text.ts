@@ -147,6 +147,10 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
       `Environment ready${parens(p.cached === true ? 'cached' : 'set up', took, why && `not cached: ${why}`)}`,
     );
   },
+  'environment.service_ready': (p) => {
+    const ms = num(p, 'durationMs');
+    return info(`Service ${str(p, 'name') ?? '?'} ready${parens(ms !== null && `${(ms / 1000).toFixed(1)} s`)}`);
+  },
   'admission.waiting': (p) => info(`Waiting for a slot${colon(str(p, 'reason'))}`),
   'admission.granted': () => info('Slot granted'),
   'steer.sent': (p) =>

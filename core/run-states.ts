@@ -31,6 +31,7 @@ export const RUN_FAILURE_REASONS = [
   'disk_nearly_full',
   'environment_invalid',
   'environment_setup_failed',
+  'environment_services_failed',
 ] as const;
 export type RunFailureReason = (typeof RUN_FAILURE_REASONS)[number];
 

@@ -41,6 +41,16 @@ export { handedBack } from './backends/kubernetes/pod-gateway.ts';
 // Previews on Kubernetes: the Service in front of a preview's pod.
 export { exposePreviewPod, removePreviewService } from './backends/kubernetes/preview-service.ts';
 
+// A run's services beside its agent (container backend).
+export {
+  probeService,
+  removeServices,
+  sandboxServices,
+  serviceLogTail,
+  serviceStartedAt,
+  startServices,
+} from './backends/container/container-services.ts';
+
 // Sweeping what ended runs left in a container engine or a cluster.
 export { sweepEndedSandboxes } from './backends/container/container-sweep.ts';
 export { sweepEndedPods } from './backends/kubernetes/pod-sweep.ts';

@@ -74,6 +74,15 @@ export interface SandboxLaunchRequest {
   engineFacts?: EngineFacts | null;
   /** The project's pod settings (Kubernetes backend), within what the operator allows projects. */
   projectPod?: ProjectPodSettings | null;
+  /** The run's services (container backend): the agent joins their loopback and knows their names. */
+  services?: SandboxServices | null;
+}
+
+/** What an agent's sandbox needs of the run's services: their names, their ports, the holder of their network. */
+export interface SandboxServices {
+  holder: string;
+  names: string[];
+  ports: number[];
 }
 
 export interface SandboxLayout {
@@ -208,7 +217,8 @@ export interface ContainerCreateBody {
   Healthcheck: { Test: ['NONE'] };
   Labels: Record<string, string>;
   HostConfig: {
-    NetworkMode: 'none';
+    /** No network but loopback; a run with services joins the namespace their holder keeps (container-services.ts). */
+    NetworkMode: 'none' | `container:${string}`;
     CapDrop: ['ALL'];
     SecurityOpt: string[];
     ReadonlyRootfs: boolean;
@@ -226,6 +236,9 @@ export interface ContainerCreateBody {
     LogConfig: { Type: 'json-file'; Config: Record<string, string> };
   };
 }
+
+/** A service's create body: the image's own entry point and working directory, its command or the image's. */
+export type ServiceCreateBody = Omit<ContainerCreateBody, 'Entrypoint' | 'Cmd' | 'WorkingDir'> & { Cmd?: string[] };
 
 export interface EngineFacts {
   podman: boolean;

@@ -38,9 +38,17 @@ export const workspaceAndStart = proxyActivities<Pick<Activities, 'prepareAndSta
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
 });
 
-/** An environment's setup: its start (a spawn, as the agent's) and its stop. */
+/** An environment's setup: its start (a spawn, as the agent's) and its stop; its services' start and removal. */
 export const environmentSetup = proxyActivities<
-  Pick<Activities, 'startEnvironmentSetup' | 'stopEnvironmentSetup' | 'useEnvironmentCache' | 'mountEnvironment'>
+  Pick<
+    Activities,
+    | 'startEnvironmentSetup'
+    | 'stopEnvironmentSetup'
+    | 'useEnvironmentCache'
+    | 'mountEnvironment'
+    | 'startEnvironmentServices'
+    | 'removeEnvironmentServices'
+  >
 >({
   startToCloseTimeout: '2m',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
@@ -58,7 +66,9 @@ export const environmentBuild = proxyActivities<
  * Watching an environment's setup until it ends (its timeout is 2 h at most: core/environment.ts),
  * kept alive by heartbeats; a retry on another worker goes on watching the same setup.
  */
-export const environmentWatch = proxyActivities<Pick<Activities, 'awaitEnvironmentSetup' | 'followEnvironmentBuild'>>({
+export const environmentWatch = proxyActivities<
+  Pick<Activities, 'awaitEnvironmentSetup' | 'followEnvironmentBuild' | 'awaitEnvironmentServices'>
+>({
   startToCloseTimeout: '3h',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },

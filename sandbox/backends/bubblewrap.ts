@@ -199,7 +199,11 @@ export function bubblewrapArgv(layout: SandboxLayout, command: string[], options
  * The sandbox's /etc/passwd, /etc/group and /etc/hosts: the agent (uid 1000 in bubblewrap's user
  * namespace, the run's host uid in a container), and nothing of the host's.
  */
-export function sandboxEtc(id: number = SANDBOX_INNER_ID): Record<'passwd' | 'group' | 'hosts', string> {
+export function sandboxEtc(
+  id: number = SANDBOX_INNER_ID,
+  /** The run's services, on the sandbox's own loopback (container-services.ts). */
+  serviceNames: string[] = [],
+): Record<'passwd' | 'group' | 'hosts', string> {
   return {
     passwd: [
       'root:x:0:0:root:/root:/usr/sbin/nologin',
@@ -208,6 +212,8 @@ export function sandboxEtc(id: number = SANDBOX_INNER_ID): Record<'passwd' | 'gr
       '',
     ].join('\n'),
     group: `root:x:0:\nagent:x:${id}:\nnogroup:x:65534:\n`,
-    hosts: '127.0.0.1\tlocalhost svc-sandbox\n::1\tlocalhost ip6-localhost ip6-loopback\n',
+    hosts:
+      `127.0.0.1\t${['localhost', 'svc-sandbox', ...serviceNames].join(' ')}\n` +
+      '::1\tlocalhost ip6-localhost ip6-loopback\n',
   };
 }

@@ -95,7 +95,10 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
   const etcDir = join(dir, 'sandbox-files');
   mkdirSync(etcDir, { recursive: true, mode: 0o755 });
   // In a container the agent is the run's host uid itself (no user namespace of svc's making).
-  const etc = sandboxEtc(request.isolation === 'container' && hostId !== null ? hostId : undefined);
+  const etc = sandboxEtc(
+    request.isolation === 'container' && hostId !== null ? hostId : undefined,
+    request.services?.names,
+  );
   for (const [name, content] of Object.entries(etc)) {
     writeFileSync(join(etcDir, name), content);
     // Public knowledge, read by the agent's uid (svc's umask would make it 0600).
@@ -205,7 +208,11 @@ function sandboxNetworkEnv(request: SandboxLaunchRequest) {
   // Loopback endpoints on the allowlist (a local model server) keep their address inside: a port
   // there tunnels to them through the proxy, so a client that skips proxies for loopback works too.
   // A preview's own port is its server's: the proxies take others.
-  const taken = new Set<number>(request.launch.door ? [request.launch.door.port] : []);
+  // The run's services listen on the same loopback: their ports are theirs too.
+  const taken = new Set<number>([
+    ...(request.launch.door ? [request.launch.door.port] : []),
+    ...(request.services?.ports ?? []),
+  ]);
   // One listener per address: `localhost:N` and `127.0.0.1:N` are one port inside; the first rule's is kept.
   const inside = (host: string) => (host === '::1' ? '::1' : '127.0.0.1');
   const seen = new Set<string>();
@@ -245,7 +252,9 @@ function sandboxNetworkEnv(request: SandboxLaunchRequest) {
   }
   for (const name of PROXY_VARIABLES) env[name] = `http://127.0.0.1:${httpPort}`;
   // Loopback is the sandbox's own: its ports lead to the callback routes and forwarded endpoints.
-  for (const name of ['NO_PROXY', 'no_proxy']) env[name] = 'localhost,127.0.0.1,::1';
+  // So are the run's services' names.
+  for (const name of ['NO_PROXY', 'no_proxy'])
+    env[name] = ['localhost', '127.0.0.1', '::1', ...(request.services?.names ?? [])].join(',');
   for (const name of SOCKS_VARIABLES) env[name] = `socks5h://127.0.0.1:${socksPort}`;
   Object.assign(env, {
     NODE_USE_ENV_PROXY: '1',

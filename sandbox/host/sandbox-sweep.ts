@@ -5,7 +5,10 @@ import { RunEntity } from '../../db/entities/index.ts';
 import type { ReadModel } from '../../db/orm.ts';
 import { isTerminalRunState } from '../../core/run-states.ts';
 
-/** A sandbox the backend still has: its id and name (`<runId>`, `<runId>-finalize|-preview|-g<n>`). */
+/**
+ * A sandbox the backend still has: its id and name (`<runId>`, `<runId>-finalize|-preview|-g<n>`, a
+ * run's services `<runId>-services|-service-<name>`).
+ */
 export interface LeftoverSandbox {
   id: string;
   sandbox: string;
@@ -24,7 +27,7 @@ export async function sweepLeftovers(
   } catch {
     return []; // a backend that does not answer is swept at a later pass
   }
-  const runOf = (sandbox: string) => sandbox.replace(/-(finalize|preview|g\d+)$/, '');
+  const runOf = (sandbox: string) => sandbox.replace(/-(finalize|preview|g\d+|services|service-[a-z0-9-]+)$/, '');
   const runIds = [...new Set(leftovers.map((leftover) => runOf(leftover.sandbox)))];
   if (!runIds.length) return [];
   const ended = await readModel

@@ -1,5 +1,6 @@
 // .svc/environment.yaml's schema: what a run takes from it, and a clear refusal of anything else
-// (an unknown key, a key svc does not support yet, a bad duration, a path outside the repository).
+// (an unknown key, a key svc does not support yet, a bad duration, a path outside the repository,
+// a service svc would not start).
 import test from 'ava';
 import { isDefaultCacheKeyFile, parseEnvironment } from '../../core/environment.ts';
 
@@ -27,7 +28,7 @@ test('every problem is named, with the file', (t) => {
     return 'invalid' in read ? read.invalid : 'accepted';
   };
   t.is(refusal('setup: x\nsetuptimeout: 5m\nimage: node\n'), '.svc/environment.yaml: unknown keys setuptimeout, image');
-  t.regex(refusal('setup: x\nservices: [postgres]\n'), /services: not supported yet/);
+  t.regex(refusal('setup: x\nservices: [postgres]\n'), /services\.0: /);
   t.regex(refusal('setup: x\nmcp: {github: {}}\n'), /mcp: not supported yet/);
   t.regex(refusal('setup: x\nmcp: null\n'), /mcp: not supported yet/, 'a key given empty is still given');
   t.regex(refusal('setupTimeout: 5m\n'), /setup: /);
@@ -47,4 +48,65 @@ test('the default cache-key files: known lockfiles and requirements files', (t) 
     t.true(isDefaultCacheKeyFile(path), path);
   for (const path of ['package.json', 'README.md', 'requirements.in', 'lock.yaml'])
     t.false(isDefaultCacheKeyFile(path), path);
+});
+
+test('services: each as a run starts it, with its readiness and bound', (t) => {
+  const read = parseEnvironment(
+    [
+      'setup: "true"',
+      'services:',
+      '  - {name: db, image: pg, env: {PGDATA: /tmp/pg}, ports: [5432]}',
+      '  - {name: cache, image: kv, command: [kv, --port, "6400"], readiness: {command: [kv-ping], timeout: 2m}}',
+      '  - {name: mock, image: m}',
+      '',
+    ].join('\n'),
+  );
+  t.deepEqual('plan' in read && read.plan.services, [
+    {
+      name: 'db',
+      image: 'pg',
+      command: null,
+      env: { PGDATA: '/tmp/pg' },
+      ports: [5432],
+      readiness: { tcp: 5432 },
+      readyTimeoutMs: 60_000,
+    },
+    {
+      name: 'cache',
+      image: 'kv',
+      command: ['kv', '--port', '6400'],
+      env: {},
+      ports: [],
+      readiness: { command: ['kv-ping'] },
+      readyTimeoutMs: 120_000,
+    },
+    { name: 'mock', image: 'm', command: null, env: {}, ports: [], readiness: null, readyTimeoutMs: 60_000 },
+  ]);
+});
+
+test('services: every problem is named, where it is', (t) => {
+  const refusal = (services: string) => {
+    const read = parseEnvironment(`setup: x\nservices:\n${services}`);
+    return 'invalid' in read ? read.invalid : 'accepted';
+  };
+  t.regex(refusal('  - {name: Db, image: pg}\n'), /services\.0\.name: a DNS label/);
+  t.regex(refusal('  - {name: localhost, image: pg}\n'), /services\.0\.name: a name the sandbox uses itself/);
+  t.regex(refusal('  - {name: db, image: pg}\n  - {name: db, image: pg}\n'), /services\.1\.name: db is named twice/);
+  t.regex(refusal('  - {name: db, image: pg, ports: [80]}\n'), /services\.0\.ports\.0: at least 1024/);
+  t.regex(
+    refusal('  - {name: a, image: i, ports: [5432]}\n  - {name: b, image: i, ports: [5432]}\n'),
+    /services\.1\.ports: 5432 is a's too/,
+  );
+  t.regex(
+    refusal('  - {name: db, image: pg, ports: [5432], readiness: {tcp: 5433}}\n'),
+    /5433 is not one of its ports/,
+  );
+  t.regex(refusal('  - {name: db, image: pg, readiness: {timeout: 11m}}\n'), /readiness\.timeout: between 1s and 10m/);
+  t.regex(
+    refusal('  - {name: db, image: pg, ports: [5432], readiness: {tcp: 5432, command: [x]}}\n'),
+    /either tcp or command, not both/,
+  );
+  t.regex(refusal('  - {name: db, image: pg, env: {A: [1]}}\n'), /services\.0\.env\.A: /);
+  t.regex(refusal('  - {name: db, image: pg, volumes: [/data]}\n'), /unknown key volumes/);
+  t.regex(refusal(Array.from({ length: 6 }, (_, i) => `  - {name: s${i}, image: i}\n`).join('')), /services: /);
 });

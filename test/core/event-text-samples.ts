@@ -72,6 +72,7 @@ export const SAMPLES: Record<SvcKind, { stream: 'stdout' | 'stderr' | 'system'; 
     },
   },
 
+  'environment.service_ready': { stream: 'system', payload: { name: 'db', durationMs: 1830 } },
   'admission.waiting': { stream: 'system', payload: { reason: 'project limit (2 running)' } },
   'admission.granted': { stream: 'system', payload: {} },
   'steer.sent': { stream: 'system', payload: { messageId: 'msg_1', priority: 'high', fromActor: 'alice' } },

@@ -25,6 +25,7 @@ const EXPECTED: Record<keyof typeof SAMPLES, [EventTone, string]> = {
     'info',
     "Environment ready (set up, 41.2 s, not cached: the base is not on the project's default branch)",
   ],
+  'environment.service_ready': ['info', 'Service db ready (1.8 s)'],
   'admission.waiting': ['info', 'Waiting for a slot: project limit (2 running)'],
   'admission.granted': ['info', 'Slot granted'],
   'steer.sent': ['info', 'Steering message queued (high priority, from alice)'],

@@ -207,7 +207,7 @@ for (const leg of DATABASE_LEGS) {
     }
   });
 
-  test(`${leg}: the sweep removes ended runs' sandboxes but a live preview's, which outlives its run`, async (t) => {
+  test(`${leg}: the sweep removes ended runs' sandboxes and services, not a live preview's`, async (t) => {
     if (!postgresOrSkip(t, leg)) return;
     await withReadModel(leg, async (readModel) => {
       const longAgo = '2026-11-01T00:00:00.000Z';
@@ -222,7 +222,11 @@ for (const leg of DATABASE_LEGS) {
         `${previewing.id}-finalize`,
         `${previewing.id}-preview`,
         `${previewed.id}-preview`,
+        `${previewed.id}-services`,
+        `${previewed.id}-service-db-2`,
         running.id,
+        `${running.id}-services`,
+        `${running.id}-service-db`,
       ];
       const removed: string[] = [];
       const swept = await sweepLeftovers(
@@ -231,7 +235,13 @@ for (const leg of DATABASE_LEGS) {
         readModel,
         new Date(),
       );
-      t.deepEqual(swept, [`c-${previewing.id}`, `c-${previewing.id}-finalize`, `c-${previewed.id}-preview`]);
+      t.deepEqual(swept, [
+        `c-${previewing.id}`,
+        `c-${previewing.id}-finalize`,
+        `c-${previewed.id}-preview`,
+        `c-${previewed.id}-services`,
+        `c-${previewed.id}-service-db-2`,
+      ]);
       t.deepEqual(removed, swept);
     });
   });

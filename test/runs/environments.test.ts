@@ -1,8 +1,8 @@
 // A repository's environment (.svc/environment.yaml) for real: its setup runs in the run's
 // sandboxed workspace before the agent starts, and the agent finds what it made (in the workspace
 // and in its home); a failing or timed-out setup fails the run with its lines in the run's events;
-// an invalid file fails the run at once, naming what is wrong; a cancel stops a setup. Local bare
-// repositories stand in for GitHub; the agent is the shell agent.
+// an invalid file fails the run at once, naming what is wrong; services are refused on bubblewrap; a
+// cancel stops a setup. Local bare repositories stand in for GitHub; the agent is the shell agent.
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -109,15 +109,26 @@ test.serial('a setup past its setupTimeout is stopped and fails the run', async 
 });
 
 test.serial('an invalid environment file fails the run at once, naming each problem', async (t) => {
-  repo('invalid', 'setup: npm ci\nservices: [postgres]\ncachekey: [package-lock.json]\n');
+  repo('invalid', 'setup: npm ci\nservices: [{name: Postgres, image: postgres}]\ncachekey: [package-lock.json]\n');
   const runId = await dispatch(await register('invalid'), 'echo the agent ran');
   const run = await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 60_000);
   t.like(run, { state: 'failed', failureReason: 'environment_invalid' });
   const events = await runEvents(svc, runId);
   const terminal = events.find((event) => event.payload?.type === 'result');
   t.regex(terminal?.payload.message, /\.svc\/environment\.yaml: .*unknown key cachekey/);
-  t.regex(terminal?.payload.message, /services: not supported yet/);
+  t.regex(terminal?.payload.message, /services\.0\.name: a DNS label/);
   t.false(events.some((event) => event.kind.startsWith('environment.') || event.kind === 'sandbox.started'));
+});
+
+test.serial('a run whose environment declares services is refused on bubblewrap, before its agent', async (t) => {
+  repo('serviced', 'setup: "true"\nservices:\n  - name: db\n    image: localhost/svc-agent:latest\n');
+  const runId = await dispatch(await register('serviced'), 'echo the agent ran');
+  const run = await waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 60_000);
+  t.like(run, { state: 'failed', failureReason: 'environment_invalid' });
+  const events = await runEvents(svc, runId);
+  const terminal = events.find((event) => event.payload?.type === 'result');
+  t.regex(terminal?.payload.message, /services need the container backend; this worker runs agents with bubblewrap/);
+  t.false(events.some((event) => event.kind === 'sandbox.started'));
 });
 
 test.serial('a cancel during the setup stops it; the run ends cancelled and its agent never starts', async (t) => {

@@ -15,6 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { RunEventInput } from '../../activities/index.ts';
 import { capRaiseProblem, type UsageTotals } from '../../core/cost-pause.ts';
+import type { ServicePlan } from '../../core/environment-services.ts';
 import { claimAll, unreadInClaimOrder, type InboxItem, type NewInboxItem } from '../../core/inbox.ts';
 import {
   DEFAULT_RUN_TIMING,
@@ -71,6 +72,8 @@ export class RunExecution {
    * usage of the generations before it, and the cap an operator raised it to.
    */
   readonly pause = { generation: 1, usageBefore: null as UsageTotals | null, raisedTo: null as number | null };
+  /** The run's services (.svc/environment.yaml), once asked to start: every generation's agent joins them. */
+  services: ServicePlan[] | null = null;
   readonly #publisher: RunPublisher;
   /** The workflow following the run's PR, once started (a stop is passed on to it). */
   #pullRequestFollowed = false;

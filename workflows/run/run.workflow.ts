@@ -37,7 +37,7 @@ import { now, systemEvent } from './events.ts';
 import { isEnded, RunExecution, type Ended } from './execution.ts';
 import { finalizeWork } from './finalize.ts';
 import { pauseAtCostCap } from './pause.ts';
-import { prepareAndStart, startAgain, type Workspace } from './start.ts';
+import { prepareAndStart, removeServices, startAgain, type Workspace } from './start.ts';
 import { judge, pausesAtCap, superviseAgent } from './supervise.ts';
 
 /**
@@ -78,6 +78,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
 
   const outcome = await CancellationScope.nonCancellable(async () => {
     await toTheEnd(execution);
+    // The run's services go with it, however it ended.
+    await removeServices(execution);
     // End: the run's slot given back, its open PR handed over.
     return execution.end();
   });

@@ -17,6 +17,7 @@ import {
 } from '@temporalio/workflow';
 import type { RunEnvironment, SetupOutcome } from '../../activities/environment-activities.ts';
 import type { EnvironmentPlan } from '../../core/environment.ts';
+import type { ServicePlan } from '../../core/environment-services.ts';
 import { resumePrompt } from '../../core/cost-pause.ts';
 import { foldIntoPrompt, inClaimOrder, type InboxItem } from '../../core/inbox.ts';
 import { runningEvents, sandboxStartedEvent } from '../../core/run-started.ts';
@@ -46,10 +47,11 @@ function workspaceInput({ input, run }: RunExecution): WorkspaceInput {
 }
 
 /** The sandbox the agent starts in: the same for every generation of the run. */
-function sandboxOf({ input, run, pause }: RunExecution) {
+function sandboxOf({ input, run, pause, services }: RunExecution) {
   return {
     runId: run.id,
     ...(pause.generation > 1 ? { generation: pause.generation } : {}),
+    ...(services ? { services } : {}),
     agent: input.agent,
     ...(input.repoContext ? { repoContext: input.repoContext } : {}),
     ...projectSandbox(input.sandbox),
@@ -114,6 +116,11 @@ async function setUpThenStart(
   if ('invalid' in environment)
     return execution.finish('failed', 'environment_invalid', now(), { message: environment.invalid });
   const { plan, key, commit, shared } = environment;
+  // The services start first (a backend without them refuses at once) and get ready while the setup runs.
+  if (plan.services?.length) {
+    const refused = await startServices(execution, plan.services);
+    if (refused) return refused;
+  }
   await execution.publish([systemEvent('environment:building', 'environment.building', { key })]);
   const use = run.projectId
     ? await environmentSetup.useEnvironmentCache({
@@ -145,6 +152,10 @@ async function setUpThenStart(
     ready = { cached: use.use === 'ready', durationMs: Date.now() - startedAt };
   }
   await execution.publish([systemEvent('environment:ready', 'environment.ready', { key, ...ready })]);
+  if (plan.services?.length) {
+    const ended = await servicesReady(execution, plan.services);
+    if (ended) return ended;
+  }
   const claimed = inClaimOrder([...claimedBefore, ...(await execution.claimInbox())]);
   const launched = await sandboxSetup.startAgent({
     ...sandboxOf(execution),
@@ -218,6 +229,64 @@ async function followBuild(
   }
   await stopping;
   return setupEnded(execution, outcome);
+}
+
+/**
+ * The run's services, started beside where its agent will run; one refused (a backend without
+ * services, an image the operator does not allow) fails the run. The run's end removes them
+ * (`removeServices`), however it ended.
+ */
+async function startServices(execution: RunExecution, services: ServicePlan[]): Promise<Ended | null> {
+  const { input, run } = execution;
+  execution.services = services;
+  const started = await environmentSetup.startEnvironmentServices({
+    runId: run.id,
+    services,
+    ...projectSandbox(input.sandbox),
+  });
+  if (!started.ok) return execution.finish('failed', started.reason, now(), { message: started.message });
+  return null;
+}
+
+/**
+ * Waits until each service is ready, its bound counted from now at the earliest (a cancel stops
+ * the wait); one stopped or not ready within its bound fails the run, with its name and lines.
+ */
+async function servicesReady(execution: RunExecution, services: ServicePlan[]): Promise<Ended | null> {
+  const { run } = execution;
+  const since = Date.now();
+  const scope = new CancellationScope();
+  let waiting = true;
+  const stopping = condition(() => execution.cancelRequest !== null || !waiting).then(() =>
+    waiting ? scope.cancel() : undefined,
+  );
+  let ready;
+  try {
+    ready = await scope.run(() => environmentWatch.awaitEnvironmentServices({ runId: run.id, services, since }));
+  } catch (error) {
+    if (isCancellation(error)) return execution.cancelled();
+    throw error;
+  } finally {
+    waiting = false;
+  }
+  await stopping;
+  if (execution.cancelRequest) return execution.cancelled();
+  if (!ready.ok) {
+    const { service, message, logs } = ready;
+    return execution.finish('failed', 'environment_services_failed', now(), { message, service, logs });
+  }
+  return null;
+}
+
+/** Removes the run's services once it has ended; one the engine kept is left to the reconciler's sweep. */
+export async function removeServices(execution: RunExecution): Promise<void> {
+  const { run, services } = execution;
+  if (!services) return;
+  try {
+    await environmentSetup.removeEnvironmentServices({ runId: run.id, names: services.map(({ name }) => name) });
+  } catch {
+    // The sweep removes the containers of ended runs (sandbox/host/sandbox-sweep.ts).
+  }
 }
 
 /** The run's end when it was cancelled meanwhile or its setup failed; else the setup's outcome. */

@@ -81,7 +81,8 @@ export function containerSandboxSpec({
       Healthcheck: { Test: ['NONE'] },
       Labels: { 'svc.sandbox': request.name },
       HostConfig: {
-        NetworkMode: 'none',
+        // A run with services shares their loopback, which their holder keeps (container-services.ts).
+        NetworkMode: request.services ? `container:svc-${request.services.holder}` : 'none',
         CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges'],
         ReadonlyRootfs: true,

@@ -13,7 +13,14 @@ import { DockerEngine, EngineError } from './docker-engine.ts';
 import { copyContainerOutput, type OutputFiles } from './container-output.ts';
 import { waitForExit } from './container-wait.ts';
 import { askEngineFacts } from './engine-facts.ts';
-import type { AgentRecord, BackendExit, MemoryCgroup, ContainerCreateBody, ContainerSpec } from '../../spec.ts';
+import type {
+  AgentRecord,
+  BackendExit,
+  MemoryCgroup,
+  ContainerCreateBody,
+  ContainerSpec,
+  EngineFacts,
+} from '../../spec.ts';
 
 const SECCOMP_PROFILE = join(dirname(fileURLToPath(import.meta.url)), 'image', 'seccomp.json');
 
@@ -51,21 +58,39 @@ async function createBody(
   memoryCgroup: MemoryCgroup | null | undefined,
 ): Promise<ContainerCreateBody> {
   const body = structuredClone(spec.body);
-  const facts = spec.engineFacts ?? (await askEngineFacts(engine));
-  if (memoryCgroup && facts.cgroupDriver === 'cgroupfs') {
-    // The run's memory cgroup holds the limit, and the OOM evidence that outlives the container.
-    body.HostConfig.CgroupParent = memoryCgroup.path.replace(/^\/sys\/fs\/cgroup(\/memory)?/, '') || '/';
-  } else if (spec.memoryLimitMiB || memoryCgroup) {
-    body.HostConfig.Memory = (spec.memoryLimitMiB ?? memoryCgroup!.limitMiB) * 1024 * 1024;
-    body.HostConfig.MemorySwap = body.HostConfig.Memory;
-  }
-  // svc's profile: the engine's default without namespace creation (no nested user namespace).
-  // Podman takes it as a path on its host, Docker as the profile itself.
-  body.HostConfig.SecurityOpt.push(`seccomp=${facts.podman ? SECCOMP_PROFILE : readFileSync(SECCOMP_PROFILE, 'utf8')}`);
+  limitContainer(
+    body.HostConfig,
+    spec.engineFacts ?? (await askEngineFacts(engine)),
+    memoryCgroup,
+    spec.memoryLimitMiB,
+  );
   const image = await engine.inspectImage(body.Image);
   if (image && Object.keys(image.Config?.Volumes ?? {}).length)
     throw new Error(`the image ${body.Image} declares volumes; an agent image may not (its root is read-only)`);
   return body;
+}
+
+/**
+ * The run's memory limit (its cgroup as the container's parent where the engine manages cgroupfs
+ * paths, else the engine's own limit) and svc's seccomp profile: the agent's container and the
+ * run's service containers (container-services.ts) alike.
+ */
+export function limitContainer(
+  host: ContainerCreateBody['HostConfig'],
+  facts: EngineFacts,
+  memoryCgroup: MemoryCgroup | null | undefined,
+  memoryLimitMiB: number | null,
+): void {
+  if (memoryCgroup && facts.cgroupDriver === 'cgroupfs') {
+    // The run's memory cgroup holds the limit, and the OOM evidence that outlives the container.
+    host.CgroupParent = memoryCgroup.path.replace(/^\/sys\/fs\/cgroup(\/memory)?/, '') || '/';
+  } else if (memoryLimitMiB || memoryCgroup) {
+    host.Memory = (memoryLimitMiB ?? memoryCgroup!.limitMiB) * 1024 * 1024;
+    host.MemorySwap = host.Memory;
+  }
+  // svc's profile: the engine's default without namespace creation (no nested user namespace).
+  // Podman takes it as a path on its host, Docker as the profile itself.
+  host.SecurityOpt.push(`seccomp=${facts.podman ? SECCOMP_PROFILE : readFileSync(SECCOMP_PROFILE, 'utf8')}`);
 }
 
 /**

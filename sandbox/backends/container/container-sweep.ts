@@ -9,11 +9,14 @@ export async function sweepEndedSandboxes(engineAddress: string, readModel: Read
   const names = new Map<string, string>();
   const swept = await sweepLeftovers(
     async () =>
-      (await engine.listSandboxes()).map((container) => {
-        const sandbox = container.Labels['svc.sandbox'] ?? '';
-        names.set(container.Id, `svc-${sandbox}`);
-        return { id: container.Id, sandbox };
-      }),
+      (await engine.listSandboxes())
+        .map((container) => {
+          const sandbox = container.Labels['svc.sandbox'] ?? '';
+          names.set(container.Id, `svc-${sandbox}`);
+          return { id: container.Id, sandbox };
+        })
+        // A run's services holder goes last: the engine keeps it while a container shares its network.
+        .sort((a, b) => Number(a.sandbox.endsWith('-services')) - Number(b.sandbox.endsWith('-services'))),
     (id) => engine.remove(id),
     readModel,
     cutoff,

@@ -1,10 +1,10 @@
 // A small client of the Docker Engine API, the subset the container backend calls (create, start,
-// inspect, logs, wait, stop, remove, image inspect, ping). Docker and Podman (`podman system
+// inspect, logs, exec, wait, stop, remove, image inspect, ping). Docker and Podman (`podman system
 // service`) both serve it. Plain node:http over a unix socket or TCP: no native modules, nothing
 // the engine does not document (docs/decisions/0027-container-backend.md: why not dockerode).
 import type { IncomingMessage } from 'node:http';
 import { http } from '../../../platform/node-http.ts';
-import type { ContainerCreateBody } from '../../spec.ts';
+import type { ContainerCreateBody, ServiceCreateBody } from '../../spec.ts';
 
 /** The API version svc speaks: Docker 20.10+ and Podman 3+ serve it. */
 const API_VERSION = 'v1.41';
@@ -119,7 +119,7 @@ export class DockerEngine {
     return (await this.inspectImage(image)) !== null;
   }
 
-  async create(name: string, body: ContainerCreateBody): Promise<string> {
+  async create(name: string, body: ContainerCreateBody | ServiceCreateBody): Promise<string> {
     const created = await this.#call<{ Id: string }>(
       'POST',
       `/containers/create?name=${encodeURIComponent(name)}`,
@@ -164,6 +164,45 @@ export class DockerEngine {
     } catch (error) {
       if (!(error instanceof EngineError && error.status === 404)) throw error;
     }
+  }
+
+  /**
+   * Runs `command` in a running container and answers its exit code once it ended, or null when it
+   * did not end within `timeoutMs` (a probe that hangs is a probe that failed). Attached: Podman
+   * 4.3 never marks a detached exec as ended; the output is read and dropped.
+   */
+  async exec(id: string, command: string[], timeoutMs: number): Promise<number | null> {
+    const created = await this.#call<{ Id: string }>('POST', `/containers/${id}/exec`, {
+      Cmd: command,
+      AttachStdout: true,
+      AttachStderr: true,
+    });
+    const exec = created!.Id;
+    try {
+      const response = await this.#open('POST', `/exec/${exec}/start`, { Detach: false, Tty: false }, timeoutMs);
+      response.resume();
+      await new Promise((resolve, reject) => response.once('end', resolve).once('error', reject));
+    } catch {
+      return null;
+    }
+    const state = await this.#call<{ Running: boolean; ExitCode: number | null }>('GET', `/exec/${exec}/json`);
+    return state && !state.Running ? (state.ExitCode ?? null) : null;
+  }
+
+  /** The container's last `lines` lines of output (stdout and stderr, in the engine's order). */
+  async logTail(id: string, lines: number): Promise<string[]> {
+    const response = await this.#open('GET', `/containers/${id}/logs?stdout=true&stderr=true&tail=${lines}`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of response) chunks.push(chunk as Buffer);
+    if ((response.statusCode ?? 0) >= 400) return [];
+    let rest = Buffer.concat(chunks);
+    const payloads: Buffer[] = [];
+    while (rest.length >= 8) {
+      const length = rest.readUInt32BE(4);
+      payloads.push(rest.subarray(8, 8 + length));
+      rest = rest.subarray(8 + length);
+    }
+    return Buffer.concat(payloads).toString('utf8').split('\n').filter(Boolean).slice(-lines);
   }
 
   /**
