@@ -4,6 +4,7 @@
 // (activities/environment-activities.ts); docs/guide/environments.md is the user's side.
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { mcpServersSchema, type McpServer } from './mcp-servers.ts';
 import type { ProjectSandboxSettings } from './run-model.ts';
 import { duration, durationSeconds, repoRelativePath } from './svc-config.schema.ts';
 
@@ -43,7 +44,6 @@ export function isDefaultCacheKeyFile(path: string): boolean {
 /** Keys svc will take one day, refused until then: a key accepted and ignored would mislead. */
 const NOT_YET = {
   services: 'not supported yet: start what the setup needs from the setup script, or leave it out',
-  mcp: 'not supported yet: leave the key out',
 } as const;
 
 const notSupportedYet = (message: string) =>
@@ -68,7 +68,7 @@ export const environmentSchema = z
       .default(SETUP_TIMEOUT_DEFAULT),
     cacheKey: z.array(repoRelativePath).min(1).max(100).optional(),
     services: notSupportedYet(NOT_YET.services),
-    mcp: notSupportedYet(NOT_YET.mcp),
+    mcp: mcpServersSchema.optional(),
   })
   .strict();
 
@@ -78,9 +78,14 @@ export interface EnvironmentPlan {
   setupTimeoutMs: number;
   /** The paths the file names, or null: the default lockfiles found in the tree. */
   cacheKey: string[] | null;
+  /** The MCP servers handed to the agent (core/mcp-servers.ts), secrets as references; not part of the key. */
+  mcp?: McpServer[];
 }
 
 export type EnvironmentRead = { plan: EnvironmentPlan } | { invalid: string };
+
+/** Where in the file an unknown key is (`mcp.0: `), or nothing at its root. */
+const where = (path: PropertyKey[]) => (path.length ? `${path.map(String).join('.')}: ` : '');
 
 /** The file's text as a plan, or why it is refused (one message naming each problem and where). */
 export function parseEnvironment(text: string): EnvironmentRead {
@@ -98,13 +103,20 @@ export function parseEnvironment(text: string): EnvironmentRead {
       invalid: `${ENVIRONMENT_FILE}: ${result.error.issues
         .map((issue) =>
           issue.code === 'unrecognized_keys'
-            ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
+            ? `${where(issue.path)}unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
             : `${issue.path.join('.') || '(root)'}: ${issue.message}`,
         )
         .join('; ')}`,
     };
-  const { setup, setupTimeout, cacheKey } = result.data;
-  return { plan: { setup, setupTimeoutMs: durationSeconds(setupTimeout) * 1000, cacheKey: cacheKey ?? null } };
+  const { setup, setupTimeout, cacheKey, mcp } = result.data;
+  return {
+    plan: {
+      setup,
+      setupTimeoutMs: durationSeconds(setupTimeout) * 1000,
+      cacheKey: cacheKey ?? null,
+      ...(mcp ? { mcp } : {}),
+    },
+  };
 }
 
 /** What a shared build of a key needs: the project, the key, the base commit it checks out, the setup, the sandbox. */

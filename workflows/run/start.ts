@@ -46,11 +46,12 @@ function workspaceInput({ input, run }: RunExecution): WorkspaceInput {
 }
 
 /** The sandbox the agent starts in: the same for every generation of the run. */
-function sandboxOf({ input, run, pause }: RunExecution) {
+function sandboxOf({ input, run, pause, mcp }: RunExecution) {
   return {
     runId: run.id,
     ...(pause.generation > 1 ? { generation: pause.generation } : {}),
     agent: input.agent,
+    ...(mcp ? { mcp } : {}),
     ...projectSandbox(input.sandbox),
   };
 }
@@ -144,6 +145,7 @@ async function setUpThenStart(
     ready = { cached: use.use === 'ready', durationMs: Date.now() - startedAt };
   }
   await execution.publish([systemEvent('environment:ready', 'environment.ready', { key, ...ready })]);
+  execution.mcp = plan.mcp ?? null;
   const claimed = inClaimOrder([...claimedBefore, ...(await execution.claimInbox())]);
   const launched = await sandboxSetup.startAgent({
     ...sandboxOf(execution),
