@@ -54,6 +54,14 @@ export const codexRuntime: RuntimeAdapter = {
           payload: { name: 'exec_command', command: item.command, exitCode: item.exit_code ?? null },
         };
       }
+      if (item.type === 'mcp_tool_call') {
+        state.modelOutput = true;
+        // Named as Claude Code names an MCP tool, its status and no result (which may be long).
+        return {
+          kind: 'tool_use',
+          payload: { name: `mcp__${item.server}__${item.tool}`, input: item.arguments ?? null, status: item.status },
+        };
+      }
       if (item.type === 'agent_message') return { kind: 'assistant', payload: { text: item.text } };
       return { kind: `agent.item.${item.type}`, payload: item };
     }

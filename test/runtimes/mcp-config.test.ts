@@ -3,10 +3,11 @@
 // OpenCode's inline `mcp` key (`opencode debug config`); Claude Code's inline `--mcp-config` with
 // its tools allowed. No env or header value (a secret's, say) is in argv; values with quotes,
 // backslashes and non-ASCII survive; nothing is written to the workspace, and a launch without
-// servers is as it was.
+// servers is as it was. Codex, launched as svc launches it against the scripted model server,
+// calls the stdio server's tool (Claude Code does in test/runs/environment-mcp.test.ts).
 import test from 'ava';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,6 +15,9 @@ import { runtimeFor } from '../../activities/runtimes/index.ts';
 import type { LaunchContext } from '../../activities/runtimes/types.ts';
 import { BUILTIN_AGENTS, type AgentDefinition } from '../../core/agents.ts';
 import type { McpServer } from '../../core/mcp-servers.ts';
+import { initialRuntimeState } from '../../activities/runtimes/types.ts';
+import { MCP_PROBE_SCRIPT } from '../support/mcp-probe.ts';
+import { ScriptedModel } from '../support/scripted-model.ts';
 
 const run = promisify(execFile);
 const TRICKY = 'Bearer a"b\\c $HOME ${x} é ✓';
@@ -151,4 +155,48 @@ test("OpenCode: the inline configuration's mcp key, accepted by the real CLI", a
   });
   t.deepEqual(readdirSync(workspacePath), []);
   t.false('mcp' in JSON.parse(launch('opencode').spec.env.OPENCODE_CONFIG_CONTENT!));
+});
+
+test('Codex as launched calls the stdio server, which gets its env through sh', async (t) => {
+  const model = new ScriptedModel([
+    { toolUse: { name: 'mcp__probe__write_note', input: { text: 'from codex' } } },
+    { text: 'Done.' },
+  ]);
+  await model.start();
+  t.teardown(() => model.stop());
+  const workspacePath = mkdtempSync(join(tmpdir(), 'svc-mcp-workspace-'));
+  const home = mkdtempSync(join(tmpdir(), 'svc-codex-home-'));
+  writeFileSync(join(workspacePath, 'probe.mjs'), MCP_PROBE_SCRIPT);
+  const codex = { ...agent('codex'), command: [resolve('node_modules/.bin/codex')], model: 'gpt-5' };
+  const spec = runtimeFor('codex').buildLaunch(codex, {
+    runId: 'run_mcp',
+    prompt: 'Write a note',
+    workspacePath,
+    hostEnv: { PATH: process.env.PATH, HOME: home, OPENAI_BASE_URL: `${model.url}/v1`, OPENAI_API_KEY: 'sk-test' },
+    mcpServers: [{ name: 'probe', command: ['node', 'probe.mjs'], env: { NOTE_PREFIX: TRICKY } }],
+  });
+  const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
+    cwd: workspacePath,
+    env: { ...spec.env, CODEX_HOME: home },
+  });
+  child.stdin.end(spec.stdin);
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  t.is(await new Promise((done) => child.on('exit', done)), 0);
+  t.is(readFileSync(join(workspacePath, 'mcp-note.txt'), 'utf8'), `${TRICKY}from codex\n`);
+  t.true(model.requests.at(-1)!.lastMessage.includes('note written: '), model.requests.at(-1)!.lastMessage);
+  const state = initialRuntimeState();
+  const events = stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => runtimeFor('codex').parseLine('stdout', line, state));
+  t.true(
+    events.some(
+      (event) =>
+        event.kind === 'tool_use' &&
+        (event.payload as { name: string; status: string }).name === 'mcp__probe__write_note' &&
+        (event.payload as { status: string }).status === 'completed',
+    ),
+    stdout,
+  );
 });
