@@ -8,6 +8,7 @@ import { workspaceReady } from './environment-cache.ts';
 import type { AgentDefinition, RuntimeId } from '../core/agents.ts';
 import type { AgentExitEvidence } from '../core/agent-exit.ts';
 import type { ServicePlan } from '../core/environment-services.ts';
+import { mcpEndpoints, resolveMcpServers, type McpServer } from '../core/mcp-servers.ts';
 import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { mintRunToken } from '../core/run-token.ts';
 import { RunEntity } from '../db/entities/index.ts';
@@ -69,10 +70,13 @@ export function createAgentActivities(deps: RunActivityDeps) {
       generation,
       repoContext,
       services,
+      mcp,
     }: {
       runId: string;
       /** The run's services: the agent joins their loopback (container backend). */
       services?: ServicePlan[];
+      /** The MCP servers of the run's environment, their secrets as references: resolved here. */
+      mcp?: McpServer[];
       /** A run resumed after a pause: its sandbox's generation (2, 3…), which names it anew. */
       generation?: number;
       agent: AgentDefinition;
@@ -83,20 +87,24 @@ export function createAgentActivities(deps: RunActivityDeps) {
     } & ProjectSandboxSettings) {
       const adapter = runtimeFor(agent.runtime);
       const projectEnv = await projectSecrets.environment(await projectOf(runId), 'run');
-      const launch = adapter.buildLaunch(agent, {
-        runId,
-        prompt,
-        workspacePath,
-        hostEnv: process.env,
-        projectEnv,
-        repoContext: repoContext ?? null,
-      });
-      launch.secretNames = launchedSecretNames(launch.env, projectEnv);
       const costBasis = adapter.costBasis(process.env);
-      // A start and a restart alike: the workspace's layers, lost to a reboot or an unmount, mounted again.
-      const unmountable = await workspaceReady(deps.dataDir, runId, sandboxHostId(runId, deps.sandbox));
+      let launch;
       let isolation;
       try {
+        // A secret a server names was removed (or made `setup`) since the environment was read: no start.
+        const mcpServers = resolveMcpServers(mcp ?? [], projectEnv);
+        launch = adapter.buildLaunch(agent, {
+          runId,
+          prompt,
+          workspacePath,
+          hostEnv: process.env,
+          projectEnv,
+          repoContext: repoContext ?? null,
+          mcpServers,
+        });
+        launch.secretNames = launchedSecretNames(launch.env, projectEnv);
+        // A start and a restart alike: the workspace's layers, lost to a reboot or an unmount, mounted again.
+        const unmountable = await workspaceReady(deps.dataDir, runId, sandboxHostId(runId, deps.sandbox));
         if (unmountable) throw new Error(unmountable);
         isolation = chooseIsolation(deps.sandbox);
         const refusal = imageRefusal(isolation, image, deps.sandbox);
@@ -119,6 +127,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
         githubApiUrl: deps.githubApiUrl,
         operator: deps.sandbox.egress,
         project: network,
+        mcpEndpoints: mcpEndpoints(mcp ?? []),
       });
       // The sandbox's only way to svc: this run's callback routes, with a token only for them.
       const callback = deps.agentApi

@@ -1,7 +1,7 @@
 // What a sandbox gets of its project's secrets, and how their values are masked in what it prints:
 // the one place the agent's and the setup's launches read them (Temporal carries ids only).
 import { maskValues, secretForms } from '../core/redaction.ts';
-import type { SecretStep } from '../core/project-secrets.ts';
+import type { SecretScope, SecretStep } from '../core/project-secrets.ts';
 import type { ReadModel } from '../db/orm.ts';
 import { ProjectSecretsRepository } from '../db/repositories/project-secrets.repository.ts';
 import { registerSecret } from '../platform/secrets.ts';
@@ -33,6 +33,12 @@ export function createProjectSecretAccess(
       const env = await secrets.environment(projectId, step);
       for (const value of Object.values(env)) registerSecret(value);
       return env;
+    },
+
+    /** Each secret's scope by its name (no value is opened): what a reference to one may be checked against. */
+    async scopes(projectId: string | null): Promise<Map<string, SecretScope>> {
+      if (!projectId) return new Map();
+      return new Map((await secrets.list(projectId)).map(({ name, scope }) => [name, scope]));
     },
 
     /**

@@ -27,6 +27,9 @@ import type { RunActivityDeps } from './run-activities.ts';
 import { chooseIsolation, sandboxFiles } from '../sandbox/index.ts';
 import { ProjectEntity } from '../db/entities/index.ts';
 import { readRunEnvironment, type RunEnvironment } from './environment-activities.ts';
+import { createProjectSecretAccess } from './project-secret-access.ts';
+import { ENVIRONMENT_FILE } from '../core/environment.ts';
+import { mcpRefusal } from '../core/mcp-servers.ts';
 import { prepareRunWorkspace, type PrepareWorkspaceInput } from './workspace/prepare-workspace.ts';
 
 export interface StartActivityDeps extends RunActivityDeps {
@@ -62,7 +65,7 @@ export function createStartActivities(deps: StartActivityDeps, agents: Pick<Agen
       // A repository with an environment: its setup runs first, from the workflow (it may take
       // minutes), which then starts the agent and looks for a cancel and steered messages itself.
       if (!launching && prepared.kind === 'clone') {
-        const environment = await notLaunchedOnFailure(environmentOf(deps, workspace, start.image ?? null));
+        const environment = await notLaunchedOnFailure(environmentOf(deps, workspace, start));
         if (environment) return { environment, workspace: prepared };
       }
       let messages = claimed;
@@ -85,7 +88,7 @@ export function createStartActivities(deps: StartActivityDeps, agents: Pick<Agen
 async function environmentOf(
   deps: StartActivityDeps,
   workspace: PrepareWorkspaceInput,
-  image: string | null,
+  { image = null, agent, network }: Pick<StartInput, 'image' | 'agent' | 'network'>,
 ): Promise<RunEnvironment | null> {
   if (!workspace.projectId) return null;
   const project = await deps.readModel.em().findOne(ProjectEntity, { id: workspace.projectId });
@@ -97,7 +100,7 @@ async function environmentOf(
   } catch {
     backend = 'unavailable'; // the setup's own start says why
   }
-  return readRunEnvironment(deps.projectsRoot, {
+  const environment = await readRunEnvironment(deps.projectsRoot, {
     projectId: project.id,
     clone: project.localPath,
     rev,
@@ -105,6 +108,11 @@ async function environmentOf(
     image,
     defaultBranch: project.defaultBranch,
   });
+  if (!environment || 'invalid' in environment || !environment.plan.mcp) return environment;
+  // MCP servers this run's agent cannot be given fail the run before its setup, like any invalid file.
+  const scopes = await createProjectSecretAccess(deps.readModel, deps.secretsKeys).scopes(project.id);
+  const refusal = mcpRefusal(environment.plan.mcp, agent.runtime, scopes, network?.mode === 'none');
+  return refusal ? { invalid: `${ENVIRONMENT_FILE}: ${refusal}` } : environment;
 }
 
 /** The answer for a run cancelled while its workspace was cut: no sandbox, no agent. */

@@ -4,6 +4,7 @@
 // (activities/environment-activities.ts); docs/guide/environments.md is the user's side.
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { mcpServersSchema, type McpServer } from './mcp-servers.ts';
 import type { ProjectSandboxSettings } from './run-model.ts';
 import { servicePlan, servicesSchema, type ServicePlan } from './environment-services.ts';
 import { duration, durationSeconds, repoRelativePath } from './svc-config.schema.ts';
@@ -41,19 +42,6 @@ export function isDefaultCacheKeyFile(path: string): boolean {
   return (DEFAULT_CACHE_KEY_FILES as readonly string[]).includes(name) || REQUIREMENTS.test(name);
 }
 
-/** Keys svc will take one day, refused until then: a key accepted and ignored would mislead. */
-const NOT_YET = {
-  mcp: 'not supported yet: leave the key out',
-} as const;
-
-const notSupportedYet = (message: string) =>
-  z
-    .unknown()
-    .optional()
-    .superRefine((value, context) => {
-      if (value !== undefined) context.addIssue({ code: 'custom', message });
-    });
-
 export const environmentSchema = z
   .object({
     setup: z
@@ -68,7 +56,7 @@ export const environmentSchema = z
       .default(SETUP_TIMEOUT_DEFAULT),
     cacheKey: z.array(repoRelativePath).min(1).max(100).optional(),
     services: servicesSchema.optional(),
-    mcp: notSupportedYet(NOT_YET.mcp),
+    mcp: mcpServersSchema.optional(),
   })
   .strict();
 
@@ -80,9 +68,14 @@ export interface EnvironmentPlan {
   cacheKey: string[] | null;
   /** The containers started beside the agent (absent in a plan written before services existed). */
   services?: ServicePlan[];
+  /** The MCP servers handed to the agent (core/mcp-servers.ts), secrets as references; not part of the key. */
+  mcp?: McpServer[];
 }
 
 export type EnvironmentRead = { plan: EnvironmentPlan } | { invalid: string };
+
+/** Where in the file an unknown key is (`mcp.0: `), or nothing at its root. */
+const where = (path: PropertyKey[]) => (path.length ? `${path.map(String).join('.')}: ` : '');
 
 /** The file's text as a plan, or why it is refused (one message naming each problem and where). */
 export function parseEnvironment(text: string): EnvironmentRead {
@@ -100,18 +93,19 @@ export function parseEnvironment(text: string): EnvironmentRead {
       invalid: `${ENVIRONMENT_FILE}: ${result.error.issues
         .map((issue) =>
           issue.code === 'unrecognized_keys'
-            ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
+            ? `${where(issue.path)}unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`
             : `${issue.path.join('.') || '(root)'}: ${issue.message}`,
         )
         .join('; ')}`,
     };
-  const { setup, setupTimeout, cacheKey, services } = result.data;
+  const { setup, setupTimeout, cacheKey, services, mcp } = result.data;
   return {
     plan: {
       setup,
       setupTimeoutMs: durationSeconds(setupTimeout) * 1000,
       cacheKey: cacheKey ?? null,
       ...(services ? { services: services.map(servicePlan) } : {}),
+      ...(mcp ? { mcp } : {}),
     },
   };
 }

@@ -2,6 +2,7 @@
 // stdin, the model and the spend cap as flags, and its own JSON lines parsed into events, with the
 // `result` envelope giving cost and tokens. A steerable agent reads stream-json input through svc's
 // steering relay, which writes steering messages into it while it works (one `result` per turn).
+import { isRemote, mcpValuesAsVariables, type McpServer } from '../../core/mcp-servers.ts';
 import { agentTask, jsonLine, noteReportedModel, sandboxEnv, type RuntimeAdapter } from './types.ts';
 
 /** Model credentials and endpoints Claude Code reads; only these reach its sandbox. */
@@ -39,7 +40,10 @@ export const claudeCodeRuntime: RuntimeAdapter = {
     // Claude Code takes input while it works: mid-turn (with the next tool result) or as a new turn.
     const steerable = agent.steering !== 'spawn-only' && agent.steering !== 'none';
     if (steerable) argv.push('--input-format', 'stream-json', '--replay-user-messages');
-    const env = sandboxEnv(agent, context, CLAUDE_ENV);
+    // Last: both flags take every argument after them.
+    const mcp = context.mcpServers?.length ? claudeMcpLaunch(context.mcpServers) : null;
+    if (mcp) argv.push(...mcp.args);
+    const env = { ...sandboxEnv(agent, context, CLAUDE_ENV), ...mcp?.env };
     // The sandbox is the isolation boundary; Claude Code refuses to skip permissions as root otherwise.
     Object.assign(env, {
       IS_SANDBOX: '1',
@@ -124,6 +128,27 @@ export const claudeCodeRuntime: RuntimeAdapter = {
     };
   },
 };
+
+/**
+ * The environment's MCP servers as Claude Code takes them: an inline `--mcp-config` (no file, in the
+ * workspace or elsewhere) whose env and header values are `${SVC_MCP_…}` variables Claude Code
+ * expands from its environment (never a secret in argv), and their tools allowed (`mcp__<name>`).
+ */
+export function claudeMcpLaunch(servers: McpServer[]): { args: string[]; env: Record<string, string> } {
+  const { variables, env } = mcpValuesAsVariables(servers);
+  const expanded = (index: number) =>
+    Object.fromEntries(Object.entries(variables[index]!).map(([key, variable]) => [key, `\${${variable}}`]));
+  const mcpServers = Object.fromEntries(
+    servers.map((server, index) => [
+      server.name,
+      isRemote(server)
+        ? { type: 'http', url: server.url, headers: expanded(index) }
+        : { type: 'stdio', command: server.command![0], args: server.command!.slice(1), env: expanded(index) },
+    ]),
+  );
+  const args = ['--mcp-config', JSON.stringify({ mcpServers }), '--allowedTools'];
+  return { args: [...args, ...servers.map((server) => `mcp__${server.name}`)], env };
+}
 
 /** A replayed input message as an event: its text, cut (the prompt may be long). */
 function replayed(line: Record<string, any>): { text: string; truncated?: true } {

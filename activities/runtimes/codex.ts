@@ -1,6 +1,7 @@
 // OpenAI Codex CLI (`@openai/codex`) as `codex exec --json`: the prompt on stdin, the model as a
 // flag, an OpenAI-compatible endpoint as a custom provider when OPENAI_BASE_URL is set, and its
 // JSON events parsed into run events and tokens (Codex reports no cost: costUsd stays unmeasured).
+import { isRemote, mcpValuesAsVariables, type McpServer } from '../../core/mcp-servers.ts';
 import { agentTask, jsonLine, noteReportedModel, sandboxEnv, withSystemPrompt, type RuntimeAdapter } from './types.ts';
 
 const CODEX_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'];
@@ -26,9 +27,12 @@ export const codexRuntime: RuntimeAdapter = {
         'model_provider=svc',
       );
     }
+    const mcp = context.mcpServers?.length ? codexMcpLaunch(context.mcpServers) : null;
+    if (mcp) argv.push(...mcp.args);
     argv.push('-');
     const prompt = withSystemPrompt(agent, agentTask(context));
-    return { argv, cwd: context.workspacePath, env: sandboxEnv(agent, context, CODEX_ENV), stdin: prompt };
+    const env = { ...sandboxEnv(agent, context, CODEX_ENV), ...mcp?.env };
+    return { argv, cwd: context.workspacePath, env, stdin: prompt };
   },
 
   costBasis: () => 'api',
@@ -48,6 +52,14 @@ export const codexRuntime: RuntimeAdapter = {
         return {
           kind: 'tool_use',
           payload: { name: 'exec_command', command: item.command, exitCode: item.exit_code ?? null },
+        };
+      }
+      if (item.type === 'mcp_tool_call') {
+        state.modelOutput = true;
+        // Named as Claude Code names an MCP tool, its status and no result (which may be long).
+        return {
+          kind: 'tool_use',
+          payload: { name: `mcp__${item.server}__${item.tool}`, input: item.arguments ?? null, status: item.status },
         };
       }
       if (item.type === 'agent_message') return { kind: 'assistant', payload: { text: item.text } };
@@ -72,3 +84,48 @@ export const codexRuntime: RuntimeAdapter = {
     return { kind: `agent.${line.type ?? 'line'}`, payload: line };
   },
 };
+
+/** A TOML value for `-c`: a JSON string or array of strings is one; a table is written inline. */
+const toml = (value: string | string[]) => JSON.stringify(value);
+const tomlTable = (entries: Record<string, string>) =>
+  `{${Object.entries(entries)
+    .map(([key, value]) => `${JSON.stringify(key)}=${JSON.stringify(value)}`)
+    .join(',')}}`;
+
+/**
+ * The environment's MCP servers as Codex takes them: `-c mcp_servers.<name>.…` overrides (no file
+ * in its home or the workspace; a name is a safe slug, a bare TOML key), their env and header
+ * values in variables of its environment, never in argv: a header as `env_http_headers`; a
+ * command's env set by `sh` from the variables Codex passes it (`env_vars`), the names safe to
+ * write there (core/mcp-servers.ts).
+ */
+export function codexMcpLaunch(servers: McpServer[]): { args: string[]; env: Record<string, string> } {
+  const { variables, env } = mcpValuesAsVariables(servers);
+  const args: string[] = [];
+  for (const [index, server] of servers.entries()) {
+    const key = `mcp_servers.${server.name}`;
+    const values = Object.entries(variables[index]!);
+    if (isRemote(server)) {
+      args.push('-c', `${key}.url=${toml(server.url)}`);
+      if (values.length) args.push('-c', `${key}.env_http_headers=${tomlTable(variables[index]!)}`);
+    } else if (values.length) {
+      const exports = values.map(([name, variable]) => `${name}="$${variable}"`).join(' ');
+      args.push(
+        '-c',
+        `${key}.command="sh"`,
+        '-c',
+        `${key}.args=${toml(['-c', `export ${exports}; exec "$@"`, 'sh', ...server.command!])}`,
+        '-c',
+        `${key}.env_vars=${toml(values.map(([, variable]) => variable))}`,
+      );
+    } else {
+      args.push(
+        '-c',
+        `${key}.command=${toml(server.command![0]!)}`,
+        '-c',
+        `${key}.args=${toml(server.command!.slice(1))}`,
+      );
+    }
+  }
+  return { args, env };
+}

@@ -3,6 +3,7 @@
 // OPENCODE_CONFIG_CONTENT so nothing is written into the workspace, and its JSON events parsed
 // into run events, tokens and the cost it reports per step.
 import type { AgentDefinition } from '../../core/agents.ts';
+import { isRemote, type McpServer } from '../../core/mcp-servers.ts';
 import { agentTask, jsonLine, sandboxEnv, withSystemPrompt, type LaunchContext, type RuntimeAdapter } from './types.ts';
 
 const OPENCODE_ENV = [
@@ -43,9 +44,22 @@ function inlineConfig(
       permission: { bash: 'allow', edit: 'allow', webfetch: 'allow' },
       provider,
       ...(model ? { model } : {}),
+      ...(context.mcpServers?.length ? { mcp: openCodeMcp(context.mcpServers) } : {}),
     },
     endpointOverridden: Object.keys(provider).length > 0,
   };
+}
+
+/** The environment's MCP servers as OpenCode's `mcp` key: inline, like the rest of its configuration. */
+export function openCodeMcp(servers: McpServer[]): Record<string, unknown> {
+  return Object.fromEntries(
+    servers.map((server) => [
+      server.name,
+      isRemote(server)
+        ? { type: 'remote', url: server.url, headers: server.headers ?? {}, enabled: true }
+        : { type: 'local', command: server.command, environment: server.env ?? {}, enabled: true },
+    ]),
+  );
 }
 
 function toNumber(value: unknown): number {

@@ -5,6 +5,7 @@ import type { AgentDefinition } from '../../core/agents.ts';
 import type { RunEventKind } from '../../core/event-kinds.ts';
 import type { CostBasis, EventStream } from '../../core/run-states.ts';
 import { FIELD_LIMITS } from '../../core/field-limits.ts';
+import type { McpServer } from '../../core/mcp-servers.ts';
 import type { LaunchSpec } from '../../sandbox/index.ts';
 
 export interface LaunchContext {
@@ -16,6 +17,11 @@ export interface LaunchContext {
   projectEnv?: Record<string, string>;
   /** The project's `repoContext`: what a model-driven agent reads before its task. */
   repoContext?: string | null;
+  /**
+   * The MCP servers of the run's environment, their secrets put in (core/mcp-servers.ts): a runtime
+   * that takes them hands them to its agent through its argv or environment, never a workspace file.
+   */
+  mcpServers?: McpServer[];
 }
 
 export interface Usage {

@@ -29,8 +29,8 @@ test('every problem is named, with the file', (t) => {
   };
   t.is(refusal('setup: x\nsetuptimeout: 5m\nimage: node\n'), '.svc/environment.yaml: unknown keys setuptimeout, image');
   t.regex(refusal('setup: x\nservices: [postgres]\n'), /services\.0: /);
-  t.regex(refusal('setup: x\nmcp: {github: {}}\n'), /mcp: not supported yet/);
-  t.regex(refusal('setup: x\nmcp: null\n'), /mcp: not supported yet/, 'a key given empty is still given');
+  t.regex(refusal('setup: x\nmcp: {github: {}}\n'), /mcp: /);
+  t.regex(refusal('setup: x\nmcp: null\n'), /mcp: /, 'a key given empty is still given');
   t.regex(refusal('setupTimeout: 5m\n'), /setup: /);
   t.regex(refusal('setup: "   "\n'), /setup: a bash script, not blank/);
   t.regex(refusal('setup: x\nsetupTimeout: 5 minutes\n'), /setupTimeout: a duration such as 30s/);

@@ -185,8 +185,7 @@ export class ScriptedModel {
             type: 'function_call',
             id: `fc_${this.requests.length}`,
             call_id: `call_${this.requests.length}`,
-            name: 'exec_command',
-            arguments: JSON.stringify({ cmd: String(step.toolUse.input.command) }),
+            ...mcpOrShell(step.toolUse),
             status: 'completed',
           }
         : {
@@ -223,4 +222,14 @@ export class ScriptedModel {
   async stop(): Promise<void> {
     await closeServer(this.#server);
   }
+}
+
+/**
+ * A Responses function call for a scripted tool use: an MCP tool (`mcp__<server>__<tool>`) in its
+ * server's namespace, as Codex offers it; any other tool is a shell command.
+ */
+function mcpOrShell(toolUse: { name: string; input: Record<string, unknown> }) {
+  const mcp = /^(mcp__[^_]+(?:[-_][^_]+)*)__(.+)$/.exec(toolUse.name);
+  if (mcp) return { namespace: mcp[1], name: mcp[2], arguments: JSON.stringify(toolUse.input) };
+  return { name: 'exec_command', arguments: JSON.stringify({ cmd: String(toolUse.input.command) }) };
 }

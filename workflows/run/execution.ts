@@ -29,6 +29,7 @@ import { isTerminalRunState, type RunFailureReason, type RunPhase, type RunState
 import { pullRequestWorkflowId } from '../../core/run-workflows.ts';
 import { SvcKind, SvcProjectId, SvcState } from '../../core/search-attributes.ts';
 import type { FinalizeIntent, FinalizeResult } from '../../core/finalize.ts';
+import type { McpServer } from '../../core/mcp-servers.ts';
 import { cancelSignal, type CancelRequest } from '../messages.ts';
 import { releaseAdmission } from './admission-release.ts';
 import type { pullRequestWorkflow } from '../pull-request.workflow.ts';
@@ -74,6 +75,8 @@ export class RunExecution {
   readonly pause = { generation: 1, usageBefore: null as UsageTotals | null, raisedTo: null as number | null };
   /** The run's services (.svc/environment.yaml), once asked to start: every generation's agent joins them. */
   services: ServicePlan[] | null = null;
+  /** The MCP servers of the run's environment (references to secrets, not their values): every generation's. */
+  mcp: McpServer[] | null = null;
   readonly #publisher: RunPublisher;
   /** The workflow following the run's PR, once started (a stop is passed on to it). */
   #pullRequestFollowed = false;

@@ -47,13 +47,14 @@ function workspaceInput({ input, run }: RunExecution): WorkspaceInput {
 }
 
 /** The sandbox the agent starts in: the same for every generation of the run. */
-function sandboxOf({ input, run, pause, services }: RunExecution) {
+function sandboxOf({ input, run, pause, services, mcp }: RunExecution) {
   return {
     runId: run.id,
     ...(pause.generation > 1 ? { generation: pause.generation } : {}),
     ...(services ? { services } : {}),
     agent: input.agent,
     ...(input.repoContext ? { repoContext: input.repoContext } : {}),
+    ...(mcp ? { mcp } : {}),
     ...projectSandbox(input.sandbox),
   };
 }
@@ -156,6 +157,7 @@ async function setUpThenStart(
     const ended = await servicesReady(execution, plan.services);
     if (ended) return ended;
   }
+  execution.mcp = plan.mcp ?? null;
   const claimed = inClaimOrder([...claimedBefore, ...(await execution.claimInbox())]);
   const launched = await sandboxSetup.startAgent({
     ...sandboxOf(execution),
