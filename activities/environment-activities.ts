@@ -242,9 +242,6 @@ export function createEnvironmentActivities(deps: EnvironmentActivityDeps) {
     }
     const refusal = imageRefusal(isolation, image, deps.sandbox);
     if (refusal) return { ok: false, message: refusal };
-    // A pod's workspace is its own volume, handed back only at the end: the agent's pod would not see the setup's.
-    if (isolation === 'kubernetes')
-      return { ok: false, message: 'an environment setup is not supported on the Kubernetes backend yet' };
     const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
     // The project's secrets for the step (a registry token the install needs), read now.
     const secrets = await projectSecrets.environment(projectId, step);

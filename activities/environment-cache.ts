@@ -48,11 +48,13 @@ const LAST_USED = 'last-used';
 /**
  * Why a run's environment is set up uncached on this worker, or null when it may use the shared
  * cache: overlayfs needs root, and the kept paths must be the ones the run sees (a sandbox's fixed
- * /workspace and /home/agent; an unsandboxed process sees host paths, a pod its own volume).
+ * /workspace and /home/agent, bound by bubblewrap and containers, filled into a pod's volumes; an
+ * unsandboxed process sees host paths).
  */
 export function cacheRefusal(isolation: Isolation | 'unavailable'): string | null {
   if (process.getuid?.() !== 0) return 'svc is not root: no overlay mounts';
-  if (isolation !== 'bubblewrap' && isolation !== 'container') return `not cached on the ${isolation} backend`;
+  if (isolation !== 'bubblewrap' && isolation !== 'container' && isolation !== 'kubernetes')
+    return `not cached on the ${isolation} backend`;
   return null;
 }
 

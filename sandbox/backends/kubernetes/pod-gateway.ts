@@ -6,9 +6,9 @@
 // both framed (pod-frames.ts): a cut transfer is never taken for a whole one.
 import { spawn } from 'node:child_process';
 import { timingSafeEqual } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readJsonIfExists, writeJsonAtomic } from '../../host/files.ts';
@@ -116,7 +116,8 @@ function receivePart(socket: Socket, spec: GatewaySpec, name: string, part: Gate
   const answer = (text: string) => void socket.end(`${text}\n`);
   let incoming: string;
   try {
-    incoming = mkdtempSync(`${part.dir}.incoming-`);
+    // A mount point (a workspace laid over a kept environment) cannot be renamed: unpack inside it.
+    incoming = mkdtempSync(isMountPoint(part.dir) ? join(part.dir, '.svc-incoming-') : `${part.dir}.incoming-`);
     if (spec.hostId !== null) chownSync(incoming, spec.hostId, spec.hostId);
   } catch (error) {
     return answer(`FAILED ${(error as Error).message}`);
@@ -164,8 +165,24 @@ function receivePart(socket: Socket, spec: GatewaySpec, name: string, part: Gate
   });
 }
 
-/** Replaces `dir` by `incoming` (the old copy removed only once the new one is in place). */
+/** Whether `dir` is the root of a file system of its own (an overlay mount), not a plain directory. */
+function isMountPoint(dir: string): boolean {
+  return existsSync(dir) && statSync(dir).dev !== statSync(dirname(dir)).dev;
+}
+
+/**
+ * Replaces `dir` by `incoming` (the old copy removed only once the new one is in place). In a mount
+ * point, `incoming` is inside it: the old entries go, then the new ones move up (one file system).
+ */
 function swapIn(dir: string, incoming: string): void {
+  if (dirname(incoming) === dir) {
+    const kept = basename(incoming);
+    for (const entry of readdirSync(dir))
+      if (entry !== kept) rmSync(join(dir, entry), { recursive: true, force: true });
+    for (const entry of readdirSync(incoming)) renameSync(join(incoming, entry), join(dir, entry));
+    rmdirSync(incoming);
+    return;
+  }
   const previous = `${dir}.previous`;
   rmSync(previous, { recursive: true, force: true });
   if (existsSync(dir)) renameSync(dir, previous);
