@@ -156,7 +156,8 @@ const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 /** The setup under bash -e, stopped at its timeout (and killed 10 s later if it lingers). */
 function setupScript(plan: EnvironmentPlan): string {
   const seconds = Math.max(1, Math.round(plan.setupTimeoutMs / 1000));
-  return `exec timeout --kill-after=10 ${seconds} bash -e -c ${quote(plan.setup)}`;
+  // A plan without a setup never starts one (workflows/run/start.ts): `true` only keeps the type whole.
+  return `exec timeout --kill-after=10 ${seconds} bash -e -c ${quote(plan.setup ?? 'true')}`;
 }
 
 export interface SetupOutcome {

@@ -47,22 +47,36 @@ export const environmentSchema = z
     setup: z
       .string()
       .max(ENVIRONMENT_FILE_MAX_BYTES)
-      .refine((script) => script.trim() !== '', 'a bash script, not blank'),
+      .refine((script) => script.trim() !== '', 'a bash script, not blank')
+      .optional(),
     setupTimeout: duration
       .refine(
         (value) => durationSeconds(value) >= 1 && durationSeconds(value) <= SETUP_TIMEOUT_MAX_SECONDS,
         `between 1s and ${SETUP_TIMEOUT_MAX_SECONDS / 3600}h`,
       )
-      .default(SETUP_TIMEOUT_DEFAULT),
+      .optional(),
     cacheKey: z.array(repoRelativePath).min(1).max(100).optional(),
     services: servicesSchema.optional(),
     mcp: mcpServersSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((file, context) => {
+    if (file.setup === undefined && !file.services && !file.mcp)
+      context.addIssue({
+        code: 'custom',
+        path: ['setup'],
+        message: 'a setup script, services or MCP servers: none given',
+      });
+    // Only a setup has a time limit and a result to key: the keys would be accepted and ignored.
+    if (file.setup === undefined)
+      for (const key of ['setupTimeout', 'cacheKey'] as const)
+        if (file[key] !== undefined) context.addIssue({ code: 'custom', path: [key], message: 'only with a setup' });
+  });
 
 /** What a run does with its repository's environment. */
 export interface EnvironmentPlan {
-  setup: string;
+  /** The setup script, or null: the file declares services or MCP servers only, and nothing is set up. */
+  setup: string | null;
   setupTimeoutMs: number;
   /** The paths the file names, or null: the default lockfiles found in the tree. */
   cacheKey: string[] | null;
@@ -86,7 +100,7 @@ export function parseEnvironment(text: string): EnvironmentRead {
     return { invalid: `${ENVIRONMENT_FILE}: not YAML: ${(error as Error).message.split('\n')[0]}` };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return { invalid: `${ENVIRONMENT_FILE}: a mapping with a setup script is expected` };
+    return { invalid: `${ENVIRONMENT_FILE}: a mapping with a setup script, services or MCP servers is expected` };
   const result = environmentSchema.safeParse(value);
   if (!result.success)
     return {
@@ -101,8 +115,8 @@ export function parseEnvironment(text: string): EnvironmentRead {
   const { setup, setupTimeout, cacheKey, services, mcp } = result.data;
   return {
     plan: {
-      setup,
-      setupTimeoutMs: durationSeconds(setupTimeout) * 1000,
+      setup: setup ?? null,
+      setupTimeoutMs: durationSeconds(setupTimeout ?? SETUP_TIMEOUT_DEFAULT) * 1000,
       cacheKey: cacheKey ?? null,
       ...(services ? { services: services.map(servicePlan) } : {}),
       ...(mcp ? { mcp } : {}),

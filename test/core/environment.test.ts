@@ -22,6 +22,17 @@ test('a setup script with the defaults', (t) => {
   );
 });
 
+test('services or MCP servers without a setup: nothing to set up', (t) => {
+  t.deepEqual(parseEnvironment('mcp:\n  - name: probe\n    command: [node, probe.mjs]\n'), {
+    plan: {
+      setup: null,
+      setupTimeoutMs: 600_000,
+      cacheKey: null,
+      mcp: [{ name: 'probe', command: ['node', 'probe.mjs'] }],
+    },
+  });
+});
+
 test('every problem is named, with the file', (t) => {
   const refusal = (text: string) => {
     const read = parseEnvironment(text);
@@ -31,7 +42,9 @@ test('every problem is named, with the file', (t) => {
   t.regex(refusal('setup: x\nservices: [postgres]\n'), /services\.0: /);
   t.regex(refusal('setup: x\nmcp: {github: {}}\n'), /mcp: /);
   t.regex(refusal('setup: x\nmcp: null\n'), /mcp: /, 'a key given empty is still given');
-  t.regex(refusal('setupTimeout: 5m\n'), /setup: /);
+  t.regex(refusal('setupTimeout: 5m\n'), /setup: a setup script, services or MCP servers: none given/);
+  t.regex(refusal('mcp: [{name: a, command: [x]}]\nsetupTimeout: 5m\n'), /setupTimeout: only with a setup/);
+  t.regex(refusal('mcp: [{name: a, command: [x]}]\ncacheKey: [a.lock]\n'), /cacheKey: only with a setup/);
   t.regex(refusal('setup: "   "\n'), /setup: a bash script, not blank/);
   t.regex(refusal('setup: x\nsetupTimeout: 5 minutes\n'), /setupTimeout: a duration such as 30s/);
   t.regex(refusal('setup: x\nsetupTimeout: 3h\n'), /setupTimeout: between 1s and 2h/);
@@ -39,8 +52,9 @@ test('every problem is named, with the file', (t) => {
   t.regex(refusal('setup: x\ncacheKey: [../secrets]\n'), /cacheKey\.0: a repo-relative path/);
   t.regex(refusal('setup: x\ncacheKey: []\n'), /cacheKey: /);
   t.regex(refusal('setup: [\n'), /^\.svc\/environment\.yaml: not YAML: /);
-  t.regex(refusal('- setup: x\n'), /a mapping with a setup script is expected/);
-  t.regex(refusal(''), /a mapping with a setup script is expected/);
+  t.regex(refusal('- setup: x\n'), /a mapping with a setup script, services or MCP servers is expected/);
+  t.regex(refusal(''), /a mapping with a setup script, services or MCP servers is expected/);
+  t.regex(refusal('{}\n'), /setup: a setup script, services or MCP servers: none given/);
 });
 
 test('the default cache-key files: known lockfiles and requirements files', (t) => {

@@ -44,8 +44,8 @@ test.serial("Claude Code calls a tool of the environment's stdio MCP server; its
   fixture.github.createRepo('acme', 'with-mcp', {
     files: {
       '.svc/mcp-probe.mjs': MCP_PROBE_SCRIPT,
+      // MCP servers only: no setup, nothing built or kept.
       '.svc/environment.yaml': [
-        'setup: echo ready',
         'mcp:',
         '  - name: probe',
         '    command: [node, .svc/mcp-probe.mjs]',
@@ -87,4 +87,8 @@ test.serial("Claude Code calls a tool of the environment's stdio MCP server; its
   t.true(events.some((event) => event.kind === 'tool_use' && event.payload.name === 'mcp__probe__write_note'));
   t.false(JSON.stringify(events).includes(PREFIX.trim()), 'the secret is masked in the events');
   t.true(JSON.stringify(events).includes('hello from mcp'));
+  t.false(
+    events.some((event) => event.kind.startsWith('environment.')),
+    'nothing set up for a file without a setup',
+  );
 });

@@ -34,7 +34,8 @@ test.after.always(async () => {
   await engine?.stop();
 });
 
-const repo = (name: string, services: string) => fixture.environmentRepo(name, `setup: "true"\nservices:\n${services}`);
+// Services only: no setup runs, nothing is built or kept.
+const repo = (name: string, services: string) => fixture.environmentRepo(name, `services:\n${services}`);
 const register = (name: string) => fixture.register(name);
 const dispatch = (project: string, prompt: string) => fixture.dispatch(project, prompt);
 const terminalOf = async (runId: string) =>

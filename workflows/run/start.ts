@@ -104,8 +104,9 @@ async function running(execution: RunExecution, launched: Launched, workspace: W
 
 /**
  * A repository with an environment (.svc/environment.yaml at the base): an invalid file fails the
- * run at once; else its setup runs in the workspace (a cancel stops it), and the agent starts
- * after it, with the messages claimed before and since. A failed or timed-out setup fails the run.
+ * run at once; else its services start, its setup (if it has one) runs or its kept result is
+ * mounted (a cancel stops it), and the agent starts once the services are ready, with the messages
+ * claimed before and since. A failed or timed-out setup, or a service not ready, fails the run.
  */
 async function setUpThenStart(
   execution: RunExecution,
@@ -113,15 +114,42 @@ async function setUpThenStart(
   workspace: Workspace,
   claimedBefore: InboxItem[],
 ): Promise<Workspace | Ended> {
-  const { input, run } = execution;
+  const { input } = execution;
   if ('invalid' in environment)
     return execution.finish('failed', 'environment_invalid', now(), { message: environment.invalid });
-  const { plan, key, commit, shared } = environment;
+  const { plan } = environment;
   // The services start first (a backend without them refuses at once) and get ready while the setup runs.
   if (plan.services?.length) {
     const refused = await startServices(execution, plan.services);
     if (refused) return refused;
   }
+  // A file with services or MCP servers only: nothing to set up.
+  if (plan.setup !== null) {
+    const ended = await setUp(execution, environment, workspace);
+    if (ended) return ended;
+  }
+  if (plan.services?.length) {
+    const ended = await servicesReady(execution, plan.services);
+    if (ended) return ended;
+  }
+  execution.mcp = plan.mcp ?? null;
+  const claimed = inClaimOrder([...claimedBefore, ...(await execution.claimInbox())]);
+  const launched = await sandboxSetup.startAgent({
+    ...sandboxOf(execution),
+    prompt: foldIntoPrompt(input.prompt, claimed),
+    workspacePath: workspace.workspacePath,
+  });
+  return running(execution, launched, workspace);
+}
+
+/** The environment's setup: the shared build of its key, or in place; its result mounted under the workspace. */
+async function setUp(
+  execution: RunExecution,
+  environment: Exclude<RunEnvironment, { invalid: string }>,
+  workspace: Workspace,
+): Promise<Ended | null> {
+  const { input, run } = execution;
+  const { plan, key, commit, shared } = environment;
   await execution.publish([systemEvent('environment:building', 'environment.building', { key })]);
   const use = run.projectId
     ? await environmentSetup.useEnvironmentCache({
@@ -153,18 +181,7 @@ async function setUpThenStart(
     ready = { cached: use.use === 'ready', durationMs: Date.now() - startedAt };
   }
   await execution.publish([systemEvent('environment:ready', 'environment.ready', { key, ...ready })]);
-  if (plan.services?.length) {
-    const ended = await servicesReady(execution, plan.services);
-    if (ended) return ended;
-  }
-  execution.mcp = plan.mcp ?? null;
-  const claimed = inClaimOrder([...claimedBefore, ...(await execution.claimInbox())]);
-  const launched = await sandboxSetup.startAgent({
-    ...sandboxOf(execution),
-    prompt: foldIntoPrompt(input.prompt, claimed),
-    workspacePath: workspace.workspacePath,
-  });
-  return running(execution, launched, workspace);
+  return null;
 }
 
 /** The setup in the run's own workspace (uncached): a cancel stops it; a failure ends the run. */
