@@ -5,7 +5,7 @@
 // run's unprivileged host uid, a process limit. The same harness (init.mjs) runs first inside.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { SANDBOX_PATHS } from '../bubblewrap.ts';
-import type { ContainerSpec, SandboxLayout, SandboxLaunchRequest } from '../../spec.ts';
+import type { ContainerCreateBody, ContainerSpec, SandboxLayout, SandboxLaunchRequest } from '../../spec.ts';
 
 /** PATH inside the agent image (the CLIs live in /usr/local/bin). */
 export const CONTAINER_PATH = '/usr/local/bin:/usr/local/sbin:/usr/bin:/usr/sbin:/bin:/sbin';
@@ -59,7 +59,6 @@ export function containerSandboxSpec({
   environment.SVC_INIT_GROUP = '1';
   // svc as root gives each run a uid of its own; otherwise the engine maps svc's own (rootless).
   const id = request.hostId ?? process.getuid?.() ?? 1000;
-  const limit = request.settings.maxProcesses;
   const { container } = request.settings;
   return {
     engine: container.engine,
@@ -83,26 +82,49 @@ export function containerSandboxSpec({
       HostConfig: {
         // A run with services shares their loopback, which their holder keeps (container-services.ts).
         NetworkMode: request.services ? `container:svc-${request.services.holder}` : 'none',
-        CapDrop: ['ALL'],
-        SecurityOpt: ['no-new-privileges'],
-        ReadonlyRootfs: true,
-        Binds: binds,
-        Tmpfs: {},
-        PidsLimit: limit,
-        // The engine's init (tini, catatonit) as the first process: a stop signal never meets a
-        // process that ignores it for want of a handler, and zombies are reaped.
-        Init: true,
-        // Its own cgroup namespace, where the engine honours it (Podman 4.3's compat API does not).
-        CgroupnsMode: 'private',
-        // json-file (Podman: k8s-file) serves the follow svc reads; its size is capped.
-        LogConfig: { Type: 'json-file', Config: { 'max-size': `${ENGINE_LOG_MAX_MIB}m`, 'max-file': '2' } },
-        Ulimits: [
-          { Name: 'nofile', Soft: 1024, Hard: 1024 },
-          { Name: 'nproc', Soft: limit, Hard: limit },
-        ],
-        ...(request.cpuMillicores ? { NanoCpus: request.cpuMillicores * 1_000_000 } : {}),
-        ...(container.runtime ? { Runtime: container.runtime } : {}),
+        ...hardenedHostConfig({
+          binds,
+          tmpfs: {},
+          maxProcesses: request.settings.maxProcesses,
+          cpuMillicores: request.cpuMillicores ?? null,
+          runtime: container.runtime ?? null,
+        }),
       },
     },
+  };
+}
+
+/**
+ * The walls of every container svc starts for a run (the agent's, its services'): no capability, no
+ * privilege gained, a read-only image, svc's limits on processes, files and CPU, the engine's init.
+ */
+export function hardenedHostConfig(options: {
+  binds: string[];
+  tmpfs: Record<string, string>;
+  maxProcesses: number;
+  cpuMillicores: number | null;
+  runtime: string | null;
+}): Omit<ContainerCreateBody['HostConfig'], 'NetworkMode'> {
+  const limit = options.maxProcesses;
+  return {
+    CapDrop: ['ALL'],
+    SecurityOpt: ['no-new-privileges'],
+    ReadonlyRootfs: true,
+    Binds: options.binds,
+    Tmpfs: options.tmpfs,
+    PidsLimit: limit,
+    // The engine's init (tini, catatonit) as the first process: a stop signal never meets a
+    // process that ignores it for want of a handler, and zombies are reaped.
+    Init: true,
+    // Its own cgroup namespace, where the engine honours it (Podman 4.3's compat API does not).
+    CgroupnsMode: 'private',
+    // json-file (Podman: k8s-file) serves the follow svc reads; its size is capped.
+    LogConfig: { Type: 'json-file', Config: { 'max-size': `${ENGINE_LOG_MAX_MIB}m`, 'max-file': '2' } },
+    Ulimits: [
+      { Name: 'nofile', Soft: 1024, Hard: 1024 },
+      { Name: 'nproc', Soft: limit, Hard: limit },
+    ],
+    ...(options.cpuMillicores ? { NanoCpus: options.cpuMillicores * 1_000_000 } : {}),
+    ...(options.runtime ? { Runtime: options.runtime } : {}),
   };
 }

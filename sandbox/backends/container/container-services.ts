@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServicePlan } from '../../../core/environment-services.ts';
 import { sandboxEtc } from '../bubblewrap.ts';
-import { ENGINE_LOG_MAX_MIB } from './container-launch.ts';
+import { hardenedHostConfig } from './container-launch.ts';
 import { limitContainer } from './container-runner.ts';
 import { DockerEngine } from './docker-engine.ts';
 import { engineFacts } from './engine-facts.ts';
@@ -68,25 +68,16 @@ export async function startServices(launch: ServicesLaunch, services: ServicePla
   );
   // Read by the services' uid.
   chmodSync(hosts, 0o644);
-  const limit = launch.maxProcesses;
   const host = (networkMode: ContainerCreateBody['HostConfig']['NetworkMode'], tmpfs: Record<string, string>) => {
     const config: ContainerCreateBody['HostConfig'] = {
       NetworkMode: networkMode,
-      CapDrop: ['ALL'],
-      SecurityOpt: ['no-new-privileges'],
-      ReadonlyRootfs: true,
-      Binds: [`${hosts}:/etc/hosts:ro`],
-      Tmpfs: tmpfs,
-      PidsLimit: limit,
-      Init: true,
-      CgroupnsMode: 'private',
-      LogConfig: { Type: 'json-file', Config: { 'max-size': `${ENGINE_LOG_MAX_MIB}m`, 'max-file': '2' } },
-      Ulimits: [
-        { Name: 'nofile', Soft: 1024, Hard: 1024 },
-        { Name: 'nproc', Soft: limit, Hard: limit },
-      ],
-      ...(launch.cpuMillicores ? { NanoCpus: launch.cpuMillicores * 1_000_000 } : {}),
-      ...(launch.runtime ? { Runtime: launch.runtime } : {}),
+      ...hardenedHostConfig({
+        binds: [`${hosts}:/etc/hosts:ro`],
+        tmpfs,
+        maxProcesses: launch.maxProcesses,
+        cpuMillicores: launch.cpuMillicores,
+        runtime: launch.runtime,
+      }),
     };
     limitContainer(config, facts, launch.memoryCgroup, launch.memoryLimitMiB);
     return config;
