@@ -224,30 +224,28 @@ async function followBuild(
   key: string,
 ): Promise<SetupOutcome | Ended> {
   const { run } = execution;
+  const outcome = await unlessCancelled(execution, () =>
+    environmentWatch.followEnvironmentBuild({ runId: run.id, workflowId, buildRunId, projectId: run.projectId!, key }),
+  );
+  return isEnded(outcome) ? outcome : setupEnded(execution, outcome);
+}
+
+/** `wait`, stopped by a cancel of the run (the activity it runs is cancelled): its answer, or the run's end. */
+async function unlessCancelled<T extends object>(execution: RunExecution, wait: () => Promise<T>): Promise<T | Ended> {
   const scope = new CancellationScope();
   let waiting = true;
   const stopping = condition(() => execution.cancelRequest !== null || !waiting).then(() =>
     waiting ? scope.cancel() : undefined,
   );
-  let outcome: SetupOutcome;
   try {
-    outcome = await scope.run(() =>
-      environmentWatch.followEnvironmentBuild({
-        runId: run.id,
-        workflowId,
-        buildRunId,
-        projectId: run.projectId!,
-        key,
-      }),
-    );
+    return await scope.run(wait);
   } catch (error) {
     if (isCancellation(error)) return execution.cancelled();
     throw error;
   } finally {
     waiting = false;
+    await stopping;
   }
-  await stopping;
-  return setupEnded(execution, outcome);
 }
 
 /**
@@ -274,21 +272,10 @@ async function startServices(execution: RunExecution, services: ServicePlan[]): 
 async function servicesReady(execution: RunExecution, services: ServicePlan[]): Promise<Ended | null> {
   const { run } = execution;
   const since = Date.now();
-  const scope = new CancellationScope();
-  let waiting = true;
-  const stopping = condition(() => execution.cancelRequest !== null || !waiting).then(() =>
-    waiting ? scope.cancel() : undefined,
+  const ready = await unlessCancelled(execution, () =>
+    environmentWatch.awaitEnvironmentServices({ runId: run.id, services, since }),
   );
-  let ready;
-  try {
-    ready = await scope.run(() => environmentWatch.awaitEnvironmentServices({ runId: run.id, services, since }));
-  } catch (error) {
-    if (isCancellation(error)) return execution.cancelled();
-    throw error;
-  } finally {
-    waiting = false;
-  }
-  await stopping;
+  if (isEnded(ready)) return ready;
   if (execution.cancelRequest) return execution.cancelled();
   if (!ready.ok) {
     const { service, message, logs } = ready;
