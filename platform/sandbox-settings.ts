@@ -203,8 +203,12 @@ export function agentImageRefusal(
   container: Pick<ContainerSettings, 'images'>,
 ): string | null {
   if (!image) return null;
+  // A prefix admits names and tags, never a digest: the engine runs whichever image it holds with
+  // that digest, whatever name is before it. A digest is allowed only as an exact entry.
   const allowed = container.images.some((entry) =>
-    entry.endsWith('*') ? image.startsWith(entry.slice(0, -1)) && image.length > entry.length - 1 : image === entry,
+    entry.endsWith('*')
+      ? image.startsWith(entry.slice(0, -1)) && image.length > entry.length - 1 && !image.includes('@')
+      : image === entry,
   );
   // The list itself is not named: a failed run's reason may be read by a public project's spectators.
   return allowed ? null : `agentImage "${image}" is not one of the images the operator allows (SVC_AGENT_IMAGES)`;

@@ -166,9 +166,13 @@ export async function serviceStartedAt(address: string, runId: string, name: str
   return Number.isNaN(at) || at <= 0 ? null : at;
 }
 
-/** A service's last lines, for the run's failure. */
+/** How much of each service line a run's failure keeps (as of a setup's): the workflow's history carries it. */
+const LOG_LINE_MAX_CHARS = 2000;
+
+/** A service's last lines, for the run's failure: each cut, a service's output being the repository's. */
 export async function serviceLogTail(address: string, runId: string, name: string, lines: number) {
-  return new DockerEngine(address).logTail(`svc-${serviceSandbox(runId, name)}`, lines).catch(() => []);
+  const tail = await new DockerEngine(address).logTail(`svc-${serviceSandbox(runId, name)}`, lines).catch(() => []);
+  return tail.map((line) => (line.length > LOG_LINE_MAX_CHARS ? `${line.slice(0, LOG_LINE_MAX_CHARS)}…` : line));
 }
 
 /** Removes the run's services and their holder (each gone already is fine). */
