@@ -3,10 +3,11 @@
 // reaches one by name, and one never ready fails the run before the agent starts. The pod carries
 // them under the agent's hardening (test/security/environment-services.test.ts checks the manifest).
 import test from 'ava';
-import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
+import { startContainerEngine, waitUntilRemoved, type TestContainerEngine } from '../support/container-engine.ts';
 import { forgeStack } from '../support/forge-stack.ts';
 import { kubernetesEnv } from '../support/kube-node.ts';
 import { KubeStandIn } from '../support/kube-stand-in.ts';
+import { waitFor } from '../support/processes.ts';
 import { buildServiceImage, SERVICE_IMAGE } from '../support/service-image.ts';
 import { runEvents, runStdout, waitForRunState, type TestStack } from '../support/stack.ts';
 
@@ -57,6 +58,9 @@ test.serial('the agent reaches its service by name in its own pod; the service g
   t.like((await runEvents(svc, runId)).find((event) => event.kind === 'sandbox.started')?.payload, {
     isolation: 'kubernetes',
   });
+  // svc deletes the pod once its agent has ended; the service's container goes with it.
+  await waitFor(async () => !kube.pods.has(podOf(runId)), 'the pod deleted', 30_000);
+  await waitUntilRemoved(engine.engine, `kube-${podOf(runId)}-service-echo`);
 });
 
 test.serial('a service never ready fails the run environment_services_failed; the agent never runs', async (t) => {
