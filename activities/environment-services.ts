@@ -1,8 +1,10 @@
 // The I/O of a run's services (`services` in .svc/environment.yaml, core/environment-services.ts): started
 // beside the run's agent on the container backend before it starts (sandbox/backends/container/
 // container-services.ts), waited for until each is ready or its bound passes, removed when the run
-// ends. Another backend refuses them. A service is repository content, as hostile as the agent:
-// it gets the run's limits and uid, the env its file names, and nothing of svc's.
+// ends. On Kubernetes they are containers of the run's pod (pod-launch.ts): the pod's harness waits
+// for them, and they go with the pod; here they are only checked. Another backend refuses them. A
+// service is repository content, as hostile as the agent: it gets the run's limits and uid, the env
+// its file names, and nothing of svc's.
 import { join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
 import type { ServicePlan } from '../core/environment-services.ts';
@@ -35,6 +37,14 @@ export type ServicesReady = { ok: true } | { ok: false; service: string; message
 
 export function createEnvironmentServiceActivities(deps: RunActivityDeps) {
   const engine = deps.sandbox.container.engine;
+  /** A pod's services are its own containers: its harness waits for them, and they end with it. */
+  const inPod = () => {
+    try {
+      return chooseIsolation(deps.sandbox) === 'kubernetes';
+    } catch {
+      return false;
+    }
+  };
   return {
     /**
      * Starts the run's services (once: a retry finds the containers), or says why not: a backend
@@ -54,10 +64,8 @@ export function createEnvironmentServiceActivities(deps: RunActivityDeps) {
       } catch (error) {
         return { ok: false, reason: 'environment_services_failed', message: (error as Error).message };
       }
-      if (isolation === 'kubernetes')
-        return invalid('services are not supported on the Kubernetes backend yet: they need the container backend');
-      if (isolation !== 'container')
-        return invalid(`services need the container backend; this worker runs agents with ${isolation}`);
+      if (isolation !== 'container' && isolation !== 'kubernetes')
+        return invalid(`services need the container or Kubernetes backend; this worker runs agents with ${isolation}`);
       const refusal = imageRefusal(isolation, image, deps.sandbox);
       if (refusal) return invalid(refusal);
       const { container } = deps.sandbox;
@@ -67,6 +75,14 @@ export function createEnvironmentServiceActivities(deps: RunActivityDeps) {
             `service ${service.name}: image "${service.image}" is not one of the images the operator allows ` +
               '(SVC_AGENT_IMAGES)',
           );
+      if (isolation === 'kubernetes') {
+        // The pod's harness waits for a port; a command check would run in a container it cannot enter.
+        const commanded = services.find((service) => service.readiness && 'command' in service.readiness);
+        if (commanded)
+          return invalid(`service ${commanded.name}: a readiness command is not supported on Kubernetes (use tcp)`);
+        // Containers of the run's pod: they start with it, and the harness waits for them.
+        return { ok: true };
+      }
       const limitMiB = memoryLimitMiB ?? deps.sandbox.memoryLimitMiB;
       // The agent's own cgroup (agent-activities.ts makes the same): the services count in the run's limit.
       const memory = limitMiB ? createMemoryCgroup(runId, limitMiB) : null;
@@ -106,6 +122,7 @@ export function createEnvironmentServiceActivities(deps: RunActivityDeps) {
       /** When the run began to wait (ms): a bound counts from the later of it and the service's start. */
       since: number;
     }) {
+      if (inPod()) return { ok: true } satisfies ServicesReady;
       const context = Context.current();
       const waiting = new Map(services.map((service) => [service.name, service]));
       const failed = async (service: ServicePlan, why: string): Promise<ServicesReady> => ({
@@ -146,6 +163,7 @@ export function createEnvironmentServiceActivities(deps: RunActivityDeps) {
 
     /** Removes the run's services and their holder: the run has ended, however it ended. */
     async removeEnvironmentServices({ runId, names }: { runId: string; names: string[] }): Promise<void> {
+      if (inPod()) return;
       await removeServices(engine, runId, names);
     },
   };

@@ -33,6 +33,8 @@ export interface RunVerdict {
   failureReason: RunFailureReason | null;
 }
 
+/** A pod's harness gave up on a service before it started the agent (sandbox-init.ts, exit 125). */
+const SERVICES_WITNESS = /^svc sandbox: service \S+ was not ready within /;
 const SANDBOX_WITNESSES = [/^bwrap: /, /^sandbox-exec: /, /^svc sandbox: (cannot open|could not move)/];
 
 const SIGNALS: Record<number, string> = {
@@ -66,6 +68,9 @@ export function classifyAgentExit(evidence: AgentExitEvidence): RunVerdict {
   if (evidence.unreachable) return { state: 'failed', failureReason: 'sandbox_unreachable' };
   if (evidence.lost) return { state: 'failed', failureReason: 'sandbox_run_lost' };
   if (evidence.spawnError) return { state: 'failed', failureReason: 'spawn_failed' };
+  // The agent never started (so nothing came back): the run's services did not get ready.
+  if (evidence.exitCode === 125 && evidence.stderrHead.some((line) => SERVICES_WITNESS.test(line)))
+    return { state: 'failed', failureReason: 'environment_services_failed' };
   // Work that never came back is not a success, whatever the agent's exit (an OOM kill says more).
   if (evidence.notHandedBack && !evidence.stoppedBySvc && !evidence.oomKilled)
     return { state: 'failed', failureReason: 'sandbox_failed' };

@@ -4,6 +4,7 @@
 // may import it without a cycle.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { EgressRule } from '../core/egress-rules.ts';
+import type { ServicePlan } from '../core/environment-services.ts';
 import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 import type { Bind, Isolation, SandboxSettings } from '../platform/sandbox-settings.ts';
 
@@ -74,15 +75,27 @@ export interface SandboxLaunchRequest {
   engineFacts?: EngineFacts | null;
   /** The project's pod settings (Kubernetes backend), within what the operator allows projects. */
   projectPod?: ProjectPodSettings | null;
-  /** The run's services (container backend): the agent joins their loopback and knows their names. */
+  /** The run's services: the agent shares their loopback and knows their names. */
   services?: SandboxServices | null;
 }
 
-/** What an agent's sandbox needs of the run's services: their names, their ports, the holder of their network. */
+/**
+ * What an agent's sandbox needs of the run's services: their names, their ports, the holder of
+ * their network (container backend), and the services themselves (a pod runs them beside the agent).
+ */
 export interface SandboxServices {
   holder: string;
   names: string[];
   ports: number[];
+  plans: ServicePlan[];
+}
+
+/** What a pod's harness waits for of one service: its port accepting on the pod's loopback, within its bound. */
+export interface PodServiceWait {
+  name: string;
+  /** Null: the service has no port to wait for; its start is enough. */
+  port: number | null;
+  timeoutMs: number;
 }
 
 export interface SandboxLayout {

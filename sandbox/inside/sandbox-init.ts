@@ -7,13 +7,15 @@
 // Local sandboxes (bubblewrap, containers) reach the proxies over unix sockets bound in. A pod
 // (SVC_INIT_POD) reaches them over TCP through its run's gateway on the worker, and first fetches
 // its files (workspace, home, svc's programs) from it and hands workspace, home and outbox back
-// after the agent ends; its stderr lines are marked in the pod's one log stream.
+// after the agent ends; its stderr lines are marked in the pod's one log stream. A pod's services
+// (SVC_INIT_SERVICES, containers beside this one) are waited for before the agent starts: one not
+// ready within its bound ends the pod with a line svc reads as the run's services failing.
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PodConfig, SandboxListener as Listener } from '../spec.ts';
+import type { PodConfig, PodServiceWait, SandboxListener as Listener } from '../spec.ts';
 import { END_FRAME, FRAME_MAX, framed, splice, STDERR_MARK } from './wire.ts';
 
 /** How long a pod keeps trying to hand its files back while its gateway is away (a worker restart). */
@@ -27,6 +29,8 @@ if (!configJson || !command) {
 const listeners = JSON.parse(configJson) as Listener[];
 const pod = process.env.SVC_INIT_POD ? (JSON.parse(process.env.SVC_INIT_POD) as PodConfig) : null;
 delete process.env.SVC_INIT_POD;
+const services = process.env.SVC_INIT_SERVICES ? (JSON.parse(process.env.SVC_INIT_SERVICES) as PodServiceWait[]) : [];
+delete process.env.SVC_INIT_SERVICES;
 
 function say(message: string): void {
   process[pod ? 'stdout' : 'stderr'].write(`${pod ? STDERR_MARK : ''}svc sandbox: ${message}\n`);
@@ -197,6 +201,29 @@ if (pod) {
   for (const { part, dir } of pod.syncIn) if (!(await persist('in', part, dir))) process.exit(125);
   // Where the agent hands things over (the finalizer's outbox) exists before it starts.
   for (const { dir } of pod.syncOut) mkdirSync(dir, { recursive: true });
+}
+
+/** Whether something accepts on the pod's loopback at this port. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.setTimeout(5000, () => (socket.destroy(), resolve(false)));
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+// The services start with the pod: each is waited for from now, within its own bound.
+const waitStarted = Date.now();
+for (const service of services) {
+  if (service.port === null) continue;
+  while (!(await accepts(service.port))) {
+    if (Date.now() - waitStarted > service.timeoutMs) {
+      say(`service ${service.name} was not ready within ${service.timeoutMs / 1000} s`);
+      process.exit(125);
+    }
+    await sleep(500);
+  }
 }
 
 // Files the agent creates are its own business: the usual default, not the supervisor's 077.

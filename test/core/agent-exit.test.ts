@@ -35,6 +35,23 @@ const cases: [string, Partial<AgentExitEvidence>, string, string | null][] = [
     'spawn_failed',
   ],
   ['supervisor vanished', { lost: true, exitCode: null }, 'failed', 'sandbox_run_lost'],
+  [
+    "a pod's service never ready: the agent never ran, nothing came back",
+    {
+      exitCode: 125,
+      sawOutput: false,
+      notHandedBack: true,
+      stderrHead: ['svc sandbox: service db was not ready within 3 s'],
+    },
+    'failed',
+    'environment_services_failed',
+  ],
+  [
+    'an agent printing the same line is not the harness (not its exit)',
+    { exitCode: 1, stderrHead: ['svc sandbox: service db was not ready within 3 s'] },
+    'failed',
+    'crashed',
+  ],
   ['killed, as bubblewrap reports it (128+9)', { exitCode: 137 }, 'failed', 'agent_died'],
   [
     'a missing executable inside bubblewrap',

@@ -127,7 +127,10 @@ test.serial('a run whose environment declares services is refused on bubblewrap,
   t.like(run, { state: 'failed', failureReason: 'environment_invalid' });
   const events = await runEvents(svc, runId);
   const terminal = events.find((event) => event.payload?.type === 'result');
-  t.regex(terminal?.payload.message, /services need the container backend; this worker runs agents with bubblewrap/);
+  t.regex(
+    terminal?.payload.message,
+    /services need the container or Kubernetes backend; this worker runs agents with bubblewrap/,
+  );
   t.false(events.some((event) => event.kind === 'sandbox.started'));
 });
 

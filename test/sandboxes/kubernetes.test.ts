@@ -3,8 +3,8 @@
 // Pod Security Standard, each pod's container run for real on Podman on an internal network that
 // reaches only the host). A run's agent commits in its pod, hands its workspace back through the
 // run's gateway, the finalizer (a pod of its own) hands the branch over, svc pushes and opens the
-// PR; cancel stops the pod; OOM, eviction, a vanished pod and a silent API are the run's reasons; a
-// repository's services are refused.
+// PR; cancel stops the pod; OOM, eviction, a vanished pod and a silent API are the run's reasons
+// (a repository's services: kubernetes-services.test.ts).
 import test from 'ava';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,9 +58,6 @@ test.before(async () => {
   github.createRepo('acme', 'scheduled', { files: { '.svc/config.yaml': podConfig('team-key') } });
   github.createRepo('acme', 'overreaching', { files: { '.svc/config.yaml': podConfig('model-key') } });
   github.createRepo('acme', 'capped', { files: { '.svc/config.yaml': 'admission:\n  maxConcurrentRuns: 1\n' } });
-  github.createRepo('acme', 'serviced', {
-    files: { '.svc/environment.yaml': 'setup: "true"\nservices:\n  - {name: db, image: localhost/svc-agent:latest}\n' },
-  });
   github.createRepo('acme', 'imageless', {
     files: { '.svc/config.yaml': 'agentImage: localhost/svc-no-such-image:1\n' },
   });
@@ -298,13 +295,4 @@ test.serial('a project naming a Secret the operator does not let projects use is
   t.is(refused.status, 422, refused.text);
   t.like(refused.body.error, { code: 'svc_config_invalid' });
   t.regex(refused.body.error.message, /Secret "model-key"/);
-});
-
-test.serial('a run whose environment declares services is refused: not on Kubernetes yet', async (t) => {
-  const runId = await dispatch({ project: await register('serviced'), prompt: 'echo the agent ran' });
-  const run = await waitForRunState(svc, runId);
-  t.like(run, { state: 'failed', failureReason: 'environment_invalid' });
-  const terminal = (await events(runId)).find((event) => event.payload?.type === 'result');
-  t.regex(terminal?.payload.message, /services are not supported on the Kubernetes backend yet/);
-  t.false((await events(runId)).some((event) => event.kind === 'sandbox.started'));
 });

@@ -1,4 +1,4 @@
-// The stand-in's kubelet: runs a Pod's one container on Podman through the same Engine API client
+// The stand-in's kubelet: runs a Pod's containers on Podman (one network namespace) through the same Engine API client
 // the container backend uses, on an internal network from which only the host is reachable (what
 // svc's NetworkPolicy allows: the workers' gateways). It keeps the Pod's status the way a kubelet
 // reports it: Pending (ErrImagePull, CreateContainerConfigError), Running, terminated with its exit
@@ -42,7 +42,9 @@ function seccompFile(profile: { type: string; localhostProfile?: string } | unde
 
 export interface StandInPod {
   pod: V1Pod;
+  /** The first container's (the agent's); `others` are the rest, by name. */
   containerId: string | null;
+  others?: { name: string; id: string }[];
   cgroup: MemoryCgroup | null;
   volumes: string;
   deadlineTimer?: NodeJS.Timeout;
@@ -83,79 +85,101 @@ export class StandInKubelet {
     });
   }
 
-  /** Starts the pod's container; a pod that cannot start stays Pending with the kubelet's reason. */
+  /**
+   * Starts the pod's containers, in order: the first on the pods' network (with the pod's
+   * `hostAliases` in its hosts file), the others in its network namespace, as a pod's containers
+   * share one. A pod that cannot start stays Pending with the kubelet's reason.
+   */
   async start(entry: StandInPod): Promise<void> {
     const spec = entry.pod.spec!;
-    const container = spec.containers[0]!;
-    const image = container.image!;
-    if (!(await this.engine.imageExists(image)))
-      return this.#waiting(entry, 'ErrImagePull', `rpc error: failed to pull image "${image}": not found`);
-    const env: string[] = [];
-    for (const variable of container.env ?? []) {
-      const ref = variable.valueFrom?.secretKeyRef;
-      const value = ref?.name ? this.secrets[ref.name]?.[ref.key] : undefined;
-      if (!ref) env.push(`${variable.name}=${variable.value ?? ''}`);
-      else if (value === undefined)
-        return this.#waiting(entry, 'CreateContainerConfigError', `secret "${ref.name}" not found`);
-      else env.push(`${variable.name}=${value}`);
+    for (const container of spec.containers)
+      if (!(await this.engine.imageExists(container.image!)))
+        return this.#waiting(entry, 'ErrImagePull', `rpc error: failed to pull image "${container.image}": not found`);
+    const envs: string[][] = [];
+    for (const container of spec.containers) {
+      const env: string[] = [];
+      for (const variable of container.env ?? []) {
+        const ref = variable.valueFrom?.secretKeyRef;
+        const value = ref?.name ? this.secrets[ref.name]?.[ref.key] : undefined;
+        if (!ref) env.push(`${variable.name}=${variable.value ?? ''}`);
+        else if (value === undefined)
+          return this.#waiting(entry, 'CreateContainerConfigError', `secret "${ref.name}" not found`);
+        else env.push(`${variable.name}=${value}`);
+      }
+      envs.push(env);
     }
     const security = spec.securityContext ?? {};
-    const uid = container.securityContext?.runAsUser ?? security.runAsUser ?? 0;
-    const gid = container.securityContext?.runAsGroup ?? security.runAsGroup ?? 0;
-    const binds = (container.volumeMounts ?? []).map((mount) => {
-      const source = join(entry.volumes, mount.name);
-      mkdirSync(source, { recursive: true, mode: 0o2775 });
-      chownSync(source, uid, security.fsGroup ?? gid);
-      return `${source}:${mount.mountPath}:${mount.readOnly ? 'ro' : 'rw'}`;
-    });
-    const memory = mebibytes(container.resources?.limits?.memory);
-    const cpu = millicores(container.resources?.limits?.cpu);
-    if (memory) {
-      const limit = createMemoryCgroup(`kube-${entry.pod.metadata!.name}`, memory);
+    // The pod's memory is what its containers' limits add up to.
+    const limits = spec.containers.map((container) => mebibytes(container.resources?.limits?.memory));
+    if (limits.every((limit) => limit !== null)) {
+      const limit = createMemoryCgroup(
+        `kube-${entry.pod.metadata!.name}`,
+        limits.reduce((sum, one) => sum! + one!, 0)!,
+      );
       if (limit.enforced) entry.cgroup = limit.cgroup;
     }
-    const drop = container.securityContext?.capabilities?.drop ?? [];
-    // Not svc's own container body: a pod has the pods' network and what its manifest drops.
-    const body = {
-      Image: image,
-      Entrypoint: container.command ?? [],
-      Cmd: container.args ?? [],
-      Env: env,
-      User: `${uid}:${gid}`,
-      WorkingDir: container.workingDir ?? '/',
-      StopSignal: 'SIGTERM',
-      Healthcheck: { Test: ['NONE'] },
-      Labels: { 'svc.kube-stand-in': entry.pod.metadata!.name! },
-      HostConfig: {
-        NetworkMode: this.network,
-        CapDrop: drop,
-        SecurityOpt: [
-          ...(container.securityContext?.allowPrivilegeEscalation === false ? ['no-new-privileges'] : []),
-          `seccomp=${seccompFile(container.securityContext?.seccompProfile ?? security.seccompProfile)}`,
-        ],
-        ReadonlyRootfs: container.securityContext?.readOnlyRootFilesystem === true,
-        Binds: binds,
-        Tmpfs: {},
-        GroupAdd: security.fsGroup !== undefined ? [String(security.fsGroup)] : [],
-        PidsLimit: 1024,
-        Ulimits: [
-          { Name: 'nofile', Soft: 1024, Hard: 1024 },
-          { Name: 'nproc', Soft: 1024, Hard: 1024 },
-        ],
-        ...(entry.cgroup ? { CgroupParent: entry.cgroup.path.replace(/^\/sys\/fs\/cgroup(\/memory)?/, '') } : {}),
-        ...(cpu ? { NanoCpus: cpu * 1_000_000 } : {}),
-        Runtime: 'runc',
-      },
-    } as unknown as ContainerCreateBody;
-    try {
-      entry.containerId = await this.engine.create(`kube-${entry.pod.metadata!.name}`, body);
-      await this.engine.start(entry.containerId);
-    } catch (error) {
-      return this.#waiting(entry, 'CreateContainerError', (error as Error).message);
+    const hosts = (spec.hostAliases ?? []).flatMap((alias) => alias.hostnames!.map((host) => `${host}:${alias.ip}`));
+    const started: { name: string; id: string }[] = [];
+    for (const [index, container] of spec.containers.entries()) {
+      const uid = container.securityContext?.runAsUser ?? security.runAsUser ?? 0;
+      const gid = container.securityContext?.runAsGroup ?? security.runAsGroup ?? 0;
+      const binds = (container.volumeMounts ?? []).map((mount) => {
+        const source = join(entry.volumes, mount.name);
+        mkdirSync(source, { recursive: true, mode: 0o2775 });
+        chownSync(source, uid, security.fsGroup ?? gid);
+        return `${source}:${mount.mountPath}:${mount.readOnly ? 'ro' : 'rw'}`;
+      });
+      const cpu = millicores(container.resources?.limits?.cpu);
+      const drop = container.securityContext?.capabilities?.drop ?? [];
+      const first = started[0];
+      // Not svc's own container body: a pod has the pods' network and what its manifest drops.
+      const body = {
+        Image: container.image,
+        // A container without a command runs its image's entry point (with its args, if any).
+        ...(container.command ? { Entrypoint: container.command } : {}),
+        ...(container.args || container.command ? { Cmd: container.args ?? [] } : {}),
+        Env: envs[index],
+        User: `${uid}:${gid}`,
+        WorkingDir: container.workingDir ?? '/',
+        StopSignal: 'SIGTERM',
+        Healthcheck: { Test: ['NONE'] },
+        Labels: { 'svc.kube-stand-in': entry.pod.metadata!.name! },
+        HostConfig: {
+          NetworkMode: first ? `container:${first.id}` : this.network,
+          ...(!first && hosts.length ? { ExtraHosts: hosts } : {}),
+          CapDrop: drop,
+          SecurityOpt: [
+            ...(container.securityContext?.allowPrivilegeEscalation === false ? ['no-new-privileges'] : []),
+            `seccomp=${seccompFile(container.securityContext?.seccompProfile ?? security.seccompProfile)}`,
+          ],
+          ReadonlyRootfs: container.securityContext?.readOnlyRootFilesystem === true,
+          Binds: binds,
+          Tmpfs: {},
+          GroupAdd: security.fsGroup !== undefined ? [String(security.fsGroup)] : [],
+          PidsLimit: 1024,
+          Ulimits: [
+            { Name: 'nofile', Soft: 1024, Hard: 1024 },
+            { Name: 'nproc', Soft: 1024, Hard: 1024 },
+          ],
+          ...(entry.cgroup ? { CgroupParent: entry.cgroup.path.replace(/^\/sys\/fs\/cgroup(\/memory)?/, '') } : {}),
+          ...(cpu ? { NanoCpus: cpu * 1_000_000 } : {}),
+          Runtime: 'runc',
+        },
+      } as unknown as ContainerCreateBody;
+      try {
+        const suffix = index === 0 ? '' : `-${container.name}`;
+        const id = await this.engine.create(`kube-${entry.pod.metadata!.name}${suffix}`, body);
+        started.push({ name: container.name, id });
+        if (index === 0) entry.containerId = id;
+        else (entry.others ??= []).push({ name: container.name, id });
+        await this.engine.start(id);
+      } catch (error) {
+        return this.#waiting(entry, 'CreateContainerError', (error as Error).message);
+      }
     }
     const now = new Date();
     // The pod's address on the pods' network (what a Service forwards to).
-    const inspected = (await this.engine.inspect(entry.containerId).catch(() => null)) as {
+    const inspected = (await this.engine.inspect(entry.containerId!).catch(() => null)) as {
       NetworkSettings?: { Networks?: Record<string, { IPAddress?: string }> };
     } | null;
     const podIP = inspected?.NetworkSettings?.Networks?.[this.network]?.IPAddress;
@@ -163,38 +187,60 @@ export class StandInKubelet {
       phase: 'Running',
       startTime: now,
       ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
-      containerStatuses: [
-        {
-          name: 'agent',
-          image,
-          imageID: image,
-          ready: true,
-          restartCount: 0,
-          started: true,
-          state: { running: { startedAt: now } },
-        },
-      ],
+      containerStatuses: spec.containers.map((container) => ({
+        name: container.name,
+        image: container.image!,
+        imageID: container.image!,
+        ready: true,
+        restartCount: 0,
+        started: true,
+        state: { running: { startedAt: now } },
+      })),
     });
   }
 
-  /** Reads the container's state into the pod's status; answers whether it changed. */
+  /** The pod's containers by name, the first one's as `containerId`. */
+  #containers(entry: StandInPod): { name: string; id: string }[] {
+    if (!entry.containerId) return [];
+    return [{ name: entry.pod.spec!.containers[0]!.name, id: entry.containerId }, ...(entry.others ?? [])];
+  }
+
+  /** A container's id by name (a log names its container), or the first's when there is one. */
+  containerOf(entry: StandInPod, name: string | null): string | null {
+    const containers = this.#containers(entry);
+    if (name === null) return containers.length === 1 ? containers[0]!.id : null;
+    return containers.find((container) => container.name === name)?.id ?? null;
+  }
+
+  /**
+   * Reads the containers' states into the pod's status; answers whether it changed. The pod ends
+   * (Succeeded when each exited 0) once all of its containers have, as with `restartPolicy: Never`.
+   */
   async refresh(entry: StandInPod): Promise<boolean> {
     if (!entry.containerId || entry.pod.status?.phase !== 'Running') return false;
-    const state = (await this.engine.inspect(entry.containerId).catch(() => undefined))?.State;
-    if (!state || state.Running) return false;
-    const exitCode = state.ExitCode;
-    const oom = exitCode === 137 && !entry.stoppedFor && entry.cgroup !== null && memoryLimitWasHit(entry.cgroup);
-    const reason = oom ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error';
+    let changed = false;
+    const statuses = [...entry.pod.status.containerStatuses!];
+    for (const { name, id } of this.#containers(entry)) {
+      const index = statuses.findIndex((status) => status.name === name);
+      if (statuses[index]!.state?.terminated) continue;
+      const state = (await this.engine.inspect(id).catch(() => undefined))?.State;
+      if (!state || state.Running) continue;
+      const exitCode = state.ExitCode;
+      const oom = exitCode === 137 && !entry.stoppedFor && entry.cgroup !== null && memoryLimitWasHit(entry.cgroup);
+      const reason = oom ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error';
+      statuses[index] = {
+        ...statuses[index]!,
+        ready: false,
+        state: { terminated: { exitCode, reason, finishedAt: new Date() } },
+      };
+      changed = true;
+    }
+    if (!changed) return false;
+    const ended = statuses.every((status) => status.state?.terminated);
+    const succeeded = statuses.every((status) => status.state?.terminated?.exitCode === 0);
     this.#setStatus(entry, {
-      phase: exitCode === 0 && !entry.stoppedFor ? 'Succeeded' : 'Failed',
-      ...(entry.stoppedFor ?? {}),
-      containerStatuses: [
-        {
-          ...entry.pod.status!.containerStatuses![0]!,
-          ready: false,
-          state: { terminated: { exitCode, reason, finishedAt: new Date() } },
-        },
-      ],
+      ...(ended ? { phase: succeeded && !entry.stoppedFor ? 'Succeeded' : 'Failed', ...(entry.stoppedFor ?? {}) } : {}),
+      containerStatuses: statuses,
     });
     return true;
   }
@@ -207,22 +253,24 @@ export class StandInKubelet {
       return;
     }
     const grace = graceSeconds ?? entry.pod.spec!.terminationGracePeriodSeconds ?? 30;
-    await this.engine.stop(entry.containerId, grace).catch(() => {});
+    await Promise.all(this.#containers(entry).map(({ id }) => this.engine.stop(id, grace).catch(() => {})));
   }
 
   async remove(entry: StandInPod): Promise<void> {
     clearTimeout(entry.deadlineTimer);
-    // Podman answers 500 while a container is still stopping: asked again until it is gone.
-    for (let attempt = 0; entry.containerId && attempt < 20; attempt++) {
-      if (
-        await this.engine.remove(entry.containerId).then(
-          () => true,
-          () => false,
+    // The others first: the first one holds their network. Podman answers 500 while a container is
+    // still stopping: asked again until it is gone.
+    for (const { id } of this.#containers(entry).reverse())
+      for (let attempt = 0; attempt < 20; attempt++) {
+        if (
+          await this.engine.remove(id).then(
+            () => true,
+            () => false,
+          )
         )
-      )
-        break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+          break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
     if (entry.cgroup) removeMemoryCgroup(entry.cgroup);
     rmSync(entry.volumes, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 // A stand-in for the few Kubernetes API endpoints svc calls (no API server can be installed here):
 // Pods in one namespace — create, read, list by label, watch, a JSON patch of activeDeadlineSeconds,
-// delete, and the log with timestamps — and ClusterIP Services (kube-services.ts). Every manifest
+// delete, and a container's log with timestamps — and ClusterIP Services (kube-services.ts). Every manifest
 // is validated against the official OpenAPI schema (npm kubernetes-models, generated from it) and
 // the "restricted" Pod Security Standard, as an API server with that admission would; each pod's
 // container runs for real on Podman (kube-pods.ts). Tests can evict a pod, make one vanish, and halt the API.
@@ -296,7 +296,20 @@ export class KubeStandIn {
   }
 
   #log(entry: StandInPod, url: URL, response: ServerResponse): void {
-    if (!entry.containerId)
+    const names = entry.pod.spec!.containers.map((container) => container.name);
+    const asked = url.searchParams.get('container');
+    if (!asked && names.length > 1)
+      return this.#send(
+        response,
+        400,
+        status(
+          400,
+          'BadRequest',
+          `a container name must be specified for pod ${entry.pod.metadata!.name}, choose one of: [${names.join(' ')}]`,
+        ),
+      );
+    const containerId = this.#kubelet.containerOf(entry, asked);
+    if (!containerId)
       return this.#send(
         response,
         400,
@@ -305,7 +318,7 @@ export class KubeStandIn {
     const since = url.searchParams.get('sinceTime');
     response.writeHead(200, { 'content-type': 'text/plain' });
     // Podman stamps every frame; kubelet merges stdout and stderr into one stream, as here.
-    const follow = this.#kubelet.engine.followLogs(entry.containerId, (_stream, frame) => response.write(frame), {
+    const follow = this.#kubelet.engine.followLogs(containerId, (_stream, frame) => response.write(frame), {
       timestamps: true,
       sinceSeconds: since ? Math.floor(Date.parse(since) / 1000) : 0,
     });

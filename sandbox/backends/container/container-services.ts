@@ -25,6 +25,7 @@ export const sandboxServices = (runId: string, services: ServicePlan[]): Sandbox
   holder: servicesHolder(runId),
   names: services.map((service) => service.name),
   ports: services.flatMap((service) => service.ports),
+  plans: services,
 });
 
 /** A service's /tmp (and each volume its image declares): memory, counted in the run's limit. */

@@ -3,6 +3,9 @@
 // back the same way), a non-root uid, every capability dropped, no privilege escalation, the
 // runtime's default seccomp profile, no service-account token, no service links. The harness
 // (sandbox-init.ts) is the pod's program, passed in the manifest, so image and svc never disagree.
+// A run's services (core/environment-services.ts) are more containers of the same pod, under the
+// same hardening: they share its loopback, their names lead there (`hostAliases`), and the harness
+// waits for them before it starts the agent.
 import type { V1Container, V1EnvVar, V1Pod } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -11,8 +14,16 @@ import { SANDBOX_PATHS, SANDBOX_INNER_ID } from '../bubblewrap.ts';
 import type { PodDefaults } from '../../../platform/sandbox-settings.ts';
 import type { ProjectPodSettings } from '../../../core/svc-config.schema.ts';
 import { NETWORK_SOCKETS } from '../../network/sandbox-network.ts';
+import type { ServicePlan } from '../../../core/environment-services.ts';
 import { POD_LABELS, RUN_ANNOTATION } from './kube-api.ts';
-import type { GatewayPart, PodSpec, SandboxLayout, SandboxLaunchRequest, SandboxListener } from '../../spec.ts';
+import type {
+  GatewayPart,
+  PodServiceWait,
+  PodSpec,
+  SandboxLayout,
+  SandboxLaunchRequest,
+  SandboxListener,
+} from '../../spec.ts';
 
 /** svc's files in the pod: programs, prompt, stdin (one volume, filled at start). */
 const RUN_DIR = '/run/svc';
@@ -27,6 +38,10 @@ const POD_LIFETIME_SECONDS = 7 * 24 * 3600;
 
 /** The harness's environment variable that carries the gateway; filled in by the supervisor. */
 export const POD_CONFIG_VARIABLE = 'SVC_INIT_POD';
+/** The harness's environment variable that names the services it waits for (`PodServiceWait[]`). */
+export const POD_SERVICES_VARIABLE = 'SVC_INIT_SERVICES';
+/** A pod container's name for a service (the agent's is `agent`). */
+export const serviceContainerName = (name: string) => `service-${name}`;
 
 export function podSandboxSpec({
   request,
@@ -61,7 +76,9 @@ export function podSandboxSpec({
     copyFileSync(program.source, target);
     chmodSync(target, 0o644);
   }
+  const services = request.services?.plans ?? [];
   const environment: Record<string, string> = { ...env, SVC_INIT_GROUP: '1' };
+  if (services.length) environment[POD_SERVICES_VARIABLE] = JSON.stringify(services.map(serviceWait));
   if (request.launch.stdin !== null) {
     writeFileSync(join(filesDir, 'stdin'), request.launch.stdin);
     chmodSync(join(filesDir, 'stdin'), 0o644);
@@ -85,6 +102,13 @@ export function podSandboxSpec({
     ...listener,
     channel: channels.find(([, file]) => socket.endsWith(`/${file}`))![0],
   }));
+  const securityContext: V1Container['securityContext'] = {
+    allowPrivilegeEscalation: false,
+    privileged: false,
+    readOnlyRootFilesystem: true,
+    runAsNonRoot: true,
+    capabilities: { drop: ['ALL'] },
+  };
   const container: V1Container = {
     name: 'agent',
     image: request.image || request.settings.container.image,
@@ -103,13 +127,7 @@ export function podSandboxSpec({
     // A preview's server listens on the pod's address; its Service (preview-service.ts) leads there.
     ...(request.launch.door ? { ports: [{ name: 'preview', containerPort: request.launch.door.port }] } : {}),
     resources: podResources(request),
-    securityContext: {
-      allowPrivilegeEscalation: false,
-      privileged: false,
-      readOnlyRootFilesystem: true,
-      runAsNonRoot: true,
-      capabilities: { drop: ['ALL'] },
-    },
+    securityContext,
     volumeMounts: [
       { name: 'workspace', mountPath: SANDBOX_PATHS.workspace },
       { name: 'home', mountPath: SANDBOX_PATHS.home },
@@ -150,12 +168,14 @@ export function podSandboxSpec({
           ? { type: 'Localhost', localhostProfile: settings.seccompProfile }
           : { type: 'RuntimeDefault' },
       },
-      containers: [container],
+      containers: [container, ...services.map((service) => serviceContainer(request, service, securityContext))],
+      ...(services.length
+        ? { hostAliases: [{ ip: '127.0.0.1', hostnames: services.map((service) => service.name) }] }
+        : {}),
       // Bounded as a hand-back is: a pod cannot fill its node's disk.
-      volumes: ['workspace', 'home', 'tmp', 'svc'].map((volume) => ({
-        name: volume,
-        emptyDir: { sizeLimit: `${settings.handBackMaxMiB}Mi` },
-      })),
+      volumes: ['workspace', 'home', 'tmp', 'svc', ...services.map((service) => serviceTmp(service.name))].map(
+        (volume) => ({ name: volume, emptyDir: { sizeLimit: `${settings.handBackMaxMiB}Mi` } }),
+      ),
       ...(defaults.nodeSelector ? { nodeSelector: defaults.nodeSelector } : {}),
       ...(defaults.tolerations ? { tolerations: defaults.tolerations } : {}),
       ...(defaults.serviceAccountName ? { serviceAccountName: defaults.serviceAccountName } : {}),
@@ -187,6 +207,41 @@ export function podSandboxSpec({
     },
     unreachableAfterMs: settings.unreachableAfterMs,
     memoryLimitMiB: request.memoryLimitMiB ?? null,
+  };
+}
+
+function serviceWait(service: ServicePlan): PodServiceWait {
+  const { readiness } = service;
+  // A command check runs in the service's container, which the harness cannot enter: refused earlier.
+  if (readiness && 'command' in readiness)
+    throw new Error(`service ${service.name}: a readiness command is not supported on Kubernetes (use tcp)`);
+  return { name: service.name, port: readiness?.tcp ?? null, timeoutMs: service.readyTimeoutMs };
+}
+
+const serviceTmp = (name: string) => `service-${name}-tmp`;
+
+/**
+ * A service as a container of the run's pod: the agent's hardening (the pod's uid, every capability
+ * dropped, no privilege escalation, the pod's seccomp profile, a read-only root), the run's limits,
+ * a /tmp of its own, and only the env its file names.
+ */
+function serviceContainer(
+  request: SandboxLaunchRequest,
+  service: ServicePlan,
+  securityContext: V1Container['securityContext'],
+): V1Container {
+  const env = { HOME: '/tmp', ...service.env };
+  return {
+    name: serviceContainerName(service.name),
+    image: service.image,
+    imagePullPolicy: 'IfNotPresent',
+    // The image's own entry point, with these arguments (as on the container backend).
+    ...(service.command ? { args: service.command } : {}),
+    env: Object.entries(env).map(([name, value]): V1EnvVar => ({ name, value })),
+    ...(service.ports.length ? { ports: service.ports.map((port) => ({ containerPort: port })) } : {}),
+    resources: podResources(request),
+    securityContext,
+    volumeMounts: [{ name: serviceTmp(service.name), mountPath: SANDBOX_PATHS.tmp }],
   };
 }
 
