@@ -300,10 +300,15 @@ export async function unmountRunLayers(paths: string[]): Promise<void> {
   for (const target of paths) if (isMounted(target)) await run('umount', [target]);
 }
 
-/** Unmounts every overlay mounted under `dir` (a data directory being removed whole). */
-export async function unmountUnder(dir: string): Promise<void> {
+/**
+ * Detaches every overlay mounted under `dir` (a data directory being removed whole, once svc has
+ * stopped). Lazily: a sandbox outlives its worker by design and may still be ending in a workspace;
+ * it keeps its view until it exits, and the directory can go at once.
+ */
+export async function detachMountsUnder(dir: string): Promise<void> {
   const prefix = `${dir.replace(/\/+$/, '')}/`;
-  for (const { target } of overlayMounts().reverse()) if (target.startsWith(prefix)) await run('umount', [target]);
+  for (const { target } of overlayMounts().reverse())
+    if (target.startsWith(prefix)) await run('umount', ['--lazy', target]);
 }
 
 /** An entry no run mounts, removed: taken out with one rename first, so a half-removed one is never used. */

@@ -4,7 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { unmountUnder } from '../../activities/environment-cache.ts';
+import { detachMountsUnder } from '../../activities/environment-cache.ts';
 import { loadTemporalDevSettings, startTemporalDev } from '../../stack/temporal-dev.ts';
 import { freePort } from '../support/free-port.ts';
 import { spawnSvc, waitForOutput, type ChildHandle } from '../support/processes.ts';
@@ -55,7 +55,7 @@ export async function startBenchTopology(env: Record<string, string> = {}) {
       }
       await temporal.stop();
       // Runs over a kept environment leave their workspace and home mounted.
-      await unmountUnder(environment.dataDir);
+      await detachMountsUnder(environment.dataDir);
     },
   };
 }

@@ -1,6 +1,6 @@
 // A real svc stack for one test: API + (optionally) worker against the suite's Temporal server,
 // on its own task queue, data directory and database (SQLite file or a scratch PostgreSQL DB).
-import { unmountUnder } from '../../activities/environment-cache.ts';
+import { detachMountsUnder } from '../../activities/environment-cache.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,7 +91,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       await stack.stop();
       await environment.dropDatabase();
       // A run's workspace and home over a kept environment are mounts: they go first.
-      await unmountUnder(environment.dataDir);
+      await detachMountsUnder(environment.dataDir);
       if (!options.dataDir) rmSync(environment.dataDir, { recursive: true, force: true });
     },
   };
