@@ -2,23 +2,18 @@
 // its result is kept once and laid copy-on-write under later runs' workspaces and homes, which
 // the agent's container sees through its bind mounts; what an agent changes stays its own.
 import test from 'ava';
-import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
-import { forgeStack } from '../support/forge-stack.ts';
+import { startBackendForge, type BackendForge } from '../support/backend-forge.ts';
 import { runEvents, runStdout, waitForRunState, type TestStack } from '../support/stack.ts';
 
-let engine: TestContainerEngine;
+let backend: BackendForge;
 let svc: TestStack;
-let fixture: ReturnType<typeof forgeStack>;
+let fixture: BackendForge['fixture'];
 
 test.before(async () => {
-  engine = await startContainerEngine();
-  fixture = forgeStack(engine.env);
-  svc = await fixture.start();
+  backend = await startBackendForge('container');
+  ({ svc, fixture } = backend);
 });
-test.after.always(async () => {
-  await fixture?.stop();
-  await engine?.stop();
-});
+test.after.always(() => backend?.stop());
 
 const ready = async (runId: string) =>
   (await runEvents(svc, runId)).find((event) => event.kind === 'environment.ready')?.payload;

@@ -8,31 +8,28 @@ import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { backendRuns } from '../support/backend-runs.ts';
-import { startContainerEngine, waitUntilRemoved, type TestContainerEngine } from '../support/container-engine.ts';
-import { forgeStack } from '../support/forge-stack.ts';
+import { waitUntilRemoved, type TestContainerEngine } from '../support/container-engine.ts';
+import { startBackendForge, type BackendForge } from '../support/backend-forge.ts';
+import { type forgeStack } from '../support/forge-stack.ts';
 import { waitFor } from '../support/processes.ts';
-import { buildServiceImage, SERVICE_IMAGE } from '../support/service-image.ts';
+import { SERVICE_IMAGE } from '../support/service-image.ts';
 import { runEvents, runStdout, waitForRunState, type TestStack } from '../support/stack.ts';
 
 let engine: TestContainerEngine;
 let fixture: ReturnType<typeof forgeStack>;
 let svc: TestStack;
 
+let backend: BackendForge;
+
 test.before(async () => {
-  engine = await startContainerEngine();
-  buildServiceImage();
-  fixture = forgeStack({
-    ...engine.env,
+  backend = await startBackendForge('container', {
     SVC_AGENT_IMAGES: 'localhost/svc-test-service:*',
     SVC_CONTAINER_UNREACHABLE_MS: '3000',
     SVC_RECONCILE_STALE_AFTER_MS: '1000',
   });
-  svc = await fixture.start();
+  ({ engine, fixture, svc } = backend);
 });
-test.after.always(async () => {
-  await fixture?.stop();
-  await engine?.stop();
-});
+test.after.always(() => backend?.stop());
 
 // Services only: no setup runs, nothing is built or kept.
 const repo = (name: string, services: string) => fixture.environmentRepo(name, `services:\n${services}`);

@@ -3,29 +3,18 @@
 // it ends; the agent's pod is filled from them. Kept once per key, a later run starts from the
 // kept result without setting up, and an earlier run's change to it stayed in that run's layer.
 import test from 'ava';
-import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
-import { forgeStack } from '../support/forge-stack.ts';
-import { kubernetesEnv } from '../support/kube-node.ts';
-import { KubeStandIn } from '../support/kube-stand-in.ts';
+import { startBackendForge, type BackendForge } from '../support/backend-forge.ts';
 import { runEvents, runStdout, waitForRunState, type TestStack } from '../support/stack.ts';
 
-let engine: TestContainerEngine;
-let kube: KubeStandIn;
+let backend: BackendForge;
 let svc: TestStack;
-let fixture: ReturnType<typeof forgeStack>;
+let fixture: BackendForge['fixture'];
 
 test.before(async () => {
-  engine = await startContainerEngine();
-  kube = new KubeStandIn({ engine: engine.address });
-  await kube.start();
-  fixture = forgeStack(kubernetesEnv(kube));
-  svc = await fixture.start();
+  backend = await startBackendForge('kubernetes');
+  ({ svc, fixture } = backend);
 });
-test.after.always(async () => {
-  await fixture?.stop();
-  await kube?.stop();
-  await engine?.stop();
-});
+test.after.always(() => backend?.stop());
 
 const ready = async (runId: string) =>
   (await runEvents(svc, runId)).find((event) => event.kind === 'environment.ready')?.payload;

@@ -3,12 +3,12 @@
 // reaches one by name, and one never ready fails the run before the agent starts. The pod carries
 // them under the agent's hardening (test/security/environment-services.test.ts checks the manifest).
 import test from 'ava';
-import { startContainerEngine, waitUntilRemoved, type TestContainerEngine } from '../support/container-engine.ts';
-import { forgeStack } from '../support/forge-stack.ts';
-import { kubernetesEnv } from '../support/kube-node.ts';
-import { KubeStandIn } from '../support/kube-stand-in.ts';
+import { waitUntilRemoved, type TestContainerEngine } from '../support/container-engine.ts';
+import { startBackendForge, type BackendForge } from '../support/backend-forge.ts';
+import { type forgeStack } from '../support/forge-stack.ts';
+import { type KubeStandIn } from '../support/kube-stand-in.ts';
 import { waitFor } from '../support/processes.ts';
-import { buildServiceImage, SERVICE_IMAGE } from '../support/service-image.ts';
+import { SERVICE_IMAGE } from '../support/service-image.ts';
 import { runEvents, runStdout, waitForRunState, type TestStack } from '../support/stack.ts';
 
 let engine: TestContainerEngine;
@@ -16,19 +16,14 @@ let kube: KubeStandIn;
 let svc: TestStack;
 let fixture: ReturnType<typeof forgeStack>;
 
+let backend: BackendForge;
+
 test.before(async () => {
-  engine = await startContainerEngine();
-  buildServiceImage();
-  kube = new KubeStandIn({ engine: engine.address });
-  await kube.start();
-  fixture = forgeStack({ ...kubernetesEnv(kube), SVC_AGENT_IMAGES: 'localhost/svc-test-service:*' });
-  svc = await fixture.start();
+  backend = await startBackendForge('kubernetes', { SVC_AGENT_IMAGES: 'localhost/svc-test-service:*' });
+  ({ engine, fixture, svc } = backend);
+  kube = backend.kube!;
 });
-test.after.always(async () => {
-  await fixture?.stop();
-  await kube?.stop();
-  await engine?.stop();
-});
+test.after.always(() => backend?.stop());
 
 const podOf = (runId: string) => `svc-${runId.replace('_', '-')}`;
 const repo = (name: string, services: string[]) =>

@@ -5,10 +5,11 @@
 // operator allows (SVC_AGENT_IMAGES), as a project's agentImage must.
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
-import { startContainerEngine, type TestContainerEngine } from '../support/container-engine.ts';
-import { forgeStack } from '../support/forge-stack.ts';
+import { type TestContainerEngine } from '../support/container-engine.ts';
+import { startBackendForge, type BackendForge } from '../support/backend-forge.ts';
+import { type forgeStack } from '../support/forge-stack.ts';
 import { waitFor } from '../support/processes.ts';
-import { buildServiceImage, SERVICE_IMAGE } from '../support/service-image.ts';
+import { SERVICE_IMAGE } from '../support/service-image.ts';
 import { runEvents, runStdout, waitForRunState, type TestStack } from '../support/stack.ts';
 
 const FORGE_TOKEN = 'ghp_servicesforgetoken0123456789abcdefgh';
@@ -18,16 +19,13 @@ let engine: TestContainerEngine;
 let fixture: ReturnType<typeof forgeStack>;
 let svc: TestStack;
 
+let backend: BackendForge;
+
 test.before(async () => {
-  engine = await startContainerEngine();
-  buildServiceImage();
-  fixture = forgeStack({ ...engine.env, SVC_AGENT_IMAGES: SERVICE_IMAGE, SVC_GIT_TOKEN: FORGE_TOKEN });
-  svc = await fixture.start();
+  backend = await startBackendForge('container', { SVC_AGENT_IMAGES: SERVICE_IMAGE, SVC_GIT_TOKEN: FORGE_TOKEN });
+  ({ engine, fixture, svc } = backend);
 });
-test.after.always(async () => {
-  await fixture?.stop();
-  await engine?.stop();
-});
+test.after.always(() => backend?.stop());
 
 const inspect = (name: string) => JSON.parse(execFileSync('podman', ['inspect', name], { encoding: 'utf8' }))[0];
 const ended = (runId: string) => waitForRunState(svc, runId, ['succeeded', 'failed', 'cancelled'], 180_000);
