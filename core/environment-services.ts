@@ -108,3 +108,20 @@ export function servicePlan(service: z.infer<typeof serviceSchema>): ServicePlan
     readyTimeoutMs: durationSeconds(readiness?.timeout ?? SERVICE_READY_TIMEOUT_DEFAULT) * 1000,
   };
 }
+
+/** A run's limits, shared by its agent and its services. */
+export interface RunShares {
+  agent: number | null;
+  service: number | null;
+}
+
+/**
+ * How a run's limit (memory, CPU, processes) is shared where each container needs a limit of its
+ * own: the agent keeps half, its services split the other half evenly; without services the agent
+ * has it all. The containers' limits never add up to more than the run's. Null: no limit.
+ */
+export function runShares(limit: number | null, services: number): RunShares {
+  if (limit === null || services === 0) return { agent: limit, service: limit };
+  const service = Math.max(1, Math.floor(limit / 2 / services));
+  return { agent: limit - service * services, service };
+}

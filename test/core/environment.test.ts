@@ -3,6 +3,7 @@
 // a service svc would not start).
 import test from 'ava';
 import { isDefaultCacheKeyFile, parseEnvironment } from '../../core/environment.ts';
+import { runShares } from '../../core/environment-services.ts';
 
 test('a setup script with the defaults', (t) => {
   t.deepEqual(parseEnvironment('setup: npm ci\n'), {
@@ -123,4 +124,21 @@ test('services: every problem is named, where it is', (t) => {
   t.regex(refusal('  - {name: db, image: pg, env: {A: [1]}}\n'), /services\.0\.env\.A: /);
   t.regex(refusal('  - {name: db, image: pg, volumes: [/data]}\n'), /unknown key volumes/);
   t.regex(refusal(Array.from({ length: 6 }, (_, i) => `  - {name: s${i}, image: i}\n`).join('')), /services: /);
+});
+
+test("a run's limits shared with its services: the agent keeps half, never more than the run's in all", (t) => {
+  t.deepEqual(runShares(2048, 0), { agent: 2048, service: 2048 });
+  t.deepEqual(runShares(2048, 1), { agent: 1024, service: 1024 });
+  t.deepEqual(runShares(1000, 3), { agent: 502, service: 166 });
+  t.deepEqual(runShares(null, 2), { agent: null, service: null });
+  for (const [limit, services] of [
+    [1024, 5],
+    [16, 5],
+    [3, 1],
+    [7, 2],
+  ] as const) {
+    const shares = runShares(limit, services);
+    t.true(shares.agent! + shares.service! * services <= limit, `${limit} over ${services}`);
+    t.true(shares.agent! >= shares.service!, `${limit} over ${services}`);
+  }
 });

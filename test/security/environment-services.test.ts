@@ -68,8 +68,11 @@ test.serial(
     for (const config of [service, holder]) {
       t.true(config.HostConfig.SecurityOpt.some((option: string) => option.startsWith('no-new-privileges')));
       t.true(config.HostConfig.ReadonlyRootfs);
-      t.true(config.HostConfig.PidsLimit > 0);
     }
+    // The run's processes (1,024 by default) are shared: the agent keeps half, the service has the rest.
+    const agent = inspect(`svc-${owner}`);
+    t.is(agent.HostConfig.PidsLimit, 512);
+    t.is(service.HostConfig.PidsLimit, 512);
     // What the service's own process reports of itself (its first lines).
     const lines = await engine.engine.logTail(`svc-${owner}-service-guarded`, 20);
     t.true(lines.includes('CapEff: 0000000000000000'), lines.join('\n'));

@@ -1,7 +1,8 @@
 // A run's services on Kubernetes are containers of the run's pod, as hostile as the agent: each
 // gets the agent container's hardening under the restricted Pod Security Standard (non-root, every
 // capability dropped, no privilege escalation, a read-only root, the pod's seccomp profile and uid),
-// the run's limits, and only the env its file names: no svc credential, no Secret of the operator's.
+// a share of the run's limits (together never more than the run's), and only the env its file names:
+// no svc credential, no Secret of the operator's.
 import test from 'ava';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,7 +50,7 @@ function podWithService() {
   return spec.pod!.manifest;
 }
 
-test("a service container has the agent's hardening and the run's limits, and passes the restricted standard", (t) => {
+test("a service has the agent's hardening and a share of the run's limits; the pod is restricted", (t) => {
   const manifest = podWithService();
   const [agent, service] = manifest.spec!.containers;
   t.is(service?.name, 'service-db');
@@ -64,8 +65,12 @@ test("a service container has the agent's hardening and the run's limits, and pa
   // The pod's uid and seccomp profile are its containers'; the service names none of its own.
   t.like(manifest.spec!.securityContext, { runAsNonRoot: true, runAsUser: 100_000 });
   t.truthy(manifest.spec!.securityContext!.seccompProfile);
+  // The run's 512 MiB and 500m, shared: the pod asks for and may use no more than the run's limits.
+  t.deepEqual(agent!.resources, {
+    limits: { memory: '256Mi', cpu: '250m' },
+    requests: { memory: '256Mi', cpu: '250m' },
+  });
   t.deepEqual(service!.resources, agent!.resources);
-  t.deepEqual(service!.resources!.limits, { memory: '512Mi', cpu: '500m' });
   t.deepEqual(restrictedViolations(manifest), []);
   t.deepEqual(manifest.spec!.hostAliases, [{ ip: '127.0.0.1', hostnames: ['db'] }]);
   // Its only writable place is a /tmp of its own, not the agent's workspace or svc's files.

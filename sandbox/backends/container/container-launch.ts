@@ -4,6 +4,7 @@
 // the bound sockets, as in a bubblewrap sandbox), every capability dropped, no_new_privs, the
 // run's unprivileged host uid, a process limit. The same harness (init.mjs) runs first inside.
 import { chmodSync, writeFileSync } from 'node:fs';
+import { runShares } from '../../../core/environment-services.ts';
 import { SANDBOX_PATHS } from '../bubblewrap.ts';
 import type { ContainerCreateBody, ContainerSpec, SandboxLayout, SandboxLaunchRequest } from '../../spec.ts';
 
@@ -60,11 +61,13 @@ export function containerSandboxSpec({
   // svc as root gives each run a uid of its own; otherwise the engine maps svc's own (rootless).
   const id = request.hostId ?? process.getuid?.() ?? 1000;
   const { container } = request.settings;
+  // A run with services shares its limits with them (core/environment-services.ts).
+  const share = (limit: number | null) => runShares(limit, request.services?.names.length ?? 0).agent;
   return {
     engine: container.engine,
     name: `svc-${request.name}`,
     image: request.image || container.image,
-    memoryLimitMiB: request.memoryLimitMiB ?? null,
+    memoryLimitMiB: share(request.memoryLimitMiB ?? null),
     unreachableAfterMs: container.unreachableAfterMs,
     engineFacts: request.engineFacts ?? null,
     body: {
@@ -86,7 +89,8 @@ export function containerSandboxSpec({
           binds,
           tmpfs: {},
           maxProcesses: request.settings.maxProcesses,
-          cpuMillicores: request.cpuMillicores ?? null,
+          containerProcesses: share(request.settings.maxProcesses),
+          cpuMillicores: share(request.cpuMillicores ?? null),
           runtime: container.runtime ?? null,
         }),
       },
@@ -97,11 +101,14 @@ export function containerSandboxSpec({
 /**
  * The walls of every container svc starts for a run (the agent's, its services'): no capability, no
  * privilege gained, a read-only image, svc's limits on processes, files and CPU, the engine's init.
+ * `maxProcesses` is the run's: the process rlimit counts every process of the run's uid, in all its
+ * containers; `containerProcesses` is this container's share of it.
  */
 export function hardenedHostConfig(options: {
   binds: string[];
   tmpfs: Record<string, string>;
   maxProcesses: number;
+  containerProcesses: number | null;
   cpuMillicores: number | null;
   runtime: string | null;
 }): Omit<ContainerCreateBody['HostConfig'], 'NetworkMode'> {
@@ -112,7 +119,7 @@ export function hardenedHostConfig(options: {
     ReadonlyRootfs: true,
     Binds: options.binds,
     Tmpfs: options.tmpfs,
-    PidsLimit: limit,
+    PidsLimit: options.containerProcesses ?? limit,
     // The engine's init (tini, catatonit) as the first process: a stop signal never meets a
     // process that ignores it for want of a handler, and zombies are reaped.
     Init: true,

@@ -8,7 +8,7 @@
 // `<run>-service-<name>`), so the sweep removes it with its run.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServicePlan } from '../../../core/environment-services.ts';
+import { runShares, type ServicePlan } from '../../../core/environment-services.ts';
 import { sandboxEtc } from '../bubblewrap.ts';
 import { hardenedHostConfig } from './container-launch.ts';
 import { limitContainer } from './container-runner.ts';
@@ -69,6 +69,8 @@ export async function startServices(launch: ServicesLaunch, services: ServicePla
   );
   // Read by the services' uid.
   chmodSync(hosts, 0o644);
+  // Each service's share of the run's limits (the agent keeps half: container-launch.ts).
+  const share = (limit: number | null) => runShares(limit, services.length).service;
   const host = (networkMode: ContainerCreateBody['HostConfig']['NetworkMode'], tmpfs: Record<string, string>) => {
     const config: ContainerCreateBody['HostConfig'] = {
       NetworkMode: networkMode,
@@ -76,11 +78,12 @@ export async function startServices(launch: ServicesLaunch, services: ServicePla
         binds: [`${hosts}:/etc/hosts:ro`],
         tmpfs,
         maxProcesses: launch.maxProcesses,
-        cpuMillicores: launch.cpuMillicores,
+        containerProcesses: share(launch.maxProcesses),
+        cpuMillicores: share(launch.cpuMillicores),
         runtime: launch.runtime,
       }),
     };
-    limitContainer(config, facts, launch.memoryCgroup, launch.memoryLimitMiB);
+    limitContainer(config, facts, launch.memoryCgroup, share(launch.memoryLimitMiB));
     return config;
   };
   const holder = servicesHolder(launch.runId);

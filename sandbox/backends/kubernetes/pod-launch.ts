@@ -14,7 +14,7 @@ import { SANDBOX_PATHS, SANDBOX_INNER_ID } from '../bubblewrap.ts';
 import type { PodDefaults } from '../../../platform/sandbox-settings.ts';
 import type { ProjectPodSettings } from '../../../core/svc-config.schema.ts';
 import { NETWORK_SOCKETS } from '../../network/sandbox-network.ts';
-import type { ServicePlan } from '../../../core/environment-services.ts';
+import { runShares, type ServicePlan } from '../../../core/environment-services.ts';
 import { POD_LABELS, RUN_ANNOTATION } from './kube-api.ts';
 import type {
   GatewayPart,
@@ -126,7 +126,7 @@ export function podSandboxSpec({
     workingDir: SANDBOX_PATHS.workspace,
     // A preview's server listens on the pod's address; its Service (preview-service.ts) leads there.
     ...(request.launch.door ? { ports: [{ name: 'preview', containerPort: request.launch.door.port }] } : {}),
-    resources: podResources(request),
+    resources: podResources(request, 'agent', services.length),
     securityContext,
     volumeMounts: [
       { name: 'workspace', mountPath: SANDBOX_PATHS.workspace },
@@ -168,7 +168,10 @@ export function podSandboxSpec({
           ? { type: 'Localhost', localhostProfile: settings.seccompProfile }
           : { type: 'RuntimeDefault' },
       },
-      containers: [container, ...services.map((service) => serviceContainer(request, service, securityContext))],
+      containers: [
+        container,
+        ...services.map((service) => serviceContainer(request, service, services.length, securityContext)),
+      ],
       ...(services.length
         ? { hostAliases: [{ ip: '127.0.0.1', hostnames: services.map((service) => service.name) }] }
         : {}),
@@ -222,12 +225,13 @@ const serviceTmp = (name: string) => `service-${name}-tmp`;
 
 /**
  * A service as a container of the run's pod: the agent's hardening (the pod's uid, every capability
- * dropped, no privilege escalation, the pod's seccomp profile, a read-only root), the run's limits,
+ * dropped, no privilege escalation, the pod's seccomp profile, a read-only root), its share of the run's limits,
  * a /tmp of its own, and only the env its file names.
  */
 function serviceContainer(
   request: SandboxLaunchRequest,
   service: ServicePlan,
+  services: number,
   securityContext: V1Container['securityContext'],
 ): V1Container {
   const env = { HOME: '/tmp', ...service.env };
@@ -239,16 +243,23 @@ function serviceContainer(
     ...(service.command ? { args: service.command } : {}),
     env: Object.entries(env).map(([name, value]): V1EnvVar => ({ name, value })),
     ...(service.ports.length ? { ports: service.ports.map((port) => ({ containerPort: port })) } : {}),
-    resources: podResources(request),
+    resources: podResources(request, 'service', services),
     securityContext,
     volumeMounts: [{ name: serviceTmp(service.name), mountPath: SANDBOX_PATHS.tmp }],
   };
 }
 
-function podResources(request: SandboxLaunchRequest) {
+/**
+ * One container's limits (and requests, the same): its share of the run's (core/environment-services.ts),
+ * so the pod's containers together ask for and may use no more than the run's limits.
+ */
+function podResources(request: SandboxLaunchRequest, container: 'agent' | 'service', services: number) {
+  const share = (limit: number | null | undefined) => runShares(limit ?? null, services)[container];
+  const memory = share(request.memoryLimitMiB);
+  const cpu = share(request.cpuMillicores);
   const limits: Record<string, string> = {};
-  if (request.memoryLimitMiB) limits.memory = `${request.memoryLimitMiB}Mi`;
-  if (request.cpuMillicores) limits.cpu = `${request.cpuMillicores}m`;
+  if (memory) limits.memory = `${memory}Mi`;
+  if (cpu) limits.cpu = `${cpu}m`;
   return Object.keys(limits).length ? { limits, requests: { ...limits } } : {};
 }
 
