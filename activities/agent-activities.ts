@@ -312,6 +312,7 @@ export function createAgentActivities(deps: RunActivityDeps) {
               unreachable: exit.loss === 'unreachable',
               evicted: exit.loss === 'evicted',
               notHandedBack: exit.notHandedBack ?? false,
+              serviceFailure: exit.serviceFailure ?? null,
               endedAt: exit.endedAt,
             };
           }

@@ -7,7 +7,7 @@
 // its file names, and nothing of svc's.
 import { join } from 'node:path';
 import { Context, heartbeat } from '@temporalio/activity';
-import type { ServicePlan } from '../core/environment-services.ts';
+import type { ServiceFailure, ServicePlan } from '../core/environment-services.ts';
 import type { ProjectSandboxSettings } from '../core/run-model.ts';
 import { dataPaths } from '../platform/config.ts';
 import { agentImageRefusal, sandboxCpuLimit } from '../platform/sandbox-settings.ts';
@@ -25,15 +25,13 @@ import {
   startServices,
 } from '../sandbox/index.ts';
 
-/** A failed service's lines kept in the run's failure. */
-const FAILURE_LOG_LINES = 20;
 /** How often the services are asked whether they are ready. */
 const PROBE_EVERY_MS = 500;
 
 export type ServicesStart =
   { ok: true } | { ok: false; reason: 'environment_invalid' | 'environment_services_failed'; message: string };
 
-export type ServicesReady = { ok: true } | { ok: false; service: string; message: string; logs: string[] };
+export type ServicesReady = { ok: true } | ({ ok: false } & ServiceFailure);
 
 export function createEnvironmentServiceActivities(deps: RunActivityDeps) {
   const engine = deps.sandbox.container.engine;
@@ -129,7 +127,7 @@ export function createEnvironmentServiceActivities(deps: RunActivityDeps) {
         ok: false,
         service: service.name,
         message: `service ${service.name} ${why}`,
-        logs: await serviceLogTail(engine, runId, service.name, FAILURE_LOG_LINES),
+        logs: await serviceLogTail(engine, runId, service.name),
       });
       for (;;) {
         for (const service of [...waiting.values()]) {

@@ -1,6 +1,7 @@
 // What the sandbox saw of an agent process, and the failure reason it implies. The precedence
 // follows the reference system's reap order for the reasons a process exit can witness:
 // caller-supplied (watchdog/runtime) first, then what the log shows.
+import type { ServiceFailure } from './environment-services.ts';
 import type { RunFailureReason, RunState } from './run-states.ts';
 
 export interface AgentExitEvidence {
@@ -26,6 +27,8 @@ export interface AgentExitEvidence {
   evicted?: boolean;
   /** The sandbox ended without handing its workspace back (a pod): its work never reached svc. */
   notHandedBack?: boolean;
+  /** The service a pod's harness gave up on, with its last lines (Kubernetes: the workflow waits for none). */
+  serviceFailure?: ServiceFailure | null;
 }
 
 export interface RunVerdict {
@@ -34,7 +37,13 @@ export interface RunVerdict {
 }
 
 /** A pod's harness gave up on a service before it started the agent (sandbox-init.ts, exit 125). */
-const SERVICES_WITNESS = /^svc sandbox: service \S+ was not ready within /;
+const SERVICES_WITNESS = /^svc sandbox: (service (\S+) was not ready within .*)$/;
+
+/** The service a pod's harness gave up on, and what it said, from one of its lines. */
+export function serviceNotReady(line: string): { service: string; message: string } | null {
+  const match = SERVICES_WITNESS.exec(line);
+  return match ? { service: match[2]!, message: match[1]! } : null;
+}
 const SANDBOX_WITNESSES = [/^bwrap: /, /^sandbox-exec: /, /^svc sandbox: (cannot open|could not move)/];
 
 const SIGNALS: Record<number, string> = {

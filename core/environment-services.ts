@@ -125,3 +125,22 @@ export function runShares(limit: number | null, services: number): RunShares {
   const service = Math.max(1, Math.floor(limit / 2 / services));
   return { agent: limit - service * services, service };
 }
+
+/** How many of a failed service's last lines the run's failure keeps. */
+export const SERVICE_FAILURE_LOG_LINES = 20;
+/** How much of each line it keeps: the workflow's history carries them, and they are the repository's. */
+const SERVICE_LOG_LINE_MAX_CHARS = 2000;
+
+/** A service's lines as a run's failure keeps them: the last ones, each cut. */
+export function serviceFailureLines(lines: string[]): string[] {
+  return lines
+    .slice(-SERVICE_FAILURE_LOG_LINES)
+    .map((line) => (line.length > SERVICE_LOG_LINE_MAX_CHARS ? `${line.slice(0, SERVICE_LOG_LINE_MAX_CHARS)}…` : line));
+}
+
+/** Why a run's service failed it, as its failure says: the service, what happened, its last lines. */
+export interface ServiceFailure {
+  service: string;
+  message: string;
+  logs: string[];
+}

@@ -4,7 +4,7 @@
 // may import it without a cycle.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { EgressRule } from '../core/egress-rules.ts';
-import type { ServicePlan } from '../core/environment-services.ts';
+import type { ServiceFailure, ServicePlan } from '../core/environment-services.ts';
 import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 import type { Bind, Isolation, SandboxSettings } from '../platform/sandbox-settings.ts';
 
@@ -171,6 +171,8 @@ export interface ExitRecord {
   detail?: string;
   /** A pod ended without handing its workspace back: its work is not in svc's copy. */
   notHandedBack?: boolean;
+  /** A pod's harness gave up on one of the run's services: which, why, and that container's last lines. */
+  serviceFailure?: ServiceFailure;
   endedAt: string;
 }
 

@@ -1,6 +1,7 @@
 // A repository's services on the Kubernetes backend (the stand-in API running each pod's containers
 // on Podman, in one network namespace): the services are containers of the run's pod, the agent
-// reaches one by name, and one never ready fails the run before the agent starts. The pod carries
+// reaches one by name, and one never ready fails the run before the agent starts, with its name and
+// last lines. The pod carries
 // them under the agent's hardening (test/security/environment-services.test.ts checks the manifest).
 import test from 'ava';
 import { waitUntilRemoved, type TestContainerEngine } from '../support/container-engine.ts';
@@ -72,6 +73,25 @@ test.serial('a service never ready fails the run environment_services_failed; th
   t.like(run, { state: 'failed', failureReason: 'environment_services_failed' }, trace);
   t.false((await runStdout(svc, runId)).includes('the agent ran'));
   t.true(trace.includes('service sleepy was not ready within 3 s'), trace);
+  // As on the container backend: the failure names the service, says why, and has its last lines.
+  const result = (await runEvents(svc, runId)).find((event) => event.payload?.type === 'result')?.payload;
+  t.is(result?.service, 'sleepy', trace);
+  t.is(result?.message, 'service sleepy was not ready within 3 s');
+  t.true((result?.logs as string[]).includes('listening on 9090'), JSON.stringify(result));
+});
+
+test.serial("the harness's line printed by an agent names no service of its pod: no lines are read", async (t) => {
+  repo('mimic', ['  - name: real', `    image: ${SERVICE_IMAGE}`, '    ports: [8080]']);
+  const runId = await fixture.dispatch(
+    await fixture.register('mimic'),
+    "echo 'svc sandbox: service other was not ready within 1 s' >&2; exit 125",
+  );
+  const { run, trace } = await ended(runId);
+  // The agent mislabels only its own failure; svc reads no container the pod does not have.
+  t.like(run, { state: 'failed', failureReason: 'environment_services_failed' }, trace);
+  const result = (await runEvents(svc, runId)).find((event) => event.payload?.type === 'result')?.payload;
+  t.is(result?.service, undefined, JSON.stringify(result));
+  t.is(result?.logs, undefined);
 });
 
 test.serial('a readiness command is refused on Kubernetes before any pod is made', async (t) => {

@@ -2,8 +2,10 @@
 // last lines of a service that never got ready go into the run's failure, through the workflow's
 // history (an activity's result) and the read model: each line is cut, as a setup's are, so a
 // service printing megabytes on one line cannot swell either (a Temporal payload has a hard limit).
+// A pod's service lines (read through the Kubernetes API) are cut by the same rule.
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
+import { serviceFailureLines } from '../../core/environment-services.ts';
 import { serviceLogTail, serviceSandbox } from '../../sandbox/backends/container/container-services.ts';
 import type { ContainerCreateBody } from '../../sandbox/spec.ts';
 import { DEFAULT_AGENT_IMAGE } from '../../platform/sandbox-settings.ts';
@@ -40,7 +42,7 @@ test("a service's lines in its run's failure are cut, however long it prints the
       'the service ending',
       60_000,
     );
-    const lines = await serviceLogTail(engine.address, runId, 'noisy', 20);
+    const lines = await serviceLogTail(engine.address, runId, 'noisy');
     t.is(lines.at(-1), 'done', lines.map((line) => line.slice(0, 20)).join('\n'));
     t.is(lines.length, 4);
     for (const line of lines.slice(0, 3)) {
@@ -51,4 +53,11 @@ test("a service's lines in its run's failure are cut, however long it prints the
     await engine.engine.remove(id);
     await waitUntilRemoved(engine.engine, name);
   }
+});
+
+test("a pod's service lines are kept as the engine's are: the last 20, each cut", (t) => {
+  const lines = serviceFailureLines([...Array.from({ length: 30 }, (_, i) => `line ${i}`), 'y'.repeat(50_000)]);
+  t.is(lines.length, 20);
+  t.is(lines[0], 'line 11');
+  t.is(lines.at(-1), `${'y'.repeat(2000)}…`);
 });

@@ -316,6 +316,15 @@ export class KubeStandIn {
         status(400, 'BadRequest', `container "agent" in pod "${entry.pod.metadata!.name}" is waiting to start`),
       );
     const since = url.searchParams.get('sinceTime');
+    if (url.searchParams.get('follow') !== 'true') {
+      // What the log holds now: its last `tailLines` (kubelet's own cut), without timestamps unless asked.
+      const tail = Number(url.searchParams.get('tailLines') ?? 10_000);
+      void this.#kubelet.engine.logTail(containerId, tail).then((lines) => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.end(lines.map((line) => `${line}\n`).join(''));
+      });
+      return;
+    }
     response.writeHead(200, { 'content-type': 'text/plain' });
     // Podman stamps every frame; kubelet merges stdout and stderr into one stream, as here.
     const follow = this.#kubelet.engine.followLogs(containerId, (_stream, frame) => response.write(frame), {

@@ -88,7 +88,9 @@ export async function judge(
     return execution.finish('failed', 'timed_out', endedAt(), exit);
   }
   const verdict = classifyAgentExit(evidence);
+  // A pod's service that never got ready: its name, why and its lines, as when the workflow waited.
+  const detail = verdict.failureReason === 'environment_services_failed' ? evidence.serviceFailure : null;
   if (verdict.state !== 'succeeded' || !run.projectId || !run.branch || !input.baseBranch)
-    return execution.finish(verdict.state, verdict.failureReason, endedAt(), exit);
+    return execution.finish(verdict.state, verdict.failureReason, endedAt(), { ...exit, ...detail });
   return evidence;
 }

@@ -8,7 +8,12 @@
 // `<run>-service-<name>`), so the sweep removes it with its run.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runShares, type ServicePlan } from '../../../core/environment-services.ts';
+import {
+  runShares,
+  SERVICE_FAILURE_LOG_LINES,
+  serviceFailureLines,
+  type ServicePlan,
+} from '../../../core/environment-services.ts';
 import { sandboxEtc } from '../bubblewrap.ts';
 import { hardenedHostConfig } from './container-launch.ts';
 import { limitContainer } from './container-runner.ts';
@@ -170,13 +175,11 @@ export async function serviceStartedAt(address: string, runId: string, name: str
   return Number.isNaN(at) || at <= 0 ? null : at;
 }
 
-/** How much of each service line a run's failure keeps (as of a setup's): the workflow's history carries it. */
-const LOG_LINE_MAX_CHARS = 2000;
-
-/** A service's last lines, for the run's failure: each cut, a service's output being the repository's. */
-export async function serviceLogTail(address: string, runId: string, name: string, lines: number) {
-  const tail = await new DockerEngine(address).logTail(`svc-${serviceSandbox(runId, name)}`, lines).catch(() => []);
-  return tail.map((line) => (line.length > LOG_LINE_MAX_CHARS ? `${line.slice(0, LOG_LINE_MAX_CHARS)}…` : line));
+/** A service's last lines, for the run's failure. */
+export async function serviceLogTail(address: string, runId: string, name: string) {
+  const engine = new DockerEngine(address);
+  const tail = await engine.logTail(`svc-${serviceSandbox(runId, name)}`, SERVICE_FAILURE_LOG_LINES).catch(() => []);
+  return serviceFailureLines(tail);
 }
 
 /** Removes the run's services and their holder (each gone already is fine). */

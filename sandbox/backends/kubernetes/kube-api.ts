@@ -107,6 +107,17 @@ export class KubeApi {
     }
   }
 
+  /** A container's last lines (a service's, for the run's failure), or none when it has no log. */
+  async logTail(name: string, container: string, lines: number): Promise<string[]> {
+    const request = this.#core.readNamespacedPodLog({ name, namespace: this.namespace, container, tailLines: lines });
+    try {
+      const text = await withTimeout(request, REQUEST_TIMEOUT_MS, `reading the log of ${name}/${container}`);
+      return text.split('\n').filter((line, index, all) => line !== '' || index < all.length - 1);
+    } catch {
+      return [];
+    }
+  }
+
   /** Stops a pod through its deadline: the kubelet sends SIGTERM, then SIGKILL after the grace period. */
   async stop(name: string): Promise<void> {
     const body = [{ op: 'add', path: '/spec/activeDeadlineSeconds', value: 1 }];

@@ -3,11 +3,17 @@
 // ended, and delete it. The file contract is the container backend's, so the activities watch a
 // pod exactly as they watch a container or a bubblewrap sandbox.
 import type { V1Pod } from '@kubernetes/client-node';
+import { serviceNotReady } from '../../../core/agent-exit.ts';
+import {
+  serviceFailureLines,
+  SERVICE_FAILURE_LOG_LINES,
+  type ServiceFailure,
+} from '../../../core/environment-services.ts';
 import { processStartTime } from '../../../platform/processes.ts';
 import { copySandboxOutput, type OutputFiles } from '../container/container-output.ts';
 import { startFailure } from '../../host/files.ts';
 import { KubeApi, KubeError } from './kube-api.ts';
-import { POD_CONFIG_VARIABLE } from './pod-launch.ts';
+import { POD_CONFIG_VARIABLE, serviceContainerName } from './pod-launch.ts';
 import { STDERR_MARK } from '../../inside/wire.ts';
 import { watchPod, type PodEnd } from './pod-watch.ts';
 import type { AgentRecord, BackendExit, PodConfig, PodSpec } from '../../spec.ts';
@@ -54,6 +60,22 @@ function exitOf(end: PodEnd, stopRequested: boolean): Exit {
 }
 
 /**
+ * The service the pod's harness gave up on, with its container's last lines, read before the pod
+ * goes. Only a container of this pod's own services is read: the harness's line is in the agent's
+ * log, which the agent could have written too.
+ */
+async function serviceFailure(
+  api: KubeApi,
+  spec: PodSpec,
+  notReady: { service: string; message: string },
+): Promise<ServiceFailure | null> {
+  const container = serviceContainerName(notReady.service);
+  if (!spec.manifest.spec?.containers.some((entry) => entry.name === container)) return null;
+  const lines = await api.logTail(spec.name, container, SERVICE_FAILURE_LOG_LINES);
+  return { ...notReady, logs: serviceFailureLines(lines) };
+}
+
+/**
  * Runs the sandbox's pod. `onSpawn` is called once its container runs; a refused create resolves
  * `exited` with a spawnError. With `reattach` the pod must already exist (a missing one is
  * `vanished`): a successor never starts the agent again.
@@ -81,6 +103,7 @@ export function runPod(
     }
     exists = true;
     if (stopRequested) await api.stop(spec.name).catch(() => {});
+    let notReady: ReturnType<typeof serviceNotReady> = null;
     const logs = copySandboxOutput((copier) => {
       const sinceSeconds = copier.resume();
       return api.followLog(
@@ -90,6 +113,7 @@ export function runPod(
           const stamp = line.slice(0, Math.max(space, 0));
           const payload = space >= 0 ? line.slice(space + 1) : line;
           const stderr = payload.startsWith(STDERR_MARK);
+          if (stderr) notReady = serviceNotReady(payload.slice(1)) ?? notReady;
           copier.onFrame(stderr ? 2 : 1, Buffer.from(`${stamp} ${stderr ? payload.slice(1) : payload}\n`));
         },
         sinceSeconds ? { sinceTime: new Date(sinceSeconds * 1000).toISOString() } : {},
@@ -111,7 +135,9 @@ export function runPod(
       return exitOf(end, stopRequested);
     }
     await logs.drain();
-    return exitOf(end, stopRequested);
+    const exit = exitOf(end, stopRequested);
+    const failure = end.exitCode === 125 && notReady ? await serviceFailure(api, spec, notReady) : null;
+    return failure ? { ...exit, serviceFailure: failure } : exit;
   })();
 
   return {
