@@ -3,6 +3,7 @@
 // repository (test/support/mcp-probe.ts) with a project secret in its env, the model calls its tool
 // as `mcp__probe__write_note`, the tool's answer reaches the model and its file the run's branch,
 // and no configuration file shows in the run's diff. The secret's value is masked in the run's events.
+// The real OpenCode CLI does the same with its own configuration (the server's tool as `probe_write_note`).
 import test from 'ava';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,13 +14,26 @@ import { ScriptedModel } from '../support/scripted-model.ts';
 import { runEvents, waitForRunState, type TestStack } from '../support/stack.ts';
 
 const CLAUDE = resolve('node_modules/.bin/claude');
+const OPENCODE = resolve('node_modules/.bin/opencode');
 const PREFIX = 'mcp-prefix-secret-7f3a9c: ';
 
 const model = new ScriptedModel([]);
 const agentsFile = join(mkdtempSync(join(tmpdir(), 'svc-agents-')), 'agents.yaml');
 writeFileSync(
   agentsFile,
-  `agents:\n  - name: claude\n    runtime: claude-code\n    command: ["${CLAUDE}"]\n    model: claude-sonnet-4-5\n`,
+  [
+    'agents:',
+    '  - name: claude',
+    '    runtime: claude-code',
+    `    command: ["${CLAUDE}"]`,
+    '    model: claude-sonnet-4-5',
+    '  - name: opencode',
+    '    runtime: opencode',
+    `    command: ["${OPENCODE}"]`,
+    '    provider: anthropic',
+    '    model: claude-sonnet-4-5',
+    '',
+  ].join('\n'),
 );
 let fixture: ReturnType<typeof forgeStack>;
 let svc: TestStack;
@@ -91,4 +105,39 @@ test.serial("Claude Code calls a tool of the environment's stdio MCP server; its
     events.some((event) => event.kind.startsWith('environment.')),
     'nothing set up for a file without a setup',
   );
+});
+
+test.serial("OpenCode calls a tool of the environment's stdio MCP server; its work is the run's", async (t) => {
+  fixture.github.createRepo('acme', 'opencode-mcp', {
+    files: {
+      '.svc/mcp-probe.mjs': MCP_PROBE_SCRIPT,
+      '.svc/environment.yaml': 'mcp:\n  - name: probe\n    command: [node, .svc/mcp-probe.mjs]\n',
+    },
+  });
+  const project = await fixture.register('opencode-mcp');
+  model.setScript([
+    { toolUse: { name: 'probe_write_note', input: { text: 'hello from opencode' } } },
+    {
+      toolUse: {
+        name: 'bash',
+        input: { command: 'git add -A && git commit -q -m "Add the note"', description: 'commit the note' },
+      },
+    },
+    { text: 'Done.' },
+  ]);
+  model.requests.length = 0;
+  const answer = await svc.request('POST', '/runs', { body: { agent: 'opencode', project, prompt: 'Write a note' } });
+  t.is(answer.status, 201, answer.text);
+  const runId = answer.body.run.id as string;
+  const run = await waitForRunState(svc, runId, undefined, 180_000);
+  const events = await runEvents(svc, runId);
+  t.is(run.state, 'succeeded', JSON.stringify({ run, events: events.slice(-15) }));
+  // OpenCode offered the server's tool to the model, called it, and its answer reached the model.
+  const calls = model.requests.filter((request) => request.tools.includes('bash'));
+  t.true(calls[0]?.tools.includes('probe_write_note'), JSON.stringify(calls[0]?.tools));
+  t.true(calls[1]?.lastMessage.includes('note written: hello from opencode'), calls[1]?.lastMessage.slice(0, 600));
+  t.like(run, { commitsAhead: 1, filesChanged: 1 });
+  const bare = join(fixture.github.root, 'acme', 'opencode-mcp.git');
+  t.is(fixture.github.git(bare, 'show', `svc/${runId}:mcp-note.txt`), 'hello from opencode');
+  t.deepEqual(fixture.github.git(bare, 'diff', '--name-only', `main...svc/${runId}`).split('\n'), ['mcp-note.txt']);
 });
