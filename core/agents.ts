@@ -4,7 +4,7 @@
 export const STEERING_CAPABILITIES = ['mid-run', 'spawn-only', 'none'] as const;
 export type SteeringCapability = (typeof STEERING_CAPABILITIES)[number];
 
-export const RUNTIME_IDS = ['command', 'claude-code', 'codex', 'opencode'] as const;
+export const RUNTIME_IDS = ['command', 'claude-code', 'codex', 'opencode', 'acp'] as const;
 export type RuntimeId = (typeof RUNTIME_IDS)[number];
 
 export interface AgentDefinition {

@@ -306,6 +306,40 @@ function agentLine(type: string, payload: Payload, raw: unknown): EventText {
     case 'provider_error':
     case 'turn_failed':
       return error(`Model provider error${colon(str(payload, 'message'))}`);
+    // An ACP agent's structured lines (activities/runtimes/acp.ts).
+    case 'message':
+    case 'thought':
+      return output(payload.text);
+    case 'tool_call':
+      return info(
+        `Tool call${colon(str(payload, 'title') ?? str(payload, 'id'))}` +
+          parens(str(payload, 'kind'), str(payload, 'status')),
+      );
+    case 'file_edit':
+      return info(
+        `${payload.created === true ? 'Created' : 'Edited'}${colon(str(payload, 'path'))}` +
+          parens(`+${num(payload, 'added') ?? 0} −${num(payload, 'removed') ?? 0}`),
+      );
+    case 'plan': {
+      const entries = Array.isArray(payload.entries) ? payload.entries.map(asPayload) : [];
+      const done = entries.filter((entry) => str(entry, 'status') === 'completed').length;
+      const current = entries.find((entry) => str(entry, 'status') === 'in_progress');
+      return info(
+        `Plan: ${done} of ${plural(entries.length, 'step')} done${colon(current && str(current, 'content'))}`,
+      );
+    }
+    case 'permission':
+      return str(payload, 'decision') === 'allowed'
+        ? info(`Permission allowed${colon(str(payload, 'title'))}`)
+        : warn(`Permission refused${colon(str(payload, 'title'))} (outside the workspace)`);
+    case 'turn_ended':
+      return info(`Agent turn ended${parens(str(payload, 'stopReason')?.replaceAll('_', ' '))}`);
+    case 'steer_taken':
+      return info(`Steering message taken as the next turn${parens(str(payload, 'priority'))}`);
+    case 'session': {
+      const agentInfo = asPayload(payload.agent);
+      return info(`Agent session started${parens(str(agentInfo, 'name'), str(agentInfo, 'version'))}`);
+    }
     case 'system.init':
       return info(
         'Agent session started' +

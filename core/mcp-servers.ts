@@ -24,7 +24,7 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const REFERENCE = /\$\{secrets\.([^}]*)\}/g;
 
 /** The runtimes that take MCP servers: the `command` runtime runs an arbitrary program, which has no such notion. */
-export const MCP_RUNTIMES: readonly RuntimeId[] = ['claude-code', 'codex', 'opencode'];
+export const MCP_RUNTIMES: readonly RuntimeId[] = ['claude-code', 'codex', 'opencode', 'acp'];
 
 /** A value with `${secrets.NAME}` references, each naming a secret the way a secret is named. */
 const templated = (max: number) =>

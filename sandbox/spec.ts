@@ -8,8 +8,8 @@ import type { ServiceFailure, ServicePlan } from '../core/environment-services.t
 import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 import type { Bind, Isolation, SandboxSettings } from '../platform/sandbox-settings.ts';
 
-/** svc's programs inside a sandbox (inside/): the init, the finalizer, the steering relay, a preview's door. */
-export type SandboxProgram = 'init' | 'finalizer' | 'steering' | 'door';
+/** svc's programs inside a sandbox (inside/): the init, the finalizer, the steering relay, the ACP client, a preview's door. */
+export type SandboxProgram = 'init' | 'finalizer' | 'steering' | 'acp' | 'door';
 
 /** The input protocols the steering relay speaks; the runtime adapter names one in its launch. */
 export type SteeringFormat = 'claude-stream-json';
@@ -21,6 +21,8 @@ export interface LaunchSpec {
   stdin: string | null;
   /** The agent takes steering on its input in this format: svc's relay holds its stdin (steering-relay.ts). */
   steering?: SteeringFormat | null;
+  /** The agent speaks this protocol: svc's client drives it (inside/acp-client.ts). */
+  protocol?: 'acp' | null;
   /** The memory cgroup the agent runs in (the supervisor joins it before exec). */
   memoryCgroup?: MemoryCgroup | null;
   /** The sandbox's proxies, started by the supervisor before the launch (bubblewrap only). */

@@ -1,4 +1,5 @@
 import type { RuntimeId } from '../../core/agents.ts';
+import { acpRuntime } from './acp.ts';
 import { claudeCodeRuntime } from './claude-code.ts';
 import { codexRuntime } from './codex.ts';
 import { commandRuntime } from './command.ts';
@@ -10,6 +11,7 @@ const ADAPTERS: Record<RuntimeId, RuntimeAdapter> = {
   'claude-code': claudeCodeRuntime,
   codex: codexRuntime,
   opencode: openCodeRuntime,
+  acp: acpRuntime,
 };
 
 export function runtimeFor(id: RuntimeId): RuntimeAdapter {

@@ -125,6 +125,7 @@ export function sandboxLaunch(request: SandboxLaunchRequest): { spec: LaunchSpec
     [
       'init',
       ...(request.program ? [request.program] : []),
+      ...(!request.program && launch.protocol === 'acp' ? ['acp'] : []),
       ...(!request.program && launch.steering ? ['steering'] : []),
       // A pod's preview needs no door: its Service reaches the server on the pod's address.
       ...(!request.program && launch.door && request.isolation !== 'kubernetes' ? ['door'] : []),

@@ -17,6 +17,7 @@ export const SANDBOX_PROGRAMS = {
   init: { source: join(HERE, 'sandbox-init.ts'), target: `${SANDBOX_PATHS.bin}/init.mjs` },
   finalizer: { source: join(HERE, 'finalizer.ts'), target: `${SANDBOX_PATHS.bin}/finalizer.mjs` },
   steering: { source: join(HERE, 'steering-relay.ts'), target: `${SANDBOX_PATHS.bin}/steer.mjs` },
+  acp: { source: join(HERE, 'acp-client.ts'), target: `${SANDBOX_PATHS.bin}/acp.mjs` },
   door: { source: join(HERE, 'preview-door.ts'), target: `${SANDBOX_PATHS.bin}/door.mjs` },
 } as const satisfies Record<SandboxProgram, { source: string; target: string }>;
 
@@ -110,12 +111,14 @@ export function programNode(node: string): string[] {
 }
 
 /**
- * The agent's argv behind svc's program in front of it, if any: the steering relay (an agent that
- * takes steering on its input) or a preview's door. `at` is where programs are (source: svc's
+ * The agent's argv behind svc's program in front of it, if any: the ACP client (an agent that speaks
+ * the Agent Client Protocol), the steering relay (an agent that takes steering on its input) or a
+ * preview's door. `at` is where programs are (source: svc's
  * checkout, unsandboxed; target: the sandbox's bin), `netDir` the socket directory as seen there.
  */
 export function fronted(launch: LaunchSpec, node: string, at: 'source' | 'target', netDir: string, argv: string[]) {
   // No inspector on SIGUSR1: the agent may signal the relay (its own uid).
+  if (launch.protocol === 'acp') return [...programNode(node), '--disable-sigusr1', SANDBOX_PROGRAMS.acp[at], ...argv];
   if (launch.steering)
     return [...programNode(node), '--disable-sigusr1', SANDBOX_PROGRAMS.steering[at], launch.steering, ...argv];
   if (launch.door)

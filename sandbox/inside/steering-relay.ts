@@ -10,12 +10,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import type { SteeringFormat } from '../spec.ts';
-
-interface InboxMessage {
-  body: string;
-  priority: string;
-  fromActor: string;
-}
+import { claimInbox, steeringText, type InboxMessage } from './wire.ts';
 
 interface Protocol {
   /** One message of the agent's input, newline-terminated. */
@@ -56,8 +51,6 @@ const PROTOCOLS: Record<SteeringFormat, Protocol> = {
 const POLL_MS = Math.max(100, Number(process.env.SVC_INBOX_POLL_INTERVAL_MS) || 500);
 /** Between the two empty claims that let the relay close an idle agent's input. */
 const CLOSE_CONFIRM_MS = 1000;
-/** A claim that hangs is given up (the next one asks again). */
-const CLAIM_TIMEOUT_MS = 10_000;
 
 const [format, command, ...args] = process.argv.slice(2);
 const protocol = PROTOCOLS[format as SteeringFormat];
@@ -65,17 +58,9 @@ if (!protocol || !command) {
   process.stderr.write(`usage: steer.mjs <${Object.keys(PROTOCOLS).join('|')}> <command> [args…]\n`);
   process.exit(2);
 }
-const inboxUrl = `${process.env.SVC_BASE_URL}/runs/${process.env.SVC_RUN_ID}/inbox`;
-// Only an unsandboxed agent holds the run token; in a sandbox the callback proxy adds it.
-const token = process.env.SVC_API_TOKEN;
 
 function say(message: string): void {
   process.stderr.write(`svc steering: ${message}\n`);
-}
-
-/** Steering as the agent reads it: who sent it and how urgent, then the text. */
-export function steeringText(message: InboxMessage): string {
-  return `Steering message from ${message.fromActor} (${message.priority} priority):\n${message.body}`;
 }
 
 let prompt = '';
@@ -207,23 +192,9 @@ let claiming: Promise<unknown> = Promise.resolve();
 
 /** Claims the unread messages; none when svc cannot be asked (the next poll asks again). */
 function claim(): Promise<InboxMessage[]> {
-  const claimed = ask();
+  const claimed = claimInbox();
   claiming = claimed;
   return claimed;
-}
-
-async function ask(): Promise<InboxMessage[]> {
-  try {
-    const response = await fetch(inboxUrl, {
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-      signal: AbortSignal.timeout(CLAIM_TIMEOUT_MS),
-    });
-    if (!response.ok) return [];
-    const { messages } = (await response.json()) as { messages?: InboxMessage[] };
-    return Array.isArray(messages) ? messages.filter((message) => typeof message?.body === 'string') : [];
-  } catch {
-    return [];
-  }
 }
 
 /** Waits the poll interval, or less when the agent ends a turn (or ends). */

@@ -169,6 +169,36 @@ test("agents' own lines: known types read as words, others as their type and pay
   );
 });
 
+test("an ACP agent's structured lines read as words", (t) => {
+  const line = (kind: string, payload: unknown) => describeRunEvent({ kind: `agent.${kind}`, payload });
+  t.deepEqual(line('message', { text: 'Done.' }), { tone: 'output', text: 'Done.' });
+  t.is(
+    line('tool_call', { id: 't1', title: 'Write note.txt', kind: 'edit', status: 'completed' }).text,
+    'Tool call: Write note.txt (edit, completed)',
+  );
+  t.is(line('file_edit', { path: 'note.txt', added: 2, removed: 0, created: true }).text, 'Created: note.txt (+2 −0)');
+  t.is(line('file_edit', { path: 'a.ts', added: 1, removed: 3, created: false }).text, 'Edited: a.ts (+1 −3)');
+  t.is(
+    line('plan', {
+      entries: [
+        { content: 'Read', status: 'completed' },
+        { content: 'Write the note', status: 'in_progress' },
+      ],
+    }).text,
+    'Plan: 1 of 2 steps done: Write the note',
+  );
+  t.deepEqual(line('permission', { title: 'Edit /etc/hosts', decision: 'refused' }), {
+    tone: 'warn',
+    text: 'Permission refused: Edit /etc/hosts (outside the workspace)',
+  });
+  t.is(line('turn_ended', { stopReason: 'end_turn' }).text, 'Agent turn ended (end turn)');
+  t.is(line('steer_taken', { priority: 'urgent' }).text, 'Steering message taken as the next turn (urgent)');
+  t.is(
+    line('session', { agent: { name: 'gemini-cli', version: '0.61.0' } }).text,
+    'Agent session started (gemini-cli, 0.61.0)',
+  );
+});
+
 test('a workspace stopped for its number of files says so, not a size', (t) => {
   t.deepEqual(
     describeRunEvent({ kind: 'workspace.too_large', payload: { sizeMiB: 3, maxMiB: 10240, maxEntries: 1_000_000 } }),
