@@ -15,6 +15,7 @@ import { RunEventsService } from './services/run-events.service.ts';
 import { PreviewCookies } from './preview/preview-cookie.ts';
 import { startPreviewProxy } from './preview/preview-proxy.ts';
 import { parsePreviewSettings } from '../platform/preview-settings.ts';
+import { PortInUseError } from '../platform/port-in-use.ts';
 import { allRoutes } from './compose-routes.ts';
 import type { ApiServerDeps } from './server-deps.ts';
 
@@ -86,7 +87,13 @@ export async function startApi(deps: ApiServerDeps): Promise<RunningApi> {
     socket.once('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new PortInUseError(`${deps.host}:${deps.port}`, 'the API', 'give this one its own with --port or SVC_PORT')
+          : error,
+      ),
+    );
     server.listen(deps.port, deps.host, () => resolve());
   });
   const address = server.address();

@@ -3,6 +3,7 @@
 // has started (stack/preflight.ts, stack/instance-lock.ts).
 import type { Writable } from 'node:stream';
 import { ConfigurationError } from '../platform/config-error.ts';
+import { PortInUseError } from '../platform/port-in-use.ts';
 import type { RunningStack, StackOptions } from '../stack/stack.ts';
 import { DataDirInUseError } from '../stack/instance-lock.ts';
 import { EXIT } from './base-command.ts';
@@ -18,7 +19,7 @@ export async function startService(stderr: Writable, options: () => StackOptions
       stderr.write(`svc: configuration error: ${error.message}\n`);
       return EXIT.usage;
     }
-    if (error instanceof DataDirInUseError) {
+    if (error instanceof DataDirInUseError || error instanceof PortInUseError) {
       stderr.write(`svc: ${error.message}\n`);
       return EXIT.inUse;
     }

@@ -11,6 +11,7 @@ import { Connection } from '@temporalio/client';
 import { dataPaths } from '../platform/config.ts';
 import { isProcessAlive, isSameProcessAlive, processStartTime, terminateProcessGroup } from '../platform/processes.ts';
 import { ConfigurationError } from '../platform/config-error.ts';
+import { PortInUseError, portTaken } from '../platform/port-in-use.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -132,7 +133,7 @@ async function waitUntilServing(
  * Kills a dev server left behind by an svc process that died without cleaning up. One whose owner
  * still lives is another instance's: it is left alone and this start refuses.
  */
-function reapOrphan(pidFile: string): void {
+async function reapOrphan(pidFile: string): Promise<void> {
   if (!existsSync(pidFile)) return;
   const recorded = JSON.parse(readFileSync(pidFile, 'utf8')) as DevServerRecord;
   if (!isProcessAlive(recorded.pid)) return rmSync(pidFile, { force: true });
@@ -147,6 +148,9 @@ function reapOrphan(pidFile: string): void {
   } catch {
     // already gone
   }
+  // Gone before this start looks at its ports: the dead one's are this one's to take.
+  const deadline = Date.now() + 10_000;
+  while (isProcessAlive(recorded.pid) && Date.now() < deadline) await sleep(50);
   rmSync(pidFile, { force: true });
 }
 
@@ -168,7 +172,8 @@ export async function startTemporalDev(
   if (!cli.path) return startWithSdkDownload(dbFile, settings, address, uiUrl, cli);
 
   const pidFile = dataPaths.temporalPidFile(dataDir);
-  reapOrphan(pidFile);
+  await reapOrphan(pidFile);
+  await refuseTakenPorts(settings);
   const logFile = dataPaths.temporalLog(dataDir);
   mkdirSync(dirname(logFile), { recursive: true });
   for (let attempt = 1; ; attempt++) {
@@ -188,6 +193,23 @@ export async function startTemporalDev(
 }
 
 const START_ATTEMPTS = 3;
+
+/**
+ * The embedded server's ports, free before it starts: a server already there (another svc's) would
+ * answer this one's readiness check, and this svc would run on that instance's Temporal.
+ */
+async function refuseTakenPorts(settings: TemporalDevSettings): Promise<void> {
+  const remedy = (setting: string) =>
+    `set ${setting} to a free port, or TEMPORAL_ADDRESS to use a Temporal server that is already running`;
+  if (await portTaken(settings.ip, settings.port))
+    throw new PortInUseError(
+      `${settings.ip}:${settings.port}`,
+      'the embedded Temporal server',
+      remedy('SVC_TEMPORAL_PORT'),
+    );
+  if (settings.ui.enabled && (await portTaken(settings.ip, settings.ui.port)))
+    throw new PortInUseError(`${settings.ip}:${settings.ui.port}`, 'the Temporal UI', remedy('SVC_TEMPORAL_UI_PORT'));
+}
 
 function readLogSince(logFile: string, offset: number): string {
   try {

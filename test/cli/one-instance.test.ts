@@ -4,7 +4,7 @@
 // (external Temporal, PostgreSQL) share a directory, but never with such a serve.
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isProcessAlive, processStartTime } from '../../platform/processes.ts';
@@ -130,4 +130,44 @@ test('API replicas share a data directory; a serve that keeps its own things the
   const sole = await claimDataDir(dataDir, 'exclusive');
   t.teardown(() => sole.release());
   await t.throwsAsync(claimDataDir(dataDir, 'shared'), { instanceOf: DataDirInUseError });
+});
+
+test('a serve whose ports are taken says which and how to move it, and never uses what holds them', async (t) => {
+  // A Temporal server another svc would have started: it answers this serve's readiness check.
+  const held = mkdtempSync(join(tmpdir(), 'svc-held-ports-'));
+  const settings = { ...loadTemporalDevSettings(), port: await freePort(), dbFile: join(held, 'temporal.sqlite') };
+  settings.ui.enabled = false;
+  const other = await startTemporalDev(held, settings);
+  t.teardown(() => other.stop());
+  const apiPort = await freePort();
+  const env = cleanEnv({
+    SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-own-dir-')),
+    SVC_PORT: String(apiPort),
+    SVC_TEMPORAL_PORT: String(settings.port),
+    SVC_TEMPORAL_UI: '0',
+  });
+  const onTemporal = spawnSvc(['serve'], env);
+  t.teardown(() => onTemporal.child.kill('SIGKILL'));
+  t.is(await onTemporal.exited, 6, onTemporal.output());
+  t.is(
+    onTemporal.output().trim().split('\n').at(-1),
+    `svc: 127.0.0.1:${settings.port} (the embedded Temporal server) is in use by another process: set ` +
+      'SVC_TEMPORAL_PORT to a free port, or TEMPORAL_ADDRESS to use a Temporal server that is already running',
+  );
+  t.false(onTemporal.output().includes('svc is up'));
+
+  // The API's port held: one line, no stack trace, and this serve's own Temporal server stopped.
+  const holder = (await import('node:net')).createServer();
+  await new Promise<void>((resolve) => holder.listen(apiPort, '127.0.0.1', resolve));
+  t.teardown(() => holder.close());
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-own-dir-'));
+  const onApi = spawnSvc(['serve'], { ...env, SVC_DATA_DIR: dataDir, SVC_TEMPORAL_PORT: String(await freePort()) });
+  t.teardown(() => onApi.child.kill('SIGKILL'));
+  t.is(await onApi.exited, 6, onApi.output());
+  t.is(
+    onApi.output().trim().split('\n').at(-1),
+    `svc: 127.0.0.1:${apiPort} (the API) is in use by another process: give this one its own with --port or SVC_PORT`,
+  );
+  t.false(/at .*\.ts:\d+/.test(onApi.output()), 'no stack trace');
+  t.false(existsSync(join(dataDir, 'temporal', 'dev.pid')), 'its own Temporal server is stopped');
 });
