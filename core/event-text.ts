@@ -86,7 +86,10 @@ function stateChange(payload: Payload): EventText {
       : info(`Agent turn ended${parens(...turn)}`);
   }
   const why = words(str(payload, 'failureReason')) ?? words(str(payload, 'reason'));
-  const text = `Run ${state}${parens(why, num(payload, 'exitCode') !== null && `exit ${num(payload, 'exitCode')}`)}`;
+  // What the failure says of itself (an invalid file's problem, a service's), when it says anything.
+  const text =
+    `Run ${state}${parens(why, num(payload, 'exitCode') !== null && `exit ${num(payload, 'exitCode')}`)}` +
+    colon(str(payload, 'message'));
   return state === 'failed' ? error(text) : state === 'cancelled' ? warn(text) : info(text);
 }
 
@@ -202,8 +205,9 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
       Array.isArray(p.dirtyPaths) && p.dirtyPaths.length ? plural(p.dirtyPaths.length, 'uncommitted path') : null;
     return info(`Finalize result${parens(commits(p) && `${commits(p)} ahead`, p.pushed === true && 'pushed', dirty)}`);
   },
+  // A run that changed nothing has nothing to push, as it should; a dropped commit is news.
   'reap.empty_push': (p) =>
-    warn(
+    (p.droppedCommit === true ? warn : info)(
       'Nothing to push' +
         parens(p.droppedCommit === true && 'the commit was dropped', p.noChanges === true && 'no changes'),
     ),

@@ -48,7 +48,7 @@ const mistakes: { title: string; command: 'serve' | 'worker'; env: Record<string
     env: { SVC_AGENTS_FILE: unknownRuntime },
     line: new RegExp(
       String.raw`^svc: configuration error: SVC_AGENTS_FILE \S+unknown-runtime\.yaml: agents\[0\]\.runtime: ` +
-        String.raw`"klaude" is not allowed \(allowed: command, claude-code, codex, opencode\)$`,
+        String.raw`"klaude" is not allowed \(allowed: command, claude-code, codex, opencode, acp\)$`,
     ),
   },
   {

@@ -39,7 +39,7 @@ const EXPECTED: Record<keyof typeof SAMPLES, [EventTone, string]> = {
   'watchdog.silence_exceeded': ['error', 'Stopped: silent too long (10 minutes)'],
   'finalize.intent_parked': ['info', `Finalizing: asked the sandbox to hand over svc/${run} (onto main)`],
   'finalize.result': ['info', 'Finalize result (1 commit ahead, 2 uncommitted paths)'],
-  'reap.empty_push': ['warn', 'Nothing to push (no changes)'],
+  'reap.empty_push': ['info', 'Nothing to push (no changes)'],
   branch_pushed: ['info', `Pushed svc/${run} (1 commit)`],
   'reap.pr_opened': ['info', 'PR #12 opened (onto main)'],
   'reap.pr_open_failed': ['error', 'PR not opened: Validation Failed: a pull request already exists'],
@@ -167,6 +167,26 @@ test("agents' own lines: known types read as words, others as their type and pay
     describeRunEvent({ kind: 'agent.item.file_change', payload: { id: 'i1', changes: [{ path: 'a.ts' }] } }).text,
     'item.file_change: {"id":"i1","changes":[{"path":"a.ts"}]}',
   );
+});
+
+test("a run's end says what its failure says of itself; an unchanged run's empty push is no warning", (t) => {
+  t.deepEqual(
+    describeRunEvent({
+      kind: 'state_change',
+      payload: {
+        type: 'result',
+        state: 'failed',
+        failureReason: 'environment_invalid',
+        message: '.svc/environment.yaml: unknown key setuptimeout',
+      },
+    }),
+    { tone: 'error', text: 'Run failed (environment invalid): .svc/environment.yaml: unknown key setuptimeout' },
+  );
+  t.is(describeRunEvent({ kind: 'reap.empty_push', payload: { noChanges: true } }).tone, 'info');
+  t.deepEqual(describeRunEvent({ kind: 'reap.empty_push', payload: { droppedCommit: true } }), {
+    tone: 'warn',
+    text: 'Nothing to push (the commit was dropped)',
+  });
 });
 
 test("an ACP agent's structured lines read as words", (t) => {
