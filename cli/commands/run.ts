@@ -43,7 +43,8 @@ export class RunCommand extends RunStreamCommand {
   agent = Option.String({ required: true, name: 'agent' });
   projectArgument = Option.String({ required: false, name: 'project' });
   project = Option.String('--project', { description: 'the project: its id (prj_…) or owner/repo' });
-  prompt = Option.String('-p,--prompt', { required: true, description: 'what the agent should do' });
+  // Not required by the parser: a missing prompt is a usage error that says so, not "command not found".
+  prompt = Option.String('-p,--prompt', { description: 'what the agent should do (required)' });
   trigger = Option.String('--trigger', 'cli', { description: 'the trigger label recorded on the run (default cli)' });
   provider = Option.String('--provider', { description: 'override the agent provider' });
   model = Option.String('--model', { description: 'override the agent model' });
@@ -58,6 +59,7 @@ export class RunCommand extends RunStreamCommand {
   });
 
   protected async run(): Promise<number> {
+    if (this.prompt === undefined) throw new UsageError('say what the agent should do: -p, --prompt <text>');
     if (this.projectArgument && this.project && this.projectArgument !== this.project)
       throw new UsageError('name the project once: as the second argument or --project');
     const named = this.project ?? this.projectArgument;

@@ -43,6 +43,10 @@ for (const leg of DATABASE_LEGS) {
     t.like(byFlag.lines.at(-1), { type: 'run.terminal', state: 'failed' });
     const failed = byFlag.lines[0].run.id;
     t.is((await cli('run', 'shell', repo, '--project', 'acme/other', '-p', 'x')).code, 2);
+    // No prompt: one line saying what is missing, and nothing dispatched.
+    const noPrompt = await cli('run', 'shell', repo);
+    t.is(noPrompt.code, 2);
+    t.is(noPrompt.stderr.split('\n')[0], 'svc: [usage] say what the agent should do: -p, --prompt <text>');
     const unknown = await cli('run', 'shell', 'acme/not-registered', '-p', 'x');
     t.is(unknown.code, 2);
     t.regex(unknown.stderr, /no registered project is acme\/not-registered/);
