@@ -69,3 +69,19 @@ test('the run page lists the changed files and shows their patches, unified and 
   await card.evaluate('(element) => element.scrollIntoView()');
   await screenshot(page, 'run-diff');
 });
+
+test('a run that changed nothing says so on its page, in words, not as an error', async (t) => {
+  github.createRepo('acme', 'web-diff-none');
+  const project = (
+    await svc.request('POST', '/projects', { body: { gitUrl: 'https://github.com/acme/web-diff-none' } })
+  ).body.project.id;
+  const runId = (await svc.request('POST', '/runs', { body: { agent: 'shell', project, prompt: 'echo looked only' } }))
+    .body.run.id;
+  await waitForRunState(svc, runId, ['succeeded'], 120_000);
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await page.goto(`${svc.url}/ui/runs/${runId}`);
+  const none = page.getByTestId('run-diff').getByTestId('diff-none');
+  await none.waitFor();
+  t.is(await none.innerText(), 'No change: this run left nothing to push or salvage.');
+  t.is(await page.getByTestId('run-diff').locator('.error-box, [role="alert"]').count(), 0);
+});

@@ -66,8 +66,10 @@ export function RunDiffCard({ runId, version, active }: { runId: string; version
         ) : null}
       </header>
       {none ? (
-        <p class="muted" data-testid="diff-none">
-          {diff.error!.message}
+        <p class="muted" data-testid="diff-none" title={diff.error!.message}>
+          {active
+            ? 'No change yet: the diff shows what the agent has committed, once it has.'
+            : 'No change: this run left nothing to push or salvage.'}
         </p>
       ) : diff.error ? (
         <ErrorBox error={diff.error} title="The diff cannot be read" />
