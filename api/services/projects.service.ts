@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectLockFile, withProjectLock } from '../../platform/project-lock.ts';
+import { ENVIRONMENT_FILE, parseEnvironment } from '../../core/environment.ts';
 import { parseGitHubUrl } from '../../core/git-url.ts';
 import { newId } from '../../core/ids.ts';
 import { parseIssues, parsePlans, readyPlans, type Plan } from '../../core/seeds.ts';
@@ -155,7 +156,18 @@ export class ProjectsService {
   async svcConfig(id: string) {
     const project = await this.get(id);
     try {
-      return await this.#readClone(project, () => loadSvcConfigFrom(project.localPath));
+      return await this.#readClone(project, () => {
+        const config = loadSvcConfigFrom(project.localPath);
+        // The environment file is read at each run's start; a problem in it is the project's to see here too.
+        const path = join(project.localPath, ENVIRONMENT_FILE);
+        const environment = existsSync(path) ? parseEnvironment(readFileSync(path, 'utf8')) : null;
+        if (!environment || !('invalid' in environment)) return config;
+        const message = environment.invalid.replace(`${ENVIRONMENT_FILE}: `, '');
+        return {
+          ...config,
+          errors: [...config.errors, { file: ENVIRONMENT_FILE, code: 'svc_config_schema_error' as const, message }],
+        };
+      });
     } catch (error) {
       if (error instanceof SvcConfigFileError) throw Errors.svcConfigUnavailable(error.message);
       throw error;

@@ -82,6 +82,13 @@ test.serial('svc-config returns the parsed files, and each broken file as a type
     /unknownKey/,
   );
 
+  // The environment file is the project's configuration too: its problem shows here, named.
+  github.createRepo('acme', 'env-broken', { files: { '.svc/environment.yaml': 'setup: npm ci\nsetuptimeout: 1m\n' } });
+  const envBroken = (await svc.request('GET', `/projects/${await register('env-broken')}/svc-config`)).body;
+  t.deepEqual(envBroken.errors, [
+    { file: '.svc/environment.yaml', code: 'svc_config_schema_error', message: 'unknown key setuptimeout' },
+  ]);
+
   const blocked = await svc.request('POST', '/runs', { body: { agent: 'shell', project: bad, prompt: 'echo hi' } });
   t.is(blocked.status, 422);
   t.is(blocked.body.error.code, 'svc_config_invalid');

@@ -232,7 +232,7 @@ export function ConfigSection({ projectId }: { projectId: string }) {
                 Read from <code>{data.sourceFile}</code>.
               </>
             ) : (
-              'No .svc/ configuration: the defaults apply.'
+              'No .svc/config.yaml: the defaults apply.'
             )}
           </p>
           {data.errors.length === 0 && data.warnings.length === 0 ? (
