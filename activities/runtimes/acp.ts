@@ -3,6 +3,7 @@
 // (sandbox/inside/acp-client.ts): it opens the session with the run's MCP servers, sends the task,
 // answers permission requests by svc's policy, delivers steering as further turns, and prints what
 // the agent reports as `{"acp": …}` lines, which become the run's structured events here.
+import { agentSteering } from '../../core/agent-capabilities.ts';
 import { isRemote, type McpServer } from '../../core/mcp-servers.ts';
 import { agentTask, jsonLine, sandboxEnv, type ParsedLine, type RuntimeAdapter } from './types.ts';
 
@@ -36,7 +37,7 @@ export const acpRuntime: RuntimeAdapter = {
     const env = sandboxEnv(agent, context);
     // In the client's environment, not its argv; it takes them out before it starts the agent.
     if (context.mcpServers?.length) env.SVC_ACP_MCP = JSON.stringify(acpMcpServers(context.mcpServers));
-    if (agent.steering !== 'spawn-only' && agent.steering !== 'none') env.SVC_ACP_STEERING = '1';
+    if (agentSteering(agent) === 'mid-run') env.SVC_ACP_STEERING = '1';
     return {
       argv: agent.command,
       cwd: context.workspacePath,

@@ -2,17 +2,12 @@
 // stdin, the model and the spend cap as flags, and its own JSON lines parsed into events, with the
 // `result` envelope giving cost and tokens. A steerable agent reads stream-json input through svc's
 // steering relay, which writes steering messages into it while it works (one `result` per turn).
+import { agentSteering, RUNTIME_CREDENTIALS, runtimeCostBasis } from '../../core/agent-capabilities.ts';
 import { isRemote, mcpValuesAsVariables, type McpServer } from '../../core/mcp-servers.ts';
 import { agentTask, jsonLine, noteReportedModel, sandboxEnv, type RuntimeAdapter } from './types.ts';
 
 /** Model credentials and endpoints Claude Code reads; only these reach its sandbox. */
-const CLAUDE_ENV = [
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'ANTHROPIC_BASE_URL',
-  'CLAUDE_CODE_OAUTH_TOKEN',
-  'ANTHROPIC_MODEL',
-];
+const CLAUDE_ENV = [...RUNTIME_CREDENTIALS['claude-code'], 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MODEL'];
 
 /** How much of a replayed input message an event keeps. */
 const REPLAY_TEXT_MAX = 4000;
@@ -38,7 +33,7 @@ export const claudeCodeRuntime: RuntimeAdapter = {
     if (agent.maxCostUsd) argv.push('--max-budget-usd', String(agent.maxCostUsd));
     if (agent.systemPrompt) argv.push('--append-system-prompt', agent.systemPrompt);
     // Claude Code takes input while it works: mid-turn (with the next tool result) or as a new turn.
-    const steerable = agent.steering !== 'spawn-only' && agent.steering !== 'none';
+    const steerable = agentSteering(agent) === 'mid-run';
     if (steerable) argv.push('--input-format', 'stream-json', '--replay-user-messages');
     // Last: both flags take every argument after them.
     const mcp = context.mcpServers?.length ? claudeMcpLaunch(context.mcpServers) : null;
@@ -60,9 +55,7 @@ export const claudeCodeRuntime: RuntimeAdapter = {
     };
   },
 
-  /** An OAuth (subscription) credential without an API key makes the reported cost an estimate. */
-  costBasis: (hostEnv) =>
-    hostEnv.CLAUDE_CODE_OAUTH_TOKEN && !hostEnv.ANTHROPIC_API_KEY ? 'subscription_estimate' : 'api',
+  costBasis: (hostEnv) => runtimeCostBasis('claude-code', hostEnv),
   modelEndpoints: (hostEnv) => [hostEnv.ANTHROPIC_BASE_URL || 'https://api.anthropic.com'],
 
   parseLine(stream, text, state) {

@@ -1,10 +1,11 @@
 // OpenAI Codex CLI (`@openai/codex`) as `codex exec --json`: the prompt on stdin, the model as a
 // flag, an OpenAI-compatible endpoint as a custom provider when OPENAI_BASE_URL is set, and its
 // JSON events parsed into run events and tokens (Codex reports no cost: costUsd stays unmeasured).
+import { RUNTIME_CREDENTIALS } from '../../core/agent-capabilities.ts';
 import { isRemote, mcpValuesAsVariables, type McpServer } from '../../core/mcp-servers.ts';
 import { agentTask, jsonLine, noteReportedModel, sandboxEnv, withSystemPrompt, type RuntimeAdapter } from './types.ts';
 
-const CODEX_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'CODEX_API_KEY'];
+const CODEX_ENV = [...RUNTIME_CREDENTIALS.codex, 'OPENAI_BASE_URL'];
 
 export const codexRuntime: RuntimeAdapter = {
   buildLaunch(agent, context) {

@@ -2,17 +2,12 @@
 // `provider/model`, its configuration (endpoint overrides, permissions) given inline through
 // OPENCODE_CONFIG_CONTENT so nothing is written into the workspace, and its JSON events parsed
 // into run events, tokens and the cost it reports per step.
+import { RUNTIME_CREDENTIALS } from '../../core/agent-capabilities.ts';
 import type { AgentDefinition } from '../../core/agents.ts';
 import { isRemote, type McpServer } from '../../core/mcp-servers.ts';
 import { agentTask, jsonLine, sandboxEnv, withSystemPrompt, type LaunchContext, type RuntimeAdapter } from './types.ts';
 
-const OPENCODE_ENV = [
-  'ANTHROPIC_API_KEY',
-  'OPENAI_API_KEY',
-  'OPENCODE_API_KEY',
-  'OPENCODE_DISABLE_MODELS_FETCH',
-  'OPENCODE_MODELS_PATH',
-];
+const OPENCODE_ENV = [...RUNTIME_CREDENTIALS.opencode, 'OPENCODE_DISABLE_MODELS_FETCH', 'OPENCODE_MODELS_PATH'];
 
 /** Endpoint overrides the host sets for a provider's API, as OpenCode expects them (with /v1). */
 const BASE_URL_VARIABLES: Record<string, string> = { anthropic: 'ANTHROPIC_BASE_URL', openai: 'OPENAI_BASE_URL' };

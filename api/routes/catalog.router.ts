@@ -1,6 +1,7 @@
 // Agents and the forge: what the server can run, and which repositories it can see.
 import { z } from 'zod';
 import { FIELD_LIMITS } from '../../core/field-limits.ts';
+import { agentSteering, RUNTIME_CREDENTIALS, runtimeCostBasis } from '../../core/agent-capabilities.ts';
 import type { AgentDefinition } from '../../core/agents.ts';
 import type { GitHubForge } from '../../activities/forge/github-forge.ts';
 import type { AgentCatalog } from '../../platform/agent-catalog.ts';
@@ -18,6 +19,10 @@ function presentAgent(agent: AgentDefinition, loadedAt: string, identity: Identi
     provider: agent.provider,
     model: agent.model,
     source: agent.source,
+    runtime: agent.runtime,
+    steering: agentSteering(agent),
+    costBasis: runtimeCostBasis(agent.runtime, process.env),
+    credentials: [...RUNTIME_CREDENTIALS[agent.runtime]],
     renderedJson: identity?.kind === 'anonymous' ? null : agent,
     registeredAt: loadedAt,
     lastRefreshed: loadedAt,

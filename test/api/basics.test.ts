@@ -150,6 +150,24 @@ test('a JSON body over 1 MiB is 413 with the envelope, the connection is closed,
   t.is(await workflowsStarted(), 0);
 });
 
+test('GET /agents says how each agent is steered, whose cost it reports and which credentials it reads', async (t) => {
+  const { agents } = (await svc.request('GET', '/agents')).body;
+  const byName = new Map(agents.map((agent: { name: string }) => [agent.name, agent]));
+  t.like(byName.get('shell'), { runtime: 'command', steering: 'spawn-only', costBasis: 'api', credentials: [] });
+  t.like(byName.get('claude-code'), { runtime: 'claude-code', steering: 'mid-run' });
+  t.deepEqual((byName.get('claude-code') as { credentials: string[] }).credentials, [
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_AUTH_TOKEN',
+    'CLAUDE_CODE_OAUTH_TOKEN',
+  ]);
+  t.like(byName.get('codex'), {
+    runtime: 'codex',
+    steering: 'spawn-only',
+    credentials: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+  });
+  t.like(byName.get('opencode'), { steering: 'spawn-only' });
+});
+
 test('POST /runs naming an unknown agent or project is 404 and starts nothing', async (t) => {
   const agent = await svc.request('POST', '/runs', { body: { agent: 'nobody', prompt: 'x' } });
   t.is(agent.status, 404);
