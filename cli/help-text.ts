@@ -20,15 +20,31 @@ const PLACEHOLDERS: Record<string, string> = {
   '--priority': 'priority',
 };
 
+/** A command whose option means something else than the same option elsewhere. */
+const COMMAND_PLACEHOLDERS: Record<string, Record<string, string>> = {
+  'db migrate-to-postgres': { '--from': 'sqlite-file', '--to': 'postgres-url' },
+};
+
 /** An option line of the help: `  [bold]<definition>[/bold]    <description>`. */
 const OPTION_LINE = /^  (\u001b\[1m)?(-[^ ]*(?: [^ ]+)*) *(\u001b\[22m)? {4}(.*)$/;
 
-/** `-p,--prompt #0` → `-p,--prompt <text>`, the options' descriptions aligned again. */
-export function namePlaceholders(text: string): string {
-  const named = text.replace(/((?:-[\w-]+,)*(--?[\w-]+))((?: #\d+)+)/g, (_match, names: string, last: string) => {
-    const value = PLACEHOLDERS[last] ?? last.replace(/^-+/, '');
-    return `${names} <${value}>`;
-  });
+/**
+ * `-p,--prompt #0` → `-p,--prompt <text>`, the options' descriptions aligned again. `command` is the
+ * path of the command the text is about, when it is one command's; a line naming a command (a
+ * usage line of the whole list) takes that command's names.
+ */
+export function namePlaceholders(text: string, command?: string): string {
+  const named = text
+    .split('\n')
+    .map((line) => {
+      const own = command ?? Object.keys(COMMAND_PLACEHOLDERS).find((path) => line.includes(` ${path} `));
+      const names = { ...PLACEHOLDERS, ...(own ? COMMAND_PLACEHOLDERS[own] : {}) };
+      return line.replace(/((?:-[\w-]+,)*(--?[\w-]+))((?: #\d+)+)/g, (_match, flags: string, last: string) => {
+        const value = names[last] ?? last.replace(/^-+/, '');
+        return `${flags} <${value}>`;
+      });
+    })
+    .join('\n');
   const lines = named.split('\n');
   const width = Math.max(0, ...lines.map((line) => OPTION_LINE.exec(line)?.[2]?.length ?? 0));
   return lines
@@ -44,7 +60,12 @@ export function namePlaceholders(text: string): string {
 /** The svc Cli: clipanion's, with named option values in its help and errors. */
 export class SvcCli extends Cli {
   override usage(...args: Parameters<Cli['usage']>): string {
-    return namePlaceholders(super.usage(...args));
+    const [command] = args;
+    // One command's help: its path names its options (a class or an instance of one).
+    const paths = command
+      ? ((command as { path?: string[] }).path ?? (command as { paths?: string[][] }).paths?.[0])
+      : null;
+    return namePlaceholders(super.usage(...args), paths?.join(' ') || undefined);
   }
 
   override error(...args: Parameters<Cli['error']>): string {
