@@ -20,6 +20,7 @@ import { PlanCancelCommand } from './commands/plan/cancel.ts';
 import { PlanListCommand } from './commands/plan/list.ts';
 import { PlanRunCommand } from './commands/plan/run.ts';
 import { PlanStatusCommand } from './commands/plan/status.ts';
+import { AgentListCommand } from './commands/agents/list.ts';
 import { ProjectAddCommand } from './commands/project/add.ts';
 import { ProjectListCommand } from './commands/project/list.ts';
 import { SecretsListCommand } from './commands/secrets/list.ts';
@@ -64,6 +65,7 @@ for (const command of [
   InitCommand,
   ConfigMigrateCommand,
   RunCommand,
+  AgentListCommand,
   RunsListCommand,
   RunsShowCommand,
   RunsLogsCommand,

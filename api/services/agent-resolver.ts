@@ -13,6 +13,6 @@ export function resolveAgent(catalog: AgentCatalog, name: string, projectDir?: s
     if (error instanceof AgentDefinitionError) throw Errors.agentSchemaError(error.message);
     throw error;
   }
-  if (!agent) throw Errors.notFound(`agent "${name}"`, 'GET /agents lists the agents this server knows');
+  if (!agent) throw Errors.notFound(`agent "${name}"`, 'GET /agents (svc agents) lists the agents this server knows');
   return agent;
 }

@@ -217,7 +217,7 @@ export class ProjectsService {
     const project = await this.get(id);
     const agents = this.#deps.agents.list();
     if (defaultRole && !this.#deps.agents.get(defaultRole))
-      throw Errors.notFound(`agent "${defaultRole}"`, 'GET /agents lists the agents this server knows');
+      throw Errors.notFound(`agent "${defaultRole}"`, 'GET /agents (svc agents) lists the agents this server knows');
     const role = defaultRole ?? (agents.length === 1 ? agents[0]!.name : null);
     const files = await this.#writeConfig(project, () => scaffoldSvcConfig(project.localPath, role ?? undefined));
     return { files, defaultRole: role };

@@ -7,6 +7,7 @@ import type {
   getPlanRunResponse,
   listPlanRunsResponse,
 } from '../../api/routes/plan-runs.schema.ts';
+import type { agentsResponse } from '../../api/routes/catalog.schema.ts';
 import type { initResponse, migrateResponse, projectResponse } from '../../api/routes/projects.schema.ts';
 import type { dispatchRunResponse, getRunResponse } from '../../api/routes/runs.schema.ts';
 
@@ -19,3 +20,4 @@ export type CancelPlanRunResponse = z.output<typeof cancelPlanRunResponse>;
 export type ProjectResponse = z.output<typeof projectResponse>;
 export type InitResponse = z.output<typeof initResponse>;
 export type MigrateResponse = z.output<typeof migrateResponse>;
+export type AgentsResponse = z.output<typeof agentsResponse>;
