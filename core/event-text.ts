@@ -67,6 +67,14 @@ const tokens = (payload: Payload) => {
   ];
 };
 
+/** The paths a run left uncommitted, the first few by name: what to commit, or to ignore. */
+function uncommitted(payload: Payload): string | null {
+  const paths = Array.isArray(payload.dirtyPaths) ? payload.dirtyPaths.filter((path) => typeof path === 'string') : [];
+  if (!paths.length) return null;
+  const named = paths.slice(0, 3).map((path) => clip(path, 60));
+  return `uncommitted ${named.join(', ')}${paths.length > 3 ? ` and ${paths.length - 3} more` : ''}`;
+}
+
 /** The run's state changes: queued, running, the terminal envelope, or a runtime's turn result. */
 function stateChange(payload: Payload): EventText {
   const state = str(payload, 'state');
@@ -209,7 +217,8 @@ const RENDERINGS: Record<SvcKind, (payload: Payload) => EventText> = {
   'reap.empty_push': (p) =>
     (p.droppedCommit === true ? warn : info)(
       'Nothing to push' +
-        parens(p.droppedCommit === true && 'the commit was dropped', p.noChanges === true && 'no changes'),
+        parens(p.droppedCommit === true && 'the commit was dropped', p.noChanges === true && 'no changes') +
+        colon(uncommitted(p)),
     ),
   branch_pushed: (p) => info(`Pushed ${str(p, 'branch') ?? 'the branch'}${parens(commits(p))}`),
   'reap.pr_opened': (p) =>

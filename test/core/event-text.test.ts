@@ -187,6 +187,15 @@ test("a run's end says what its failure says of itself; an unchanged run's empty
     tone: 'warn',
     text: 'Nothing to push (the commit was dropped)',
   });
+  // What was left uncommitted, by name: the file to commit, or to add to .gitignore.
+  t.is(
+    describeRunEvent({ kind: 'reap.empty_push', payload: { droppedCommit: true, dirtyPaths: ['ready.txt'] } }).text,
+    'Nothing to push (the commit was dropped): uncommitted ready.txt',
+  );
+  t.is(
+    describeRunEvent({ kind: 'reap.empty_push', payload: { dirtyPaths: ['a', 'b', 'c', 'd', 'e'] } }).text,
+    'Nothing to push: uncommitted a, b, c and 2 more',
+  );
 });
 
 test("an ACP agent's structured lines read as words", (t) => {
