@@ -1,5 +1,6 @@
 // Run use-cases behind the routes: dispatch (validate references, then start the workflow) and
 // reads from the read model.
+import { agentSteering } from '../../core/agent-capabilities.ts';
 import type { AgentDefinition } from '../../core/agents.ts';
 import { createHash } from 'node:crypto';
 import { idempotentId, isId, newId } from '../../core/ids.ts';
@@ -258,7 +259,11 @@ export class RunsService {
     const run = await this.get(id);
     if (isTerminalRunState(run.state))
       throw Errors.validation(`run ${id} is ${run.state}: it cannot be steered any more`);
-    const steering = (run.renderedAgentJson as { steering?: string | null } | null)?.steering ?? null;
+    // As GET /agents says: the agent's declared steering, else its runtime's (a Codex run takes none mid-run).
+    const agent = run.renderedAgentJson as Partial<Pick<AgentDefinition, 'runtime' | 'steering'>> | null;
+    const steering = agent?.runtime
+      ? agentSteering({ runtime: agent.runtime, steering: agent.steering ?? null })
+      : null;
     if (steering === 'none')
       throw Errors.conflict(`agent ${run.agentName} does not take steering`, 'its definition declares steering: none');
     if (steering === 'spawn-only' && run.state !== 'queued') {

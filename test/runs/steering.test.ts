@@ -34,6 +34,9 @@ writeFileSync(
     '  - name: deaf',
     '    command: ["sleep", "30"]',
     '    steering: none',
+    // No steering declared: its runtime's (a command agent's is spawn-only).
+    '  - name: undeclared',
+    '    command: ["sleep", "30"]',
   ].join('\n'),
 );
 
@@ -180,6 +183,13 @@ test.serial('steering capability: none is refused; spawn-only is refused once ru
   }
   t.is((await svc.request('POST', '/runs/run_000000000000/steer', { body: { body: 'x' } })).status, 404);
   await svc.request('POST', `/runs/${shell}/cancel`);
+
+  // An agent that declares nothing takes its runtime's steering, as GET /agents says.
+  const undeclared = (await svc.request('POST', '/runs', { body: { agent: 'undeclared', prompt: 'x' } })).body.run.id;
+  await waitForRunState(svc, undeclared, ['running']);
+  t.is((await svc.request('GET', '/agents/undeclared')).body.steering, 'spawn-only');
+  t.is((await svc.request('POST', `/runs/${undeclared}/steer`, { body: { body: 'hi' } })).status, 409);
+  await svc.request('POST', `/runs/${undeclared}/cancel`);
 });
 
 test.serial('a per-run token reaches only its own run callback routes, and only while the run lives', async (t) => {
