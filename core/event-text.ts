@@ -344,7 +344,7 @@ function agentLine(type: string, payload: Payload, raw: unknown): EventText {
     case 'permission':
       return str(payload, 'decision') === 'allowed'
         ? info(`Permission allowed${colon(str(payload, 'title'))}`)
-        : warn(`Permission refused${colon(str(payload, 'title'))} (outside the workspace)`);
+        : warn(`Permission refused${colon(str(payload, 'title'))}${parens(str(payload, 'reason'))}`);
     case 'turn_ended':
       return info(`Agent turn ended${parens(str(payload, 'stopReason')?.replaceAll('_', ' '))}`);
     case 'steer_taken':

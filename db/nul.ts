@@ -6,20 +6,31 @@
 /** What a NUL character is stored as. */
 export const NUL_REPLACEMENT = '\uFFFD';
 
+/** How deep a stored value may nest: an agent's JSON nested thousands deep would overflow the stack here (and a database's parser). */
+export const MAX_STORED_DEPTH = 64;
+/** What stands for a value nested deeper than that. */
+export const TOO_DEEP = '[nested too deeply]';
+
 /**
- * `value` with every NUL in its strings (object keys too) replaced; the same value when it holds
- * none. `replaced`, when given, counts the replacements.
+ * `value` with every NUL in its strings (object keys too) replaced, and anything nested deeper than
+ * MAX_STORED_DEPTH replaced by TOO_DEEP; the same value when it holds neither. `replaced`, when
+ * given, counts the NUL replacements.
  */
-export function withoutNul(value: unknown, replaced?: { count: number }): unknown {
+export function withoutNul(value: unknown, replaced?: { count: number }, depth = 0): unknown {
   if (typeof value === 'string') {
     if (!value.includes('\u0000')) return value;
     if (replaced) replaced.count += value.split('\u0000').length - 1;
     return value.replaceAll('\u0000', NUL_REPLACEMENT);
   }
-  if (Array.isArray(value)) return value.map((item) => withoutNul(item, replaced));
+  const nested = Array.isArray(value) || (value && typeof value === 'object' && !(value instanceof Date));
+  if (nested && depth >= MAX_STORED_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((item) => withoutNul(item, replaced, depth + 1));
   if (value && typeof value === 'object' && !(value instanceof Date))
     return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [withoutNul(key, replaced), withoutNul(inner, replaced)]),
+      Object.entries(value).map(([key, inner]) => [
+        withoutNul(key, replaced, depth + 1),
+        withoutNul(inner, replaced, depth + 1),
+      ]),
     );
   return value;
 }

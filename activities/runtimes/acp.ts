@@ -18,18 +18,69 @@ export function acpMcpServers(servers: readonly McpServer[]): unknown[] {
   );
 }
 
-/** The client's own lines, named as run events. */
-const KINDS: Record<string, string> = {
-  message: 'agent.message',
-  thought: 'agent.thought',
-  tool_call: 'agent.tool_call',
-  file_edit: 'agent.file_edit',
-  plan: 'agent.plan',
-  permission: 'agent.permission',
-  turn_ended: 'agent.turn_ended',
-  steer: 'agent.steer_taken',
-  session: 'agent.session',
-  usage: 'usage',
+/** A string of the line, at most `max` characters, or null: the agent can write these lines itself. */
+const str = (value: unknown, max: number): string | null =>
+  typeof value === 'string' ? (value.length > max ? `${value.slice(0, max)}…` : value) : null;
+const count = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.min(value, 1e12) : null;
+const strings = (value: unknown, max: number, items: number): string[] =>
+  Array.isArray(value)
+    ? value
+        .slice(0, items)
+        .map((item) => str(item, max))
+        .filter((item): item is string => item !== null)
+    : [];
+
+/** Each of the client's lines as a run event, rebuilt from the fields it may carry (never the line as given). */
+const EVENTS: Record<string, (line: Record<string, any>) => ParsedLine> = {
+  message: (line) => ({ kind: 'agent.message', payload: { text: str(line.text, 64_000) ?? '' } }),
+  thought: (line) => ({ kind: 'agent.thought', payload: { text: str(line.text, 64_000) ?? '' } }),
+  tool_call: (line) => ({
+    kind: 'agent.tool_call',
+    payload: {
+      id: str(line.id, 200),
+      kind: str(line.kind, 40),
+      title: str(line.title, 500),
+      status: str(line.status, 40),
+      locations: strings(line.locations, 1000, 20),
+      update: line.update === true,
+    },
+  }),
+  file_edit: (line) => ({
+    kind: 'agent.file_edit',
+    payload: {
+      path: str(line.path, 1000),
+      added: count(line.added),
+      removed: count(line.removed),
+      created: line.created === true,
+    },
+  }),
+  plan: (line) => ({
+    kind: 'agent.plan',
+    payload: {
+      entries: (Array.isArray(line.entries) ? line.entries.slice(0, 50) : []).map((entry: any) => ({
+        content: str(entry?.content, 500) ?? '',
+        status: str(entry?.status, 40) ?? '',
+        priority: str(entry?.priority, 40) ?? '',
+      })),
+    },
+  }),
+  permission: (line) => ({
+    kind: 'agent.permission',
+    payload: {
+      title: str(line.title, 500),
+      toolCallId: str(line.toolCallId, 200),
+      decision: line.decision === 'allowed' ? 'allowed' : 'refused',
+      reason: str(line.reason, 100),
+      paths: strings(line.paths, 1000, 50),
+    },
+  }),
+  turn_ended: (line) => ({ kind: 'agent.turn_ended', payload: { stopReason: str(line.stopReason, 40) } }),
+  steer: (line) => ({ kind: 'agent.steer_taken', payload: { priority: str(line.priority, 20) } }),
+  session: (line) => ({
+    kind: 'agent.session',
+    payload: { agent: { name: str(line.agent?.name, 100), version: str(line.agent?.version, 100) } },
+  }),
 };
 
 export const acpRuntime: RuntimeAdapter = {
@@ -56,16 +107,13 @@ export const acpRuntime: RuntimeAdapter = {
     const parsed = jsonLine(stream, text);
     if ('plain' in parsed) return parsed.plain;
     const line = parsed.json;
-    const kind = typeof line.acp === 'string' ? KINDS[line.acp] : undefined;
-    if (!kind) return { kind: 'log.stdout', payload: { text } };
-    const { acp: _acp, ...payload } = line;
-    if (line.acp === 'message' || line.acp === 'thought' || line.acp === 'tool_call') state.modelOutput = true;
     if (line.acp === 'usage') {
-      const cost = line.cost;
+      const cost = line.cost && typeof line.cost === 'object' ? line.cost : null;
+      const amount = count(cost?.amount);
       // The session's cost so far, in dollars; another currency is not summed with dollars.
-      if (cost && typeof cost.amount === 'number' && cost.currency === 'USD')
+      if (amount !== null && cost.currency === 'USD')
         state.usage = {
-          costUsd: Math.max(cost.amount, state.usage?.costUsd ?? 0),
+          costUsd: Math.max(amount, state.usage?.costUsd ?? 0),
           tokensInput: null,
           tokensOutput: null,
           tokensCacheRead: null,
@@ -76,11 +124,14 @@ export const acpRuntime: RuntimeAdapter = {
         kind: 'usage',
         payload: {
           costUsd: state.usage?.costUsd ?? null,
-          contextTokens: typeof line.used === 'number' ? line.used : null,
-          contextSize: typeof line.size === 'number' ? line.size : null,
+          contextTokens: count(line.used),
+          contextSize: count(line.size),
         },
       };
     }
-    return { kind, payload } as ParsedLine;
+    const event = typeof line.acp === 'string' && Object.hasOwn(EVENTS, line.acp) ? EVENTS[line.acp]!(line) : null;
+    if (!event) return { kind: 'log.stdout', payload: { text } };
+    if (['agent.message', 'agent.thought', 'agent.tool_call'].includes(event.kind)) state.modelOutput = true;
+    return event;
   },
 };

@@ -6,12 +6,15 @@
 // Steerable, it claims the run's inbox while the agent works: each message is the next turn, an
 // urgent one cancels the turn under way first. Once a turn has ended and the inbox is empty, it
 // closes the agent's input and ends as the session did. Runs inside the sandbox as the agent
-// (bound read-only at /run/svc/bin/acp.mjs): it holds nothing the agent lacks.
+// (bound read-only at /run/svc/bin/acp.mjs): it holds nothing the agent lacks, and everything the
+// agent says is bounded here before it becomes a line (the adapter bounds it again: the agent can
+// write to this program's output itself).
 //   SVC_ACP_MCP='[…]' SVC_ACP_STEERING=1 node acp.mjs <command> [args…]   (the prompt on stdin)
 import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
-import { isAbsolute, relative, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { claimInbox, steeringText, type InboxMessage } from './wire.ts';
 
 /** The protocol version svc speaks (ACP's stable one). */
@@ -22,8 +25,13 @@ const POLL_MS = Math.max(100, Number(process.env.SVC_INBOX_POLL_INTERVAL_MS) || 
 const CLOSE_CONFIRM_MS = 1000;
 /** How much of an agent message one line carries; the rest follows in further lines. */
 const MESSAGE_MAX = 16_000;
-/** Exit codes of svc's own: the agent did not speak ACP as svc does, or refused the session. */
+/** A message still streaming is shown this often, not only when it ends. */
+const MESSAGE_FLUSH_MS = 2000;
+/** The longest protocol message taken; a longer one is dropped (the agent's memory, not svc's). */
+const RPC_LINE_MAX = 4 * 1024 * 1024;
+/** Exit codes of svc's own: the agent did not speak ACP as svc does, or its turn stopped at a limit. */
 const EXIT_PROTOCOL = 3;
+const EXIT_LIMIT = 4;
 
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
@@ -36,7 +44,7 @@ delete process.env.SVC_ACP_MCP;
 delete process.env.SVC_ACP_STEERING;
 const workspace = process.cwd();
 
-function parseServers(text: string | undefined): unknown[] {
+function parseServers(text: string | undefined): Record<string, any>[] {
   if (!text) return [];
   try {
     const parsed: unknown = JSON.parse(text);
@@ -51,9 +59,15 @@ function say(message: string): void {
 }
 
 /** One line for svc's adapter. */
-function emit(record: Record<string, unknown>): void {
-  process.stdout.write(`${JSON.stringify({ acp: record.type, ...record, type: undefined })}\n`);
+function emit(type: string, record: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ acp: type, ...record })}\n`);
 }
+
+/** A string the agent gave, at most `max` characters, or null. */
+const text = (value: unknown, max: number): string | null =>
+  typeof value === 'string' ? (value.length > max ? `${value.slice(0, max)}…` : value) : null;
+/** A finite number the agent gave, or null. */
+const finite = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
 let prompt = '';
 process.stdin.setEncoding('utf8');
@@ -72,17 +86,6 @@ type Pending = { resolve(value: any): void; reject(error: Error): void };
 const pending = new Map<number, Pending>();
 let nextId = 1;
 
-function send(message: Record<string, unknown>): void {
-  if (!agent.stdin!.writable) return;
-  agent.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-}
-
-function request(method: string, params: unknown): Promise<any> {
-  const id = nextId++;
-  send({ id, method, params });
-  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
-}
-
 class RpcError extends Error {
   readonly code: number;
   constructor(code: number, message: string) {
@@ -91,7 +94,40 @@ class RpcError extends Error {
   }
 }
 
-createInterface({ input: agent.stdout!, crlfDelay: Infinity }).on('line', (line) => {
+function send(message: Record<string, unknown>): boolean {
+  if (!agent.stdin!.writable) return false;
+  agent.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  return true;
+}
+
+function request(method: string, params: unknown): Promise<any> {
+  const id = nextId++;
+  if (!send({ id, method, params })) return Promise.reject(new Error(`the agent's input is closed (${method})`));
+  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+}
+
+// The agent's output, line by line; a line past RPC_LINE_MAX is dropped whole.
+const decoder = new StringDecoder('utf8');
+let partial = '';
+let oversized = false;
+agent.stdout!.on('data', (chunk: Buffer) => {
+  const pieces = decoder.write(chunk).split('\n');
+  for (let index = 0; index < pieces.length; index++) {
+    const last = index === pieces.length - 1;
+    if (!oversized) partial += pieces[index];
+    if (!oversized && partial.length > RPC_LINE_MAX) {
+      say(`a message of the agent over ${RPC_LINE_MAX} characters was dropped`);
+      oversized = true;
+      partial = '';
+    }
+    if (last) break;
+    if (!oversized) received(partial);
+    partial = '';
+    oversized = false;
+  }
+});
+
+function received(line: string): void {
   let message: Record<string, any>;
   try {
     message = JSON.parse(line);
@@ -100,26 +136,28 @@ createInterface({ input: agent.stdout!, crlfDelay: Infinity }).on('line', (line)
     if (line.trim()) process.stdout.write(`${line}\n`);
     return;
   }
-  if (typeof message !== 'object' || message === null) return;
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return;
   if (message.method === undefined && typeof message.id === 'number') {
     const waiting = pending.get(message.id);
     pending.delete(message.id);
-    if (message.error) waiting?.reject(new RpcError(message.error.code ?? 0, String(message.error.message ?? 'error')));
+    if (message.error)
+      waiting?.reject(new RpcError(finite(message.error.code) ?? 0, text(message.error.message, 2000) ?? 'error'));
     else waiting?.resolve(message.result);
     return;
   }
   if (typeof message.method !== 'string') return;
   if (message.id === undefined) return notified(message.method, message.params ?? {});
-  void answer(message.method, message.params ?? {}).then(
-    (result) => send({ id: message.id, result }),
-    (error: RpcError) => send({ id: message.id, error: { code: error.code ?? -32603, message: error.message } }),
-  );
-});
+  try {
+    send({ id: message.id, result: answer(message.method, message.params ?? {}) });
+  } catch (error) {
+    send({ id: message.id, error: { code: (error as RpcError).code ?? -32603, message: (error as Error).message } });
+  }
+}
 
 /** The agent's requests: permissions by svc's policy; svc offers it no files or terminals of its own. */
-async function answer(method: string, params: Record<string, any>): Promise<unknown> {
+function answer(method: string, params: Record<string, any>): unknown {
   if (method === 'session/request_permission') return permission(params);
-  throw new RpcError(-32601, `${method} is not offered by this client`);
+  throw new RpcError(-32601, `${text(method, 100)} is not offered by this client`);
 }
 
 /** Whether a path the agent names is inside the workspace (a relative one is the workspace's). */
@@ -129,46 +167,77 @@ function inside(path: unknown): boolean {
   return within === '' || (!within.startsWith('..') && !isAbsolute(within));
 }
 
+/** svc cancelled the turn under way: what the agent still asks is answered `cancelled` (ACP's rule). */
+let cancelling = false;
+
 /** Allowed when every place the tool names is in the workspace (a tool naming none runs in the sandbox's walls). */
 function permission(params: Record<string, any>): unknown {
   const tool = params.toolCall ?? {};
-  const paths: unknown[] = Array.isArray(tool.locations) ? tool.locations.map((entry: any) => entry?.path) : [];
-  const allowed = paths.every(inside);
-  const options: { optionId: string; kind: string }[] = Array.isArray(params.options) ? params.options : [];
+  const locations: unknown[] = Array.isArray(tool.locations) ? tool.locations.slice(0, 50) : [];
+  const paths = locations.map((entry) => (entry && typeof entry === 'object' ? (entry as any).path : undefined));
+  const options: any[] = Array.isArray(params.options) ? params.options : [];
   const pick = (kinds: string[]) =>
     kinds.map((kind) => options.find((option) => option?.kind === kind)).find((option) => option !== undefined);
-  const option = allowed ? pick(['allow_once', 'allow_always']) : pick(['reject_once', 'reject_always']);
-  emit({
-    type: 'permission',
-    title: typeof tool.title === 'string' ? tool.title : null,
-    toolCallId: typeof tool.toolCallId === 'string' ? tool.toolCallId : null,
-    decision: allowed && option ? 'allowed' : 'refused',
-    paths: paths.filter((path) => typeof path === 'string'),
+  const allowed = !cancelling && paths.every(inside);
+  const option = cancelling
+    ? undefined
+    : allowed
+      ? pick(['allow_once', 'allow_always'])
+      : pick(['reject_once', 'reject_always']);
+  const decision = allowed && option ? 'allowed' : 'refused';
+  emit('permission', {
+    title: text(tool.title, 500),
+    toolCallId: text(tool.toolCallId, 200),
+    decision,
+    reason:
+      decision === 'allowed'
+        ? null
+        : cancelling
+          ? 'the turn is cancelled'
+          : allowed
+            ? 'no option to allow it'
+            : 'outside the workspace',
+    paths: paths.map((path) => text(path, 1000)).filter((path) => path !== null),
   });
-  return option
+  return option && typeof option.optionId === 'string'
     ? { outcome: { outcome: 'selected', optionId: option.optionId } }
     : { outcome: { outcome: 'cancelled' } };
 }
 
-// The agent's text arrives in chunks: kept until something else happens, then one line.
+// The agent's text arrives in chunks: kept until something else happens, it grows past a line, or
+// a while passes, then printed.
 let message = '';
 let thought = '';
+let flushTimer: NodeJS.Timeout | undefined;
 
-function flushText(): void {
-  for (const [type, text] of [
-    ['message', message],
-    ['thought', thought],
-  ] as const)
-    for (let offset = 0; offset < text.length; offset += MESSAGE_MAX)
-      emit({ type, text: text.slice(offset, offset + MESSAGE_MAX) });
-  message = '';
-  thought = '';
+/** Where a long text is cut: at its last line break or space before `max`, never inside a character. */
+function cutAt(value: string, max: number): number {
+  if (value.length <= max) return value.length;
+  const space = Math.max(value.lastIndexOf('\n', max), value.lastIndexOf(' ', max));
+  if (space > max / 2) return space + 1;
+  const code = value.charCodeAt(max - 1);
+  return code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+}
+
+function flushText(all = true): void {
+  clearTimeout(flushTimer);
+  flushTimer = undefined;
+  for (const kind of ['message', 'thought'] as const) {
+    let rest = kind === 'message' ? message : thought;
+    while (rest.length >= MESSAGE_MAX || (all && rest.length)) {
+      const end = cutAt(rest, MESSAGE_MAX);
+      emit(kind, { text: rest.slice(0, end) });
+      rest = rest.slice(end);
+    }
+    if (kind === 'message') message = rest;
+    else thought = rest;
+  }
 }
 
 /** Lines added and removed between two texts: what differs between their common head and tail. */
 export function diffStats(before: string, after: string): { added: number; removed: number } {
   // A text's lines: a last line break ends the last line, it does not start another.
-  const lines = (text: string) => (text === '' ? [] : text.replace(/\n$/, '').split('\n'));
+  const lines = (value: string) => (value === '' ? [] : value.replace(/\n$/, '').split('\n'));
   const a = lines(before);
   const b = lines(after);
   let head = 0;
@@ -178,27 +247,37 @@ export function diffStats(before: string, after: string): { added: number; remov
   return { added: b.length - head - tail, removed: a.length - head - tail };
 }
 
+/** Edits already reported (a tool call's diff may come again on a later update). */
+const reportedEdits = new Set<string>();
+
 function toolCall(update: Record<string, any>): void {
-  const content: any[] = Array.isArray(update.content) ? update.content : [];
-  const edits = content
-    .filter((entry) => entry?.type === 'diff' && typeof entry.path === 'string')
-    .map((entry) => ({
-      path: entry.path,
-      ...diffStats(typeof entry.oldText === 'string' ? entry.oldText : '', String(entry.newText ?? '')),
-      created: entry.oldText === null || entry.oldText === undefined,
-    }));
-  emit({
-    type: 'tool_call',
-    id: typeof update.toolCallId === 'string' ? update.toolCallId : null,
-    kind: typeof update.kind === 'string' ? update.kind : null,
-    title: typeof update.title === 'string' ? update.title : null,
-    status: typeof update.status === 'string' ? update.status : null,
-    locations: Array.isArray(update.locations)
-      ? update.locations.map((entry: any) => entry?.path).filter((path: unknown) => typeof path === 'string')
-      : [],
+  const id = text(update.toolCallId, 200);
+  const status = text(update.status, 40);
+  emit('tool_call', {
+    id,
+    kind: text(update.kind, 40),
+    title: text(update.title, 500),
+    status,
+    locations: (Array.isArray(update.locations) ? update.locations.slice(0, 20) : [])
+      .map((entry: any) => text(entry?.path, 1000))
+      .filter((path: string | null) => path !== null),
     update: update.sessionUpdate === 'tool_call_update',
   });
-  for (const edit of edits) emit({ type: 'file_edit', ...edit });
+  // An edit is the agent's once its call completed (a pending one may be refused, a failed one undone).
+  if (status !== 'completed') return;
+  const content: unknown[] = Array.isArray(update.content) ? update.content.slice(0, 100) : [];
+  for (const entry of content as any[]) {
+    if (entry?.type !== 'diff' || typeof entry.path !== 'string' || typeof entry.newText !== 'string') continue;
+    const key = `${id}\u0000${entry.path}`;
+    if (reportedEdits.has(key)) continue;
+    reportedEdits.add(key);
+    const oldText = typeof entry.oldText === 'string' ? entry.oldText : '';
+    emit('file_edit', {
+      path: text(entry.path, 1000),
+      ...diffStats(oldText, entry.newText),
+      created: entry.oldText === null || entry.oldText === undefined,
+    });
+  }
 }
 
 function notified(method: string, params: Record<string, any>): void {
@@ -206,29 +285,47 @@ function notified(method: string, params: Record<string, any>): void {
   const update = params.update ?? {};
   const kind = update.sessionUpdate;
   if (kind === 'agent_message_chunk' || kind === 'agent_thought_chunk') {
-    const text = update.content?.type === 'text' ? String(update.content.text ?? '') : '';
-    if (kind === 'agent_message_chunk') message += text;
-    else thought += text;
+    const chunk = update.content?.type === 'text' && typeof update.content.text === 'string' ? update.content.text : '';
+    if (kind === 'agent_message_chunk') message += chunk;
+    else thought += chunk;
+    flushText(false);
+    flushTimer ??= setTimeout(() => flushText(), MESSAGE_FLUSH_MS);
     return;
   }
   flushText();
   if (kind === 'tool_call' || kind === 'tool_call_update') return toolCall(update);
   if (kind === 'plan')
-    return emit({
-      type: 'plan',
-      entries: (Array.isArray(update.entries) ? update.entries : []).map((entry: any) => ({
-        content: String(entry?.content ?? ''),
-        status: String(entry?.status ?? ''),
-        priority: String(entry?.priority ?? ''),
+    return emit('plan', {
+      entries: (Array.isArray(update.entries) ? update.entries.slice(0, 50) : []).map((entry: any) => ({
+        content: text(entry?.content, 500) ?? '',
+        status: text(entry?.status, 40) ?? '',
+        priority: text(entry?.priority, 40) ?? '',
       })),
     });
-  if (kind === 'usage_update') return emit({ type: 'usage', used: update.used, size: update.size, cost: update.cost });
+  if (kind === 'usage_update') {
+    const cost = update.cost && typeof update.cost === 'object' ? update.cost : null;
+    return emit('usage', {
+      used: finite(update.used),
+      size: finite(update.size),
+      cost:
+        cost && finite(cost.amount) !== null
+          ? { amount: finite(cost.amount), currency: text(cost.currency, 10) }
+          : null,
+    });
+  }
 }
 
-/** The exit the session's last turn means: an ordinary end is a success, a refusal is not. */
+/** How the session's last turn ended. */
 let lastStop = 'end_turn';
 /** The session is over and svc closes the agent: its exit is expected. */
 let closing = false;
+/** Steering messages claimed (svc counts them delivered) and not yet sent as a turn. */
+const queue: { text: string; priority: string }[] = [];
+
+function reportUnsent(): void {
+  if (queue.length)
+    say(`${queue.length} steering message(s) claimed for the agent never reached it: the session ended first`);
+}
 
 const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
   agent.once('exit', (code, signal) => resolve({ code, signal })),
@@ -236,24 +333,59 @@ const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null 
 void exited.then(({ code, signal }) => {
   for (const waiting of pending.values()) waiting.reject(new Error('the agent ended'));
   pending.clear();
-  if (!closing) {
-    flushText();
-    say(`the agent ended during its session (${signal ?? `exit ${code}`})`);
-    if (signal) {
-      process.removeAllListeners(signal);
-      setTimeout(() => process.exit(128 + (constants.signals[signal] ?? 0)), 1000);
-      process.kill(process.pid, signal);
-      return;
-    }
-    process.exit(code || 1);
+  if (closing) return;
+  flushText();
+  say(`the agent ended during its session (${signal ?? `exit ${code}`})`);
+  reportUnsent();
+  if (signal) {
+    process.removeAllListeners(signal);
+    setTimeout(() => process.exit(128 + (constants.signals[signal] ?? 0)), 1000);
+    process.kill(process.pid, signal);
+    return;
   }
+  // Ending on its own before its session did is not a success, whatever its code.
+  process.exit(code || 1);
 });
 
-async function turn(sessionId: string, text: string): Promise<void> {
-  const answered = await request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
-  flushText();
-  lastStop = typeof answered?.stopReason === 'string' ? answered.stopReason : 'end_turn';
-  emit({ type: 'turn_ended', stopReason: lastStop });
+/** One prompt turn; its outcome, never a rejection (a turn that fails ends the session). */
+async function turn(sessionId: string, body: string): Promise<Error | null> {
+  try {
+    const answered = await request('session/prompt', { sessionId, prompt: [{ type: 'text', text: body }] });
+    flushText();
+    lastStop = text(answered?.stopReason, 40) ?? 'end_turn';
+    emit('turn_ended', { stopReason: lastStop });
+    return null;
+  } catch (error) {
+    return error as Error;
+  } finally {
+    cancelling = false;
+  }
+}
+
+/** A stdio server's command as ACP wants it: an absolute path (on the sandbox's PATH, or the workspace's). */
+function absoluteCommand(name: unknown): unknown {
+  if (typeof name !== 'string' || isAbsolute(name)) return name;
+  if (name.includes('/')) return resolve(workspace, name);
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, name);
+    try {
+      if (dir && existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return name;
+}
+
+/** The run's MCP servers the agent can take: an HTTP one only where it says it speaks HTTP. */
+function sessionServers(capabilities: Record<string, any>): unknown[] {
+  const http = capabilities?.mcpCapabilities?.http === true;
+  const kept = mcpServers.filter((server) => server.type !== 'http' || http);
+  const dropped = mcpServers.filter((server) => !kept.includes(server)).map((server) => String(server.name));
+  if (dropped.length) say(`the agent takes no HTTP MCP servers: ${dropped.join(', ')} left out`);
+  return kept.map((server) =>
+    server.type === 'http' ? server : { ...server, command: absoluteCommand(server.command) },
+  );
 }
 
 async function session(): Promise<number> {
@@ -263,30 +395,59 @@ async function session(): Promise<number> {
     clientInfo: { name: 'svc', version: '1' },
   });
   if (initialized?.protocolVersion !== PROTOCOL_VERSION) {
-    say(`the agent speaks ACP version ${initialized?.protocolVersion}; svc speaks ${PROTOCOL_VERSION}`);
+    say(
+      `the agent speaks ACP version ${text(String(initialized?.protocolVersion), 20)}; svc speaks ${PROTOCOL_VERSION}`,
+    );
     return EXIT_PROTOCOL;
   }
-  emit({ type: 'session', agent: initialized.agentInfo ?? null });
-  const opened = await request('session/new', { cwd: workspace, mcpServers });
+  const info = initialized.agentInfo ?? {};
+  emit('session', { agent: { name: text(info.name, 100), version: text(info.version, 100) } });
+  let opened;
+  try {
+    opened = await request('session/new', {
+      cwd: workspace,
+      mcpServers: sessionServers(initialized.agentCapabilities),
+    });
+  } catch (error) {
+    const methods = Array.isArray(initialized.authMethods) ? initialized.authMethods : [];
+    if (error instanceof RpcError && error.code === -32000 && methods.length)
+      say(
+        `the agent asks to sign in first (${methods.map((method: any) => text(method?.id, 100)).join(', ')}); ` +
+          "svc signs no ACP agent in: give it its credential in its env or as the project's run secret",
+      );
+    throw error;
+  }
   const sessionId = String(opened?.sessionId ?? '');
-  const queue: string[] = [];
-  let running: Promise<void> | null = turn(sessionId, prompt);
+  let running: Promise<Error | null> | null = turn(sessionId, prompt);
+  let turnUnderWay = true;
+  void running.then(() => (turnUnderWay = false));
   let quiet = 0;
   for (;;) {
     const messages: InboxMessage[] = steerable ? await claimInbox() : [];
     for (const steering of messages) {
-      emit({ type: 'steer', priority: steering.priority });
-      queue.push(steeringText(steering));
-      // An urgent message does not wait for the turn: the turn is cancelled, then it is the next.
-      if (steering.priority === 'urgent' && running) send({ method: 'session/cancel', params: { sessionId } });
+      const item = { text: steeringText(steering), priority: steering.priority };
+      // An urgent message does not wait: the turn under way is cancelled, and it is the next.
+      if (steering.priority !== 'urgent') queue.push(item);
+      else {
+        queue.unshift(item);
+        if (turnUnderWay && !cancelling) {
+          cancelling = true;
+          send({ method: 'session/cancel', params: { sessionId } });
+        }
+      }
     }
     if (running) {
-      const done = await Promise.race([running.then(() => true), sleep(POLL_MS).then(() => false)]);
-      if (done) running = null;
-      else continue;
+      const done = await Promise.race([running, sleep(POLL_MS).then(() => 'waiting' as const)]);
+      if (done === 'waiting') continue;
+      running = null;
+      if (done) throw done;
     }
-    if (queue.length) {
-      running = turn(sessionId, queue.shift()!);
+    const next = queue.shift();
+    if (next) {
+      emit('steer', { priority: next.priority });
+      running = turn(sessionId, next.text);
+      turnUnderWay = true;
+      void running.then(() => (turnUnderWay = false));
       quiet = 0;
       continue;
     }
@@ -294,7 +455,13 @@ async function session(): Promise<number> {
     if (!steerable || ++quiet >= 2) break;
     await sleep(CLOSE_CONFIRM_MS);
   }
-  return lastStop === 'refusal' ? 1 : 0;
+  if (lastStop === 'end_turn') return 0;
+  if (lastStop === 'max_tokens' || lastStop === 'max_turn_requests') {
+    say(`the agent's last turn stopped at its limit (${lastStop}): its work may be unfinished`);
+    return EXIT_LIMIT;
+  }
+  say(`the agent's last turn ended ${lastStop.replaceAll('_', ' ')}`);
+  return 1;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -308,6 +475,7 @@ try {
   flushText();
   const rpc = error instanceof RpcError ? ` (${error.code})` : '';
   say(`the session failed: ${(error as Error).message}${rpc}`);
+  reportUnsent();
   code = error instanceof RpcError ? EXIT_PROTOCOL : 1;
 }
 // The session is over: the agent's input closes, and it ends (or is stopped).

@@ -216,7 +216,7 @@ test("an ACP agent's structured lines read as words", (t) => {
     }).text,
     'Plan: 1 of 2 steps done: Write the note',
   );
-  t.deepEqual(line('permission', { title: 'Edit /etc/hosts', decision: 'refused' }), {
+  t.deepEqual(line('permission', { title: 'Edit /etc/hosts', decision: 'refused', reason: 'outside the workspace' }), {
     tone: 'warn',
     text: 'Permission refused: Edit /etc/hosts (outside the workspace)',
   });
