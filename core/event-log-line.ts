@@ -22,6 +22,8 @@ export function inertText(text: string): string {
 /** The tag of a line: whose output, or how svc's news reads. */
 function tag(event: RenderableEvent, tone: ReturnType<typeof describeRunEvent>['tone']): string {
   if (tone === 'output') return event.kind === 'log.stderr' || event.stream === 'stderr' ? 'err' : 'out';
+  // An agent's own report (a tool call, a permission it was given) is its word, not svc's.
+  if (tone === 'info' && event.kind.startsWith('agent.')) return 'agent';
   return tone === 'info' ? 'svc' : tone;
 }
 

@@ -35,3 +35,12 @@ test('colours are dropped; other sequences are written out, visibly', (t) => {
   t.is(inertText('one\ntwo\r'), 'one\\ntwo\\r');
   t.is(inertText('tab\tkept'), 'tab\tkept');
 });
+
+test("an agent's own report is tagged as the agent's, never as svc's", (t) => {
+  const ts = '2026-12-02T10:00:00.000Z';
+  t.is(
+    plainLogLine({ ts, kind: 'agent.permission', payload: { title: 'Write a.ts', decision: 'allowed' } }),
+    `${ts} agent Permission allowed: Write a.ts`,
+  );
+  t.is(plainLogLine({ ts, kind: 'state_change', payload: { state: 'running' } }), `${ts} svc   Agent running`);
+});

@@ -24,6 +24,8 @@ function times(ts: string): { shown: string; full: string } {
 
 /** The short column before a line: whose output, or how svc's news reads. */
 function labelOf(event: RunEvent, tone: string): string {
+  // An agent's own report (a tool call, a permission it was given) is its word, not svc's.
+  if (tone === 'info' && event.kind.startsWith('agent.')) return 'agent';
   if (tone !== 'output') return tone === 'info' ? 'svc' : tone;
   if (event.kind === 'log.stderr') return 'err';
   return event.kind === 'log.stdout' ? 'out' : 'agent';
