@@ -6,7 +6,7 @@
 /** What a NUL character is stored as. */
 export const NUL_REPLACEMENT = '\uFFFD';
 
-/** How deep a stored value may nest: an agent's JSON nested thousands deep would overflow the stack here (and a database's parser). */
+/** How deep a stored value may nest: an agent's JSON nested thousands deep would overflow the stack here. */
 export const MAX_STORED_DEPTH = 64;
 /** What stands for a value nested deeper than that. */
 export const TOO_DEEP = '[nested too deeply]';

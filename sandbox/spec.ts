@@ -8,7 +8,7 @@ import type { ServiceFailure, ServicePlan } from '../core/environment-services.t
 import type { ProjectPodSettings } from '../core/svc-config.schema.ts';
 import type { Bind, Isolation, SandboxSettings } from '../platform/sandbox-settings.ts';
 
-/** svc's programs inside a sandbox (inside/): the init, the finalizer, the steering relay, the ACP client, a preview's door. */
+/** svc's programs inside a sandbox (inside/): the init, the finalizer, the steering relay, the ACP client, a door. */
 export type SandboxProgram = 'init' | 'finalizer' | 'steering' | 'acp' | 'door';
 
 /** The input protocols the steering relay speaks; the runtime adapter names one in its launch. */

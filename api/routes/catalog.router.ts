@@ -54,7 +54,11 @@ export function catalogRoutes(agents: AgentCatalog, forge: GitHubForge) {
       responses: { 200: { description: 'The agent', schema: agentSchema } },
       handler: async ({ params, identity }) => {
         const agent = agents.get(params.name);
-        if (!agent) throw Errors.notFound(`agent "${params.name}"`, 'GET /agents (svc agents) lists the agents this server knows');
+        if (!agent)
+          throw Errors.notFound(
+            `agent "${params.name}"`,
+            'GET /agents (svc agents) lists the agents this server knows',
+          );
         return { status: 200, body: presentAgent(agent, loadedAt, identity) };
       },
     }),

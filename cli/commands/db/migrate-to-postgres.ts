@@ -25,9 +25,9 @@ export class DbMigrateToPostgresCommand extends SvcCommand {
 
       The source must be at this svc version's schema: start this version on it once first if it is older.
 
-      Prints \`{"ok": true, "tables": [{"table", "rows"}], "sequences", "migrations", "replacedNulCharacters"}\` (or
-      a summary with \`--output pretty\`). Then start svc with \`DATABASE_URL\` set to the target. Exit codes: 0 copied, 2 usage
-      (a missing or invalid \`--from\`/\`--to\`), 1 refused or failed.
+      Prints \`{"ok": true, "tables": [{"table", "rows"}], "sequences", "migrations",
+      "replacedNulCharacters"}\` (or a summary with \`--output pretty\`). Then start svc with \`DATABASE_URL\` set to
+      the target. Exit codes: 0 copied, 2 usage (a missing or invalid \`--from\`/\`--to\`), 1 refused or failed.
     `,
     examples: [
       [
