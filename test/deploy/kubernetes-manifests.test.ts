@@ -244,7 +244,14 @@ test('each worker keeps its data on a claim of its own and shares the project cl
 
 test('every variable the manifests set is one svc reads, and the required ones cannot be left out', (t) => {
   const runtimes = readdirSync('activities/runtimes').map((file) => join('activities/runtimes', file));
-  const sources = ['platform/config.ts', 'platform/sandbox-settings.ts', 'platform/preview-settings.ts', ...runtimes]
+  const sources = [
+    'platform/config.ts',
+    'platform/sandbox-settings.ts',
+    'platform/preview-settings.ts',
+    // The model credentials each runtime takes from svc's environment.
+    'core/agent-capabilities.ts',
+    ...runtimes,
+  ]
     .map((file) => readFileSync(file, 'utf8'))
     .join('\n');
   const containers = [apiContainer, workerContainer];

@@ -36,6 +36,18 @@ writeFileSync(
   ].join('\n'),
 );
 let fixture: ReturnType<typeof forgeStack>;
+
+/** The model's turns: the MCP tool (as the agent names it) writes the note, its shell tool commits it. */
+const noteScript = (tool: string, shell: string, text: string) => [
+  { toolUse: { name: tool, input: { text } } },
+  {
+    toolUse: {
+      name: shell,
+      input: { command: 'git add -A && git commit -q -m "Add the note"', description: 'commit the note' },
+    },
+  },
+  { text: 'Done.' },
+];
 let svc: TestStack;
 
 test.before(async () => {
@@ -72,16 +84,7 @@ test.serial("Claude Code calls a tool of the environment's stdio MCP server; its
   const project = await fixture.register('with-mcp');
   const put = await svc.request('PUT', `/projects/${project}/secrets/NOTE_PREFIX`, { body: { value: PREFIX } });
   t.is(put.status, 201, put.text);
-  model.setScript([
-    { toolUse: { name: 'mcp__probe__write_note', input: { text: 'hello from mcp' } } },
-    {
-      toolUse: {
-        name: 'Bash',
-        input: { command: 'git add -A && git commit -q -m "Add the note"', description: 'commit the note' },
-      },
-    },
-    { text: 'Done.' },
-  ]);
+  model.setScript(noteScript('mcp__probe__write_note', 'Bash', 'hello from mcp'));
   const answer = await svc.request('POST', '/runs', { body: { agent: 'claude', project, prompt: 'Write a note' } });
   t.is(answer.status, 201, answer.text);
   const runId = answer.body.run.id as string;
@@ -115,16 +118,7 @@ test.serial("OpenCode calls a tool of the environment's stdio MCP server; its wo
     },
   });
   const project = await fixture.register('opencode-mcp');
-  model.setScript([
-    { toolUse: { name: 'probe_write_note', input: { text: 'hello from opencode' } } },
-    {
-      toolUse: {
-        name: 'bash',
-        input: { command: 'git add -A && git commit -q -m "Add the note"', description: 'commit the note' },
-      },
-    },
-    { text: 'Done.' },
-  ]);
+  model.setScript(noteScript('probe_write_note', 'bash', 'hello from opencode'));
   model.requests.length = 0;
   const answer = await svc.request('POST', '/runs', { body: { agent: 'opencode', project, prompt: 'Write a note' } });
   t.is(answer.status, 201, answer.text);
