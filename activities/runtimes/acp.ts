@@ -5,7 +5,7 @@
 // the agent reports as `{"acp": …}` lines, which become the run's structured events here.
 import { agentSteering } from '../../core/agent-capabilities.ts';
 import { isRemote, type McpServer } from '../../core/mcp-servers.ts';
-import { agentTask, jsonLine, sandboxEnv, type ParsedLine, type RuntimeAdapter } from './types.ts';
+import { agentTask, jsonLine, sandboxEnv, withSystemPrompt, type ParsedLine, type RuntimeAdapter } from './types.ts';
 
 /** The environment's MCP servers in ACP's own shape (session/new's `mcpServers`). */
 export function acpMcpServers(servers: readonly McpServer[]): unknown[] {
@@ -93,10 +93,7 @@ export const acpRuntime: RuntimeAdapter = {
       argv: agent.command,
       cwd: context.workspacePath,
       env,
-      stdin: agentTask({
-        ...context,
-        prompt: agent.systemPrompt ? `${agent.systemPrompt}\n\n${context.prompt}` : context.prompt,
-      }),
+      stdin: agentTask({ ...context, prompt: withSystemPrompt(agent, context.prompt) }),
       protocol: 'acp',
     };
   },

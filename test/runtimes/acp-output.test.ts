@@ -46,3 +46,34 @@ test('a stored value nests at most so deep, whatever a runtime passed on', (t) =
   t.is(cut, TOO_DEEP);
   t.is(depth, 64);
 });
+
+test("the first turn is the agent's system prompt, the project's context, then the task", (t) => {
+  const agent = {
+    name: 'a',
+    description: null,
+    runtime: 'acp' as const,
+    command: ['my-agent', '--acp'],
+    env: {},
+    provider: null,
+    model: null,
+    systemPrompt: 'Be brief.',
+    maxCostUsd: null,
+    maxDurationMinutes: null,
+    steering: null,
+    source: 'config' as const,
+  };
+  const launch = acpRuntime.buildLaunch(agent, {
+    runId: 'run_x',
+    prompt: 'Fix it',
+    workspacePath: '/workspace',
+    hostEnv: {},
+    repoContext: 'A Go service.',
+  });
+  t.is(
+    launch.stdin,
+    'Context about this repository, from its settings:\n\nA Go service.\n\nYour task:\n\nBe brief.\n\nFix it',
+  );
+  t.deepEqual(launch.argv, ['my-agent', '--acp']);
+  t.is(launch.protocol, 'acp');
+  t.is(launch.env.SVC_ACP_STEERING, '1');
+});
